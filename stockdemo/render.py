@@ -1,0 +1,348 @@
+"""Draw a captured ``Graph`` as Graphviz DOT, laid out by its known structure.
+
+Graphviz's ``dot`` layout chokes on a raw unrolled RNN graph: the shared
+parameters are hubs wired to every time step. We know the structure (time
+step x layer), so we place every node ourselves and pin it (``neato`` with
+``pos="x,y!"``): time runs across, layers run down, each parameter is drawn
+once per layer. The browser's Graphviz then only draws, which stays fast.
+
+Two views:
+
+- **unrolled**: every node of the run, one block per time step and layer.
+  Past ``MAX_DRAWN_NODES`` the middle steps fold into one "⋯ k steps" box.
+- **rolled**: one block per layer standing for all T steps ("× T").
+
+``view="auto"`` picks unrolled while the graph has at most ``NODE_BUDGET``
+nodes. Either way the caption gives the full graph's exact counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import graphviz
+
+from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
+
+NODE_BUDGET = 250  # auto view: unrolled up to this many nodes
+MAX_DRAWN_NODES = 1200  # unrolled view: fold middle steps past this
+
+# Okabe-Ito colours (safe for colour-blind readers). Dark text on mid-light
+# fills, so nodes read the same on Streamlit's light and dark themes.
+FILL = {
+    "input": "#56B4E9",
+    "parameter": "#E69F00",
+    "op": "#E4E4E4",
+    "output": "#009E73",
+    "fused": "#CC79A7",
+}
+TEXT = "#1A1A1A"
+MUTED = "#8C8C8C"  # block captions, edges: mid grey reads on white and on near-black
+EDGE = "#8C8C8C"
+RECURRENT = "#D55E00"
+
+# Geometry, in inches.
+COL = 1.75  # one node column
+ROW = 0.72  # one node row
+BLOCK_GAP = 0.35
+BAND_GAP = 0.6
+FONT = "Helvetica"
+
+
+@dataclass(frozen=True)
+class Rendering:
+    dot: str
+    view: str  # "unrolled" or "rolled": what was drawn
+    drawn_nodes: int
+    folded_steps: int  # unrolled only: middle steps folded into one box
+    caption: str
+
+
+def render_dot(graph: Graph, view: str = "auto") -> Rendering:
+    """Graph -> DOT with pinned positions (time across, layers down)."""
+    if view not in ("auto", "rolled", "unrolled"):
+        raise ValueError(f"view must be auto, rolled or unrolled, got {view!r}")
+    if view == "auto":
+        view = "unrolled" if len(graph.nodes) <= NODE_BUDGET else "rolled"
+    if not graph.meta.get("unrolled"):
+        view = "unrolled"  # fused or loop-free graphs have no steps to roll
+    layout = _Layout(graph, rolled=(view == "rolled"))
+    stats = graph.stats
+    seq_len = graph.meta.get("seq_len")
+    caption = f"{stats['nodes']} nodes · {stats['edges']} edges"
+    if view == "rolled":
+        caption += f" · rolled: each layer's block stands for {seq_len} time steps"
+    elif layout.folded:
+        caption += f" · unrolled, {layout.folded} middle steps folded per layer"
+    else:
+        caption += " · unrolled: every node autograd recorded"
+    return Rendering(layout.to_dot(caption), view, layout.drawn, layout.folded, caption)
+
+
+class _Layout:
+    """Positions and edges for one view of one graph."""
+
+    def __init__(self, graph: Graph, rolled: bool) -> None:
+        self.graph = graph
+        self.rolled = rolled
+        self.nodes: dict[str, Node] = {}
+        self.pos: dict[str, tuple[float, float]] = {}
+        self.extra_label: dict[str, str] = {}
+        self.boxes: list[tuple[str, float, float, float, float, str]] = []
+        self.alias: dict[str, str] = {}  # drawn id for every node of the graph
+        self.folded = 0
+        self._place()
+
+    @property
+    def drawn(self) -> int:
+        return len(self.pos)
+
+    # -- placement ---------------------------------------------------------
+    def _place(self) -> None:
+        g = self.graph
+        blocks: dict[tuple, list[Node]] = defaultdict(list)
+        params: dict[int | None, list[Node]] = defaultdict(list)
+        special: dict[str, Node] = {}
+        for n in g.nodes:
+            if n.kind == "op":
+                blocks[(n.layer, n.role, n.step)].append(n)
+            elif n.kind == "parameter":
+                params[n.layer].append(n)
+            else:
+                special[n.kind] = n
+        preds: dict[str, list[str]] = defaultdict(list)
+        for src, dst in g.edges:
+            preds[dst].append(src)
+        self._preds = preds
+
+        layers = sorted({k[0] for k in blocks if k[0] is not None})
+        steps = {layer: sorted(k[2] for k in blocks if k[0] == layer and k[1] == STEP)
+                 for layer in layers}
+        shown_steps = self._steps_to_draw(blocks, steps)
+
+        y = 0.0
+        x_end = 0.0
+        first_x = 0.0
+        if "input" in special:
+            self._put(special["input"], COL * 1.0, y)
+            y -= ROW * 1.3
+        for layer in layers:
+            x = 0.0
+            band_top = y
+            heights = [0.0]
+            # parameters of this layer: one column, drawn once
+            for i, p in enumerate(params.get(layer, [])):
+                self._put(p, x, y - i * ROW)
+            heights.append(len(params.get(layer, [])) * ROW)
+            x += COL + BLOCK_GAP
+            for role in (PRE, FUSED):
+                block = blocks.get((layer, role, None))
+                if block:
+                    w, h = self._place_block(block, x, y, caption=self._caption(role, layer))
+                    x += w + BLOCK_GAP
+                    heights.append(h)
+            first_x = x
+            drawn = shown_steps.get(layer, [])
+            for t in drawn:
+                if t is None:
+                    w, h = self._place_fold(layer, steps[layer], drawn, blocks, x, y)
+                else:
+                    block = blocks[(layer, STEP, t)]
+                    w, h = self._place_block(block, x, y, caption=self._step_caption(layer, t))
+                    if self.rolled:  # the hidden state goes round to the next step
+                        loop = Node(f"L{layer}.loop", "loop", f"h → next step\n(× {len(steps[layer]) - 1})")
+                        self._put(loop, x + w + COL * 0.15, y - h / 2)
+                        w += COL * 0.8
+                x += w + BLOCK_GAP
+                heights.append(h)
+            post = blocks.get((layer, POST, None))
+            if post:  # at the foot of the band, next to the layer below
+                w, h = self._place_block(post, x, y - max(heights) + ROW, caption="")
+                x += w + BLOCK_GAP
+                heights.append(h)
+            x_end = max(x_end, x)
+            y = band_top - max(heights) - BAND_GAP
+        self._first_step_x = first_x
+
+        head = blocks.get((None, HEAD, None), [])
+        hx = x_end
+        hy = y + BAND_GAP + ROW  # beside the last layer
+        if layers:
+            hy = self._band_y_of_last(layers[-1])
+        w, h = self._place_block(head, hx, hy, caption="head: last step → fc")
+        for i, p in enumerate(params.get(None, [])):
+            self._put(p, hx + w + BLOCK_GAP, hy - i * ROW)
+        if "output" in special:
+            self._put(special["output"], hx, hy - h - ROW * 0.4)
+        self._mark_param_reuse()
+
+    def _band_y_of_last(self, layer: int) -> float:
+        ys = [self.pos[n.id][1] for n in self.nodes.values()
+              if n.layer == layer and n.kind == "op" and n.id in self.pos]
+        return max(ys) if ys else 0.0
+
+    def _steps_to_draw(self, blocks, steps) -> dict[int, list[int | None]]:
+        """Per layer, the steps to draw in order; None marks the folded run."""
+        if self.rolled:
+            return {layer: [s[1] if len(s) > 1 else s[0]] for layer, s in steps.items() if s}
+        total = len(self.graph.nodes)
+        if total <= MAX_DRAWN_NODES:
+            return {layer: list(s) for layer, s in steps.items()}
+        step_nodes = sum(len(blocks[(layer, STEP, t)]) for layer, s in steps.items() for t in s)
+        per_step = max(1, step_nodes // max(1, sum(len(s) for s in steps.values())))
+        budget = MAX_DRAWN_NODES - (total - step_nodes)
+        keep = max(1, budget // (2 * per_step * max(1, len(steps))))
+        shown: dict[int, list[int | None]] = {}
+        for layer, s in steps.items():
+            if len(s) <= 2 * keep + 1:
+                shown[layer] = list(s)
+            else:
+                shown[layer] = [*s[:keep], None, *s[-keep:]]
+                self.folded = len(s) - 2 * keep
+        return shown
+
+    def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
+        """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
+        members = {n.id for n in block}
+        depth: dict[str, int] = {}
+        for n in block:  # creation order is a topological order
+            inner = [depth[p] for p in self._preds.get(n.id, ()) if p in members and p in depth]
+            depth[n.id] = 1 + max(inner) if inner else 0
+        rows: dict[int, list[Node]] = defaultdict(list)
+        for n in block:
+            rows[depth[n.id]].append(n)
+        width = max((len(r) for r in rows.values()), default=1)
+        top = y - (0.45 if caption else 0.0)
+        for d, row in rows.items():
+            for i, n in enumerate(row):
+                self._put(n, x + i * COL, top - d * ROW)
+        height = (max(rows, default=0) + 1) * ROW + (0.45 if caption else 0.0)
+        if caption:
+            self.boxes.append((caption, x - COL * 0.45, y + ROW * 0.25,
+                               width * COL - COL * 0.1, height, "dashed"))
+        return width * COL, height
+
+    def _place_fold(self, layer, steps, drawn, blocks, x, y) -> tuple[float, float]:
+        hidden = [t for t in steps if t not in drawn]
+        n_nodes = sum(len(blocks[(layer, STEP, t)]) for t in hidden)
+        fold_id = f"L{layer}.fold"
+        node = Node(fold_id, "fold",
+                    f"⋯ {len(hidden)} more steps ⋯\n(t={hidden[0]}…{hidden[-1]}, {n_nodes} nodes)")
+        self._put(node, x, y - ROW * 1.5)
+        for t in hidden:
+            for n in blocks[(layer, STEP, t)]:
+                self.alias[n.id] = fold_id
+        return COL, ROW * 3
+
+    def _put(self, node: Node, x: float, y: float) -> None:
+        self.nodes[node.id] = node
+        self.pos[node.id] = (x, y)
+        self.alias[node.id] = node.id
+        if self.rolled and node.role == STEP:
+            # every node of this layer's other steps is drawn as this one
+            suffix = node.id.split("/", 1)[1]
+            for t in range(self.graph.meta.get("seq_len") or 0):
+                self.alias.setdefault(f"L{node.layer}.t{t}/{suffix}", node.id)
+
+    def _mark_param_reuse(self) -> None:
+        """Parameter edges go to the first drawn step; later steps name the parameter."""
+        first_step = {}
+        for n in self.nodes.values():
+            if n.role == STEP and n.step is not None:
+                first_step[n.layer] = min(first_step.get(n.layer, n.step), n.step)
+        self._first_step = first_step
+        for src, dst in self.graph.edges:
+            node = self.nodes.get(dst)
+            if node is None or not src.startswith("param/"):
+                continue
+            if node.role == STEP and node.step != first_step.get(node.layer):
+                self.extra_label[dst] = "uses " + src.split("/", 1)[1].rsplit(".", 1)[-1]
+
+    def _caption(self, role: str, layer: int) -> str:
+        return {PRE: f"L{layer} input projection", FUSED: f"L{layer}: one fused kernel"}[role]
+
+    def _step_caption(self, layer: int, t: int) -> str:
+        prefix = f"L{layer} · " if self.graph.meta.get("num_layers", 1) > 1 else ""
+        if self.rolled:
+            return f"{prefix}each step (× {self.graph.meta.get('seq_len')})"
+        return f"{prefix}t = {t}"
+
+    # -- output ------------------------------------------------------------
+    def edges(self) -> list[tuple[str, str, bool]]:
+        """(src, dst, recurrent) between drawn nodes, each once."""
+        out: dict[tuple[str, str], bool] = {}
+        nodes = self.graph.by_id
+        for src, dst in self.graph.edges:
+            a, b = self.alias.get(src), self.alias.get(dst)
+            if a is None or b is None or a == b:
+                continue
+            if src.startswith("param/"):
+                target = self.nodes.get(b)
+                if target is not None and target.role == STEP \
+                        and target.step != self._first_step.get(target.layer):
+                    continue
+            recurrent = False
+            ns, nd = nodes.get(src), nodes.get(dst)
+            if ns is not None and nd is not None and ns.role == STEP == nd.role \
+                    and ns.layer == nd.layer and ns.step != nd.step:
+                recurrent = True
+            if recurrent and self.rolled:
+                loop = f"L{nd.layer}.loop"
+                out.setdefault((a, loop), True)
+                out.setdefault((loop, b), True)
+            else:
+                out.setdefault((a, b), recurrent)
+        return [(a, b, r) for (a, b), r in out.items()]
+
+    def to_dot(self, caption: str) -> str:
+        dot = graphviz.Digraph("autograd")
+        dot.attr("graph", layout="neato", splines="false",
+                 bgcolor="transparent", fontname=FONT, fontsize="13", fontcolor=MUTED,
+                 label=caption, labelloc="t", labeljust="l", outputorder="edgesfirst",
+                 pad="0.2")
+        dot.attr("node", fontname=FONT, fontsize="11", fontcolor=TEXT, style="filled,rounded",
+                 shape="box", color="#555555", penwidth="1", margin="0.08,0.04",
+                 height="0.4")
+        dot.attr("edge", color=EDGE, arrowsize="0.6", penwidth="1")
+        for i, (label, x, y, w, h, style) in enumerate(self.boxes):
+            dot.node(f"box{i}", label="", pos=f"{x + w / 2:.2f},{y - h / 2:.2f}!",
+                     shape="box", style=f"rounded,{style}", color=MUTED,
+                     fixedsize="true", width=f"{w:.2f}", height=f"{h:.2f}")
+            dot.node(f"caption{i}", label=label, pos=f"{x + 0.1 + 0.045 * len(label):.2f},{y - 0.17:.2f}!",
+                     shape="plaintext", style="", fontcolor=MUTED, fontsize="12",
+                     width="0", height="0", margin="0", fixedsize="false")
+        for node_id, (x, y) in self.pos.items():
+            n = self.nodes[node_id]
+            dot.node(node_id, **self._node_attrs(n), pos=f"{x:.2f},{y:.2f}!")
+        for a, b, recurrent in self.edges():
+            if recurrent:
+                dot.edge(a, b, color=RECURRENT, style="dashed" if self.rolled else "solid",
+                         penwidth="1.4")
+            else:
+                dot.edge(a, b)
+        return dot.source
+
+    def _node_attrs(self, n: Node) -> dict[str, str]:
+        label = n.label
+        if n.shape is not None:
+            label += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
+        if n.id in self.extra_label:
+            label += "\n" + self.extra_label[n.id]
+        tooltip = f"{n.id}"
+        if n.op:
+            tooltip += f" | {n.op}"
+        if n.shape is not None:
+            tooltip += f" | shape {tuple(n.shape)}"
+        attrs = {"label": label, "tooltip": tooltip}
+        if n.kind in ("fold", "loop"):
+            attrs.update(style="dashed,rounded", color=RECURRENT if n.kind == "loop" else MUTED,
+                         fontcolor=MUTED)
+        elif n.kind == "op" and n.role == FUSED:
+            attrs["fillcolor"] = FILL["fused"]
+        else:
+            attrs["fillcolor"] = FILL.get(n.kind, FILL["op"])
+        if n.kind in ("input", "output", "parameter"):
+            attrs["shape"] = "box"
+            attrs["style"] = "filled"
+        return attrs
