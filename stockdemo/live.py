@@ -21,6 +21,8 @@ from stockdemo.model import StockPredictor, count_parameters
 # between seeding and the last random draw, breaking "same seed, same numbers".
 _SEED_LOCK = threading.Lock()
 
+SWEEP_SEQ_LENS = (1, 2, 5, 10, 20, 50, 100, 200)
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -30,6 +32,7 @@ class RunResult:
     model: StockPredictor
     graph: Graph
     timings_ms: dict[str, float]  # stage -> milliseconds
+    printed: str  # what print(predictions) shows, grad_fn included
 
     @property
     def parameter_count(self) -> int:
@@ -70,7 +73,24 @@ def run(config: RunConfig) -> RunResult:
             "forward": (t2 - t1) * 1e3,
             "capture": (t3 - t2) * 1e3,
         },
+        printed=str(output),
     )
+
+
+def size_sweep(config: RunConfig, seq_lens: tuple[int, ...] = SWEEP_SEQ_LENS) -> list[dict[str, int]]:
+    """Graph size against T for this cell and layer count, measured by running.
+
+    The graph's node and edge counts depend on the cell, the layer count and T,
+    not on the hidden size, batch or features, so the sweep runs small
+    (batch 1, hidden 4) to stay fast. -> [{"seq_len", "nodes", "edges"}, ...]
+    """
+    rows = []
+    for seq_len in seq_lens:
+        small = config.replace(seq_len=seq_len, batch_size=1, hidden_size=4, input_size=1)
+        x, model = build(small)
+        stats = capture_graph(model(x), model, x).stats
+        rows.append({"seq_len": seq_len, "nodes": stats["nodes"], "edges": stats["edges"]})
+    return rows
 
 
 _RECURRENT = {"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"}

@@ -1,0 +1,48 @@
+"""Home: what a computation graph is, static vs dynamic, and the seed example, run live."""
+
+import streamlit as st
+
+from stockdemo import ui
+from stockdemo.config import RunConfig
+from stockdemo.live import reproduce_code
+
+ui.setup_page(
+    "Dynamic graphs, live", ":material/home:",
+    "Read the seed example below, press **Run it**, then open the **Playground** and "
+    "watch the graph grow as you lengthen the sequence.",
+    __file__,
+)
+
+left, right = st.columns([5, 4], gap="large")
+with left:
+    st.subheader("What is a computation graph?", anchor=False)
+    st.markdown(
+        "Every time a model computes something, PyTorch can note down each operation it did "
+        "and which results it used: a multiply here, an add there, a `tanh` after that. "
+        "That record is a **graph**: operations are the nodes, the data flowing between "
+        "them are the edges. Calling `backward()` walks the record in reverse to work out "
+        "how each weight should change."
+    )
+    st.subheader("Static or dynamic?", anchor=False)
+    st.markdown(
+        "- **Static** (define, then run): you describe the whole graph first, a compiler "
+        "optimises it, then data flows through the same fixed graph every time.\n"
+        "- **Dynamic** (define by running): PyTorch writes the graph down *while your Python "
+        "code runs*. Each run records a fresh graph, so a loop that runs 5 times leaves 5 "
+        "copies of its body in the graph, and an `if` leaves only the branch it took.\n\n"
+        "That is why you can change the sequence length, the number of layers, or the code "
+        "itself between two runs, and why you can `print` or inspect anything mid-run."
+    )
+with right:
+    st.subheader("The seed example", anchor=False)
+    st.markdown("A recurrent network that reads 5 days of 3 numbers and predicts one price:")
+    st.code(reproduce_code(RunConfig()).replace("torch.manual_seed(0)\n", ""), language="python")
+    if st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:"):
+        result = ui.cached_run(RunConfig())
+        st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
+        st.code(result.printed, language="text")
+        st.markdown(f"`predictions.shape` = `{tuple(result.predictions.shape)}`: one predicted "
+                    f"price for each of the {result.config.batch_size} sequences in the batch. "
+                    f"`grad_fn=<AddmmBackward0>` is the last node of the graph this run recorded.")
+        ui.page_link("pages/playground.py", "See that graph in the Playground",
+                     ":material/arrow_forward:")

@@ -1,0 +1,188 @@
+"""The one module that imports Streamlit: page set-up, shared controls, cached runs.
+
+Every page calls ``setup_page`` first, so a page works the same whether it is
+reached from the sidebar, typed into a fresh tab, or run alone by AppTest.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlencode
+
+import streamlit as st
+import torch
+from streamlit.errors import StreamlitPageNotFoundError
+
+from stockdemo.config import (
+    BATCH_SIZE,
+    CELL,
+    CELL_LABELS,
+    HIDDEN_SIZE,
+    INPUT_SIZE,
+    NUM_LAYERS,
+    RUN_KNOBS,
+    SEED,
+    SEQ_LEN,
+    VIEW,
+    VIEW_LABELS,
+    ChoiceKnob,
+    IntKnob,
+    RunConfig,
+)
+from stockdemo.live import RunResult, run, size_sweep
+from stockdemo.render import Rendering, render_dot
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (file relative to the app root, title, icon). A page shows in the menu once its file exists.
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/playground.py", "Playground", ":material/tune:"),
+    ("pages/train.py", "Train and predict", ":material/show_chart:"),
+    ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
+    ("pages/debugging.py", "Debugging", ":material/bug_report:"),
+    ("pages/lesson.py", "Lesson", ":material/school:"),
+)
+
+DATA_CREDIT = (
+    "Stock prices: Quandl WIKI Prices (public domain), as redistributed in "
+    "bokeh-sampledata. Prices as supplied, without accuracy guarantee."
+)
+
+# Set deliberately for a server shared by many sessions: one torch thread per
+# op gives steady run times under load on a 2-core box (measured: default
+# 2 threads stalled some runs for 20-57 s with 30 sessions).
+_THREADS = int(os.environ.get("STOCKDEMO_TORCH_THREADS", "1"))
+if torch.get_num_threads() != _THREADS:
+    torch.set_num_threads(_THREADS)
+try:
+    torch.set_num_interop_threads(_THREADS)
+except RuntimeError:
+    pass  # already set once in this process; it can only be set before first use
+
+
+def setup_page(title: str, icon: str, intro: str, source: str) -> None:
+    """Page config, sidebar menu and credits, title and the one-line intro.
+
+    ``source`` is the page file (``__file__``), shown and linked in the sidebar.
+    """
+    st.set_page_config(page_title=f"{title} · stockdemo", page_icon=icon, layout="wide",
+                       initial_sidebar_state="expanded")
+    with st.sidebar:
+        st.markdown("### stockdemo")
+        st.caption("PyTorch's define-by-run graphs, live")
+        for path, label, page_icon in PAGES:
+            if (ROOT / path).exists():
+                page_link(path, label, page_icon)
+        st.divider()
+        rel = Path(source).resolve().relative_to(ROOT).as_posix()
+        base = os.environ.get("STOCKDEMO_SOURCE_URL", "").rstrip("/")
+        if base:
+            st.markdown(f"Code of this page: [`{rel}`]({base}/{rel})")
+        else:
+            st.markdown(f"Code of this page: `{rel}`")
+        with st.expander("Show this page's code"):
+            st.code(Path(source).read_text(encoding="utf-8"), language="python")
+        st.caption(DATA_CREDIT)
+        st.caption("A teaching demo, not financial advice.")
+    st.title(title, anchor=False)
+    st.markdown(intro)
+
+
+def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
+    """A link to another page; a plain link where the page registry is not the app's.
+
+    (AppTest running one page file alone knows no other pages.)
+    """
+    try:
+        st.page_link(path, label=label, icon=icon, query_params=query)
+    except StreamlitPageNotFoundError:
+        url = "/" if path == "app.py" else "/" + Path(path).stem
+        if query:
+            url += "?" + urlencode(query)
+        st.markdown(f"[{label}]({url})")
+
+
+def knob_widget(knob: IntKnob | ChoiceKnob):
+    """One control for one knob, bound to the URL under the knob's name."""
+    if isinstance(knob, ChoiceKnob):
+        labels = {**CELL_LABELS, **VIEW_LABELS}
+        return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
+                            key=knob.name, help=knob.help, bind="query-params",
+                            format_func=lambda c: labels.get(c, c))
+    if knob.high - knob.low <= 300:
+        return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
+                         key=knob.name, help=knob.help, bind="query-params")
+    return st.number_input(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
+                           key=knob.name, help=knob.help, bind="query-params")
+
+
+def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
+    """Validate the URL's values once per session, before the widgets read them.
+
+    Streamlit silently drops a bound query value it cannot use; we clamp it
+    instead (``?seq_len=999`` becomes 200) and say so on the page.
+    """
+    done_key = f"_url_checked:{page}"
+    if done_key in st.session_state:
+        messages = st.session_state[done_key]
+    else:
+        raw = {k.name: st.query_params.get_all(k.name) for k in knobs
+               if k.name in st.query_params}
+        messages = []
+        for knob in knobs:
+            if knob.name in raw:
+                value, message = knob.parse(raw[knob.name])
+                st.session_state[knob.name] = value
+                if message:
+                    messages.append(message)
+                if len(raw[knob.name]) > 1:
+                    messages.append(f"{knob.label}: the link repeats this setting; "
+                                    f"the last value was used.")
+        st.session_state[done_key] = messages
+    for message in messages:
+        st.warning(message, icon=":material/link_off:")
+
+
+def run_controls() -> tuple[RunConfig, str]:
+    """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
+    url_messages("playground")
+    c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
+    with c1:
+        seq_len = knob_widget(SEQ_LEN)
+    with c2:
+        hidden = knob_widget(HIDDEN_SIZE)
+    with c3:
+        layers = knob_widget(NUM_LAYERS)
+    with c4:
+        cell = knob_widget(CELL)
+    with st.expander("More settings: batch, features, seed, graph view"):
+        m1, m2, m3, m4 = st.columns(4)
+        with m1:
+            batch = knob_widget(BATCH_SIZE)
+        with m2:
+            features = knob_widget(INPUT_SIZE)
+        with m3:
+            seed = knob_widget(SEED)
+        with m4:
+            view = knob_widget(VIEW)
+    config = RunConfig(seq_len=int(seq_len), hidden_size=int(hidden), num_layers=int(layers),
+                       batch_size=int(batch), input_size=int(features), cell=cell, seed=int(seed))
+    return config, view
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def cached_run(config: RunConfig) -> RunResult:
+    """Shared by all sessions: read it, never train or modify it."""
+    return run(config)
+
+
+@st.cache_data(max_entries=96, show_spinner=False)
+def cached_render(config: RunConfig, view: str) -> Rendering:
+    return render_dot(cached_run(config).graph, view)
+
+
+@st.cache_data(max_entries=48, show_spinner=False)
+def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
+    return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
