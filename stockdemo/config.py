@@ -225,3 +225,122 @@ def knob_table(knobs: Iterable[Knob] = RUN_KNOBS) -> list[dict[str, object]]:
         else:
             rows.append({"name": k.name, "default": k.default, "range": "|".join(k.choices)})
     return rows
+
+
+# --- Train and predict (pages/train.py) ------------------------------------
+# The page also reuses SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL and SEED above.
+
+SOURCES: tuple[str, ...] = ("stocks", "synthetic", "upload")
+TICKERS: tuple[str, ...] = ("aapl", "ibm", "msft", "goog", "fb")
+SERIES: tuple[str, ...] = ("noise", "walk", "gbm", "sine")
+FEATURE_SETS: tuple[str, ...] = ("return", "return+ma", "return+close+ma", "return+close+ma+volume")
+TARGETS: tuple[str, ...] = ("return", "price")
+LEARNING_RATES: tuple[str, ...] = ("0.0003", "0.001", "0.003", "0.01", "0.03")
+TRAIN_LABELS: dict[str, str] = {
+    "stocks": "Real daily prices (bundled)",
+    "synthetic": "Synthetic series (seeded)",
+    "upload": "Upload a CSV",
+    **{t: t.upper() for t in TICKERS},
+    "noise": "Gaussian noise (the seed's torch.randn)",
+    "walk": "Random walk",
+    "gbm": "Geometric Brownian motion",
+    "sine": "Noisy sine",
+    "return+ma": "return + moving average",
+    "return+close+ma": "return + close + moving average",
+    "return+close+ma+volume": "return + close + moving average + volume",
+    "price": "next day's close price",
+}
+
+SOURCE = ChoiceKnob("source", "Data", "stocks", SOURCES,
+                    "Real prices shipped with the app, a seeded synthetic series, or your own CSV.")
+TICKER = ChoiceKnob("ticker", "Ticker", "aapl", TICKERS, "Which bundled stock (daily, 2000-2013).")
+SYNTH = ChoiceKnob("series", "Synthetic series", "gbm", SERIES,
+                   "Generated from the seed: noise has no pattern to learn; a sine has one.")
+START_YEAR = IntKnob("start_year", "From year", 2010, 2000, 2013, 1,
+                     "First calendar year of bundled prices used (real data only).")
+END_YEAR = IntKnob("end_year", "To year", 2013, 2000, 2013, 1,
+                   "Last calendar year used, inclusive (the data stops on 2013-03-01).")
+FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_SETS,
+                      "Numbers per day fed to the model; their count is the model's input_size.")
+TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
+                    "What the model learns to predict for the next trading day.")
+EPOCHS = IntKnob("epochs", "Max epochs", 30, 1, 200, 1,
+                 "Passes over the training windows; early stopping may end sooner.")
+LEARNING_RATE = ChoiceKnob("lr", "Learning rate", "0.01", LEARNING_RATES, "Adam's step size.")
+VAL_PCT = IntKnob("val_pct", "Validation %", 15, 5, 30, 1,
+                  "Share of the windows, after the training part, used for early stopping.")
+TEST_PCT = IntKnob("test_pct", "Test %", 15, 5, 40, 1,
+                   "Share of the windows at the end, held out until the metrics.")
+
+TRAIN_KNOBS: tuple[Knob, ...] = (
+    SOURCE, TICKER, SYNTH, START_YEAR, END_YEAR, FEATURES, TARGET,
+    SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL, EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED,
+)
+TRAIN_BATCH_SIZE = 32  # fixed: keeps an epoch short enough for live progress
+MAX_TRAIN_SECONDS = 20.0  # wall-time cap on one training run, for a shared host
+PATIENCE = 8  # early stopping: epochs without a better validation loss
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run on the Train and predict page. Defaults train in a few seconds."""
+
+    source: str = SOURCE.default
+    ticker: str = TICKER.default
+    series: str = SYNTH.default
+    start_year: int = START_YEAR.default
+    end_year: int = END_YEAR.default
+    features: str = FEATURES.default
+    target: str = TARGET.default
+    seq_len: int = SEQ_LEN.default
+    hidden_size: int = HIDDEN_SIZE.default
+    num_layers: int = NUM_LAYERS.default
+    cell: str = CELL.default
+    epochs: int = EPOCHS.default
+    lr: str = LEARNING_RATE.default
+    val_pct: int = VAL_PCT.default
+    test_pct: int = TEST_PCT.default
+    seed: int = SEED.default
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, object]) -> tuple[TrainConfig, list[str]]:
+        """Untrusted strings (URL query values) -> (valid config, messages). Never raises."""
+        values: dict[str, object] = {}
+        messages: list[str] = []
+        for knob in TRAIN_KNOBS:
+            raw = params.get(knob.name) if _is_mapping(params) else None
+            value, message = knob.parse(raw)
+            values[knob.name] = value
+            if message:
+                messages.append(message)
+        if values["start_year"] > values["end_year"]:
+            values["start_year"], values["end_year"] = values["end_year"], values["start_year"]
+            messages.append("From year was after To year; the two were swapped.")
+        return cls(**values), messages
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return tuple(self.features.split("+"))
+
+    @property
+    def learning_rate(self) -> float:
+        return float(self.lr)
+
+    @property
+    def model_config(self) -> RunConfig:
+        """The model's shape as a RunConfig: input_size is the number of features."""
+        return RunConfig(seq_len=self.seq_len, hidden_size=self.hidden_size,
+                         num_layers=self.num_layers, batch_size=TRAIN_BATCH_SIZE,
+                         input_size=len(self.feature_names), cell=self.cell, seed=self.seed)
+
+
+# Debugging page: what to inspect inside a run (not part of RunConfig: the
+# run itself is the seed model; these only change what the inspection shows).
+WEIGHT_SCALE = IntKnob("weight_scale", "Recurrent weight scale (%)", 100, 25, 400, 25,
+                       "Multiplies every recurrent weight matrix (weight_hh) of the run. "
+                       "Above 100 % with ReLU, gradients grow back through time (explode).")
+NONLINEARITY = ChoiceKnob("nonlinearity", "RNN nonlinearity", "tanh", ("tanh", "relu"),
+                          "The activation of nn.RNN / nn.RNNCell (GRU and LSTM have their own gates).")
+PRINT_STEP = IntKnob("print_step", "Print at time step", 0, 0, SEQ_LEN.high - 1, 1,
+                     "The step t at which a hook inside forward prints the hidden state.")
+DEBUG_KNOBS: tuple[Knob, ...] = (WEIGHT_SCALE, NONLINEARITY, PRINT_STEP)

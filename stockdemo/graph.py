@@ -388,9 +388,7 @@ def _op_label(fn, short: str, role: str) -> str:
                 return "last step"
             return f"Select [{index}]" if dim is None else f"Select dim {dim} [{index}]"
     if short == FUSED_OP:
-        return "fused LSTM layer"
-    if short == "T":
-        return "T (transpose)"
+        return "fused LSTM\n(every step)"
     if short.startswith("Unsafe"):
         return short.removeprefix("Unsafe")
     return short

@@ -43,9 +43,10 @@ EDGE = "#8C8C8C"
 RECURRENT = "#D55E00"
 
 # Geometry, in inches.
-COL = 1.75  # one node column
+COL = 1.1  # one node column
+PARAM_COL = 1.75  # parameter names are longer
 ROW = 0.72  # one node row
-BLOCK_GAP = 0.35
+BLOCK_GAP = 0.25
 BAND_GAP = 0.6
 FONT = "Helvetica"
 
@@ -78,6 +79,16 @@ def render_dot(graph: Graph, view: str = "auto") -> Rendering:
     else:
         caption += " · unrolled: every node autograd recorded"
     return Rendering(layout.to_dot(caption), view, layout.drawn, layout.folded, caption)
+
+
+def short_param(name: str) -> str:
+    """'rnn.weight_hh_l0' -> 'W_hh'; 'rnn.cells.1.bias_ih' -> 'b_ih'; 'fc.weight' -> 'fc.W'."""
+    last = name.rsplit(".", 1)[-1]
+    kind, _, rest = last.partition("_")
+    letter = {"weight": "W", "bias": "b"}.get(kind, kind)
+    if not rest:
+        return f"{name.rsplit('.', 1)[0].rsplit('.', 1)[-1]}.{letter}"
+    return f"{letter}_{rest.split('_l')[0]}"
 
 
 class _Layout:
@@ -135,12 +146,12 @@ class _Layout:
             for i, p in enumerate(params.get(layer, [])):
                 self._put(p, x, y - i * ROW)
             heights.append(len(params.get(layer, [])) * ROW)
-            x += COL + BLOCK_GAP
+            x += PARAM_COL * 0.6 + BLOCK_GAP
             for role in (PRE, FUSED):
                 block = blocks.get((layer, role, None))
                 if block:
                     w, h = self._place_block(block, x, y, caption=self._caption(role, layer))
-                    x += w + BLOCK_GAP
+                    x += w + BLOCK_GAP * 2
                     heights.append(h)
             first_x = x
             drawn = shown_steps.get(layer, [])
@@ -171,10 +182,10 @@ class _Layout:
         if layers:
             hy = self._band_y_of_last(layers[-1])
         w, h = self._place_block(head, hx, hy, caption="head: last step → fc")
-        for i, p in enumerate(params.get(None, [])):
-            self._put(p, hx + w + BLOCK_GAP, hy - i * ROW)
         if "output" in special:
             self._put(special["output"], hx, hy - h - ROW * 0.4)
+        for i, p in enumerate(params.get(None, [])):  # the head's own weights, beside it
+            self._put(p, hx + w + PARAM_COL * 0.3, hy - ROW * (0.6 + i))
         self._mark_param_reuse()
 
     def _band_y_of_last(self, layer: int) -> float:
@@ -246,7 +257,11 @@ class _Layout:
                 self.alias.setdefault(f"L{node.layer}.t{t}/{suffix}", node.id)
 
     def _mark_param_reuse(self) -> None:
-        """Parameter edges go to the first drawn step; later steps name the parameter."""
+        """Parameter edges go to the first drawn step only; a transpose names its weight.
+
+        Wiring a shared weight to every step is what makes layouts explode;
+        ``W_hh.T`` on each step's transpose says the same thing in place.
+        """
         first_step = {}
         for n in self.nodes.values():
             if n.role == STEP and n.step is not None:
@@ -254,13 +269,11 @@ class _Layout:
         self._first_step = first_step
         for src, dst in self.graph.edges:
             node = self.nodes.get(dst)
-            if node is None or not src.startswith("param/"):
-                continue
-            if node.role == STEP and node.step != first_step.get(node.layer):
-                self.extra_label[dst] = "uses " + src.split("/", 1)[1].rsplit(".", 1)[-1]
+            if node is not None and src.startswith("param/") and node.label == "T":
+                self.extra_label[dst] = f"{short_param(src.split('/', 1)[1])}.T"
 
     def _caption(self, role: str, layer: int) -> str:
-        return {PRE: f"L{layer} input projection", FUSED: f"L{layer}: one fused kernel"}[role]
+        return {PRE: "all steps at once", FUSED: f"layer {layer}: fused"}[role]
 
     def _step_caption(self, layer: int, t: int) -> str:
         prefix = f"L{layer} · " if self.graph.meta.get("num_layers", 1) > 1 else ""
@@ -299,9 +312,10 @@ class _Layout:
         dot = graphviz.Digraph("autograd")
         dot.attr("graph", layout="neato", splines="false",
                  bgcolor="transparent", fontname=FONT, fontsize="13", fontcolor=MUTED,
-                 label=caption, labelloc="t", labeljust="l", outputorder="edgesfirst",
-                 pad="0.2")
-        dot.attr("node", fontname=FONT, fontsize="11", fontcolor=TEXT, style="filled,rounded",
+                 label=caption, labelloc="t", labeljust="l", pad="0.2")
+        # No outputorder=edgesfirst: it breaks the browser's redraw (d3-graphviz
+        # throws "undefined" and keeps the old picture when the slider moves).
+        dot.attr("node", fontname=FONT, fontsize="12", fontcolor=TEXT, style="filled,rounded",
                  shape="box", color="#555555", penwidth="1", margin="0.08,0.04",
                  height="0.4")
         dot.attr("edge", color=EDGE, arrowsize="0.6", penwidth="1")
@@ -324,11 +338,9 @@ class _Layout:
         return dot.source
 
     def _node_attrs(self, n: Node) -> dict[str, str]:
-        label = n.label
+        label = self.extra_label.get(n.id, n.label)
         if n.shape is not None:
             label += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
-        if n.id in self.extra_label:
-            label += "\n" + self.extra_label[n.id]
         tooltip = f"{n.id}"
         if n.op:
             tooltip += f" | {n.op}"

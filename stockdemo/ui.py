@@ -67,7 +67,9 @@ def setup_page(title: str, icon: str, intro: str, source: str) -> None:
 
     ``source`` is the page file (``__file__``), shown and linked in the sidebar.
     """
-    st.set_page_config(page_title=f"{title} · stockdemo", page_icon=icon, layout="wide",
+    # An emoji favicon: a Material icon here would be fetched from a font CDN,
+    # which fails offline and logs a console error on every page.
+    st.set_page_config(page_title=f"{title} · stockdemo", page_icon="📈", layout="wide",
                        initial_sidebar_state="expanded")
     with st.sidebar:
         st.markdown("### stockdemo")
@@ -86,7 +88,7 @@ def setup_page(title: str, icon: str, intro: str, source: str) -> None:
             st.code(Path(source).read_text(encoding="utf-8"), language="python")
         st.caption(DATA_CREDIT)
         st.caption("A teaching demo, not financial advice.")
-    st.title(title, anchor=False)
+    st.title(f"{icon} {title}", anchor=False)
     st.markdown(intro)
 
 
@@ -186,3 +188,27 @@ def cached_render(config: RunConfig, view: str) -> Rendering:
 @st.cache_data(max_entries=48, show_spinner=False)
 def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
     return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
+
+
+def capped_knob_widget(knob: IntKnob, high: int) -> int:
+    """A knob's URL-bound slider whose top is set by the run (e.g. a step below T).
+
+    A value left over from a longer run, or from the URL, is clamped first:
+    a slider may not hold a value beyond its range.
+    """
+    high = max(knob.low, min(knob.high, high))
+    if st.session_state.get(knob.name, knob.default) > high:
+        st.session_state[knob.name] = high
+    if high == knob.low:
+        st.caption(f"{knob.label}: {knob.low} (the only step of this run)")
+        return knob.low
+    return st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
+                     key=knob.name, help=knob.help, bind="query-params")
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str):
+    """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
+    from stockdemo import inspect as inspection
+
+    return inspection.inspect_run(config, weight_scale, nonlinearity)

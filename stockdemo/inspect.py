@@ -1,0 +1,311 @@
+"""Look inside one run: hidden states, per-step gradients, prints, and saved tensors.
+
+Everything here runs the real model. The explicit-loop model (``LoopRNN``)
+calls one cell per time step, so a forward hook on each cell sees every
+hidden state as it is made. The built-in ``nn.RNN`` / ``nn.GRU`` /
+``nn.LSTM`` run all steps inside one C++ call and return only the last
+layer's outputs, so the built-in case is unrolled step by step in Python with
+the module's own weight tensors (``torch.rnn_tanh_cell`` and friends, the
+same kernels ``nn.RNNCell`` uses); the results are checked against the
+module's own outputs in the tests.
+
+The gradient shown per step is ``‖∂L/∂h_t‖`` for the loss
+``L = predictions.sum()``, the norm taken over the whole batch and every
+hidden unit: how strongly the prediction still depends on step ``t``.
+
+Import this module as ``from stockdemo import inspect as ...``: its name
+shadows the standard library's ``inspect`` only inside the package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from stockdemo.config import RunConfig
+from stockdemo.graph import Graph, _walk, capture_graph
+from stockdemo.live import build
+from stockdemo.model import LoopRNN, StockPredictor
+
+LOSS = "predictions.sum()"
+
+# Called with (layer, step, h), h: (batch, hidden), as each hidden state is made.
+StepHook = Callable[[int, int, torch.Tensor], None]
+
+# redirect_stdout swaps sys.stdout for the whole process; one capture at a time
+# keeps two sessions' prints out of each other's text.
+_PRINT_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """One run, looked into. Read it, never modify it: the page caches it for every session."""
+
+    config: RunConfig
+    weight_scale: float
+    nonlinearity: str
+    inputs: torch.Tensor  # (batch, seq_len, features)
+    model: StockPredictor
+    output: torch.Tensor  # (batch, 1), graph kept (never backward'd) for the node inspector
+    graph: Graph
+    hidden: tuple[np.ndarray, ...]  # per layer (seq_len, hidden): sequence 0 of the batch
+    grad_norms: np.ndarray  # (num_layers, seq_len): ‖∂L/∂h_t‖ over batch and units
+
+    @property
+    def vanishing_ratio(self) -> float:
+        """‖∂L/∂h_0‖ / ‖∂L/∂h_{T-1}‖ in the last layer: < 1 fades, > 1 explodes."""
+        last = self.grad_norms[-1]
+        return float(last[0] / last[-1]) if last[-1] > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """One ``_saved_*`` attribute of a grad_fn: a tensor summary or a plain value."""
+
+    name: str
+    shape: tuple[int, ...] | None = None
+    stats: dict[str, float] | None = None  # min, max, mean, std
+    text: str | None = None  # non-tensor values, or why it could not be read
+
+
+@dataclass(frozen=True)
+class NodeDetails:
+    id: str
+    kind: str
+    op: str | None
+    label: str
+    inputs: tuple[str, ...]  # node ids feeding this one (forward direction)
+    outputs: tuple[str, ...]  # node ids it feeds
+    saved: tuple[SavedValue, ...]
+
+
+def prepare(config: RunConfig, weight_scale: float = 1.0,
+            nonlinearity: str = "tanh") -> tuple[torch.Tensor, StockPredictor]:
+    """The run's seeded input and model, with recurrent weights scaled and, for RNN cells, ReLU.
+
+    -> input (batch, seq_len, features), a fresh model (never the cached, shared one)
+    """
+    if nonlinearity not in ("tanh", "relu"):
+        raise ValueError(f"nonlinearity must be tanh or relu, got {nonlinearity!r}")
+    x, model = build(config)
+    rnn = model.rnn
+    if nonlinearity == "relu" and config.base_cell == "rnn":
+        if isinstance(rnn, LoopRNN):
+            for cell in rnn.cells:
+                cell.nonlinearity = "relu"
+        else:
+            # Built on the meta device: no draw from the global RNG, which other
+            # sessions may be using between their seed and their last draw.
+            relu = nn.RNN(rnn.input_size, rnn.hidden_size, rnn.num_layers, batch_first=True,
+                          nonlinearity="relu", device="meta").to_empty(device="cpu")
+            relu.load_state_dict(rnn.state_dict())
+            model.rnn = relu
+    with torch.no_grad():
+        for w in _recurrent_weights(model.rnn):
+            w.mul_(weight_scale)
+    return x, model
+
+
+def hidden_states(model: StockPredictor, x: torch.Tensor, on_step: StepHook | None = None,
+                  ) -> tuple[torch.Tensor, list[list[torch.Tensor]]]:
+    """Run the model and keep every hidden state, in the autograd graph.
+
+    x: (batch, seq_len, features) -> predictions (batch, 1), states[layer][t] (batch, hidden)
+    """
+    states: list[list[torch.Tensor]] = [[] for _ in range(_num_layers(model.rnn))]
+
+    def keep(layer: int, h: torch.Tensor) -> None:
+        t = len(states[layer])
+        states[layer].append(h)
+        if on_step is not None:
+            on_step(layer, t, h)
+
+    if isinstance(model.rnn, LoopRNN):
+        handles = [cell.register_forward_hook(_cell_hook(layer, keep))
+                   for layer, cell in enumerate(model.rnn.cells)]
+        try:
+            predictions = model(x)
+        finally:
+            for handle in handles:
+                handle.remove()
+    else:
+        last = _unroll(model.rnn, x, keep)
+        predictions = model.fc(last)
+    return predictions, states
+
+
+def gradient_norms(model: StockPredictor, x: torch.Tensor) -> torch.Tensor:
+    """‖∂L/∂h_t‖ for L = predictions.sum(), through ``retain_grad`` on every hidden state.
+
+    x: (batch, seq_len, features) -> (num_layers, seq_len)
+    """
+    with torch.enable_grad():
+        predictions, states = hidden_states(model, x, on_step=lambda _l, _t, h: h.retain_grad())
+        predictions.sum().backward()
+    return torch.tensor([[h.grad.norm().item() for h in layer] for layer in states])
+
+
+def captured_prints(model: StockPredictor, x: torch.Tensor, step: int) -> str:
+    """What a ``print`` inside forward shows at time step ``step``, every layer, as text.
+
+    x: (batch, seq_len, features); step is clamped to 0..seq_len-1.
+    """
+    step = min(max(step, 0), x.shape[1] - 1)
+
+    def show(layer: int, t: int, h: torch.Tensor) -> None:
+        if t == step:
+            print(f"layer {layer}, step t={t}: h.shape={tuple(h.shape)}, h.norm()={h.norm():.4f}")
+            print(f"  h[0] = {h[0].detach()}")
+
+    out = io.StringIO()
+    with _PRINT_LOCK, contextlib.redirect_stdout(out), torch.no_grad():
+        hidden_states(model, x, on_step=show)
+    return out.getvalue()
+
+
+def inspect_run(config: RunConfig, weight_scale: float = 1.0,
+                nonlinearity: str = "tanh") -> Inspection:
+    """Hidden states, per-step gradient norms and the live graph of one run."""
+    x, model = prepare(config, weight_scale, nonlinearity)
+    with torch.no_grad():
+        _, states = hidden_states(model, x)
+    norms = gradient_norms(model, x)
+    model.zero_grad(set_to_none=True)
+    with torch.enable_grad():
+        output = model(x)
+    return Inspection(
+        config=config,
+        weight_scale=weight_scale,
+        nonlinearity=nonlinearity,
+        inputs=x,
+        model=model,
+        output=output,
+        graph=capture_graph(output, model, x),
+        hidden=tuple(torch.stack([h[0] for h in layer]).numpy() for layer in states),
+        grad_norms=norms.numpy(),
+    )
+
+
+def grad_fns_by_id(output: torch.Tensor, graph: Graph, model: nn.Module) -> dict[str, object]:
+    """Node id of ``capture_graph(output, model, ...)`` -> the live grad_fn behind it.
+
+    capture_graph lists op nodes in autograd's creation order (``_sequence_nr``)
+    of the same breadth-first walk, and parameters by name: walking again and
+    sorting the same way pairs them up. The op names are checked on the way.
+    """
+    order, _ = _walk(output.grad_fn)
+    fns = sorted((fn for fn in order if not fn.name().endswith("AccumulateGrad")),
+                 key=lambda fn: fn._sequence_nr())
+    op_nodes = graph.op_nodes
+    if [n.op for n in op_nodes] != [fn.name() for fn in fns]:
+        raise ValueError("graph was not captured from this output")
+    found: dict[str, object] = {n.id: fn for n, fn in zip(op_nodes, fns, strict=True)}
+    accumulators = {id(fn.variable): fn for fn in order if fn.name().endswith("AccumulateGrad")}
+    params = dict(model.named_parameters())
+    for node in graph.nodes:
+        if node.kind == "parameter" and node.param in params:
+            found[node.id] = accumulators[id(params[node.param])]
+    return found
+
+
+def node_details(inspection: Inspection, node_id: str) -> NodeDetails:
+    """Op, neighbours and saved tensors (shape, min/max/mean/std) of one graph node."""
+    graph = inspection.graph
+    node = graph.by_id.get(node_id)
+    if node is None:
+        raise KeyError(f"no node {node_id!r} in this run's graph")
+    inputs = tuple(src for src, dst in graph.edges if dst == node_id)
+    outputs = tuple(dst for src, dst in graph.edges if src == node_id)
+    if node.kind == "input":
+        saved = (_summarise("the input x", inspection.inputs),)
+    elif node.kind == "output":
+        saved = (_summarise("predictions", inspection.output.detach()),)
+    elif node.kind == "parameter":
+        saved = (_summarise(node.param or "variable",
+                            dict(inspection.model.named_parameters())[node.param].detach()),)
+    else:
+        # Re-walked per call: one walk is cheap next to a Streamlit rerun.
+        fn = grad_fns_by_id(inspection.output, graph, inspection.model)[node_id]
+        saved = tuple(_saved_value(fn, name) for name in dir(fn) if name.startswith("_saved_"))
+    return NodeDetails(node.id, node.kind, node.op, node.label, inputs, outputs, saved)
+
+
+def _saved_value(fn, name: str) -> SavedValue:
+    try:
+        value = getattr(fn, name)
+    except RuntimeError as err:  # e.g. freed by a backward() without retain_graph
+        return SavedValue(name, text=f"not readable: {str(err).splitlines()[0]}")
+    if isinstance(value, torch.Tensor):
+        return _summarise(name, value)
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value):
+        return SavedValue(name, text=f"{len(value)} tensors, shapes "
+                                     f"{[tuple(v.shape) for v in value]}")
+    if isinstance(value, int) and value >= 2**63:
+        value -= 2**64  # autograd hands negative int64 back as unsigned
+    text = repr(value)
+    return SavedValue(name, text=text if len(text) <= 120 else text[:117] + "...")
+
+
+def _summarise(name: str, value: torch.Tensor) -> SavedValue:
+    shape = tuple(value.shape)
+    if value.numel() == 0 or not value.is_floating_point():
+        return SavedValue(name, shape=shape, text=f"dtype {value.dtype}")
+    v = value.detach().double()
+    stats = {"min": v.min().item(), "max": v.max().item(), "mean": v.mean().item(),
+             "std": v.std(correction=0).item()}
+    return SavedValue(name, shape=shape, stats=stats)
+
+
+def _cell_hook(layer: int, keep: Callable[[int, torch.Tensor], None]):
+    def hook(_module: nn.Module, _args: tuple, output) -> None:
+        keep(layer, output[0] if isinstance(output, tuple) else output)  # LSTMCell: (h, c)
+    return hook
+
+
+def _unroll(rnn: nn.RNNBase, x: torch.Tensor, keep: Callable[[int, torch.Tensor], None],
+            ) -> torch.Tensor:
+    """A built-in recurrent module, one Python step at a time, on its own weights.
+
+    x: (batch, seq_len, features) -> last layer's last hidden state (batch, hidden)
+    """
+    batch, seq_len, _ = x.shape
+    layer_input = x
+    for layer in range(rnn.num_layers):
+        w = [getattr(rnn, f"{name}_l{layer}")
+             for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+        h = x.new_zeros(batch, rnn.hidden_size)
+        c = x.new_zeros(batch, rnn.hidden_size)
+        outputs = []
+        for t in range(seq_len):
+            x_t = layer_input[:, t, :]
+            if isinstance(rnn, nn.LSTM):
+                h, c = torch.lstm_cell(x_t, (h, c), *w)
+            elif isinstance(rnn, nn.GRU):
+                h = torch.gru_cell(x_t, h, *w)
+            elif rnn.nonlinearity == "relu":
+                h = torch.rnn_relu_cell(x_t, h, *w)
+            else:
+                h = torch.rnn_tanh_cell(x_t, h, *w)
+            keep(layer, h)
+            outputs.append(h)
+        layer_input = torch.stack(outputs, dim=1)
+    return h
+
+
+def _num_layers(rnn: nn.Module) -> int:
+    return len(rnn.cells) if isinstance(rnn, LoopRNN) else rnn.num_layers
+
+
+def _recurrent_weights(rnn: nn.Module) -> list[torch.Tensor]:
+    if isinstance(rnn, LoopRNN):
+        return [cell.weight_hh for cell in rnn.cells]
+    return [getattr(rnn, f"weight_hh_l{layer}") for layer in range(rnn.num_layers)]
+

@@ -1,0 +1,475 @@
+"""The same model captured as static graphs: ``torch.compile`` and ``torch.export``, live.
+
+Eager autograd records a fresh graph on every run. The static tools trace the
+model once into an FX graph and reuse it while its *guards* hold:
+
+- ``compile_capture`` runs ``torch.compile`` with a backend that only records
+  the FX graphs dynamo hands it (no code generation), over a list of sequence
+  lengths, and counts how many graphs (recompiles) that took.
+- ``export_static`` / ``export_dynamic_seq_len`` run ``torch.export`` with
+  the sequence length fixed, then marked dynamic (``torch.export.Dim``).
+- ``EarlyStopRNN`` stops its loop when the hidden state grows large: a
+  data-dependent ``if``. Eager mode records graphs of different lengths for
+  different inputs; ``export_early_stop`` shows what export makes of it, and
+  ``export_cond_stop`` tries the ``torch.cond`` rewrite export asks for.
+
+Every outcome, success or the real exception, is whatever torch does now:
+nothing here is written in advance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import fx, nn
+
+from stockdemo.config import RunConfig
+from stockdemo.graph import Graph, capture_graph
+from stockdemo.live import build
+from stockdemo.render import EDGE, FILL, TEXT
+
+# Dynamo's caches and config are process-wide, and every Streamlit session runs
+# in this one process: one capture at a time, each starting from a reset.
+_DYNAMO_LOCK = threading.Lock()
+
+MAX_DRAWN_FX_NODES = 120  # past this the FX graph is shown as code only
+
+# The calm input is the run's input scaled down, the volatile one scaled up,
+# so the early-stop model keeps going on one and breaks out early on the other.
+CALM_SCALE = 0.1
+VOLATILE_SCALE = 3.0
+
+
+@dataclass(frozen=True)
+class FxOp:
+    """One node of an FX graph, as plain data."""
+
+    name: str
+    kind: str  # "input" | "parameter" | "op" | "branch" (a torch.cond subgraph) | "output"
+    label: str  # e.g. "torch.rnn_tanh", "rnn.weight_ih_l0", "x"
+    shape: str  # e.g. "(10, 5, 10)"; "" where the node holds no tensor
+    inputs: tuple[str, ...]  # names of the nodes it reads
+
+
+@dataclass(frozen=True)
+class StaticGraph:
+    """An FX graph captured by dynamo or export, and its printed code."""
+
+    ops: tuple[FxOp, ...]
+    code: str
+
+    @property
+    def op_count(self) -> int:
+        return sum(op.kind == "op" for op in self.ops)
+
+    @property
+    def ops_by_type(self) -> dict[str, int]:
+        return dict(Counter(op.label for op in self.ops if op.kind == "op").most_common())
+
+    def input_shape(self) -> str:
+        return next((op.shape for op in self.ops if op.kind == "input"), "")
+
+
+@dataclass(frozen=True)
+class CompileStep:
+    seq_len: int
+    new_graph: bool  # did this call make dynamo capture (compile) a new graph?
+    graphs_so_far: int
+    graph_index: int  # which captured graph this call ran
+
+
+@dataclass(frozen=True)
+class CompileCapture:
+    """``torch.compile`` called at each sequence length in turn, in one dynamo session."""
+
+    steps: tuple[CompileStep, ...]
+    graphs: tuple[StaticGraph, ...]
+    frames_compiled: int  # dynamo's own count (torch._dynamo.utils.counters)
+    seconds: float
+
+    @property
+    def recompiles(self) -> int:
+        return max(len(self.graphs) - 1, 0)
+
+    @property
+    def last_graph(self) -> StaticGraph | None:
+        return self.graphs[self.steps[-1].graph_index] if self.steps and self.graphs else None
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    """What ``torch.export.export`` did: an exported graph, or the exception it raised."""
+
+    ok: bool
+    graph: StaticGraph | None
+    error_type: str | None  # e.g. "torch._dynamo.exc.UserError"
+    message: str | None  # the error text, condensed
+    seconds: float
+    note: str = ""  # extra facts measured after a success
+
+    @property
+    def error_name(self) -> str | None:
+        return self.error_type.rsplit(".", 1)[-1] if self.error_type else None
+
+
+# --- torch.compile ---------------------------------------------------------
+
+
+def compile_capture(config: RunConfig, seq_lens: Sequence[int]) -> CompileCapture:
+    """Compile the config's model once, call it at each T in ``seq_lens``, record every graph.
+
+    The input at each T is the run's own input for that length
+    ``(batch, T, features)``. Dynamo guards on the input's shape: a T it has
+    not seen fails the guards and triggers a new capture, a T seen before
+    reuses its graph.
+    """
+    if not seq_lens:
+        raise ValueError("seq_lens is empty")
+    _, model = build(config)
+    names = {id(p): name for name, p in model.named_parameters()}
+    captured: list[StaticGraph] = []
+    steps: list[CompileStep] = []
+
+    def record_only(gm: fx.GraphModule, example_inputs: list[torch.Tensor]) -> Callable:
+        """A backend that keeps the graph and runs it as is: no code generation."""
+        placeholder_names = [names.get(id(t), "x") for t in example_inputs]
+        captured.append(_static_graph(gm, "example_value", placeholder_names))
+        return gm.forward
+
+    started = time.perf_counter()
+    with _DYNAMO_LOCK, torch._dynamo.config.patch(allow_rnn=True):
+        torch._dynamo.reset()
+        torch._dynamo.utils.counters.clear()
+        try:
+            compiled = torch.compile(model, backend=record_only)
+            signatures: dict[str, int] = {}
+            for seq_len in seq_lens:
+                x, _ = build(config.replace(seq_len=seq_len))
+                before = len(captured)
+                with torch.no_grad():
+                    compiled(x)
+                new = len(captured) > before
+                if new:
+                    signatures[_signature(x)] = len(captured) - 1
+                index = signatures.get(_signature(x), len(captured) - 1)
+                steps.append(CompileStep(seq_len, new, len(captured), index))
+            frames = int(torch._dynamo.utils.counters["frames"]["ok"])
+        finally:
+            torch._dynamo.reset()  # free the compiled code; leave no state for the next capture
+    return CompileCapture(tuple(steps), tuple(captured), frames, time.perf_counter() - started)
+
+
+def _signature(x: torch.Tensor) -> str:
+    return str(tuple(x.shape))
+
+
+# --- torch.export ----------------------------------------------------------
+
+
+def export_static(config: RunConfig) -> ExportOutcome:
+    """``torch.export`` at the config's own shapes: x (batch, seq_len, features) -> (batch, 1)."""
+    x, model = build(config)
+    return _export(model, x)[0]
+
+
+def export_dynamic_seq_len(config: RunConfig) -> ExportOutcome:
+    """``torch.export`` with the sequence length marked dynamic (``Dim("T")``).
+
+    On success the note says whether the exported program really ran at
+    another length.
+    """
+    x, model = build(config)
+    seq_len = torch.export.Dim("T", min=2, max=200)
+    outcome, program = _export(model, x, dynamic_shapes={"x": {1: seq_len}})
+    if program is not None:
+        other = 3 if config.seq_len != 3 else 4
+        x_other, _ = build(config.replace(seq_len=other))
+        with torch.no_grad():
+            same = torch.allclose(program.module()(x_other), model(x_other), atol=1e-5)
+        outcome = dataclasses.replace(outcome, note=(
+            f"Run at T={other}, the exported program "
+            f"{'matched' if same else 'did not match'} eager mode."))
+    return outcome
+
+
+# --- a model whose graph depends on the data -------------------------------
+
+
+class EarlyStopRNN(nn.Module):
+    """A for-loop over ``nn.RNNCell`` that stops once the hidden state grows past a threshold.
+
+    ``if h.norm(dim=1).mean() > threshold: break`` looks at the *values*, so
+    how many steps run (and how long the autograd graph is) depends on the data.
+    """
+
+    def __init__(self, input_dim: int, hidden_dim: int, threshold: float, seed: int = 0):
+        super().__init__()
+        self.cell = nn.RNNCell(input_dim, hidden_dim)
+        self.fc = nn.Linear(hidden_dim, 1)
+        self.threshold = threshold
+        # Own generator: reproducible without touching the process-wide seed.
+        g = torch.Generator().manual_seed(seed)
+        # Every parameter here has fan-in hidden_dim (the RNNCell's own rule, and
+        # nn.Linear's bound for this fc): uniform in +-1/sqrt(hidden_dim).
+        bound = 1 / math.sqrt(hidden_dim)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.uniform_(-bound, bound, generator=g)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: (batch, seq_len, input_dim) -> (batch, 1)"""
+        return self.run_steps(x)[0]
+
+    def run_steps(self, x: torch.Tensor) -> tuple[torch.Tensor, int]:
+        """x: (batch, seq_len, input_dim) -> ((batch, 1), time steps actually run)"""
+        h = x.new_zeros(x.shape[0], self.cell.hidden_size)
+        steps = 0
+        for t in range(x.shape[1]):
+            h = self.cell(x[:, t, :], h)
+            steps += 1
+            if h.norm(dim=1).mean() > self.threshold:
+                break
+        return self.fc(h), steps
+
+
+class CondStopRNN(EarlyStopRNN):
+    """The same early stop written with ``torch.cond``, the form export asks for.
+
+    Both branches are traced; once the threshold is passed, every later step
+    takes the branch that keeps ``h`` unchanged. The loop always runs T times.
+    """
+
+    def run_steps(self, x: torch.Tensor) -> tuple[torch.Tensor, int]:
+        """x: (batch, seq_len, input_dim) -> ((batch, 1), time steps in the graph)"""
+        h = x.new_zeros(x.shape[0], self.cell.hidden_size)
+        for t in range(x.shape[1]):
+            h = torch.cond(h.norm(dim=1).mean() > self.threshold,
+                           _keep, _step(self.cell), (h, x[:, t, :]))
+        return self.fc(h), x.shape[1]
+
+
+def _keep(h: torch.Tensor, x_t: torch.Tensor) -> torch.Tensor:
+    """h: (batch, hidden), x_t: (batch, input_dim) -> h, copied (cond's branches may not alias)"""
+    return h.clone()
+
+
+def _step(cell: nn.RNNCell) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """One more step, with the operands in cond's order: (h, x_t) -> new h (batch, hidden)."""
+    return lambda h, x_t: cell(x_t, h)
+
+
+@dataclass(frozen=True)
+class EagerRun:
+    """One eager run of ``EarlyStopRNN``: how far it got, and the graph autograd recorded."""
+
+    label: str
+    scale: float
+    threshold: float
+    steps: int
+    seq_len: int
+    graph: Graph
+
+
+def early_stop_model(config: RunConfig) -> EarlyStopRNN:
+    return EarlyStopRNN(config.input_size, config.hidden_size, threshold=early_stop_threshold(config),
+                        seed=config.seed)
+
+
+def early_stop_threshold(config: RunConfig) -> float:
+    """Midway between the calm and the volatile input's first-step hidden norms.
+
+    Chosen from the data so the two inputs part ways at any config: the
+    volatile one passes it at once, the calm one (if ever) later.
+    """
+    x, _ = build(config)
+    model = EarlyStopRNN(config.input_size, config.hidden_size, threshold=math.inf, seed=config.seed)
+    with torch.no_grad():
+        h0 = x.new_zeros(x.shape[0], config.hidden_size)
+        calm = model.cell(x[:, 0, :] * CALM_SCALE, h0).norm(dim=1).mean().item()
+        volatile = model.cell(x[:, 0, :] * VOLATILE_SCALE, h0).norm(dim=1).mean().item()
+    return round((calm + volatile) / 2, 3)
+
+
+def early_stop_eager(config: RunConfig) -> tuple[EagerRun, EagerRun]:
+    """The early-stop model run eagerly on a calm and on a volatile input.
+
+    x: (batch, seq_len, features), the run's input, scaled by ``CALM_SCALE``
+    and ``VOLATILE_SCALE``. -> one EagerRun each, with its autograd graph.
+    """
+    x, _ = build(config)
+    model = early_stop_model(config)
+    runs = []
+    for label, scale in (("calm input", CALM_SCALE), ("volatile input", VOLATILE_SCALE)):
+        xs = x * scale
+        with torch.enable_grad():
+            output, steps = model.run_steps(xs)
+        runs.append(EagerRun(label, scale, model.threshold, steps, config.seq_len,
+                            capture_graph(output, model, xs)))
+    return runs[0], runs[1]
+
+
+def export_early_stop(config: RunConfig) -> ExportOutcome:
+    """``torch.export`` of ``EarlyStopRNN``: the ``if`` on a tensor's value meets tracing."""
+    x, _ = build(config)
+    return _export(early_stop_model(config), x)[0]
+
+
+def export_cond_stop(config: RunConfig) -> ExportOutcome:
+    """``torch.export`` of the ``torch.cond`` rewrite; on success, checked against eager mode."""
+    x, _ = build(config)
+    eager = early_stop_model(config)
+    model = CondStopRNN(config.input_size, config.hidden_size, eager.threshold, seed=config.seed)
+    outcome, program = _export(model, x)
+    if program is not None:
+        agree = []
+        for scale in (CALM_SCALE, VOLATILE_SCALE):
+            with torch.no_grad():
+                agree.append(torch.allclose(program.module()(x * scale), eager(x * scale), atol=1e-5))
+        outcome = dataclasses.replace(outcome, note=(
+            "On the calm and the volatile input the exported program "
+            f"{'matched' if all(agree) else 'did NOT match'} the eager early-stop model."))
+    return outcome
+
+
+# --- shared -----------------------------------------------------------------
+
+
+def _export(model: nn.Module, x: torch.Tensor, dynamic_shapes: dict | None = None,
+            ) -> tuple[ExportOutcome, torch.export.ExportedProgram | None]:
+    """x: (batch, seq_len, features) -> (outcome, the exported program or None)."""
+    started = time.perf_counter()
+    with _DYNAMO_LOCK:
+        try:
+            program = torch.export.export(model, (x,), dynamic_shapes=dynamic_shapes)
+        except Exception as error:  # the outcome itself: whatever export raised is what we show
+            kind = type(error)
+            return ExportOutcome(False, None, f"{kind.__module__}.{kind.__qualname__}",
+                                 condense(str(error)), time.perf_counter() - started), None
+        finally:
+            torch._dynamo.reset()
+    signature = program.graph_signature
+    names = {**signature.inputs_to_parameters, **signature.inputs_to_buffers}
+    placeholders = [names.get(n.name, n.name) for n in program.graph.nodes if n.op == "placeholder"]
+    graph = _static_graph(program.graph_module, "val", placeholders)
+    return ExportOutcome(True, graph, None, None, time.perf_counter() - started), program
+
+
+# Lines of torch's error text that point at logs and docs, not at the cause.
+_NOISE = re.compile(r"TORCH_LOGS|TORCHDYNAMO_|For more information|docs\.google|draft_export|"
+                    r"For C\+\+ stack trace|If you suspect|^The error above occurred")
+
+
+def condense(message: str, max_chars: int = 600) -> str:
+    """torch's multi-paragraph error text -> its first few lines about the cause."""
+    kept = []
+    for line in message.splitlines():
+        line = re.split(r"\s*For more information", line)[0].rstrip()
+        if not line.strip() or _NOISE.search(line):
+            continue
+        if line.startswith(("The following call raised this error", "Caused by")):
+            break
+        kept.append(line)
+    text = "\n".join(kept)
+    return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "…"
+
+
+def _static_graph(gm: fx.GraphModule, meta_key: str, placeholder_names: Sequence[str]) -> StaticGraph:
+    """An FX GraphModule -> plain data. Placeholders are named in order by ``placeholder_names``."""
+    names = iter(placeholder_names)
+    ops = []
+    for node in gm.graph.nodes:
+        inputs = tuple(n.name for n in node.all_input_nodes)
+        shape = _shape(node.meta.get(meta_key))
+        if node.op == "placeholder":
+            label = next(names, node.name)
+            kind = "input" if label in ("x", "l_x_") else "parameter"
+            ops.append(FxOp(node.name, kind, label, shape, inputs))
+        elif node.op == "output":
+            ops.append(FxOp(node.name, "output", "output", shape, inputs))
+        elif node.op == "get_attr":
+            ops.append(FxOp(node.name, "branch", str(node.target), shape, inputs))
+        else:
+            ops.append(FxOp(node.name, "op", _target_label(node), shape, inputs))
+    return StaticGraph(tuple(ops), gm.code.strip())
+
+
+def _target_label(node: fx.Node) -> str:
+    target = node.target
+    if not callable(target):
+        return str(target)
+    if isinstance(target, torch._ops.OpOverload | torch._ops.HigherOrderOperator):
+        return str(target).removesuffix(".default")
+    name = fx.node._get_qualified_name(target)
+    name = name.removeprefix("_operator.").replace("torch._C._nn.", "F.")
+    if name == "getitem" and len(node.args) > 1:
+        return f"getitem [{_index(node.args[1])}]"
+    return name
+
+
+def _index(index: object) -> str:
+    if isinstance(index, tuple):
+        return ", ".join(_index(i) for i in index)
+    if isinstance(index, slice):
+        return ":" if index == slice(None) else f"{index.start}:{index.stop}"
+    return str(index)
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        return str(tuple(value.shape))
+    if isinstance(value, (tuple, list)):
+        parts = [_shape(v) for v in value]
+        return ", ".join(p for p in parts if p)
+    return ""
+
+
+def fx_dot(graph: StaticGraph) -> str:
+    """A static FX graph as top-down DOT.
+
+    Parameters are drawn once per use (no hub wired to every step), so
+    Graphviz's ``dot`` layout stays fast on these small graphs.
+    """
+    lines = [
+        "digraph fx {",
+        '  graph [rankdir=TB, nodesep=0.25, ranksep=0.3, bgcolor="transparent"];',
+        f'  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=12, '
+        f'fontcolor="{TEXT}", color="#555555", penwidth=0.8];',
+        f'  edge [color="{EDGE}", arrowsize=0.6];',
+    ]
+    kinds = {op.name: op for op in graph.ops}
+    for op in graph.ops:
+        if op.kind == "parameter":
+            continue
+        fill = FILL.get(op.kind, "#FFFFFF")
+        label = op.label if not op.shape else f"{op.label}\\n{op.shape}"
+        lines.append(f'  "{op.name}" [label="{_escape(label)}", fillcolor="{fill}"];')
+        for src in op.inputs:
+            source = kinds[src]
+            if source.kind == "parameter":
+                use = f"{src}@{op.name}"
+                lines.append(f'  "{use}" [label="{_escape(source.label)}", fillcolor="{FILL["parameter"]}", '
+                             f'fontsize=10, shape=note];')
+                lines.append(f'  "{use}" -> "{op.name}";')
+            else:
+                lines.append(f'  "{src}" -> "{op.name}";')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def drawn_node_count(graph: StaticGraph) -> int:
+    """Nodes ``fx_dot`` would draw: every non-parameter node plus one box per parameter use."""
+    params = {op.name for op in graph.ops if op.kind == "parameter"}
+    return sum(op.kind != "parameter" for op in graph.ops) + sum(
+        src in params for op in graph.ops for src in op.inputs)
+
+
+def _escape(text: str) -> str:
+    return text.replace('"', '\\"')

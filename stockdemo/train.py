@@ -1,0 +1,293 @@
+"""Train a fresh StockPredictor on windows of prices, live, and judge it honestly.
+
+``train`` is a generator: it yields a ``Progress`` after every epoch (and
+within long epochs, so a page can redraw and stop it), then one final
+``TrainResult`` with the test metrics of the model next to two baselines that
+are computed, not assumed: persistence ("tomorrow = today") and the
+moving average of the last days. All metrics are in price units on the
+held-out test days.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import torch
+from torch import nn
+
+from stockdemo.config import (
+    CELL_LABELS,
+    MAX_TRAIN_SECONDS,
+    PATIENCE,
+    TRAIN_BATCH_SIZE,
+    TrainConfig,
+)
+from stockdemo.data import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
+from stockdemo.graph import OUTPUT_ID, Graph, capture_graph
+from stockdemo.live import build
+
+HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
+PALETTE = {"actual": "#000000", "model": "#D55E00", "persistence": "#009E73",
+           "moving_average": "#CC79A7", "train": "#0072B2", "val": "#E69F00",
+           "val_region": "#56B4E9", "test_region": "#E69F00"}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where training is. ``val_loss`` is None for a report from inside an epoch."""
+
+    epoch: int  # epochs finished
+    max_epochs: int
+    fraction: float  # 0..1 of the epoch budget done
+    train_loss: float  # mean MSE over this epoch's batches so far (standardised target)
+    val_loss: float | None
+    best_epoch: int
+    epoch_seconds: float
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    config: TrainConfig
+    history: tuple[Progress, ...]  # one per finished epoch
+    stop_reason: str
+    best_epoch: int
+    forecasts: pd.DataFrame  # index test dates; columns actual, model, persistence, moving_average
+    metrics: pd.DataFrame  # one row per forecaster: RMSE, MAE, direction
+    step_graph: Graph  # autograd graph of one training step, prediction through loss
+    seconds: float
+
+    @property
+    def baseline_wins(self) -> str | None:
+        """Name of the best baseline if it beats the model on test RMSE, else None."""
+        rmse = self.metrics["RMSE"]
+        best = rmse.drop(MODEL_ROW).idxmin()
+        return best if rmse[best] <= rmse[MODEL_ROW] else None
+
+
+MODEL_ROW = "Model"
+PERSISTENCE_ROW = "Persistence (tomorrow = today)"
+MA_ROW = f"{MA_WINDOW}-day moving average"
+
+
+# --- Baselines and metrics ------------------------------------------------------
+
+def persistence_baseline(close: np.ndarray) -> np.ndarray:
+    """close: (days,) -> (days - 1,) forecasts for days 1.. : tomorrow's close = today's."""
+    return close[:-1].copy()
+
+
+def moving_average_baseline(close: np.ndarray, window: int = MA_WINDOW) -> np.ndarray:
+    """close: (days,) -> (days - window,) forecasts for days window.. : mean of the last ``window`` closes."""
+    return np.convolve(close, np.ones(window) / window, mode="valid")[:-1]
+
+
+def forecast_metrics(actual: np.ndarray, forecast: np.ndarray, previous: np.ndarray) -> dict[str, float]:
+    """(days,) each -> RMSE, MAE and directional accuracy.
+
+    Direction: the share of days that moved on which the forecast called the
+    move (up or down from ``previous``) right. A forecast that never calls a
+    move (persistence) has none: NaN.
+    """
+    error = forecast - actual
+    moved = actual != previous
+    called = forecast != previous
+    direction = float("nan")
+    if called.any() and moved.any():
+        direction = float(np.mean(np.sign(forecast - previous)[moved] == np.sign(actual - previous)[moved]))
+    return {"RMSE": float(np.sqrt(np.mean(error**2))), "MAE": float(np.mean(np.abs(error))),
+            "Direction": direction}
+
+
+# --- Training --------------------------------------------------------------------
+
+def train(dataset: Dataset, config: TrainConfig,
+          max_seconds: float = MAX_TRAIN_SECONDS) -> Iterator[Progress | TrainResult]:
+    """Adam on MSE, early stopping on validation loss, bounded by epochs and wall time.
+
+    Builds a fresh model from ``config.seed`` (never one shared with other
+    sessions); batches are shuffled within the training part only, by a
+    generator seeded the same way, so the same settings give the same curves.
+    """
+    started = time.perf_counter()
+    _, model = build(config.model_config)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    loss_fn = nn.MSELoss()
+    shuffle = torch.Generator().manual_seed(config.seed)
+    x_train = torch.from_numpy(dataset.x[dataset.part("train")])  # (train, seq_len, features)
+    y_train = torch.from_numpy(dataset.y[dataset.part("train")]).unsqueeze(1)  # (train, 1)
+    x_val = torch.from_numpy(dataset.x[dataset.part("val")])
+    y_val = torch.from_numpy(dataset.y[dataset.part("val")]).unsqueeze(1)
+
+    history: list[Progress] = []
+    best_val, best_epoch, best_state = math.inf, 0, copy.deepcopy(model.state_dict())
+    last_report = started
+    stop_reason = f"reached the maximum of {config.epochs} epochs"
+    for epoch in range(1, config.epochs + 1):
+        epoch_start = time.perf_counter()
+        order = torch.randperm(len(x_train), generator=shuffle)
+        total, seen, out_of_time = 0.0, 0, False
+        model.train()
+        for first in range(0, len(order), TRAIN_BATCH_SIZE):
+            batch = order[first:first + TRAIN_BATCH_SIZE]
+            optimiser.zero_grad()
+            loss = loss_fn(model(x_train[batch]), y_train[batch])
+            loss.backward()
+            optimiser.step()
+            total += loss.item() * len(batch)
+            seen += len(batch)
+            now = time.perf_counter()
+            if now - started > max_seconds:
+                out_of_time = True
+                break
+            if now - last_report > HEARTBEAT_S:
+                last_report = now
+                yield Progress(epoch - 1, config.epochs, (epoch - 1 + seen / len(order)) / config.epochs,
+                               total / seen, None, best_epoch, now - epoch_start, now - started)
+        if out_of_time:
+            stop_reason = f"stopped at the {max_seconds:.0f} s time limit, in epoch {epoch}"
+            break
+        model.eval()
+        with torch.no_grad():
+            val_loss = loss_fn(model(x_val), y_val).item()
+        if val_loss < best_val:
+            best_val, best_epoch, best_state = val_loss, epoch, copy.deepcopy(model.state_dict())
+        now = time.perf_counter()
+        last_report = now
+        progress = Progress(epoch, config.epochs, epoch / config.epochs, total / seen, val_loss,
+                            best_epoch, now - epoch_start, now - started)
+        history.append(progress)
+        yield progress
+        if epoch - best_epoch >= PATIENCE:
+            stop_reason = (f"stopped early after epoch {epoch}: validation loss had not improved "
+                           f"for {PATIENCE} epochs")
+            break
+        if now - started > max_seconds:
+            stop_reason = f"stopped at the {max_seconds:.0f} s time limit after epoch {epoch}"
+            break
+
+    model.load_state_dict(best_state)  # the epoch with the best validation loss
+    model.eval()
+    forecasts = test_forecasts(model, dataset)
+    previous = dataset.previous_close(dataset.part("test"))
+    metrics = pd.DataFrame({
+        name: forecast_metrics(forecasts["actual"].to_numpy(), forecasts[column].to_numpy(), previous)
+        for name, column in ((MODEL_ROW, "model"), (PERSISTENCE_ROW, "persistence"),
+                             (MA_ROW, "moving_average"))
+    }).T
+    yield TrainResult(
+        config=config,
+        history=tuple(history),
+        stop_reason=stop_reason,
+        best_epoch=best_epoch,
+        forecasts=forecasts,
+        metrics=metrics,
+        step_graph=training_step_graph(model, x_train[:TRAIN_BATCH_SIZE], y_train[:TRAIN_BATCH_SIZE]),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def run_training(dataset: Dataset, config: TrainConfig,
+                 max_seconds: float = MAX_TRAIN_SECONDS) -> TrainResult:
+    """Train to the end without a page (tests, the benchmark, a notebook)."""
+    *_, result = train(dataset, config, max_seconds)
+    return result
+
+
+def test_forecasts(model: nn.Module, dataset: Dataset) -> pd.DataFrame:
+    """Next-day close on each test day: actual, the model's, and the two baselines'."""
+    test = dataset.part("test")
+    with torch.no_grad():
+        scaled = model(torch.from_numpy(dataset.x[test]))[:, 0].numpy().astype(float)  # (test,)
+    predicted = scaled * dataset.target_std + dataset.target_mean
+    previous = dataset.previous_close(test)
+    model_close = previous * np.exp(predicted) if dataset.target == "return" else predicted
+    days = dataset.target_day[test] + WARMUP  # index into close
+    return pd.DataFrame({
+        "actual": dataset.next_close(test),
+        "model": model_close,
+        "persistence": persistence_baseline(dataset.close)[days - 1],
+        "moving_average": moving_average_baseline(dataset.close)[days - MA_WINDOW],
+    }, index=pd.DatetimeIndex(dataset.dates[dataset.target_day[test]], name="date"))
+
+
+def training_step_graph(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> Graph:
+    """The autograd graph of one training step, prediction through loss.
+
+    x: (batch, seq_len, features), y: (batch, 1). Nothing is stepped: the
+    graph is recorded by the forward pass and the loss alone.
+    """
+    with torch.enable_grad():
+        loss = nn.functional.mse_loss(model(x), y)  # () scalar
+    graph = capture_graph(loss, model, x)
+    nodes = tuple(n._replace(label="loss (MSE)") if n.id == OUTPUT_ID else n for n in graph.nodes)
+    return Graph(nodes, graph.edges, graph.meta)
+
+
+# --- Figures ---------------------------------------------------------------------
+
+def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
+                      legend=dict(orientation="h", y=-0.15), font=dict(size=14),
+                      hovermode="x unified")
+    return fig
+
+
+def prices_figure(dataset: Dataset, title: str) -> go.Figure:
+    """Close over the whole period, the validation and held-out test days shaded."""
+    fig = go.Figure(go.Scatter(x=dataset.dates, y=dataset.close[WARMUP:],
+                               mode="lines", name="actual close",
+                               line=dict(color=PALETTE["actual"], width=1.5)))
+    for part, colour, label in (("val", PALETTE["val_region"], "validation"),
+                                ("test", PALETTE["test_region"], "test (held out)")):
+        days = dataset.target_day[dataset.part(part)]
+        fig.add_vrect(x0=dataset.dates[days[0]], x1=dataset.dates[days[-1]], fillcolor=colour,
+                      opacity=0.18, line_width=0, annotation_text=label,
+                      annotation_position="top left")
+    fig.update_xaxes(title="date")
+    fig.update_yaxes(title="close")
+    return _layout(fig, title, 420)
+
+
+def forecast_figure(dataset: Dataset, result: TrainResult) -> go.Figure:
+    """prices_figure plus next-day forecasts on the test days."""
+    fig = prices_figure(dataset, "Held-out test days: actual close against next-day forecasts")
+    f = result.forecasts
+    fig.add_trace(go.Scatter(x=f.index, y=f["model"], mode="lines", name="model forecast",
+                             line=dict(color=PALETTE["model"], width=2.5)))
+    fig.add_trace(go.Scatter(x=f.index, y=f["persistence"], mode="lines", name=PERSISTENCE_ROW,
+                             line=dict(color=PALETTE["persistence"], width=1.5, dash="dot")))
+    fig.add_trace(go.Scatter(x=f.index, y=f["moving_average"], mode="lines", name=MA_ROW,
+                             line=dict(color=PALETTE["moving_average"], width=1.5, dash="dash"),
+                             visible="legendonly"))
+    return fig
+
+
+def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> go.Figure:
+    """Training and validation loss per epoch (MSE on the standardised target)."""
+    epochs = [p.epoch for p in history]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=epochs, y=[p.train_loss for p in history], mode="lines+markers",
+                             name="training loss", line=dict(color=PALETTE["train"], width=2)))
+    fig.add_trace(go.Scatter(x=epochs, y=[p.val_loss for p in history], mode="lines+markers",
+                             name="validation loss", line=dict(color=PALETTE["val"], width=2)))
+    if history and history[-1].best_epoch:
+        fig.add_vline(x=history[-1].best_epoch, line_dash="dot", line_color="#8C8C8C",
+                      annotation_text="best validation", annotation_position="top")
+    fig.update_xaxes(title="epoch", rangemode="tozero")
+    fig.update_yaxes(title="MSE (standardised target)", rangemode="tozero")
+    return _layout(fig, "Loss per epoch", 340)
+
+
+def describe(config: TrainConfig, dataset: Dataset) -> str:
+    """One sentence: what the model reads and what it predicts."""
+    return (f"{CELL_LABELS[config.cell]} reads {dataset.seq_len} days of "
+            f"{len(dataset.feature_names)} feature{'s' if len(dataset.feature_names) > 1 else ''} "
+            f"and predicts **{TARGET_LABELS[dataset.target]}**.")

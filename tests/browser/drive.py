@@ -1,0 +1,22 @@
+"""Driving a Streamlit page in a real browser: wait for runs, take screenshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.browser.conftest import SHOTS
+
+
+def wait_for_run(page, timeout: float = 60_000) -> None:
+    """Wait like Streamlit's own e2e tests: a short pause, then the app not running."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
+                           timeout=timeout)
+    page.wait_for_timeout(200)
+
+
+def screenshot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

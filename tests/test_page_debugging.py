@@ -1,0 +1,113 @@
+"""The Debugging page under AppTest: every figure comes from the live run."""
+
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from stockdemo import inspect as inspection
+from stockdemo.config import RunConfig
+
+PAGE = "../pages/debugging.py"
+
+
+def figure(at: AppTest, title_part: str) -> dict:
+    for chart in at.get("plotly_chart"):
+        fig = json.loads(chart.proto.spec)
+        if title_part in fig["layout"]["title"]["text"]:
+            return fig
+    raise AssertionError(f"no plotly chart titled with {title_part!r}")
+
+
+def values(v) -> np.ndarray:
+    """Plotly 6+ ships arrays as base64 {dtype, bdata, shape}; older ones as lists."""
+    if isinstance(v, dict) and "bdata" in v:
+        array = np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
+        return array.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else array
+    return np.asarray(v)
+
+
+def fresh(**params: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+@pytest.fixture(autouse=True)
+def cold(clear_caches):
+    yield
+
+
+def test_defaults_show_heatmap_gradients_prints_and_inspector_of_the_seed_run():
+    at = fresh()
+    assert not at.exception
+    expected = inspection.inspect_run(RunConfig())
+
+    heat = figure(at, "Hidden state")["data"]
+    assert len(heat) == 1
+    assert list(values(heat[0]["x"])) == list(range(5))
+    np.testing.assert_allclose(values(heat[0]["z"]), expected.hidden[0].T, rtol=1e-6)
+
+    grads = figure(at, "Gradient")
+    assert grads["layout"]["yaxis"]["type"] == "log"
+    np.testing.assert_allclose(values(grads["data"][0]["y"]), expected.grad_norms[0], rtol=1e-6)
+
+    printed = at.code[[c.language for c in at.code].index("text")].value
+    assert printed.startswith("layer 0, step t=0")
+
+    assert at.selectbox(key="node").value == "L0.t4/Tanh0"
+    saved = at.dataframe[0].value
+    assert list(saved["saved"]) == ["_saved_result"]
+    assert saved["shape"][0] == "(10, 10)"
+
+
+def test_longer_sequence_widens_the_heatmap_and_adds_gradient_points():
+    at = fresh()
+    at.slider(key="seq_len").set_value(50).run()
+    assert not at.exception
+    heat = figure(at, "Hidden state")["data"][0]
+    assert values(heat["z"]).shape == (10, 50)
+    assert list(values(heat["x"]))[-1] == 49
+    y = values(figure(at, "Gradient")["data"][0]["y"])
+    assert len(y) == 50
+    assert y[0] / y[-1] < 1e-6  # tanh at 100 %: the first step's gradient has vanished
+    assert any("vanishing" in m.value for m in at.markdown)
+    nodes = at.selectbox(key="node")
+    assert nodes.value == "L0.t4/Tanh0"  # the choice made at T=5 still exists: kept
+    assert "L0.t49/Tanh0" in nodes.options and len(nodes.options) > 200
+
+
+def test_relu_and_large_weights_make_the_gradient_explode():
+    at = fresh(seq_len="50", nonlinearity="relu", weight_scale="300")
+    assert not at.exception
+    y = values(figure(at, "Gradient")["data"][0]["y"])
+    assert y[0] / y[-1] > 1e3
+    assert any("exploding" in m.value for m in at.markdown)
+
+
+def test_print_step_beyond_a_shorter_sequence_is_clamped():
+    at = fresh(seq_len="20", print_step="15")
+    assert "step t=15" in at.code[[c.language for c in at.code].index("text")].value
+    at.slider(key="seq_len").set_value(8).run()
+    assert not at.exception
+    assert at.slider(key="print_step").value == 7
+    assert "step t=7" in at.code[[c.language for c in at.code].index("text")].value
+
+
+def test_two_layers_draw_two_heatmaps_and_two_gradient_lines():
+    at = fresh(num_layers="2", cell="gru_loop")
+    assert not at.exception
+    assert len(figure(at, "Hidden state")["data"]) == 2
+    assert [t["name"] for t in figure(at, "Gradient")["data"]] == ["layer 0", "layer 1"]
+
+
+def test_choosing_a_parameter_node_shows_its_tensor():
+    at = fresh()
+    at.selectbox(key="node").select("param/rnn.weight_hh_l0").run()
+    assert not at.exception
+    saved = at.dataframe[0].value
+    assert saved["shape"][0] == "(10, 10)"
+    assert {"min", "max", "mean", "std"} <= set(saved.columns)
