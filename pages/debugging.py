@@ -92,12 +92,12 @@ with right:
     st.code(
         "states = []\n"
         "def keep(module, args, h):\n"
-        "    states.append(h)          # h: (batch, hidden)\n"
+        "    states.append(h)  # (batch, hidden)\n"
         "\n"
-        "handle = cell.register_forward_hook(keep)\n"
+        "hook = cell.register_forward_hook(keep)\n"
         "predictions = model(input_data)\n"
-        "handle.remove()\n"
-        f"# len(states) == {T}: one per time step", language="python")
+        "hook.remove()\n"
+        f"len(states)  # {T}, one per step", language="python", wrap_lines=True)
     st.caption("Each column is one time step, each row one unit of the hidden state. "
                "Red is positive, blue negative.")
 
@@ -137,11 +137,13 @@ with right:
     st.markdown("`retain_grad()` keeps the gradient of a tensor that is not a leaf, so after "
                 "`backward()` every step's hidden state has its own `.grad`:")
     st.code(
-        "for h in states:\n"
-        "    h.retain_grad()          # inside the hook, during forward\n"
+        "# in the hook, during forward:\n"
+        "h.retain_grad()\n"
+        "\n"
         f"loss = {inspection.LOSS}\n"
         "loss.backward()\n"
-        "norms = [h.grad.norm() for h in states]", language="python")
+        "norms = [h.grad.norm()\n"
+        "         for h in states]", language="python", wrap_lines=True)
     st.caption("The norm runs over the whole batch and every unit. The loss only reads the "
                "last step, so earlier steps get gradient only through the chain of "
                "hidden-to-hidden weights, once per step.")
@@ -160,10 +162,10 @@ with right:
         f"    if step == {step}:\n"
         "        print(h.norm(), h[0])\n"
         "\n"
-        "buffer = io.StringIO()\n"
-        "with contextlib.redirect_stdout(buffer):\n"
+        "buf = io.StringIO()\n"
+        "with redirect_stdout(buf):\n"
         "    model(input_data)\n"
-        "text = buffer.getvalue()", language="python")
+        "text = buf.getvalue()", language="python", wrap_lines=True)
 
 # --- 4. Node inspector -------------------------------------------------------
 st.subheader("4 · What autograd saved for one node", anchor=False)
@@ -172,7 +174,7 @@ ops = [n.id for n in graph.op_nodes]
 ids = [n.id for n in graph.nodes]
 # Op nodes come in creation order: the last one of the last step makes the final hidden state.
 last_step = [i for i in ops if i.startswith(f"L{L - 1}.t{T - 1}/")]
-default = last_step[-1] if last_step else ops[-1]
+default = last_step[-1] if last_step else ops[0]  # fused LSTM: its layer node
 if st.session_state.get("node") not in ids:
     st.session_state["node"] = default
 labels = graph.by_id
@@ -195,10 +197,11 @@ with right:
     st.markdown("Every node of the graph is a live `grad_fn`. What it kept for `backward()` "
                 "hangs off it as `_saved_*` attributes:")
     st.code(
-        "fn = predictions.grad_fn            # walk .next_functions to reach any node\n"
+        "fn = predictions.grad_fn\n"
+        "# fn.next_functions leads to any node\n"
         "for name in dir(fn):\n"
         "    if name.startswith('_saved_'):\n"
-        "        value = getattr(fn, name)   # raises once backward() freed it\n"
-        "        print(name, value.shape, value.min(), value.max())", language="python")
+        "        value = getattr(fn, name)\n"
+        "        print(name, value)", language="python", wrap_lines=True)
     st.caption("Saved tensors are freed by `backward()` unless it is called with "
                "`retain_graph=True`; this graph has not been backward'd, so all are readable.")

@@ -21,7 +21,7 @@ ui.setup_page(
 HISTORY = 5  # lengths replayed through torch.compile: each new one costs a capture
 # Exporting the torch.cond rewrite traces two subgraphs per step (~0.3 s each here),
 # so it runs at a short length, said on the page.
-COND_MAX_T = 6
+COND_MAX_T = 3
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -88,7 +88,8 @@ result = ui.cached_run(config)
 rendering = ui.cached_render(config, "auto")
 
 st.subheader("One model, two kinds of graph", anchor=False)
-left, right = st.columns(2, gap="large")
+# The unrolled eager graph runs across (time), the FX graph runs down: give width to the first.
+left, right = st.columns([3, 2], gap="large")
 with left:
     st.markdown(f"**Eager autograd: recorded while this run's Python ran** (T = {seq_len})")
     st.graphviz_chart(rendering.dot, width="stretch",
@@ -210,7 +211,7 @@ if captures_on:
                     "the loop always runs all T steps (the skipped ones copy `h`).",
                     "Even the `torch.cond` form was refused.")
         st.code(inspect.getsource(static.CondStopRNN.run_steps).replace("    def", "def", 1).replace(
-            "\n    ", "\n"), language="python")
+            "\n    ", "\n"), language="python", wrap_lines=True)
 
 st.subheader("When static graphs win", anchor=False)
 st.markdown(

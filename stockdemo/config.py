@@ -245,10 +245,10 @@ TRAIN_LABELS: dict[str, str] = {
     "walk": "Random walk",
     "gbm": "Geometric Brownian motion",
     "sine": "Noisy sine",
-    "return+ma": "return + moving average",
-    "return+close+ma": "return + close + moving average",
-    "return+close+ma+volume": "return + close + moving average + volume",
-    "price": "next day's close price",
+    "return+ma": "return, MA",
+    "return+close+ma": "return, close, MA",
+    "return+close+ma+volume": "return, close, MA, volume",
+    "price": "next day's close",
 }
 
 SOURCE = ChoiceKnob("source", "Data", "stocks", SOURCES,
@@ -261,7 +261,9 @@ START_YEAR = IntKnob("start_year", "From year", 2010, 2000, 2013, 1,
 END_YEAR = IntKnob("end_year", "To year", 2013, 2000, 2013, 1,
                    "Last calendar year used, inclusive (the data stops on 2013-03-01).")
 FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_SETS,
-                      "Numbers per day fed to the model; their count is the model's input_size.")
+                      "Numbers per day fed to the model; their count is the model's input_size. "
+                      "return: log(close / previous close); close: standardised; "
+                      "MA: close over its 5-day moving average, minus 1; volume: log(1 + volume).")
 TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
                     "What the model learns to predict for the next trading day.")
 EPOCHS = IntKnob("epochs", "Max epochs", 30, 1, 200, 1,
@@ -336,7 +338,7 @@ class TrainConfig:
 
 # Debugging page: what to inspect inside a run (not part of RunConfig: the
 # run itself is the seed model; these only change what the inspection shows).
-WEIGHT_SCALE = IntKnob("weight_scale", "Recurrent weight scale (%)", 100, 25, 400, 25,
+WEIGHT_SCALE = IntKnob("weight_scale", "Recurrent weight scale (%)", 100, 25, 300, 25,
                        "Multiplies every recurrent weight matrix (weight_hh) of the run. "
                        "Above 100 % with ReLU, gradients grow back through time (explode).")
 NONLINEARITY = ChoiceKnob("nonlinearity", "RNN nonlinearity", "tanh", ("tanh", "relu"),

@@ -256,8 +256,8 @@ def _numeric_columns(table: pd.DataFrame) -> pd.DataFrame:
         bad = (~np.isfinite(values.to_numpy(float))).nonzero()[0]
         if len(bad):
             row = int(bad[0])
-            shown = text.iloc[row] or "an empty cell"
-            raise DataError(f"Row {row + 1}, column {col}: {shown!r} is not a finite number "
+            shown = repr(text.iloc[row]) if text.iloc[row] else "an empty cell"
+            raise DataError(f"Row {row + 1}, column {col}: {shown} is not a finite number "
                             "(a gap, NaN or infinity). Remove that row or fill it in, then "
                             "upload again.")
         numeric[col] = values.astype(float).reset_index(drop=True)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import gc
 import re
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import torch
@@ -57,9 +57,17 @@ class Graph:
     edges: tuple[tuple[str, str], ...]
     meta: dict[str, object] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def by_id(self) -> dict[str, Node]:
         return {n.id: n for n in self.nodes}
+
+    @cached_property
+    def preds(self) -> dict[str, list[str]]:
+        """Node id -> the ids feeding it (derived once; the graph is read-only)."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for src, dst in self.edges:
+            out[dst].append(src)
+        return dict(out)
 
     @property
     def op_nodes(self) -> list[Node]:

@@ -122,10 +122,7 @@ class _Layout:
                 params[n.layer].append(n)
             else:
                 special[n.kind] = n
-        preds: dict[str, list[str]] = defaultdict(list)
-        for src, dst in g.edges:
-            preds[dst].append(src)
-        self._preds = preds
+        self._preds = g.preds
 
         layers = sorted({k[0] for k in blocks if k[0] is not None})
         steps = {layer: sorted(k[2] for k in blocks if k[0] == layer and k[1] == STEP)
@@ -267,10 +264,12 @@ class _Layout:
             if n.role == STEP and n.step is not None:
                 first_step[n.layer] = min(first_step.get(n.layer, n.step), n.step)
         self._first_step = first_step
-        for src, dst in self.graph.edges:
-            node = self.nodes.get(dst)
-            if node is not None and src.startswith("param/") and node.label == "T":
-                self.extra_label[dst] = f"{short_param(src.split('/', 1)[1])}.T"
+        preds = self.graph.preds
+        for node in self.nodes.values():
+            if node.label == "T":
+                for src in preds.get(node.id, ()):
+                    if src.startswith("param/"):
+                        self.extra_label[node.id] = f"{short_param(src.split('/', 1)[1])}.T"
 
     def _caption(self, role: str, layer: int) -> str:
         return {PRE: "all steps at once", FUSED: f"layer {layer}: fused"}[role]
@@ -286,7 +285,12 @@ class _Layout:
         """(src, dst, recurrent) between drawn nodes, each once."""
         out: dict[tuple[str, str], bool] = {}
         nodes = self.graph.by_id
-        for src, dst in self.graph.edges:
+        if self.folded:  # edges may end in folded nodes: look at them all
+            pairs = self.graph.edges
+        else:  # every edge ends in a drawn node or in one drawn as it (rolled)
+            preds = self.graph.preds
+            pairs = [(src, dst) for dst in self._sources_of_drawn() for src in preds.get(dst, ())]
+        for src, dst in pairs:
             a, b = self.alias.get(src), self.alias.get(dst)
             if a is None or b is None or a == b:
                 continue
@@ -295,11 +299,9 @@ class _Layout:
                 if target is not None and target.role == STEP \
                         and target.step != self._first_step.get(target.layer):
                     continue
-            recurrent = False
             ns, nd = nodes.get(src), nodes.get(dst)
-            if ns is not None and nd is not None and ns.role == STEP == nd.role \
-                    and ns.layer == nd.layer and ns.step != nd.step:
-                recurrent = True
+            recurrent = (ns is not None and nd is not None and ns.role == STEP == nd.role
+                         and ns.layer == nd.layer and ns.step != nd.step)
             if recurrent and self.rolled:
                 loop = f"L{nd.layer}.loop"
                 out.setdefault((a, loop), True)
@@ -307,6 +309,19 @@ class _Layout:
             else:
                 out.setdefault((a, b), recurrent)
         return [(a, b, r) for (a, b), r in out.items()]
+
+    def _sources_of_drawn(self) -> list[str]:
+        """Ids whose incoming edges can show: drawn nodes, and in the rolled view
+        the step-1 nodes they stand for plus the step before (the recurrence)."""
+        ids = [i for i in self.pos if i in self.graph.by_id]
+        if self.rolled:
+            extra = []
+            for i in ids:
+                n = self.graph.by_id[i]
+                if n.role == STEP and n.step is not None and n.step > 0:
+                    extra.append(f"L{n.layer}.t{n.step - 1}/{i.split('/', 1)[1]}")
+            ids += [i for i in extra if i in self.graph.by_id]
+        return ids
 
     def to_dot(self, caption: str) -> str:
         dot = graphviz.Digraph("autograd")

@@ -231,13 +231,14 @@ class EarlyStopRNN(nn.Module):
     def run_steps(self, x: torch.Tensor) -> tuple[torch.Tensor, int]:
         """x: (batch, seq_len, input_dim) -> ((batch, 1), time steps actually run)"""
         h = x.new_zeros(x.shape[0], self.cell.hidden_size)
-        steps = 0
+        outputs = []
         for t in range(x.shape[1]):
             h = self.cell(x[:, t, :], h)
-            steps += 1
+            outputs.append(h)
             if h.norm(dim=1).mean() > self.threshold:
                 break
-        return self.fc(h), steps
+        out = torch.stack(outputs, dim=1)  # (batch, steps run, hidden), as LoopRNN returns
+        return self.fc(out[:, -1, :]), len(outputs)
 
 
 class CondStopRNN(EarlyStopRNN):

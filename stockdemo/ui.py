@@ -212,3 +212,10 @@ def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str)
     from stockdemo import inspect as inspection
 
     return inspection.inspect_run(config, weight_scale, nonlinearity)
+
+
+def labelled_choice_widget(knob: ChoiceKnob, labels: dict[str, str]):
+    """Like ``knob_widget`` for a choice whose values need their own display labels."""
+    return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
+                        key=knob.name, help=knob.help, bind="query-params",
+                        format_func=lambda c: labels.get(c, c))

@@ -77,7 +77,7 @@ def test_longer_sequence_widens_the_heatmap_and_adds_gradient_points():
     assert any("vanishing" in m.value for m in at.markdown)
     nodes = at.selectbox(key="node")
     assert nodes.value == "L0.t4/Tanh0"  # the choice made at T=5 still exists: kept
-    assert "L0.t49/Tanh0" in nodes.options and len(nodes.options) > 200
+    assert "L0.t49/Tanh0  ·  Tanh" in nodes.options and len(nodes.options) > 200
 
 
 def test_relu_and_large_weights_make_the_gradient_explode():
@@ -111,3 +111,18 @@ def test_choosing_a_parameter_node_shows_its_tensor():
     saved = at.dataframe[0].value
     assert saved["shape"][0] == "(10, 10)"
     assert {"min", "max", "mean", "std"} <= set(saved.columns)
+
+
+def test_a_single_step_run_has_no_print_slider_and_no_error():
+    at = fresh(seq_len="1")
+    assert not at.exception
+    assert not [s for s in at.slider if s.key == "print_step"]
+    assert "step t=0" in at.code[[c.language for c in at.code].index("text")].value
+
+
+def test_fused_lstm_opens_the_inspector_on_its_single_layer_node():
+    at = fresh(cell="lstm")
+    assert not at.exception
+    assert at.selectbox(key="node").value == "L0.fused/MkldnnRnnLayer0"
+    saved = at.dataframe[0].value
+    assert "_saved_weight0" in set(saved["saved"])

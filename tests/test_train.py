@@ -1,0 +1,131 @@
+"""Training: seeded, bounded, fresh model each time; baselines and metrics computed by hand."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from stockdemo import data, train
+from stockdemo.config import PATIENCE, TrainConfig
+from stockdemo.graph import OUTPUT_ID
+from stockdemo.live import run
+
+
+def small_dataset(config: TrainConfig, days: int = 300) -> data.Dataset:
+    prices = data.synthetic_prices("gbm", 7, days=days)
+    return data.prepare(prices, config.feature_names, config.target, config.seq_len,
+                        config.val_pct, config.test_pct)
+
+
+def test_persistence_matches_a_hand_computation():
+    close = np.array([10.0, 11.0, 9.0, 12.0])
+    forecast = train.persistence_baseline(close)  # for days 1, 2, 3
+    np.testing.assert_array_equal(forecast, [10.0, 11.0, 9.0])
+    metrics = train.forecast_metrics(close[1:], forecast, previous=close[:-1])
+    # errors: 10-11, 11-9, 9-12 = -1, 2, -3
+    assert metrics["RMSE"] == pytest.approx(math.sqrt((1 + 4 + 9) / 3))
+    assert metrics["MAE"] == pytest.approx(2.0)
+    assert math.isnan(metrics["Direction"])  # persistence never calls a move
+
+
+def test_moving_average_matches_a_hand_computation():
+    close = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    np.testing.assert_allclose(train.moving_average_baseline(close, window=3), [2.0, 3.0, 4.0])
+
+
+def test_directional_accuracy_counts_called_moves_on_days_that_moved():
+    previous = np.array([10.0, 10.0, 10.0, 10.0])
+    actual = np.array([11.0, 9.0, 10.0, 12.0])  # up, down, flat (not counted), up
+    forecast = np.array([10.5, 10.5, 9.0, 9.5])  # up (right), up (wrong), -, down (wrong)
+    assert train.forecast_metrics(actual, forecast, previous)["Direction"] == pytest.approx(1 / 3)
+
+
+def test_same_seed_and_settings_give_identical_losses_and_predictions():
+    config = TrainConfig(epochs=4, seed=3)
+    ds = small_dataset(config)
+    a, b = train.run_training(ds, config), train.run_training(ds, config)
+    assert [(p.train_loss, p.val_loss) for p in a.history] == [(p.train_loss, p.val_loss) for p in b.history]
+    np.testing.assert_array_equal(a.forecasts["model"], b.forecasts["model"])
+    other = train.run_training(ds, TrainConfig(epochs=4, seed=4))
+    assert other.history[0].train_loss != a.history[0].train_loss
+
+
+def test_baselines_in_the_result_are_computed_from_the_test_days():
+    config = TrainConfig(epochs=2)
+    ds = small_dataset(config)
+    f = train.run_training(ds, config).forecasts
+    test = ds.part("test")
+    np.testing.assert_array_equal(f["actual"], ds.next_close(test))
+    np.testing.assert_array_equal(f["persistence"], ds.previous_close(test))
+    np.testing.assert_array_equal(f["persistence"].to_numpy()[1:], f["actual"].to_numpy()[:-1])
+    days = ds.target_day[test] + data.WARMUP
+    expected_ma = [ds.close[d - data.MA_WINDOW:d].mean() for d in days]
+    np.testing.assert_allclose(f["moving_average"], expected_ma)
+    assert len(f) == ds.n_test
+
+
+def test_result_metrics_have_the_model_and_both_baselines():
+    config = TrainConfig(epochs=2)
+    result = train.run_training(small_dataset(config), config)
+    assert list(result.metrics.index) == [train.MODEL_ROW, train.PERSISTENCE_ROW, train.MA_ROW]
+    assert (result.metrics["RMSE"] >= result.metrics["MAE"]).all()
+    winner = result.baseline_wins
+    model_rmse = result.metrics.loc[train.MODEL_ROW, "RMSE"]
+    if winner is None:
+        assert (result.metrics["RMSE"].drop(train.MODEL_ROW) > model_rmse).all()
+    else:
+        assert result.metrics.loc[winner, "RMSE"] <= model_rmse
+
+
+def test_training_leaves_a_shared_model_untouched():
+    config = TrainConfig(epochs=2)
+    shared = run(config.model_config).model
+    before = {k: v.clone() for k, v in shared.state_dict().items()}
+    train.run_training(small_dataset(config), config)
+    for name, value in shared.state_dict().items():
+        assert torch.equal(value, before[name]), name
+
+
+def test_epochs_are_bounded_and_progress_comes_every_epoch():
+    config = TrainConfig(epochs=3, lr="0.0003")
+    events = list(train.train(small_dataset(config), config))
+    epochs = [e.epoch for e in events if isinstance(e, train.Progress) and e.val_loss is not None]
+    assert epochs == [1, 2, 3]
+    assert isinstance(events[-1], train.TrainResult)
+    assert "maximum of 3 epochs" in events[-1].stop_reason
+
+
+def test_wall_time_limit_stops_training():
+    config = TrainConfig(epochs=200)
+    result = train.run_training(small_dataset(config), config, max_seconds=0.0)
+    assert "time limit" in result.stop_reason
+    assert len(result.history) == 0 and len(result.forecasts) > 0
+
+
+def test_early_stopping_keeps_the_best_validation_epoch():
+    config = TrainConfig(epochs=200, lr="0.03")
+    result = train.run_training(small_dataset(config), config)
+    val = [p.val_loss for p in result.history]
+    assert result.best_epoch == int(np.argmin(val)) + 1
+    if "early" in result.stop_reason:
+        assert len(val) - result.best_epoch == PATIENCE
+
+
+def test_step_graph_runs_from_prediction_through_the_loss():
+    config = TrainConfig(epochs=1)
+    graph = train.run_training(small_dataset(config), config).step_graph
+    output = graph.by_id[OUTPUT_ID]
+    assert output.label == "loss (MSE)" and output.shape == ()
+    assert graph.stats["ops_by_type"]["MseLoss"] == 1
+    assert graph.meta["seq_len"] == config.seq_len
+
+
+def test_figures_put_dates_on_the_x_axis_and_shade_the_held_out_days():
+    config = TrainConfig(epochs=1)
+    ds = small_dataset(config)
+    fig = train.forecast_figure(ds, train.run_training(ds, config))
+    assert np.issubdtype(np.asarray(fig.data[0].x).dtype, np.datetime64)
+    shaded = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(shaded) == 2
+    assert {t.name for t in fig.data} >= {"model forecast", train.PERSISTENCE_ROW, train.MA_ROW}
