@@ -68,11 +68,23 @@ if cell in ("rnn", "gru", "lstm"):
                "layer's outputs, so below its steps are re-run one by one in Python with the "
                "module's own weights (the numbers match its outputs).")
 
+
+
+def factor(value: float) -> str:
+    """2.6e6 -> '2.6 × 10⁶': readable from the back of the room."""
+    if value < 1000 or value == float("inf"):
+        return f"{value:.3g}"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
 # --- 1. Hidden state --------------------------------------------------------
 st.subheader("1 · The hidden state at every step", anchor=False)
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([5, 4], gap="large")
 with left:
-    heat = make_subplots(rows=L, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+    heat = make_subplots(rows=L, cols=1, shared_xaxes=True, vertical_spacing=0.1,
                          subplot_titles=[f"layer {layer}" for layer in range(L)])
     limit = max(float(abs(h).max()) for h in run.hidden) or 1.0
     for layer, h in enumerate(run.hidden):  # h: (T, hidden)
@@ -112,7 +124,7 @@ g[2].metric(f"‖∂L/∂h_{T - 1}‖ (last step)", f"{last:.3g}")
 g[3].metric("first / last", f"{ratio:.3g}",
             help="Below 1 the gradient fades going back in time (vanishing); above 1 it grows "
                  "(exploding). Last layer.")
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([5, 4], gap="large")
 with left:
     grad = go.Figure()
     for layer in range(L):
@@ -125,14 +137,21 @@ with left:
                        height=400, margin=dict(l=10, r=10, t=60, b=10), font=dict(size=14),
                        legend=dict(orientation="h", y=-0.25))
     st.plotly_chart(grad, width="stretch", key="gradient_norms")
-    if T > 1 and 0 < ratio < 1:
-        st.markdown(f"Going back from the last step to the first, the gradient **shrinks "
-                    f"{1 / ratio:.3g}-fold**: vanishing gradients. Step 0 barely moves the "
-                    f"weights. (Recurrent weights at {scale_pct} %, `{nonlinearity}`.)")
+    zeros = int((run.grad_norms == 0).sum())
+    if zeros:
+        st.caption(f"{zeros} point{'s' if zeros != 1 else ''} underflowed to exactly 0 (below "
+                   "float32's smallest number) and cannot be drawn on a log scale.")
+    setting = f"(Recurrent weights at {scale_pct} %, `{nonlinearity}`.)"
+    if T > 1 and ratio == 0:
+        st.markdown("Going back from the last step to the first, the gradient **vanishes "
+                    f"completely**: at step 0 it is exactly 0. {setting}")
+    elif T > 1 and ratio < 1:
+        st.markdown(f"Going back from the last step to the first, the gradient **shrinks by a "
+                    f"factor of {factor(1 / ratio)}**: vanishing gradients. Step 0 barely moves "
+                    f"the weights. {setting}")
     elif T > 1:
-        st.markdown(f"Going back from the last step to the first, the gradient **grows "
-                    f"{ratio:.3g}-fold**: exploding gradients. (Recurrent weights at "
-                    f"{scale_pct} %, `{nonlinearity}`.)")
+        st.markdown(f"Going back from the last step to the first, the gradient **grows by a "
+                    f"factor of {factor(ratio)}**: exploding gradients. {setting}")
 with right:
     st.markdown("`retain_grad()` keeps the gradient of a tensor that is not a leaf, so after "
                 "`backward()` every step's hidden state has its own `.grad`:")
@@ -150,11 +169,11 @@ with right:
 
 # --- 3. Prints from inside forward -------------------------------------------
 st.subheader("3 · print() from inside forward", anchor=False)
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([5, 4], gap="large")
 with left:
     step = ui.capped_knob_widget(PRINT_STEP, T - 1)
-    text = inspection.captured_prints(run.model, run.inputs, int(step))
-    st.code(text, language="text")
+    text = ui.cached_prints(config, scale, nonlinearity, int(step))
+    st.code(text, language="text", wrap_lines=True)
 with right:
     st.markdown("A hook is ordinary Python, so it can `print`; `redirect_stdout` catches the text:")
     st.code(
@@ -178,7 +197,7 @@ default = last_step[-1] if last_step else ops[0]  # fused LSTM: its layer node
 if st.session_state.get("node") not in ids:
     st.session_state["node"] = default
 labels = graph.by_id
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([5, 4], gap="large")
 with left:
     node_id = st.selectbox(f"Node of this run's graph ({len(ids)} nodes)", ids, key="node",
                            bind="query-params",

@@ -18,7 +18,7 @@ ui.setup_page(
     __file__,
 )
 
-HISTORY = 5  # lengths replayed through torch.compile: each new one costs a capture
+HISTORY = 4  # lengths replayed through torch.compile: each new one costs a capture
 # Exporting the torch.cond rewrite traces two subgraphs per step (~0.3 s each here),
 # so it runs at a short length, said on the page.
 COND_MAX_T = 3
@@ -113,9 +113,11 @@ with right:
         else:
             st.warning(f"This FX graph has {graph.op_count} ops: too many to draw here. "
                        "Its code is below.", icon=":material/visibility_off:")
-        st.caption(f"{graph.op_count} ops, traced once. Orange notes are the weights it takes as "
-                   "inputs. It runs again unchanged for any input of shape "
-                   f"{graph.input_shape()}, and only for that shape.")
+        reach = ("any input matching that shape" if capture.symbolic
+                 else "any input of exactly that shape, and only for that shape")
+        st.caption(f"{graph.op_count} ops, traced once for input shape {graph.input_shape()}. "
+                   f"Orange notes are the weights it takes as inputs. It runs again unchanged "
+                   f"for {reach}.")
         with st.expander("The captured graph as code (what dynamo recorded)"):
             st.code(graph.code, language="python")
 
@@ -126,25 +128,32 @@ if capture is not None:
     m[0].metric("Lengths you tried", distinct, help=f"The last {HISTORY} settings of T on this page.")
     m[1].metric("Graphs captured", len(capture.graphs))
     m[2].metric("Recompiles", capture.recompiles, help="Captures after the first one.")
-    m[3].metric("Capture time", f"{capture.seconds:.2f} s", help="When this sequence first ran.")
+    m[3].metric("Capture time", f"{capture.seconds:.2f} s",
+                help="Measured when this sequence of lengths was first captured.")
     steps = pd.DataFrame([{"call": i + 1, "T": s.seq_len,
                            "what dynamo did": "captured a new graph" if s.new_graph
                            else f"reused graph {s.graph_index + 1}",
                            "graphs so far": s.graphs_so_far} for i, s in enumerate(capture.steps)])
     st.dataframe(steps, hide_index=True, width="stretch")
     if distinct == 1:
-        st.caption("Move **Sequence length T**: each length is replayed here through one "
-                   "`torch.compile`d model, in the order you tried them.")
+        st.caption("Move **Sequence length T**: each length you try is replayed here, in "
+                   "order, through one model wrapped in `torch.compile`.")
     elif len(capture.graphs) == distinct:
         st.markdown(
             "Each new T broke a **guard**, dynamo's check that the input still has the shape it "
             "traced, so it traced the model again: one static graph per length. Going back to a "
-            "length already seen reuses its graph. (With this RNN dynamo cannot keep T symbolic; "
-            "past 8 recompiles it would give up and run the model eagerly.)")
-    else:
+            "length already seen reuses its graph. Every graph holds T as a fixed number "
+            f"(input shapes {', '.join(g.input_shape() for g in capture.graphs)}), never as a "
+            f"symbol. Past {static.recompile_limit()} graphs dynamo would stop compiling and run "
+            "the model eagerly.")
+    elif capture.symbolic:
         st.markdown(
             f"{distinct} lengths needed only {len(capture.graphs)} graphs: dynamo made T a "
             "symbol (dynamic shapes) and one graph served several lengths.")
+    else:
+        st.markdown(
+            f"{distinct} lengths, but only {len(capture.graphs)} graphs: dynamo reached its "
+            f"limit of {static.recompile_limit()} graphs and ran the other calls eagerly.")
 
 st.subheader("torch.export: the whole graph, ahead of time", anchor=False)
 if not captures_on:
@@ -164,11 +173,17 @@ else:
     with e2:
         st.markdown("**Dynamic T:** the same call with "
                     "`dynamic_shapes={'x': {1: Dim('T', min=2, max=200)}}`")
-        outcome_box(outcomes["dynamic"],
-                    "One exported program serves every T from 2 to 200.",
-                    "Export promised a graph valid for *any* T, then found the recurrent layer "
-                    "fixes T to this run's value while tracing, so it refused rather than ship "
-                    "a graph that is wrong for other lengths.")
+        if seq_len == 1:
+            why = ("Here the example itself has T = 1, and export always fixes sizes of 0 and 1 "
+                   "to constants: try T of 2 or more to see what the recurrent layer does.")
+        elif "specialized" in (outcomes["dynamic"].message or ""):
+            why = ("Export promised a graph valid for *any* T, then found the traced code fixes "
+                   "T to this run's value (the recurrent layer is traced as a fixed number of "
+                   "steps), so it refused rather than ship a graph that is wrong for other "
+                   "lengths.")
+        else:
+            why = "Export could not keep T as a symbol; torch's message below says why."
+        outcome_box(outcomes["dynamic"], "One exported program serves every T from 2 to 200.", why)
         if outcomes["dynamic"].ok and outcomes["dynamic"].graph is not None:
             st.dataframe(ops_table(outcomes["dynamic"].graph), hide_index=True, width="stretch")
 

@@ -1,6 +1,7 @@
 """Train and predict: train a fresh model on real prices, live, and compare it with naive baselines."""
 
 import hashlib
+import math
 
 import numpy as np
 import streamlit as st
@@ -59,7 +60,7 @@ with where_col:
                                   help="A Date column and a price column are enough; an exported "
                                        "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
 
-f1, f2, f3, f4, f5, f6 = st.columns([5, 4, 3, 3, 3, 4])
+f1, f2, f3, f4, f5, f6 = st.columns([4, 4, 3, 3, 3, 5])
 with f1:
     features = ui.labelled_choice_widget(FEATURES, TRAIN_LABELS)
 with f2:
@@ -145,41 +146,52 @@ st.markdown(
 if source == "stocks":
     st.caption(ui.DATA_CREDIT)
 
+refusal = train.too_big(dataset, config)
+if refusal:
+    st.error(refusal, icon=":material/hourglass_disabled:")
 b1, b2, b3 = st.columns([1, 1, 6], vertical_alignment="center")
-start = b1.button("Train", key="train_go", type="primary", icon=":material/play_arrow:")
+start = b1.button("Train", key="train_go", type="primary", icon=":material/play_arrow:",
+                  disabled=refusal is not None)
 stop = b2.button("Stop", key="train_stop", icon=":material/stop:",
                  help="Stops training; the curves so far stay on the page.")
 b3.caption(f"A fresh model every time, at most {EPOCHS.high} epochs and {MAX_TRAIN_SECONDS:.0f} s. "
            "Same settings and seed: same curves.")
 
 run_key = (data_key, config)
-if stop and st.session_state.get("train_partial"):
-    partial = st.session_state["train_partial"]
-    st.warning(f"Training stopped after epoch {partial[-1].epoch}. Press **Train** to start again.",
+# Stop reruns the page, which interrupts the training loop of the previous run.
+if stop and st.session_state.pop("train_running", False):
+    partial = st.session_state.pop("train_partial", [])
+    when = f"after epoch {partial[-1].epoch}" if partial else "before the first epoch finished"
+    st.warning(f"Training stopped {when}. Press **Train** to start again.",
                icon=":material/stop_circle:")
-    st.plotly_chart(train.loss_figure(partial), width="stretch", key="loss_stopped")
+    if partial:
+        st.plotly_chart(train.loss_figure(partial), width="stretch", key="loss_stopped")
 
 if start:
     st.session_state.pop("train_result", None)
+    st.session_state["train_running"] = True
     bar = st.progress(0.0, text="Starting: building a fresh model...")
     live_chart = st.empty()
     history: list[train.Progress] = []
     for event in train.train(dataset, config):
         if isinstance(event, train.TrainResult):
             st.session_state["train_result"] = (run_key, event)
-            break
-        if event.val_loss is not None:
+            continue
+        if event.val_loss is None:  # a report from inside a long epoch
+            status = (f"Epoch {event.epoch + 1}/{event.max_epochs} running · training loss so far "
+                      f"{event.train_loss:.4f}")
+        else:
             history.append(event)
             st.session_state["train_partial"] = list(history)
             live_chart.plotly_chart(train.loss_figure(history), width="stretch",
                                     key=f"loss_live_{event.epoch}")
-        shown = f"{event.val_loss:.4f}" if event.val_loss is not None else "…"
-        bar.progress(min(1.0, event.fraction),
-                     text=f"Epoch {event.epoch}/{event.max_epochs} · training loss {event.train_loss:.4f} "
-                          f"· validation loss {shown} · {event.elapsed:.1f} s")
+            status = (f"Epoch {event.epoch}/{event.max_epochs} · training loss {event.train_loss:.4f} "
+                      f"· validation loss {event.val_loss:.4f}")
+        bar.progress(min(1.0, event.fraction), text=f"{status} · {event.elapsed:.1f} s")
     bar.empty()
     live_chart.empty()
     st.session_state.pop("train_partial", None)
+    st.session_state.pop("train_running", None)
 
 stored = st.session_state.get("train_result")
 result = stored[1] if stored and stored[0] == run_key else None
@@ -192,12 +204,13 @@ else:
     metrics = result.metrics
     model_rmse = metrics.loc[train.MODEL_ROW, "RMSE"]
     st.subheader("How good is it? The held-out test days", anchor=False)
-    st.caption(f"Training {result.stop_reason}; the model kept is the one from epoch "
-               f"{result.best_epoch} (best validation loss). {result.seconds:.1f} s in all.")
+    kept = (f"the model kept is the one from epoch {result.best_epoch} (best validation loss)"
+            if result.best_epoch else "no epoch finished, so the model is untrained")
+    st.caption(f"Training {result.stop_reason}; {kept}. {result.seconds:.1f} s in all.")
     table_col, verdict_col = st.columns([3, 2])
     with table_col:
         shown = metrics.copy()
-        shown["Direction"] = [("n/a: never calls a move" if d != d else f"{d:.1%}")
+        shown["Direction"] = [("n/a: never calls a move" if math.isnan(d) else f"{d:.1%}")
                               for d in metrics["Direction"]]
         shown = shown.rename(columns={"RMSE": "RMSE (price)", "MAE": "MAE (price)",
                                       "Direction": "Direction right"})
@@ -223,8 +236,9 @@ else:
                 "tickers and date ranges: one lucky split proves little.",
                 icon=":material/check_circle:")
     st.plotly_chart(train.forecast_figure(dataset, result), width="stretch", key="forecast_chart")
-    st.caption("Each forecast is made from the days before it only. Zoom into the shaded test "
-               "days: a forecast that trails the actual line by one day is persistence in disguise.")
+    st.caption("Each forecast is made from the days before it only. A forecast that trails the "
+               "actual line by one day is persistence in disguise. The chart opens on the test days: "
+               "double-click it twice to see all of history.")
     st.plotly_chart(train.loss_figure(result.history), width="stretch", key="loss_chart")
 
     st.subheader("The graph of one training step", anchor=False)

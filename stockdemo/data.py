@@ -166,6 +166,9 @@ def read_prices_csv(data: bytes, min_rows: int = 2) -> pd.DataFrame:
         raise DataError("The file is empty. Export a CSV with a header line such as "
                         "Date,Close and one row per day.")
     text = _decode(data)
+    if not text.strip():
+        raise DataError("The file has no text in it. Export a CSV with a header line such as "
+                        "Date,Close and one row per day.")
     table = _parse_csv(text)
     if table.empty:
         raise DataError(f"The file has a header ({', '.join(map(str, table.columns))}) "
@@ -205,7 +208,7 @@ def _parse_csv(text: str) -> pd.DataFrame:
     try:
         table = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
                             skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
+    except Exception as err:  # noqa: BLE001 - untrusted text: any parser failure is the file's
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise DataError(f"The file could not be read as CSV ({first}). Check that every row "
                         "has the same number of comma-separated values as the header.") from None

@@ -100,6 +100,11 @@ class CompileCapture:
         return max(len(self.graphs) - 1, 0)
 
     @property
+    def symbolic(self) -> bool:
+        """Did any graph keep a size as a symbol (dynamic shapes) instead of a number?"""
+        return any(re.search(r"[a-z]", g.input_shape()) for g in self.graphs)
+
+    @property
     def last_graph(self) -> StaticGraph | None:
         return self.graphs[self.steps[-1].graph_index] if self.steps and self.graphs else None
 
@@ -165,6 +170,11 @@ def compile_capture(config: RunConfig, seq_lens: Sequence[int]) -> CompileCaptur
         finally:
             torch._dynamo.reset()  # free the compiled code; leave no state for the next capture
     return CompileCapture(tuple(steps), tuple(captured), frames, time.perf_counter() - started)
+
+
+def recompile_limit() -> int:
+    """Graphs dynamo keeps per function before it gives up and runs the code eagerly."""
+    return int(torch._dynamo.config.recompile_limit)
 
 
 def _signature(x: torch.Tensor) -> str:

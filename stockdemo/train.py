@@ -34,9 +34,14 @@ from stockdemo.graph import OUTPUT_ID, Graph, capture_graph
 from stockdemo.live import build
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
+# Work budget, measured on this 2-core box with one thread: big LSTM batches ran at 11-17 GFLOP/s
+# (assume less when shared), and each cell call on a batch cost about 0.1 ms of Python and autograd.
+FLOPS_PER_SECOND = 5e9
+STEP_OVERHEAD_S = 1e-4
+GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 PALETTE = {"actual": "#000000", "model": "#D55E00", "persistence": "#009E73",
            "moving_average": "#CC79A7", "train": "#0072B2", "val": "#E69F00",
-           "val_region": "#56B4E9", "test_region": "#E69F00"}
+           "val_region": "#56B4E9", "test_region": "#8C8C8C"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,26 @@ def forecast_metrics(actual: np.ndarray, forecast: np.ndarray, previous: np.ndar
 
 # --- Training --------------------------------------------------------------------
 
+def estimated_seconds(dataset: Dataset, config: TrainConfig) -> float:
+    """Rough time of one training epoch plus the validation and test passes, before running it."""
+    h, f, layers = config.hidden_size, len(config.feature_names), config.num_layers
+    gates = GATES[config.cell.removesuffix("_loop")]
+    flops_per_window = 2 * gates * h * ((f + h) + (layers - 1) * 2 * h) * config.seq_len
+    passes = 3 * dataset.n_train + dataset.n_val + dataset.n_test  # backward ~ twice the forward
+    cell_calls = (3 * math.ceil(dataset.n_train / TRAIN_BATCH_SIZE) + 2) * config.seq_len * layers
+    return passes * flops_per_window / FLOPS_PER_SECOND + cell_calls * STEP_OVERHEAD_S
+
+
+def too_big(dataset: Dataset, config: TrainConfig, max_seconds: float = MAX_TRAIN_SECONDS) -> str | None:
+    """A message if one epoch would take more than half the time limit on this data, else None."""
+    seconds = estimated_seconds(dataset, config)
+    if seconds <= max_seconds / 2:
+        return None
+    return (f"This model is too big to train live here: one pass over {len(dataset.y):,} windows "
+            f"would take about {seconds:.0f} s, and training stops at {max_seconds:.0f} s. Use a "
+            "smaller hidden size, fewer layers, a shorter sequence or a shorter date range.")
+
+
 def train(dataset: Dataset, config: TrainConfig,
           max_seconds: float = MAX_TRAIN_SECONDS) -> Iterator[Progress | TrainResult]:
     """Adam on MSE, early stopping on validation loss, bounded by epochs and wall time.
@@ -115,7 +140,11 @@ def train(dataset: Dataset, config: TrainConfig,
     Builds a fresh model from ``config.seed`` (never one shared with other
     sessions); batches are shuffled within the training part only, by a
     generator seeded the same way, so the same settings give the same curves.
+    Raises ValueError, before any work, for a model ``too_big`` for the server's time limit.
     """
+    refusal = too_big(dataset, config)
+    if refusal:
+        raise ValueError(refusal)
     started = time.perf_counter()
     _, model = build(config.model_config)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
@@ -245,10 +274,11 @@ def prices_figure(dataset: Dataset, title: str) -> go.Figure:
     fig = go.Figure(go.Scatter(x=dataset.dates, y=dataset.close[WARMUP:],
                                mode="lines", name="actual close",
                                line=dict(color=PALETTE["actual"], width=1.5)))
-    for part, colour, label in (("val", PALETTE["val_region"], "validation"),
-                                ("test", PALETTE["test_region"], "test (held out)")):
-        days = dataset.target_day[dataset.part(part)]
-        fig.add_vrect(x0=dataset.dates[days[0]], x1=dataset.dates[days[-1]], fillcolor=colour,
+    val_start, test_start = dataset.target_day[[dataset.n_train, dataset.n_train + dataset.n_val]]
+    for start, end, colour, label in (
+            (val_start, test_start, PALETTE["val_region"], "validation"),
+            (test_start, len(dataset.dates) - 1, PALETTE["test_region"], "test (held out)")):
+        fig.add_vrect(x0=dataset.dates[start], x1=dataset.dates[end], fillcolor=colour,
                       opacity=0.18, line_width=0, annotation_text=label,
                       annotation_position="top left")
     fig.update_xaxes(title="date")
@@ -267,6 +297,13 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> go.Figure:
     fig.add_trace(go.Scatter(x=f.index, y=f["moving_average"], mode="lines", name=MA_ROW,
                              line=dict(color=PALETTE["moving_average"], width=1.5, dash="dash"),
                              visible="legendonly"))
+    # Open on the test days with some context; double-click zooms out to all of history.
+    test_days = dataset.target_day[dataset.part("test")]
+    first = max(0, int(test_days[0]) - len(test_days) // 2)
+    shown = np.concatenate([dataset.close[WARMUP + first:], f[["model", "persistence"]].to_numpy().ravel()])
+    pad = 0.05 * (shown.max() - shown.min()) or 1.0
+    fig.update_xaxes(range=[dataset.dates[first], dataset.dates[-1]])
+    fig.update_yaxes(range=[shown.min() - pad, shown.max() + pad])
     return fig
 
 
@@ -282,7 +319,7 @@ def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> go.Figure:
         fig.add_vline(x=history[-1].best_epoch, line_dash="dot", line_color="#8C8C8C",
                       annotation_text="best validation", annotation_position="top")
     fig.update_xaxes(title="epoch", rangemode="tozero")
-    fig.update_yaxes(title="MSE (standardised target)", rangemode="tozero")
+    fig.update_yaxes(title="MSE (standardised target)")
     return _layout(fig, "Loss per epoch", 340)
 
 

@@ -219,3 +219,12 @@ def labelled_choice_widget(knob: ChoiceKnob, labels: dict[str, str]):
     return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
                         key=knob.name, help=knob.help, bind="query-params",
                         format_func=lambda c: labels.get(c, c))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
+    """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
+    from stockdemo import inspect as inspection
+
+    run = cached_inspection(config, weight_scale, nonlinearity)
+    return inspection.captured_prints(run.model, run.inputs, step)

@@ -70,6 +70,7 @@ def test_semicolon_file_with_bom_and_other_names_is_read():
 BAD_FILES = {
     "empty": (b"", "empty"),
     "blank lines only": (b"\n\n  \n", "empty"),
+    "byte order mark only": (b"\xef\xbb\xbf\n", "no text"),
     "header only": (b"Date,Close\n", "header .* but no rows"),
     "no numeric column": (b"Date,Name\n2020-01-02,abc\n2020-01-03,def\n", "No numeric column"),
     "no date column": (b"Close\n1\n2\n3\n", "No date column"),

@@ -126,3 +126,13 @@ def test_fused_lstm_opens_the_inspector_on_its_single_layer_node():
     assert at.selectbox(key="node").value == "L0.fused/MkldnnRnnLayer0"
     saved = at.dataframe[0].value
     assert "_saved_weight0" in set(saved["saved"])
+
+
+def test_gradients_that_underflow_to_zero_are_said_not_hidden():
+    at = fresh(seq_len="200")
+    assert not at.exception
+    y = values(figure(at, "Gradient")["data"][0]["y"])
+    zeros = int((y == 0).sum())
+    assert zeros > 0  # tanh at 100 % over 200 steps: below float32's range
+    assert any(f"{zeros} points underflowed" in c.value for c in at.caption)
+    assert any("vanishes completely" in m.value for m in at.markdown)

@@ -102,3 +102,25 @@ def test_bad_link_values_are_clamped_and_said():
     shown = " ".join(w.value for w in at.warning)
     assert "outside 1–200" in shown and "Learning rate" in shown and "Ticker" in shown
     assert at.slider(key="seq_len").value == 200
+
+
+def test_a_synthetic_sine_trains_and_names_its_source():
+    at = page()
+    at.query_params["source"] = "synthetic"
+    at.query_params["series"] = "sine"
+    at.run()
+    assert any("Noisy sine, seed 0" in m.value for m in at.markdown)
+    at.button(key="train_go").click().run()
+    assert not at.exception
+    assert len(at.dataframe[0].value) == 3
+
+
+def test_a_model_too_big_to_train_live_disables_the_train_button():
+    at = page()
+    for key, value in {"seq_len": "200", "hidden_size": "256", "num_layers": "4",
+                       "cell": "lstm_loop", "start_year": "2000"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert "too big to train live" in at.error[0].value
+    assert at.button(key="train_go").disabled

@@ -129,3 +129,25 @@ def test_figures_put_dates_on_the_x_axis_and_shade_the_held_out_days():
     shaded = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(shaded) == 2
     assert {t.name for t in fig.data} >= {"model forecast", train.PERSISTENCE_ROW, train.MA_ROW}
+
+
+def test_a_model_too_big_for_the_time_limit_is_refused_before_any_work():
+    config = TrainConfig(seq_len=200, hidden_size=256, num_layers=4, cell="lstm_loop")
+    prices = data.synthetic_prices("gbm", 0)
+    ds = data.prepare(prices, config.feature_names, config.target, config.seq_len, 15, 15)
+    assert "too big to train live" in train.too_big(ds, config)
+    with pytest.raises(ValueError, match="smaller hidden size"):
+        next(train.train(ds, config))
+    assert train.too_big(small_dataset(TrainConfig()), TrainConfig()) is None
+
+
+def test_train_config_from_untrusted_params_clamps_swaps_and_never_raises():
+    config, messages = TrainConfig.from_params({
+        "seq_len": "999", "lr": "1e9", "ticker": ["ibm", "<b>"], "start_year": "2012",
+        "end_year": "2003", "epochs": "nan", "features": "return+volume"})
+    assert config.seq_len == 200 and config.lr == "0.01" and config.ticker == "aapl"
+    assert (config.start_year, config.end_year) == (2003, 2012)
+    assert config.epochs == 30 and config.features == "return+close+ma"
+    assert len(messages) == 6 and any("swapped" in m for m in messages)
+    assert TrainConfig.from_params(None) == (TrainConfig(), [])
+    assert TrainConfig().model_config.input_size == 3  # the seed example's three features

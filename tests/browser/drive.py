@@ -7,9 +7,15 @@ from pathlib import Path
 from tests.browser.conftest import SHOTS
 
 
-def wait_for_run(page, timeout: float = 60_000) -> None:
-    """Wait like Streamlit's own e2e tests: a short pause, then the app not running."""
+def wait_for_run(page, timeout: float = 60_000, ready: str = "h1") -> None:
+    """Wait like Streamlit's own e2e tests: a short pause, then the app not running.
+
+    ``ready`` must also be on the page: before the first run starts the app
+    also reads "notRunning", so on a busy machine the pause alone can pass early.
+    """
     page.wait_for_timeout(300)
+    if ready:
+        page.wait_for_selector(ready, timeout=timeout)
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
                            timeout=timeout)
     page.wait_for_timeout(200)

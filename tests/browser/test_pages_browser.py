@@ -1,39 +1,83 @@
-"""Every page in a real browser: loads clean, and the graph grows under the keyboard."""
+"""Every page in a real browser: loads clean, and the graph grows under the keyboard.
+
+Runs against `streamlit run app.py` on a free loopback port, driven by
+Playwright with Debian's chromium.
+"""
+
+from pathlib import Path
 
 import pytest
 
+from stockdemo.ui import PAGES
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
-
+ROOT = Path(__file__).resolve().parents[2]
+EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 
 # Streamlit's front end probes the page path for its endpoints before falling back
 # to the root (e.g. /playground/_stcore/health); those 404s are not our errors.
-STREAMLIT_PROBE = ("/_stcore/health", "/_stcore/host-config")
+STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")
+GRAPH_NODES = "[data-testid='stGraphVizChart'] svg g.node"
 
 
 def real_console_errors(page) -> list[str]:
     return [e for e in page.console_errors
-            if not ("404" in e and any(p in e for p in STREAMLIT_PROBE))]
+            if not ("404" in e and any(p in e for p in STREAMLIT_PROBES))]
 
 
 def error_boxes(page) -> list[str]:
     return [e.inner_text() for e in page.query_selector_all("[data-testid='stException']")]
 
 
+def url_of(path: str) -> str:
+    return "/" if path == "app.py" else "/" + Path(path).stem
+
+
+def test_deep_link_on_a_fresh_server_shows_the_full_page_frame(server, page):
+    # First test of the session: nobody has opened "/" on this server yet.
+    page.goto(f"{server}/playground")
+    wait_for_run(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    assert sidebar.get_by_text("Home").count() >= 1
+    assert sidebar.get_by_text("Playground").count() >= 1
+    assert page.locator("h1").first.inner_text().endswith("Playground")
+    assert error_boxes(page) == []
+
+
+@pytest.mark.parametrize("path,title", EXISTING, ids=[t for _, t in EXISTING])
+def test_every_page_loads_with_no_error_box_and_no_console_error(server, page, path, title):
+    page.goto(server + url_of(path))
+    wait_for_run(page)
+    assert page.locator("h1").first.inner_text().strip()
+    assert page.locator("[data-testid='stSidebar']").get_by_text(title).count() >= 1
+    assert error_boxes(page) == []
+    assert real_console_errors(page) == []
+    screenshot(page, f"page_{Path(path).stem}")
+
+
 def test_playground_slider_by_keyboard_grows_the_drawn_graph(server, page):
     page.goto(f"{server}/playground")
     wait_for_run(page)
-    page.wait_for_selector("[data-testid='stGraphVizChart'] svg g.node")
-    before = page.locator("[data-testid='stGraphVizChart'] svg g.node").count()
+    page.wait_for_selector(GRAPH_NODES)
+    before = page.locator(GRAPH_NODES).count()
     thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
     thumb.focus()
     thumb.press("ArrowRight")
     wait_for_run(page)
-    page.wait_for_function(
-        "n => document.querySelectorAll(\"[data-testid='stGraphVizChart'] svg g.node\").length > n",
-        arg=before, timeout=20_000)
-    after = page.locator("[data-testid='stGraphVizChart'] svg g.node").count()
-    assert after > before
-    assert error_boxes(page) == []
-    screenshot(page, "playground")
+    page.wait_for_function(f'n => document.querySelectorAll("{GRAPH_NODES}").length > n',
+                           arg=before, timeout=20_000)
+    assert page.locator(GRAPH_NODES).count() > before
+    assert "seq_len=6" in page.url
+    assert error_boxes(page) == [] and real_console_errors(page) == []
+    screenshot(page, "playground_after_slider")
+
+
+def test_home_run_it_in_the_browser_prints_a_10_by_1_tensor(server, page):
+    page.goto(server + "/")
+    wait_for_run(page)
+    page.get_by_role("button", name="Run it").click()
+    wait_for_run(page)
+    text = page.locator("[data-testid='stCode']").last.inner_text()
+    assert "grad_fn=<AddmmBackward0>" in text
+    screenshot(page, "home_after_run")

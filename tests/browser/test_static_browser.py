@@ -9,7 +9,7 @@ pytestmark = pytest.mark.browser
 CHART_NODES = "[data-testid='stGraphVizChart'] svg g.node"
 
 
-def test_static_page_captures_and_draws_eager_and_static_graphs(server, page):
+def test_static_page_captures_draws_both_graphs_and_counts_a_recompile(server, page):
     page.goto(f"{server}/static_vs_dynamic")
     wait_for_run(page)
     page.get_by_role("button", name="Capture static graphs").click()
@@ -20,7 +20,13 @@ def test_static_page_captures_and_draws_eager_and_static_graphs(server, page):
     charts = page.locator("[data-testid='stGraphVizChart']")
     assert all(charts.nth(i).locator("svg g.node").count() > 0 for i in range(charts.count()))
     assert "torch.rnn_tanh" in charts.nth(1).inner_text()
-    assert page.get_by_text("Recompiles").count() > 0
+    recompiles = page.locator("[data-testid='stMetric']", has_text="Recompiles")
+    assert recompiles.locator("[data-testid='stMetricValue']").inner_text() == "0"
+    thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
+    thumb.focus()
+    thumb.press("ArrowRight")  # T 5 -> 6: a shape dynamo has not seen
+    wait_for_run(page, timeout=180_000)
+    assert recompiles.locator("[data-testid='stMetricValue']").inner_text() == "1"
     assert page.query_selector_all("[data-testid='stException']") == []
     # Streamlit scrolls inside its own container: a tall viewport puts the whole page in the shot.
     page.mouse.move(0, 0)  # no tooltip left over from the click

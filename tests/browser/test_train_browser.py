@@ -23,3 +23,19 @@ def test_train_page_trains_and_shows_metrics_chart_and_step_graph(server, page):
     page.set_viewport_size({"width": 1440, "height": 3400})  # Streamlit scrolls inside: grow to see it all
     page.wait_for_timeout(800)
     screenshot(page, "train")
+
+
+def test_stop_interrupts_a_long_training_run(server, page):
+    # A deliberately heavy model: one epoch takes seconds, so Stop lands mid-training.
+    page.goto(f"{server}/train?seq_len=60&hidden_size=128&num_layers=2&cell=lstm_loop&epochs=200")
+    wait_for_run(page)
+    page.get_by_role("button", name="Train").click()
+    page.wait_for_selector("[data-testid='stProgress']", timeout=30_000)
+    page.wait_for_timeout(1500)
+    page.locator("[data-testid='stMainBlockContainer']").get_by_role("button", name="Stop").click()
+    wait_for_run(page, timeout=30_000)
+    main = page.locator("[data-testid='stMainBlockContainer']")
+    main.get_by_text("Training stopped").wait_for(timeout=10_000)
+    assert page.query_selector_all("[data-testid='stDataFrame']") == []
+    assert page.query_selector_all("[data-testid='stException']") == []
+    screenshot(page, "train_stopped")

@@ -1,0 +1,37 @@
+# Two commands do all the set-up on a fresh machine:
+#   make run    creates/reuses .venv, installs requirements.txt, starts the app
+#   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
+# Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python bench/bench_core.py
+	$(BIN)/python bench/bench_browser.py
+
+clean:
+	rm -rf $(VENV) artifacts

@@ -1,0 +1,77 @@
+"""Time the default training run: median wall time, peak memory, longest gap between progress reports.
+
+    .venv/bin/python bench/bench_train.py [--repeats 5]
+
+Target on the 2-core box: at most 5 s per run, progress at least every 0.5 s.
+The first run in a process also pays a one-off import that ``torch.optim``
+triggers (``torch._dynamo``, a few seconds); it is reported apart, as a server
+pays it once, not per click.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from stockdemo import data, train  # noqa: E402
+from stockdemo.config import TrainConfig  # noqa: E402
+
+
+def one_run(config: TrainConfig) -> tuple[float, float, int]:
+    """Load, window and train as the page does -> (seconds, max progress gap s, epochs)."""
+    started = time.perf_counter()
+    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
+    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
+                           config.val_pct, config.test_pct)
+    last, gap, epochs = started, 0.0, 0
+    for event in train.train(dataset, config):
+        now = time.perf_counter()
+        gap, last = max(gap, now - last), now
+        if isinstance(event, train.Progress) and event.val_loss is not None:
+            epochs = event.epoch
+    return time.perf_counter() - started, gap, epochs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # as on the server (stockdemo/ui.py)
+    config = TrainConfig()
+
+    rss_at_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    cold_seconds, cold_gap, _ = one_run(config)
+    runs = [one_run(config) for _ in range(args.repeats)]
+    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kB -> MB
+    # tracemalloc slows the run, so it gets a run of its own; it sees Python and numpy, not torch.
+    tracemalloc.start()
+    one_run(config)
+    _, traced = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    seconds = [r[0] for r in runs]
+    print(f"default training run ({config.ticker.upper()} {config.start_year}-{config.end_year}, "
+          f"{config.cell}, T={config.seq_len}, hidden {config.hidden_size}, "
+          f"up to {config.epochs} epochs), {args.repeats} repeats:")
+    print(f"  median wall time       {statistics.median(seconds):.2f} s "
+          f"(min {min(seconds):.2f}, max {max(seconds):.2f}; target <= 5 s)")
+    print(f"  epochs run             {runs[0][2]} (early stopping)")
+    print(f"  max progress gap       {max(r[1] for r in runs):.3f} s (target <= 0.5 s)")
+    print(f"  peak RSS of process    {peak_rss:.0f} MB (after imports: {rss_at_start:.0f} MB; "
+          "torch, pandas and plotly loaded)")
+    print(f"  peak traced allocation {traced / 2**20:.1f} MB (Python and numpy, tracemalloc)")
+    print(f"  first run in process   {cold_seconds:.2f} s, max gap {cold_gap:.2f} s "
+          "(one-off torch._dynamo import by torch.optim)")
+
+
+if __name__ == "__main__":
+    main()

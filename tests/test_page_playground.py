@@ -1,0 +1,106 @@
+"""Playground page through AppTest: controls change the run, the graph and the words."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from stockdemo import RunConfig, run
+from stockdemo.config import KNOBS
+from tests.conftest import ROOT
+
+PAGE = str(ROOT / "pages" / "playground.py")
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def dot(at) -> str:
+    return at.get("graphviz_chart")[0].proto.spec
+
+
+def fresh() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=120)
+
+
+def test_moving_sequence_length_changes_node_count_and_graph(clear_caches):
+    at = fresh().run()
+    assert not at.exception
+    nodes_before, dot_before = metric(at, "Graph nodes"), dot(at)
+    assert nodes_before == "38" and "t = 4" in dot_before and "t = 5" not in dot_before
+    at.slider(key="seq_len").set_value(6).run()
+    assert not at.exception
+    assert metric(at, "Graph nodes") == "42"
+    assert dot(at) != dot_before and "t = 5" in dot(at)
+    change = " ".join(i.value for i in at.info)
+    assert "+1 time step" in change and "+4 nodes" in change and "Tanh" in change
+
+
+def test_choosing_lstm_shows_the_fused_kernel_explanation():
+    at = fresh().run()
+    assert not any("fused" in w.value for w in at.warning)
+    at.selectbox(key="cell").select("lstm").run()
+    assert not at.exception
+    assert any("MkldnnRnnLayerBackward0" in w.value and "fused" in w.value for w in at.warning)
+
+
+def test_metrics_come_from_the_live_run():
+    at = fresh()
+    at.query_params["seq_len"] = "9"
+    at.query_params["cell"] = "gru"
+    at.run()
+    result = run(RunConfig(seq_len=9, cell="gru"))
+    assert metric(at, "Graph nodes") == f"{result.graph.stats['nodes']:,}"
+    assert metric(at, "Parameters") == f"{result.parameter_count:,}"
+    assert metric(at, "Output shape") == "(10, 1)"
+
+
+def test_ops_by_type_and_size_sweep_are_drawn_from_the_run():
+    at = fresh().run()
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    titles = [c["layout"]["title"]["text"] for c in charts]
+    assert any("by op" in t for t in titles) and any("against T" in t for t in titles)
+    ops = next(c for c in charts if "by op" in c["layout"]["title"]["text"])
+    assert "Tanh" in ops["data"][0]["y"]
+
+
+@pytest.mark.parametrize("cell", ["rnn", "gru", "lstm", "gru_loop"])
+def test_no_exception_at_maximal_settings(cell):
+    at = fresh()
+    for name in ("seq_len", "hidden_size", "num_layers", "batch_size", "input_size"):
+        at.query_params[name] = str(KNOBS[name].high)
+    at.query_params["cell"] = cell
+    at.run()
+    assert not at.exception
+    assert metric(at, "Output shape") == "(64, 1)"
+    assert "rolled" in at.get("graphviz_chart")[0].proto.spec or cell == "lstm"
+
+
+def test_tampered_url_values_are_clamped_with_a_visible_message():
+    at = fresh()
+    at.query_params["seq_len"] = "999"
+    at.query_params["cell"] = "<script>"
+    at.run()
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "outside 1–200" in warnings and "not one of" in warnings
+    assert at.slider(key="seq_len").value == 200
+    assert at.selectbox(key="cell").value == "rnn"
+
+
+def test_the_code_panel_reproduces_the_page_predictions_in_a_fresh_interpreter(tmp_path):
+    at = fresh()
+    at.query_params["seq_len"] = "7"
+    at.query_params["cell"] = "lstm_loop"
+    at.query_params["seed"] = "3"
+    at.run()
+    code = next(c.value for c in at.code if c.value.startswith("import torch"))
+    script = tmp_path / "reproduce.py"
+    script.write_text(code + "\ntorch.save(predictions.detach(), 'predictions.pt')\n")
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, check=True, capture_output=True)
+    shown = run(RunConfig(seq_len=7, cell="lstm_loop", seed=3)).predictions
+    assert torch.equal(torch.load(tmp_path / "predictions.pt"), shown)
