@@ -126,6 +126,15 @@ class Server:
         values = [r for t, r in self.rss_samples if t >= since]
         return max(values) if values else float("nan")
 
+    def cpu_s(self) -> float:
+        """User + system CPU seconds the server process has used so far."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
     def hwm(self) -> float:
         return self._status("VmHWM") or float("nan")
 
@@ -364,6 +373,9 @@ class LoadResult:
     peak_rss: float = float("nan")
     hwm: float = float("nan")
     wall_s: float = 0.0
+    server_cpu_s: float = float("nan")
+    client_cpu_s: float = float("nan")
+    loadavg: float = float("nan")
     log_problems: list[str] = field(default_factory=list)
 
 
@@ -388,6 +400,7 @@ async def drive(n: int, args) -> LoadResult:
         await asyncio.sleep(1.0)
         result.rest_rss = server.rss_now()
         t_load = time.monotonic()
+        cpu0_server, cpu0_client = server.cpu_s(), time.process_time()
         seen_configs: set[tuple] = set()
         rounds = [asyncio.Event() for _ in range(args.moves)]
         done = [0] * args.moves
@@ -452,6 +465,9 @@ async def drive(n: int, args) -> LoadResult:
                         result.failures.append(f"round {j + 1}: not all sessions finished")
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.timeout * (args.moves + 3))
         result.wall_s = time.monotonic() - t_load
+        result.server_cpu_s = server.cpu_s() - cpu0_server
+        result.client_cpu_s = time.process_time() - cpu0_client
+        result.loadavg = os.getloadavg()[0]
         result.peak_rss = server.peak_rss(since=t_load)
         result.hwm = server.hwm()
         return result
@@ -504,6 +520,12 @@ def report(results: list[LoadResult], args) -> int:
             failed |= bool(pct(t, 95) > TARGETS["p95_s"] or errs or r.hwm > TARGETS["rss_mb"]
                            or len(t) < r.n * args.moves)
         failed |= r.cold_s > TARGETS["cold_s"]
+    print()
+    for r in results:
+        print(f"N={r.n}: load phase {r.wall_s:.1f} s wall; CPU used: server "
+              f"{r.server_cpu_s:.1f} s ({r.server_cpu_s / max(r.wall_s, 1e-9):.2f} cores), "
+              f"this client {r.client_cpu_s:.1f} s; 1-min load average at the end "
+              f"{r.loadavg:.1f} (everyone's work on the machine)")
     print(f"""
 p95new/p95hit: moves to a config no session had run yet / to one already run (cached).
 core50: the page's own "This page update" metric (cached_run + cached_render only).

@@ -17,6 +17,9 @@ ui.setup_page(
     __file__,
 )
 
+present = ui.presenting()
+with st.expander("Presets for class", expanded=not present):
+    ui.presets_bar()
 config, view = ui.run_controls()
 started = time.perf_counter()
 result = ui.cached_run(config)
@@ -60,14 +63,19 @@ if graph.meta.get("fused"):
     )
 
 st.subheader("The autograd graph of this run", anchor=False)
-st.caption(rendering.caption + ". Arrows follow the forward pass; `backward()` walks them in "
-           "reverse. Orange arrows carry the hidden state from one step to the next.")
-if rendering.view == "rolled" and view == "auto":
+if not present:
+    st.caption(rendering.caption + ". Arrows follow the forward pass; `backward()` walks them in "
+               "reverse. Orange arrows carry the hidden state from one step to the next.")
+if rendering.view == "rolled" and view == "auto" and not present:
     st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
                "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
 st.graphviz_chart(rendering.dot, width="stretch",
                   alt=f"Autograd graph: {stats['nodes']} nodes, {stats['edges']} edges, "
                       f"{rendering.view} view")
+st.markdown("**Link to this run** (same seed, same picture for every student):")
+st.code(ui.share_link("pages/playground.py",
+                      {**config.to_params(), **({"view": view} if view != "auto" else {})}),
+        language=None)
 d1, d2, d3 = st.columns(3)
 d1.download_button("Download DOT", rendering.dot, file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
                    mime="text/vnd.graphviz", icon=":material/download:")
@@ -80,16 +88,22 @@ d3.download_button("Download predictions CSV", figures.predictions_csv(result),
 tab_pred, tab_ops, tab_size, tab_code = st.tabs(
     ["Predictions", "Ops by type", "Graph size against T", "Code for this run"])
 with tab_pred:
-    st.plotly_chart(figures.predictions_figure(result), width="stretch")
+    st.plotly_chart(figures.predictions_figure(result), width="stretch",
+                    alt=f"Line chart: the first feature of {min(8, config.batch_size)} input windows "
+                        f"over {config.seq_len} steps, with each window's prediction as a star.")
     st.caption("The model is untrained, so its predictions are as random as its weights; "
                "the *Train and predict* page fits it to real prices.")
 with tab_ops:
     ops = pd.DataFrame(list(stats["ops_by_type"].items()), columns=["op", "count"])
-    st.plotly_chart(figures.ops_figure(ops), width="stretch")
+    st.plotly_chart(figures.ops_figure(ops), width="stretch",
+                    alt="Bar chart of autograd nodes by op: "
+                        + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
     st.dataframe(ops, hide_index=True, width="stretch")
 with tab_size:
     sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-    st.plotly_chart(figures.size_figure(sweep, config, stats["nodes"]), width="stretch")
+    st.plotly_chart(figures.size_figure(sweep, config, stats["nodes"]), width="stretch",
+                    alt="Line chart of graph nodes against sequence length: "
+                        + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
     if graph.meta.get("fused"):
         st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
     else:

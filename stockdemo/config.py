@@ -124,6 +124,9 @@ SEED = IntKnob("seed", "Seed", 0, 0, 2**31 - 1, 1,
 VIEW = ChoiceKnob("view", "Graph view", "auto", VIEWS,
                   "Unrolled draws every node; rolled draws one block per layer with its count.")
 
+PRESENT = ChoiceKnob("present", "Presenter mode", "0", ("0", "1"),
+                    "Large type and collapsed controls, for a projector.")
+
 # The knobs of a RunConfig, in the order the controls appear.
 RUN_KNOBS: tuple[Knob, ...] = (
     SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, BATCH_SIZE, INPUT_SIZE, CELL, SEED,
@@ -346,3 +349,34 @@ NONLINEARITY = ChoiceKnob("nonlinearity", "RNN nonlinearity", "tanh", ("tanh", "
 PRINT_STEP = IntKnob("print_step", "Print at time step", 0, 0, SEQ_LEN.high - 1, 1,
                      "The step t at which a hook inside forward prints the hidden state.")
 DEBUG_KNOBS: tuple[Knob, ...] = (WEIGHT_SCALE, NONLINEARITY, PRINT_STEP)
+
+
+# One-click starting points for a class. Values are query strings, exactly what
+# a shared link would carry, so they go through the same validation.
+@dataclass(frozen=True)
+class Preset:
+    key: str
+    label: str
+    page: str
+    params: dict[str, str]
+    lesson: str
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("seed", "The seed example", "pages/playground.py", {},
+           "Batch 10, 5 steps, 3 features, hidden 10, one nn.RNN layer."),
+    Preset("long", "A long sequence", "pages/playground.py", {"seq_len": "40"},
+           "40 steps: the graph is 40 blocks long, because the loop ran 40 times."),
+    Preset("lstm", "The fused LSTM", "pages/playground.py", {"cell": "lstm", "seq_len": "40"},
+           "nn.LSTM on CPU: one fused node per layer, whatever T is."),
+    Preset("deep", "A deep stack", "pages/playground.py", {"num_layers": "4", "seq_len": "8"},
+           "Four layers: four rows of blocks, each feeding the next."),
+    Preset("exploding", "Exploding gradients", "pages/debugging.py",
+           {"nonlinearity": "relu", "weight_scale": "300", "seq_len": "50"},
+           "ReLU and large recurrent weights: gradients grow back through time."),
+)
+
+# Lesson page (pages/lesson.py): which of its steps is on screen, so a link
+# such as /lesson?step=3 opens the class at that experiment.
+STEP = IntKnob("step", "Lesson step", 1, 1, 8, 1,
+               "The lesson's experiment on screen; Back and Next move it.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 import torch
@@ -21,6 +21,8 @@ from stockdemo.config import (
     HIDDEN_SIZE,
     INPUT_SIZE,
     NUM_LAYERS,
+    PRESENT,
+    PRESETS,
     RUN_KNOBS,
     SEED,
     SEQ_LEN,
@@ -28,6 +30,7 @@ from stockdemo.config import (
     VIEW_LABELS,
     ChoiceKnob,
     IntKnob,
+    Preset,
     RunConfig,
 )
 from stockdemo.live import RunResult, run, size_sweep
@@ -67,13 +70,18 @@ def setup_page(title: str, icon: str, intro: str, source: str) -> None:
 
     ``source`` is the page file (``__file__``), shown and linked in the sidebar.
     """
+    present = presenting()
     # An emoji favicon: a Material icon here would be fetched from a font CDN,
     # which fails offline and logs a console error on every page.
     st.set_page_config(page_title=f"{title} · stockdemo", page_icon="📈", layout="wide",
-                       initial_sidebar_state="expanded")
+                       initial_sidebar_state="collapsed" if present else "expanded")
+    if present:
+        st.html(PRESENTER_CSS)
     with st.sidebar:
         st.markdown("### stockdemo")
         st.caption("PyTorch's define-by-run graphs, live")
+        st.toggle(PRESENT.label, key="present_toggle", value=present, help=PRESENT.help,
+                  on_change=_set_presenting)
         for path, label, page_icon in PAGES:
             if (ROOT / path).exists():
                 page_link(path, label, page_icon)
@@ -89,7 +97,64 @@ def setup_page(title: str, icon: str, intro: str, source: str) -> None:
         st.caption(DATA_CREDIT)
         st.caption("A teaching demo, not financial advice.")
     st.title(f"{icon} {title}", anchor=False)
-    st.markdown(intro)
+    if not present:
+        st.markdown(intro)
+
+
+PRESENTER_CSS = """<style>
+html { font-size: 22px; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1.2rem 2rem 2rem 2rem; }
+[data-testid="stMetricValue"] { font-size: 2.4rem; }
+</style>"""
+
+
+def presenting() -> bool:
+    """Presenter mode: ``?present=1`` in the link, or the sidebar toggle."""
+    if "present" not in st.session_state:
+        value, _ = PRESENT.parse(st.query_params.get_all("present") or None)
+        st.session_state["present"] = value == "1"
+    return bool(st.session_state["present"])
+
+
+def _set_presenting() -> None:
+    on = bool(st.session_state["present_toggle"])
+    st.session_state["present"] = on
+    if on:
+        st.query_params["present"] = "1"
+    else:
+        st.query_params.pop("present", None)
+
+
+def presets_bar() -> None:
+    """One click to a classroom starting point (same page: set the controls)."""
+    cols = st.columns(len(PRESETS))
+    for col, preset in zip(cols, PRESETS, strict=True):
+        with col:
+            if preset.page == "pages/playground.py":
+                st.button(preset.label, key=f"preset_{preset.key}", help=preset.lesson,
+                          on_click=_apply_preset, args=(preset,), width="stretch")
+            else:
+                page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
+
+
+def _apply_preset(preset: Preset) -> None:
+    config, _ = RunConfig.from_params(preset.params)
+    for knob in RUN_KNOBS:
+        st.session_state[knob.name] = getattr(config, knob.name)
+    st.session_state[VIEW.name] = VIEW.default
+
+
+def share_link(path: str, params: dict[str, str]) -> str:
+    """The link that reproduces this run: the page's URL with its non-default settings."""
+    url = "/" if path == "app.py" else "/" + Path(path).stem
+    try:
+        parts = urlsplit(st.context.url)
+        url = f"{parts.scheme}://{parts.netloc}{url}"
+    except (AttributeError, ValueError, TypeError):
+        pass  # no browser (AppTest): a path relative to the app
+    if presenting():
+        params = {**params, "present": "1"}
+    return url + ("?" + urlencode(params) if params else "")
 
 
 def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:

@@ -104,3 +104,35 @@ def test_the_code_panel_reproduces_the_page_predictions_in_a_fresh_interpreter(t
     subprocess.run([sys.executable, str(script)], cwd=tmp_path, check=True, capture_output=True)
     shown = run(RunConfig(seq_len=7, cell="lstm_loop", seed=3)).predictions
     assert torch.equal(torch.load(tmp_path / "predictions.pt"), shown)
+
+
+def test_presets_set_the_controls_in_one_click():
+    at = fresh().run()
+    at.button(key="preset_lstm").click().run()
+    assert not at.exception
+    assert at.selectbox(key="cell").value == "lstm" and at.slider(key="seq_len").value == 40
+    assert any("fused" in w.value for w in at.warning)
+    at.button(key="preset_seed").click().run()
+    assert at.selectbox(key="cell").value == "rnn" and at.slider(key="seq_len").value == 5
+    assert metric(at, "Graph nodes") == "38"
+
+
+def test_share_link_carries_every_non_default_setting():
+    at = fresh()
+    at.query_params["seq_len"] = "12"
+    at.query_params["seed"] = "7"
+    at.run()
+    link = next(c.value for c in at.code if "/playground" in c.value)
+    assert link.endswith("/playground?seq_len=12&seed=7")
+    again, _ = RunConfig.from_params(dict(p.split("=") for p in link.split("?")[1].split("&")))
+    assert again == RunConfig(seq_len=12, seed=7)
+
+
+def test_presenter_mode_from_the_link_drops_the_long_explanations():
+    at = fresh()
+    at.query_params["present"] = "1"
+    at.run()
+    assert not at.exception and at.session_state["present"] is True
+    assert not any("Drag **Sequence length T**" in m.value for m in at.markdown)
+    link = next(c.value for c in at.code if "/playground" in c.value)
+    assert "present=1" in link
