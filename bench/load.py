@@ -444,6 +444,9 @@ async def drive(n: int, args) -> LoadResult:
             except (ConnectionClosed, OSError) as exc:
                 result.failures.append(f"session {idx}: disconnected ({exc!r}) at move {j + 1}")
                 await bump(range(max(j, 0), args.moves))
+            except Exception as exc:  # e.g. a page that failed before drawing its sliders
+                result.failures.append(f"session {idx}: gave up at move {j + 1}: {exc!r}")
+                await bump(range(max(j, 0), args.moves))
             finally:
                 await s.close()
 
@@ -463,7 +466,10 @@ async def drive(n: int, args) -> LoadResult:
                                                timeout=args.timeout * 2)
                     except TimeoutError:
                         result.failures.append(f"round {j + 1}: not all sessions finished")
-        await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.timeout * (args.moves + 3))
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.timeout * (args.moves + 3))
+        except TimeoutError:
+            result.failures.append("sessions still running at the overall time limit")
         result.wall_s = time.monotonic() - t_load
         result.server_cpu_s = server.cpu_s() - cpu0_server
         result.client_cpu_s = time.process_time() - cpu0_client

@@ -1,0 +1,206 @@
+"""The guided lesson: eight experiments declared as data, each answered by a live run.
+
+A step names the page and settings that show one idea, asks the class a
+question, and computes the answer from the core, never from a constant: when
+a page stops telling the truth, the lesson's answer changes with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from stockdemo import data, static, train
+from stockdemo import inspect as inspection
+from stockdemo.config import CELL_LABELS, RunConfig, TrainConfig
+from stockdemo.graph import FUSED_OP, Graph, op_name
+from stockdemo.graph import STEP as STEP_ROLE
+from stockdemo.live import run
+
+# Every knob of a run, so a link resets whatever an earlier experiment left set.
+RUN_LINK_KNOBS = ("seq_len", "hidden_size", "num_layers", "batch_size", "input_size", "cell", "seed")
+TRAIN_LINK_KNOBS = ("source", "ticker", "start_year", "end_year", "features", "target", "seq_len",
+                    "hidden_size", "num_layers", "cell", "epochs", "lr", "seed")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the class sees on reveal: one figure, large, and a sentence of live numbers."""
+
+    label: str  # what the figure is, e.g. "Nodes gained, T 5 → 6"
+    value: str  # e.g. "+4"
+    detail: str
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    context: str  # one sentence
+    question: str
+    page: str  # page file relative to the app root
+    link_label: str
+    settings: RunConfig | TrainConfig  # what the linked page opens with, and what the answer runs
+    link_knobs: tuple[str, ...]  # fields of ``settings`` the linked page binds to its URL
+    answer: Callable[[RunConfig | TrainConfig], Answer]
+
+    @property
+    def query(self) -> dict[str, str]:
+        """The link's query parameters: the page's controls set to this step's settings."""
+        return {name: str(getattr(self.settings, name)) for name in self.link_knobs}
+
+    def reveal(self) -> Answer:
+        """Run the experiment now and answer the question from what it produced."""
+        return self.answer(self.settings)
+
+
+def node_count(config: RunConfig) -> int:
+    return run(config).graph.stats["nodes"]
+
+
+def blocks_per_layer(graph: Graph) -> dict[int, int]:
+    """Layer -> how many time-step blocks autograd recorded in it."""
+    blocks = {(n.layer, n.step) for n in graph.nodes if n.role == STEP_ROLE}
+    return dict(sorted(Counter(layer for layer, _ in blocks).items()))
+
+
+def last_grad_fn(config: RunConfig) -> Answer:
+    result = run(config)
+    grad_fn = re.search(r"grad_fn=<(\w+)>", result.printed).group(1)
+    return Answer("predictions.grad_fn", grad_fn,
+                  f"The backward of `nn.Linear`'s matrix multiply and add: the last of the "
+                  f"{result.graph.stats['nodes']} nodes PyTorch wrote down while `forward` ran. "
+                  "`backward()` starts from it.")
+
+
+def seed_output(config: RunConfig) -> Answer:
+    result = run(config)
+    stats = result.graph.stats
+    return Answer("predictions.shape", str(tuple(result.predictions.shape)),
+                  f"One prediction per sequence in the batch. This run recorded {stats['nodes']} "
+                  f"nodes: {stats['ops']} operations and {stats['parameters']} weight tensors.")
+
+
+def one_more_step(config: RunConfig) -> Answer:
+    before = node_count(config.replace(seq_len=config.seq_len - 1))
+    after = node_count(config)
+    return Answer(f"Nodes gained, T {config.seq_len - 1} → {config.seq_len}", f"{after - before:+d}",
+                  f"T = {config.seq_len - 1}: {before} nodes. T = {config.seq_len}: {after} nodes. "
+                  "The loop ran once more, so autograd recorded one more block.")
+
+
+def stacked_blocks(config: RunConfig) -> Answer:
+    per_layer = blocks_per_layer(run(config).graph)
+    gain = node_count(config.replace(seq_len=config.seq_len + 1)) - node_count(config)
+    layers = ", ".join(f"{count} in layer {layer}" for layer, count in per_layer.items())
+    return Answer(f"Blocks, {config.num_layers} layers × T = {config.seq_len}",
+                  str(sum(per_layer.values())),
+                  f"{layers}: one per time step, per layer. Now one more step adds {gain} nodes, "
+                  "one block in each layer.")
+
+
+def fused_lstm(config: RunConfig) -> Answer:
+    short = run(config.replace(seq_len=5)).graph
+    long = run(config).graph
+    fused = sum(op_name(n.op) == FUSED_OP for n in long.op_nodes)
+    loop = config.replace(cell="lstm_loop")
+    loop_short, loop_long = node_count(loop.replace(seq_len=5)), node_count(loop)
+    return Answer(f"Nodes gained, T 5 → {config.seq_len}",
+                  f"{long.stats['nodes'] - short.stats['nodes']:+d}",
+                  f"`nn.LSTM`: {short.stats['nodes']} nodes at T = 5 and {long.stats['nodes']} at "
+                  f"T = {config.seq_len}, {fused} fused `MkldnnRnnLayerBackward0` per layer: the steps "
+                  f"run inside one C++ kernel autograd cannot see into. The same LSTM as a "
+                  f"{CELL_LABELS['lstm_loop']}: {loop_short} → {loop_long} nodes.")
+
+
+def compile_lengths(config: RunConfig) -> tuple[int, int, int]:
+    """T, then one longer, then T again: a new shape, then one already seen."""
+    return config.seq_len, config.seq_len + 1, config.seq_len
+
+
+def static_capture(config: RunConfig) -> Answer:
+    lengths = compile_lengths(config)
+    capture = static.compile_capture(config, lengths)
+    export = static.export_dynamic_seq_len(config)
+    reused = "reused" if not capture.steps[-1].new_graph else "captured again"
+    exported = "exported" if export.ok else f"failed with `{export.error_name}`"
+    return Answer("Static graphs torch.compile captured", str(len(capture.graphs)),
+                  f"One per new shape ({capture.recompiles} recompile): back at T = {lengths[-1]} "
+                  f"it {reused} its graph. `torch.export` with T marked dynamic: {exported}. "
+                  "Eager PyTorch just records a fresh graph on every call.")
+
+
+def vanishing_gradient(config: RunConfig) -> Answer:
+    inspected = inspection.inspect_run(config)
+    first, last = inspected.grad_norms[-1, 0], inspected.grad_norms[-1, -1]
+    ratio = inspected.vanishing_ratio
+    if ratio == 0:
+        value = "vanished to 0"
+    elif ratio < 1:
+        value = f"{1 / ratio:,.0f}× smaller"
+    else:
+        value = f"{ratio:,.0f}× bigger"
+    return Answer("Gradient at step 0, against the last step", value,
+                  f"‖∂L/∂h₀‖ = {first:.3g} at the first step, ‖∂L/∂h_{config.seq_len - 1}‖ = "
+                  f"{last:.3g} at the last (first / last = {ratio:.3g}), read with `retain_grad()` "
+                  "on every hidden state during the run.")
+
+
+def honest_baseline(config: TrainConfig) -> Answer:
+    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
+    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
+                           config.val_pct, config.test_pct)
+    result = train.run_training(dataset, config)
+    rmse = result.metrics["RMSE"]
+    model, naive = rmse[train.MODEL_ROW], rmse[train.PERSISTENCE_ROW]
+    wins = model < naive
+    verdict = ("One split proves little: try other seeds and tickers before believing it."
+               if wins else "Yesterday's close is a hard forecast to beat.")
+    return Answer("Does the model beat tomorrow = today?", "Yes" if wins else "No: the baseline wins",
+                  f"Test RMSE over {len(result.forecasts)} held-out days: model {model:.3f}, "
+                  f"tomorrow = today {naive:.3f} (dollars). {verdict}")
+
+
+STEPS: tuple[Step, ...] = (
+    Step("What is a computation graph?",
+         "Every operation the model runs is written down as a node; `backward()` walks that "
+         "record in reverse.",
+         "`print(predictions)` ends with `grad_fn=<…>`. Which operation is that?",
+         "app.py", "Open Home and press Run it", RunConfig(), (), last_grad_fn),
+    Step("The seed example",
+         "The model reads 10 sequences of 5 days, 3 numbers a day, through one `nn.RNN` layer.",
+         "What shape will the predictions have?",
+         "pages/playground.py", "Open the Playground on the seed", RunConfig(), RUN_LINK_KNOBS,
+         seed_output),
+    Step("Longer sequences grow the graph",
+         "PyTorch records the graph while the Python loop runs, one time step after another.",
+         "T goes from 5 to 6: how many nodes will the graph gain?",
+         "pages/playground.py", "Open the Playground at T = 6", RunConfig(seq_len=6),
+         RUN_LINK_KNOBS, one_more_step),
+    Step("Layers stack blocks",
+         "A second layer reads the first layer's hidden states, step by step.",
+         "Two layers, T = 5: how many blocks will the graph hold?",
+         "pages/playground.py", "Open the Playground with 2 layers", RunConfig(num_layers=2),
+         RUN_LINK_KNOBS, stacked_blocks),
+    Step("The fused LSTM",
+         "On CPU, `nn.LSTM` runs all its time steps inside one oneDNN kernel.",
+         "`nn.LSTM`, T from 5 to 50: how many nodes will the graph gain?",
+         "pages/playground.py", "Open the Playground: LSTM at T = 50",
+         RunConfig(cell="lstm", seq_len=50), RUN_LINK_KNOBS, fused_lstm),
+    Step("Static capture against dynamic graphs",
+         "`torch.compile` traces one fixed graph and reuses it while the input's shape holds.",
+         "It runs the model at T = 5, then 6, then 5 again. How many graphs will it capture?",
+         "pages/static_vs_dynamic.py", "Open Static vs dynamic, press Capture, move T",
+         RunConfig(), ("seq_len", "cell"), static_capture),
+    Step("Debugging inside a run",
+         "Hooks read every hidden state and its gradient while the model runs.",
+         "T = 20: is the gradient at the first step bigger or smaller than at the last, and by how much?",
+         "pages/debugging.py", "Open Debugging at T = 20", RunConfig(seq_len=20), RUN_LINK_KNOBS,
+         vanishing_gradient),
+    Step("Training on real prices, and the honest baseline",
+         "We train a fresh model on Apple's daily closes, 2010 to 2013, and test it on the last days.",
+         "Will it beat the naive forecast *tomorrow's price = today's*?",
+         "pages/train.py", "Open Train and predict, press Train", TrainConfig(), TRAIN_LINK_KNOBS,
+         honest_baseline),
+)

@@ -1,0 +1,65 @@
+"""The lesson in a real browser, presenter mode at 1280×720: every step revealed and photographed."""
+
+import pytest
+
+from stockdemo.lesson import STEPS
+from tests.browser.drive import screenshot, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+WIDTH, HEIGHT = 1280, 720  # a common projector resolution
+
+
+def bottom(locator) -> float:
+    box = locator.bounding_box()
+    return box["y"] + box["height"]
+
+
+@pytest.fixture
+def projector(browser):
+    """A fresh session in a 1280×720 window, page errors collected."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    yield page
+    context.close()
+
+
+def test_presenter_clicks_through_every_step_and_each_screen_fits(server, projector):
+    page = projector
+    page.goto(f"{server}/lesson?present=1")
+    wait_for_run(page)
+    for number, step in enumerate(STEPS, start=1):
+        assert page.get_by_text(f"Step {number} of {len(STEPS)}").is_visible()
+        assert page.get_by_role("heading", name=f"{number}. {step.title}").is_visible()
+        page.get_by_role("button", name="Reveal the answer").click()
+        wait_for_run(page, timeout=180_000)
+        value = page.locator("[data-testid='stMetricValue']")
+        value.wait_for(timeout=180_000)
+        assert value.inner_text().strip()
+        link = page.get_by_role("link", name=step.link_label)
+        # The answer and the link to the experiment must be on screen without scrolling.
+        assert bottom(value) <= HEIGHT and bottom(link) <= HEIGHT, f"step {number} overflows"
+        page.mouse.move(0, 0)  # no hover tooltip in the picture
+        screenshot(page, f"lesson_step_{number}")
+        if number < len(STEPS):
+            page.get_by_role("button", name="Next").click()
+            wait_for_run(page)
+    assert page.get_by_role("button", name="Next").is_disabled()
+    assert page.errors == []
+
+
+def test_a_steps_link_opens_the_page_with_its_settings(server, projector):
+    page = projector
+    page.goto(f"{server}/lesson?step=3")
+    wait_for_run(page)
+    step = STEPS[2]
+    page.get_by_role("link", name=step.link_label).click()
+    wait_for_run(page, ready="[data-testid='stSlider']")
+    assert "seq_len=6" in page.url
+    thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
+    assert thumb.get_attribute("aria-valuenow") == step.query["seq_len"]
+    page.go_back()
+    wait_for_run(page)
+    assert page.get_by_role("heading", name=f"3. {step.title}").is_visible()

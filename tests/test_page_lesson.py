@@ -1,0 +1,148 @@
+"""Lesson page through AppTest: every step's revealed answer is what a live run shows."""
+
+from urllib.parse import urlencode
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from stockdemo import data, static, train
+from stockdemo import inspect as inspection
+from stockdemo.config import STEP, RunConfig, TrainConfig
+from stockdemo.lesson import STEPS
+from stockdemo.live import build, run
+from tests.conftest import ROOT
+
+PAGE = str(ROOT / "pages" / "lesson.py")
+
+
+def fresh() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=180)
+
+
+def nodes(**changes) -> int:
+    return run(RunConfig(**changes)).graph.stats["nodes"]
+
+
+def trained() -> train.TrainResult:
+    config = TrainConfig()
+    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
+    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
+                           config.val_pct, config.test_pct)
+    return train.run_training(dataset, config)
+
+
+def check_grad_fn(value: str, detail: str) -> None:
+    x, model = build(RunConfig())
+    assert value == type(model(x).grad_fn).__name__ == "AddmmBackward0"
+    assert f"last of the {nodes()} nodes" in detail
+
+
+def check_seed_shape(value: str, detail: str) -> None:
+    result = run(RunConfig())
+    assert value == str(tuple(result.predictions.shape)) == "(10, 1)"
+    assert f"recorded {result.graph.stats['nodes']} nodes" in detail
+
+
+def check_node_gain(value: str, detail: str) -> None:
+    assert value == f"{nodes(seq_len=6) - nodes(seq_len=5):+d}"
+    assert f"T = 5: {nodes(seq_len=5)} nodes. T = 6: {nodes(seq_len=6)} nodes." in detail
+
+
+def check_blocks(value: str, detail: str) -> None:
+    graph = run(RunConfig(num_layers=2)).graph
+    blocks = {(n.layer, n.step) for n in graph.nodes if n.role == "step"}
+    assert value == str(len(blocks)) == str(2 * 5)
+    assert f"adds {nodes(num_layers=2, seq_len=6) - nodes(num_layers=2)} nodes" in detail
+
+
+def check_fused_lstm(value: str, detail: str) -> None:
+    assert value == f"{nodes(cell='lstm', seq_len=50) - nodes(cell='lstm', seq_len=5):+d}" == "+0"
+    loop = f"{nodes(cell='lstm_loop', seq_len=5)} → {nodes(cell='lstm_loop', seq_len=50)} nodes"
+    assert loop in detail
+
+
+def check_recompiles(value: str, detail: str) -> None:
+    capture = static.compile_capture(RunConfig(), (5, 6, 5))
+    assert value == str(len(capture.graphs))
+    assert f"({capture.recompiles} recompile)" in detail
+    export = static.export_dynamic_seq_len(RunConfig())
+    assert ("exported" if export.ok else f"failed with `{export.error_name}`") in detail
+
+
+def check_vanishing(value: str, detail: str) -> None:
+    ratio = inspection.inspect_run(RunConfig(seq_len=20)).vanishing_ratio
+    assert ratio < 1 and value == f"{1 / ratio:,.0f}× smaller"
+    assert f"first / last = {ratio:.3g}" in detail
+
+
+def check_baseline(value: str, detail: str) -> None:
+    rmse = trained().metrics["RMSE"]
+    model, naive = rmse[train.MODEL_ROW], rmse[train.PERSISTENCE_ROW]
+    assert value == ("Yes" if model < naive else "No: the baseline wins")
+    assert f"model {model:.3f}, tomorrow = today {naive:.3f}" in detail
+
+
+CHECKS = (check_grad_fn, check_seed_shape, check_node_gain, check_blocks, check_fused_lstm,
+          check_recompiles, check_vanishing, check_baseline)
+
+
+def test_lesson_has_one_step_per_value_of_the_step_knob():
+    assert len(STEPS) == len(CHECKS) == STEP.high and STEP.low == 1
+
+
+def test_walking_every_step_reveals_the_live_runs_answer(clear_caches):
+    at = fresh().run()
+    for number, (step, check) in enumerate(zip(STEPS, CHECKS, strict=True), start=1):
+        assert not at.exception
+        assert at.get("progress")[0].proto.text == f"Step {number} of {len(STEPS)}"
+        assert at.header[0].value == f"{number}. {step.title}"
+        assert at.button(key="lesson_back").disabled == (number == 1)
+        assert not at.metric, "the answer shows before the class was asked"
+        link = f"({'/' if step.page == 'app.py' else '/' + step.page[6:-3]}"
+        link += f"?{urlencode(step.query)})" if step.query else ")"
+        assert any(link in m.value for m in at.markdown), f"step {number} links to {link}"
+        at.button(key="lesson_reveal").click().run()
+        assert not at.exception
+        (answer,) = at.metric
+        check(answer.value, " ".join(m.value for m in at.markdown))
+        if number < len(STEPS):
+            at.button(key="lesson_next").click().run()
+    assert at.button(key="lesson_next").disabled
+    assert at.query_params["step"] == str(len(STEPS))
+
+
+def test_a_link_opens_the_lesson_at_its_step_and_back_returns():
+    at = fresh()
+    at.query_params["step"] = "3"
+    at.run()
+    assert at.header[0].value == f"3. {STEPS[2].title}"
+    at.button(key="lesson_back").click().run()
+    assert at.header[0].value == f"2. {STEPS[1].title}"
+    assert at.query_params["step"] == "2"
+
+
+@pytest.mark.parametrize(("raw", "shown"), [("99", 8), ("0", 1), ("two", 1)])
+def test_a_bad_step_in_the_url_is_clamped_and_said(raw: str, shown: int):
+    at = fresh()
+    at.query_params["step"] = raw
+    at.run()
+    assert not at.exception
+    assert at.header[0].value == f"{shown}. {STEPS[shown - 1].title}"
+    assert any("Lesson step" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(("number", "page", "label", "shown"), [
+    (3, "playground.py", "Graph nodes", lambda: f"{nodes(seq_len=6):,}"),
+    (5, "playground.py", "Graph nodes", lambda: f"{nodes(cell='lstm', seq_len=50):,}"),
+    (7, "debugging.py", "first / last",
+     lambda: f"{inspection.inspect_run(RunConfig(seq_len=20)).vanishing_ratio:.3g}"),
+])
+def test_the_linked_page_shows_the_number_the_lesson_revealed(number, page, label, shown):
+    step = STEPS[number - 1]
+    target = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=180)
+    for key, value in step.query.items():
+        target.query_params[key] = value
+    target.run()
+    assert not target.exception
+    value = next(m.value for m in target.metric if m.label == label)
+    assert value == shown() and value.replace(",", "") in step.reveal().detail
