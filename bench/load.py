@@ -1,6 +1,10 @@
 """Load test: N concurrent real sessions on the Playground, over Streamlit's own websocket.
 
     python bench/load.py [--sessions 1 10 30] [--moves 6] [--pattern burst|stagger]
+                         [--watch] [--keep-log]
+
+Exit status 1 when a target is missed (N >= 30: p95 <= 2 s, no errors,
+RSS <= 1.5 GB; any N: cold start <= 6 s).
 
 For each N the script starts a fresh ``streamlit run app.py`` on 127.0.0.1 and a
 free port (nothing else is contacted), measures the cold start, opens N sessions
@@ -34,6 +38,11 @@ the worst case. ``stagger`` lets each session move after its own 0.5-2 s pause.
 Every second move goes to a value all sessions share (one session computes it,
 the others hit the cache); the others go to a value of the session's own
 (usually uncached), and some moves change hidden size or layers instead.
+
+The server runs without Streamlit's file watcher, as hosted (``--watch`` turns
+it on: then a source file saved during the run makes Streamlit unload modules
+that other sessions are importing, and runs fail with ``KeyError`` on
+``sys.modules``).
 
 The client runs on the same machine as the server, so on a small box it takes
 some CPU from the server: figures are an upper bound on what remote learners

@@ -53,6 +53,6 @@ if number in st.session_state.get("lesson_revealed", set()):
     figure.metric(answer.label, answer.value)
     words.markdown(answer.detail)
 else:
-    st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:",
+    st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:", type="primary",
               on_click=reveal, args=(number,))
 ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)

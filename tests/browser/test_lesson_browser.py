@@ -1,6 +1,7 @@
 """The lesson in a real browser, presenter mode at 1280×720: every step revealed and photographed."""
 
 import pytest
+from playwright.sync_api import expect
 
 from stockdemo.lesson import STEPS
 from tests.browser.drive import screenshot, wait_for_run
@@ -31,8 +32,8 @@ def test_presenter_clicks_through_every_step_and_each_screen_fits(server, projec
     page.goto(f"{server}/lesson?present=1")
     wait_for_run(page)
     for number, step in enumerate(STEPS, start=1):
-        assert page.get_by_text(f"Step {number} of {len(STEPS)}").is_visible()
-        assert page.get_by_role("heading", name=f"{number}. {step.title}").is_visible()
+        expect(page.get_by_text(f"Step {number} of {len(STEPS)}")).to_be_visible()
+        expect(page.get_by_role("heading", name=f"{number}. {step.title}")).to_be_visible()
         page.get_by_role("button", name="Reveal the answer").click()
         wait_for_run(page, timeout=180_000)
         value = page.locator("[data-testid='stMetricValue']")
@@ -46,7 +47,7 @@ def test_presenter_clicks_through_every_step_and_each_screen_fits(server, projec
         if number < len(STEPS):
             page.get_by_role("button", name="Next").click()
             wait_for_run(page)
-    assert page.get_by_role("button", name="Next").is_disabled()
+    expect(page.get_by_role("button", name="Next")).to_be_disabled()
     assert page.errors == []
 
 
@@ -62,4 +63,4 @@ def test_a_steps_link_opens_the_page_with_its_settings(server, projector):
     assert thumb.get_attribute("aria-valuenow") == step.query["seq_len"]
     page.go_back()
     wait_for_run(page)
-    assert page.get_by_role("heading", name=f"3. {step.title}").is_visible()
+    expect(page.get_by_role("heading", name=f"3. {step.title}")).to_be_visible()
