@@ -28,17 +28,21 @@ def reveal(number: int) -> None:
 
 
 # The step lives in the URL (?step=3), so a link or a reload opens the class where it was.
-number, message = STEP.parse(st.query_params.get_all("step") or None)
+# Back from an experiment through the menu (no ?step), the class resumes where it left.
+raw = st.query_params.get_all("step") or st.session_state.get("lesson_step")
+number, message = STEP.parse(raw)
 if message:
     st.warning(message, icon=":material/link_off:")
+if st.query_params.get("step") != str(number):
     st.query_params["step"] = str(number)
+st.session_state["lesson_step"] = number
 total = len(lesson.STEPS)
 step = lesson.STEPS[number - 1]
 
 back, progress, forward = st.columns([1, 4, 1], vertical_alignment="center")
 back.button("Back", key="lesson_back", icon=":material/arrow_back:", disabled=number == 1,
             on_click=go_to, args=(number - 1,), width="stretch")
-progress.progress(number / total, text=f"Step {number} of {total}")
+progress.progress(number / total, text=f"**Step {number} of {total}**")
 forward.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=number == total,
                on_click=go_to, args=(number + 1,), width="stretch", type="primary")
 

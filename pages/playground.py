@@ -79,38 +79,46 @@ st.code(ui.share_link("pages/playground.py",
 d1, d2, d3 = st.columns(3)
 d1.download_button("Download DOT", rendering.dot, file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
                    mime="text/vnd.graphviz", icon=":material/download:")
-d2.download_button("Download graph JSON", figures.graph_json(graph),
+# Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.
+d2.download_button("Download graph JSON", lambda: figures.graph_json(graph),
                    file_name=f"graph_{config.cell}_T{config.seq_len}.json", mime="application/json",
                    icon=":material/download:")
-d3.download_button("Download predictions CSV", figures.predictions_csv(result),
+d3.download_button("Download predictions CSV", lambda: figures.predictions_csv(result),
                    file_name="predictions.csv", mime="text/csv", icon=":material/download:")
 
+# Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
 tab_pred, tab_ops, tab_size, tab_code = st.tabs(
-    ["Predictions", "Ops by type", "Graph size against T", "Code for this run"])
+    ["Predictions", "Ops by type", "Graph size against T", "Code for this run"],
+    key="panel", bind="query-params")
 with tab_pred:
-    st.plotly_chart(figures.predictions_figure(result), width="stretch",
-                    alt=f"Line chart: the first feature of {min(8, config.batch_size)} input windows "
-                        f"over {config.seq_len} steps, with each window's prediction as a star.")
-    st.caption("The model is untrained, so its predictions are as random as its weights; "
-               "the *Train and predict* page fits it to real prices.")
+    if tab_pred.open:
+        st.plotly_chart(ui.cached_figure("predictions", config), width="stretch",
+                        alt=f"Line chart: the first feature of {min(8, config.batch_size)} input "
+                            f"windows over {config.seq_len} steps, each window's prediction a star.")
+        st.caption("The model is untrained, so its predictions are as random as its weights; "
+                   "the *Train and predict* page fits it to real prices.")
 with tab_ops:
-    ops = pd.DataFrame(list(stats["ops_by_type"].items()), columns=["op", "count"])
-    st.plotly_chart(figures.ops_figure(ops), width="stretch",
-                    alt="Bar chart of autograd nodes by op: "
-                        + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
-    st.dataframe(ops, hide_index=True, width="stretch")
+    if tab_ops.open:
+        ops = pd.DataFrame(list(stats["ops_by_type"].items()), columns=["op", "count"])
+        st.plotly_chart(ui.cached_figure("ops", config), width="stretch",
+                        alt="Bar chart of autograd nodes by op: "
+                            + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
+        st.dataframe(ops, hide_index=True, width="stretch")
 with tab_size:
-    sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-    st.plotly_chart(figures.size_figure(sweep, config, stats["nodes"]), width="stretch",
-                    alt="Line chart of graph nodes against sequence length: "
-                        + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
-    if graph.meta.get("fused"):
-        st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
-    else:
-        growth = (sweep[-1]["nodes"] - sweep[0]["nodes"]) / (sweep[-1]["seq_len"] - sweep[0]["seq_len"])
-        st.caption(f"A straight line: each extra time step adds {growth:.0f} nodes "
-                   f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
-                   "hidden 4: the graph's size does not depend on those.")
+    if tab_size.open:
+        sweep = ui.cached_size_sweep(config.cell, config.num_layers)
+        st.plotly_chart(ui.cached_figure("size", config), width="stretch",
+                        alt="Line chart of graph nodes against sequence length: "
+                            + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
+        if graph.meta.get("fused"):
+            st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
+        else:
+            rise = sweep[-1]["nodes"] - sweep[1]["nodes"]
+            growth = rise / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
+            st.caption(f"A straight line: each extra time step adds {growth:.0f} nodes "
+                       f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
+                       "hidden 4: the graph's size does not depend on those.")
 with tab_code:
-    st.markdown("Paste this into a fresh Python session: it prints the same predictions.")
-    st.code(reproduce_code(config), language="python")
+    if tab_code.open:
+        st.markdown("Paste this into a fresh Python session: it prints the same predictions.")
+        st.code(reproduce_code(config), language="python")

@@ -10,10 +10,13 @@ import os
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 from streamlit.errors import StreamlitPageNotFoundError
 
+from stockdemo import figures
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,
@@ -248,6 +251,20 @@ def cached_run(config: RunConfig) -> RunResult:
 @st.cache_data(max_entries=96, show_spinner=False)
 def cached_render(config: RunConfig, view: str) -> Rendering:
     return render_dot(cached_run(config).graph, view)
+
+
+@st.cache_data(max_entries=192, show_spinner=False)
+def cached_figure(kind: str, config: RunConfig) -> go.Figure:
+    """The Playground's plotly figures, built once per config (plotly's checks are slow)."""
+    result = cached_run(config)
+    if kind == "predictions":
+        return figures.predictions_figure(result)
+    stats = result.graph.stats
+    if kind == "ops":
+        return figures.ops_figure(pd.DataFrame(list(stats["ops_by_type"].items()),
+                                               columns=["op", "count"]))
+    sweep = cached_size_sweep(config.cell, config.num_layers)
+    return figures.size_figure(sweep, config, stats["nodes"])
 
 
 @st.cache_data(max_entries=48, show_spinner=False)

@@ -59,13 +59,25 @@ def test_metrics_come_from_the_live_run():
     assert metric(at, "Output shape") == "(10, 1)"
 
 
+def open_panel(panel: str) -> AppTest:
+    at = fresh()
+    at.query_params["panel"] = panel
+    return at.run()
+
+
+def test_only_the_open_panel_builds_its_chart():
+    charts = fresh().run().get("plotly_chart")
+    assert len(charts) == 1
+    assert "predictions" in json.loads(charts[0].proto.spec)["layout"]["title"]["text"]
+
+
 def test_ops_by_type_and_size_sweep_are_drawn_from_the_run():
-    at = fresh().run()
-    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    titles = [c["layout"]["title"]["text"] for c in charts]
-    assert any("by op" in t for t in titles) and any("against T" in t for t in titles)
-    ops = next(c for c in charts if "by op" in c["layout"]["title"]["text"])
-    assert "Tanh" in ops["data"][0]["y"]
+    ops = json.loads(open_panel("Ops by type").get("plotly_chart")[0].proto.spec)
+    assert "by op" in ops["layout"]["title"]["text"] and "Tanh" in ops["data"][0]["y"]
+    at = open_panel("Graph size against T")
+    size = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "against T" in size["layout"]["title"]["text"]
+    assert any("each extra time step adds 4 nodes" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("cell", ["rnn", "gru", "lstm", "gru_loop"])
@@ -97,6 +109,8 @@ def test_the_code_panel_reproduces_the_page_predictions_in_a_fresh_interpreter(t
     at.query_params["seq_len"] = "7"
     at.query_params["cell"] = "lstm_loop"
     at.query_params["seed"] = "3"
+    at.run()
+    at.query_params["panel"] = "Code for this run"
     at.run()
     code = next(c.value for c in at.code if c.value.startswith("import torch"))
     script = tmp_path / "reproduce.py"

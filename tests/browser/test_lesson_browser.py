@@ -51,16 +51,18 @@ def test_presenter_clicks_through_every_step_and_each_screen_fits(server, projec
     assert page.errors == []
 
 
-def test_a_steps_link_opens_the_page_with_its_settings(server, projector):
+def test_a_steps_link_opens_the_page_with_its_settings_and_the_menu_returns(server, projector):
     page = projector
     page.goto(f"{server}/lesson?step=3")
     wait_for_run(page)
     step = STEPS[2]
     page.get_by_role("link", name=step.link_label).click()
     wait_for_run(page, ready="[data-testid='stSlider']")
-    assert "seq_len=6" in page.url
     thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
-    assert thumb.get_attribute("aria-valuenow") == step.query["seq_len"]
-    page.go_back()
+    assert thumb.input_value() == step.query["seq_len"]
+    nodes = page.locator("[data-testid='stMetric']", has_text="Graph nodes")
+    shown = nodes.locator("[data-testid='stMetricValue']").inner_text()
+    assert f"T = {step.query['seq_len']}: {shown} nodes" in step.reveal().detail
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Lesson").click()
     wait_for_run(page)
     expect(page.get_by_role("heading", name=f"3. {step.title}")).to_be_visible()
