@@ -20,105 +20,114 @@ ui.setup_page(
 present = ui.presenting()
 with st.expander("Presets for class", expanded=not present):
     ui.presets_bar()
-config, view = ui.run_controls()
-started = time.perf_counter()
-result = ui.cached_run(config)
-rendering = ui.cached_render(config, view)
-elapsed_ms = (time.perf_counter() - started) * 1e3
-graph = result.graph
-stats = graph.stats
 
-# What changed since this session's previous run (kept per user, not shared).
-previous = st.session_state.get("playground_previous")
-if previous is None:
-    change = "First run of this session: every node is new."
-elif previous["config"] != config:
-    change = describe_diff(graph_diff(previous["graph"], graph),
-                           previous["config"].__dict__, config.__dict__)
-    st.session_state["playground_change"] = change
-else:
-    change = st.session_state.get("playground_change", "Same settings as before.")
-st.session_state["playground_previous"] = {"config": config, "graph": graph}
 
-m = st.columns(6)
-m[0].metric("Output shape", str(tuple(result.predictions.shape)))
-m[1].metric("Parameters", f"{result.parameter_count:,}")
-m[2].metric("Graph nodes", f"{stats['nodes']:,}",
-            delta=None if previous is None else stats["nodes"] - previous["graph"].stats["nodes"])
-m[3].metric("Graph edges", f"{stats['edges']:,}")
-m[4].metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
-            help="Forward pass and graph capture, measured on the server when this config first ran.")
-m[5].metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups.")
+# A fragment: moving a control reruns only this part, not the page frame around it,
+# so thirty students moving sliders at once queue behind less work.
+@st.fragment
+def live_run() -> None:
+    config, view = ui.run_controls()
+    started = time.perf_counter()
+    result = ui.cached_run(config)
+    rendering = ui.cached_render(config, view)
+    elapsed_ms = (time.perf_counter() - started) * 1e3
+    graph = result.graph
+    stats = graph.stats
 
-st.info(f"**Since the previous run:** {change}", icon=":material/difference:")
+    # What changed since this session's previous run (kept per user, not shared).
+    previous = st.session_state.get("playground_previous")
+    if previous is None:
+        change = "First run of this session: every node is new."
+    elif previous["config"] != config:
+        change = describe_diff(graph_diff(previous["graph"], graph),
+                               previous["config"].__dict__, config.__dict__)
+        st.session_state["playground_change"] = change
+    else:
+        change = st.session_state.get("playground_change", "Same settings as before.")
+    st.session_state["playground_previous"] = {"config": config, "graph": graph}
 
-if graph.meta.get("fused"):
-    st.warning(
-        "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
-        "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
-        "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
-        "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
-        f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
-        icon=":material/bolt:",
-    )
+    m = st.columns(6)
+    m[0].metric("Output shape", str(tuple(result.predictions.shape)))
+    m[1].metric("Parameters", f"{result.parameter_count:,}")
+    m[2].metric("Graph nodes", f"{stats['nodes']:,}",
+                delta=None if previous is None else stats["nodes"] - previous["graph"].stats["nodes"])
+    m[3].metric("Graph edges", f"{stats['edges']:,}")
+    m[4].metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
+                help="Forward pass and graph capture, measured on the server when this config first ran.")
+    m[5].metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups.")
 
-st.subheader("The autograd graph of this run", anchor=False)
-if not present:
-    st.caption(rendering.caption + ". Arrows follow the forward pass; `backward()` walks them in "
-               "reverse. Orange arrows carry the hidden state from one step to the next.")
-if rendering.view == "rolled" and view == "auto" and not present:
-    st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
-               "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-st.graphviz_chart(rendering.dot, width="stretch",
-                  alt=f"Autograd graph: {stats['nodes']} nodes, {stats['edges']} edges, "
-                      f"{rendering.view} view")
-st.markdown("**Link to this run** (same seed, same picture for every student):")
-st.code(ui.share_link("pages/playground.py",
-                      {**config.to_params(), **({"view": view} if view != "auto" else {})}),
-        language=None)
-d1, d2, d3 = st.columns(3)
-d1.download_button("Download DOT", rendering.dot, file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
-                   mime="text/vnd.graphviz", icon=":material/download:")
-# Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.
-d2.download_button("Download graph JSON", lambda: figures.graph_json(graph),
-                   file_name=f"graph_{config.cell}_T{config.seq_len}.json", mime="application/json",
-                   icon=":material/download:")
-d3.download_button("Download predictions CSV", lambda: figures.predictions_csv(result),
-                   file_name="predictions.csv", mime="text/csv", icon=":material/download:")
+    st.info(f"**Since the previous run:** {change}", icon=":material/difference:")
 
-# Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
-tab_pred, tab_ops, tab_size, tab_code = st.tabs(
-    ["Predictions", "Ops by type", "Graph size against T", "Code for this run"],
-    key="panel", bind="query-params")
-with tab_pred:
-    if tab_pred.open:
-        st.plotly_chart(ui.cached_figure("predictions", config), width="stretch",
-                        alt=f"Line chart: the first feature of {min(8, config.batch_size)} input "
-                            f"windows over {config.seq_len} steps, each window's prediction a star.")
-        st.caption("The model is untrained, so its predictions are as random as its weights; "
-                   "the *Train and predict* page fits it to real prices.")
-with tab_ops:
-    if tab_ops.open:
-        ops = pd.DataFrame(list(stats["ops_by_type"].items()), columns=["op", "count"])
-        st.plotly_chart(ui.cached_figure("ops", config), width="stretch",
-                        alt="Bar chart of autograd nodes by op: "
-                            + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
-        st.dataframe(ops, hide_index=True, width="stretch")
-with tab_size:
-    if tab_size.open:
-        sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-        st.plotly_chart(ui.cached_figure("size", config), width="stretch",
-                        alt="Line chart of graph nodes against sequence length: "
-                            + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
-        if graph.meta.get("fused"):
-            st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
-        else:
-            rise = sweep[-1]["nodes"] - sweep[1]["nodes"]
-            growth = rise / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
-            st.caption(f"A straight line: each extra time step adds {growth:.0f} nodes "
-                       f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
-                       "hidden 4: the graph's size does not depend on those.")
-with tab_code:
-    if tab_code.open:
-        st.markdown("Paste this into a fresh Python session: it prints the same predictions.")
-        st.code(reproduce_code(config), language="python")
+    if graph.meta.get("fused"):
+        st.warning(
+            "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
+            "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
+            "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
+            "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
+            f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
+            icon=":material/bolt:",
+        )
+
+    st.subheader("The autograd graph of this run", anchor=False)
+    if not present:
+        st.caption(rendering.caption + ". Arrows follow the forward pass; `backward()` walks them in "
+                   "reverse. Orange arrows carry the hidden state from one step to the next.")
+    if rendering.view == "rolled" and view == "auto" and not present:
+        st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
+                   "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
+    st.graphviz_chart(rendering.dot, width="stretch",
+                      alt=f"Autograd graph: {stats['nodes']} nodes, {stats['edges']} edges, "
+                          f"{rendering.view} view")
+    st.markdown("**Link to this run** (same seed, same picture for every student):")
+    st.code(ui.share_link("pages/playground.py",
+                          {**config.to_params(), **({"view": view} if view != "auto" else {})}),
+            language=None)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Download DOT", rendering.dot, file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
+                       mime="text/vnd.graphviz", icon=":material/download:")
+    # Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.
+    d2.download_button("Download graph JSON", lambda: figures.graph_json(graph),
+                       file_name=f"graph_{config.cell}_T{config.seq_len}.json", mime="application/json",
+                       icon=":material/download:")
+    d3.download_button("Download predictions CSV", lambda: figures.predictions_csv(result),
+                       file_name="predictions.csv", mime="text/csv", icon=":material/download:")
+
+    # Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
+    tab_pred, tab_ops, tab_size, tab_code = st.tabs(
+        ["Predictions", "Ops by type", "Graph size against T", "Code for this run"],
+        key="panel", bind="query-params")
+    with tab_pred:
+        if tab_pred.open:
+            st.plotly_chart(ui.cached_figure("predictions", config), width="stretch",
+                            alt=f"Line chart: the first feature of {min(8, config.batch_size)} input "
+                                f"windows over {config.seq_len} steps, each window's prediction a star.")
+            st.caption("The model is untrained, so its predictions are as random as its weights; "
+                       "the *Train and predict* page fits it to real prices.")
+    with tab_ops:
+        if tab_ops.open:
+            ops = pd.DataFrame(list(stats["ops_by_type"].items()), columns=["op", "count"])
+            st.plotly_chart(ui.cached_figure("ops", config), width="stretch",
+                            alt="Bar chart of autograd nodes by op: "
+                                + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
+            st.dataframe(ops, hide_index=True, width="stretch")
+    with tab_size:
+        if tab_size.open:
+            sweep = ui.cached_size_sweep(config.cell, config.num_layers)
+            st.plotly_chart(ui.cached_figure("size", config), width="stretch",
+                            alt="Line chart of graph nodes against sequence length: "
+                                + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
+            if graph.meta.get("fused"):
+                st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
+            else:
+                rise = sweep[-1]["nodes"] - sweep[1]["nodes"]
+                growth = rise / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
+                st.caption(f"A straight line: each extra time step adds {growth:.0f} nodes "
+                           f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
+                           "hidden 4: the graph's size does not depend on those.")
+    with tab_code:
+        if tab_code.open:
+            st.markdown("Paste this into a fresh Python session: it prints the same predictions.")
+            st.code(reproduce_code(config), language="python")
+
+
+live_run()

@@ -8,7 +8,7 @@ declarations here. The defaults are the seed example: batch 10, 5 time steps,
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 CELLS: tuple[str, ...] = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
@@ -217,17 +217,6 @@ def _last(raw: object) -> str | None:
 def _show(text: str) -> str:
     shown = text if len(text) <= 24 else text[:21] + "..."
     return repr(shown)
-
-
-def knob_table(knobs: Iterable[Knob] = RUN_KNOBS) -> list[dict[str, object]]:
-    """Rows describing each knob (for docs and the command line's --help)."""
-    rows: list[dict[str, object]] = []
-    for k in knobs:
-        if isinstance(k, IntKnob):
-            rows.append({"name": k.name, "default": k.default, "range": f"{k.low}..{k.high}"})
-        else:
-            rows.append({"name": k.name, "default": k.default, "range": "|".join(k.choices)})
-    return rows
 
 
 # --- Train and predict (pages/train.py) ------------------------------------

@@ -131,6 +131,11 @@ def static_capture(config: RunConfig) -> Answer:
                   "Eager PyTorch just records a fresh graph on every call.")
 
 
+def subscript(number: int) -> str:
+    """19 -> '₁₉', so h₁₉ reads like h₀."""
+    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
 def vanishing_gradient(config: RunConfig) -> Answer:
     inspected = inspection.inspect_run(config)
     first, last = inspected.grad_norms[-1, 0], inspected.grad_norms[-1, -1]
@@ -142,7 +147,7 @@ def vanishing_gradient(config: RunConfig) -> Answer:
     else:
         value = f"{ratio:,.0f}× bigger"
     return Answer("Gradient at step 0, against the last step", value,
-                  f"‖∂L/∂h₀‖ = {first:.3g} at the first step, ‖∂L/∂h_{config.seq_len - 1}‖ = "
+                  f"‖∂L/∂h₀‖ = {first:.3g} at the first step, ‖∂L/∂h{subscript(config.seq_len - 1)}‖ = "
                   f"{last:.3g} at the last (first / last = {ratio:.3g}), read with `retain_grad()` "
                   "on every hidden state during the run.")
 
@@ -190,12 +195,12 @@ STEPS: tuple[Step, ...] = (
          RunConfig(cell="lstm", seq_len=50), RUN_LINK_KNOBS, fused_lstm),
     Step("Static capture against dynamic graphs",
          "`torch.compile` traces one fixed graph and reuses it while the input's shape holds.",
-         "It runs the model at T = 5, then 6, then 5 again. How many graphs will it capture?",
+         "It sees T = 5, then 6, then 5 again: how many graphs will it capture?",
          "pages/static_vs_dynamic.py", "Open Static vs dynamic, press Capture, move T",
          RunConfig(), ("seq_len", "cell"), static_capture),
     Step("Debugging inside a run",
          "Hooks read every hidden state and its gradient while the model runs.",
-         "T = 20: is the gradient at the first step bigger or smaller than at the last, and by how much?",
+         "T = 20: is the first step's gradient bigger or smaller than the last's?",
          "pages/debugging.py", "Open Debugging at T = 20", RunConfig(seq_len=20), RUN_LINK_KNOBS,
          vanishing_gradient),
     Step("Training on real prices, and the honest baseline",

@@ -106,8 +106,9 @@ def setup_page(title: str, icon: str, intro: str, source: str) -> None:
 
 PRESENTER_CSS = """<style>
 html { font-size: 22px; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1.2rem 2rem 2rem 2rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.8rem 2rem 2rem 2rem; }
 [data-testid="stMetricValue"] { font-size: 2.4rem; }
+[data-testid="stMetricLabel"] p, [data-testid="stProgress"] p { font-size: 1rem; }
 </style>"""
 
 

@@ -94,7 +94,7 @@ def test_walking_every_step_reveals_the_live_runs_answer(clear_caches):
     at = fresh().run()
     for number, (step, check) in enumerate(zip(STEPS, CHECKS, strict=True), start=1):
         assert not at.exception
-        assert at.get("progress")[0].proto.text == f"Step {number} of {len(STEPS)}"
+        assert f"Step {number} of {len(STEPS)}" in at.get("progress")[0].proto.text
         assert at.header[0].value == f"{number}. {step.title}"
         assert at.button(key="lesson_back").disabled == (number == 1)
         assert not at.metric, "the answer shows before the class was asked"
@@ -146,3 +146,14 @@ def test_the_linked_page_shows_the_number_the_lesson_revealed(number, page, labe
     assert not target.exception
     value = next(m.value for m in target.metric if m.label == label)
     assert value == shown() and value.replace(",", "") in step.reveal().detail
+
+
+def test_back_on_the_lesson_without_a_step_in_the_url_resumes_where_the_class_was():
+    at = fresh()
+    at.query_params["step"] = "5"
+    at.run()
+    at.query_params.pop("step")  # the menu's Lesson link carries no ?step
+    at.run()
+    assert at.header[0].value == f"5. {STEPS[4].title}"
+    assert at.query_params["step"] == "5"
+    assert not at.warning
