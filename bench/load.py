@@ -78,7 +78,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 PAGE = "playground"
 TARGETS = {"p95_s": 2.0, "rss_mb": 1536.0, "cold_s": 6.0}
 SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)   # values every session visits
-FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY,)
+FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
 # --------------------------------------------------------------------------- server
@@ -216,6 +216,8 @@ class Session:
         self.widgets: dict[str, WidgetState] = {}   # id -> state, in draw order
         self.key_to_id: dict[str, str] = {}
         self.query: dict[str, str] = {}
+        self.fragment_of: dict[str, str] = {}  # widget id -> the fragment that drew it
+        self.rerun_fragment = ""  # as the frontend: a widget in a fragment reruns only it
 
     async def open(self) -> None:
         base = f"http://127.0.0.1:{self.port}"
@@ -246,6 +248,8 @@ class Session:
         cs = msg.rerun_script
         cs.query_string = "&".join(f"{k}={v}" for k, v in self.query.items())
         cs.widget_states.widgets.extend(self.widgets.values())
+        if self.rerun_fragment:
+            cs.fragment_id = self.rerun_fragment
         if self.page_hash:
             cs.page_script_hash = self.page_hash
         else:
@@ -259,12 +263,14 @@ class Session:
         ci.color_scheme = "light"
         return msg
 
-    def _see_element(self, el) -> None:
+    def _see_element(self, el, fragment_id: str = "") -> None:
         """Record a widget's state as the frontend would after drawing it."""
         kind = el.WhichOneof("type")
         if kind not in ("slider", "selectbox", "number_input"):
             return
         w = getattr(el, kind)
+        if fragment_id:
+            self.fragment_of[w.id] = fragment_id
         state = self.widgets.get(w.id)
         if state is not None and not w.set_value:
             return  # the frontend keeps the value the user set
@@ -288,6 +294,7 @@ class Session:
         state.double_array_value.data.append(float(value))
         self.widgets[wid] = state
         self.query[key] = str(value)   # the frontend rewrites the URL of a bound widget
+        self.rerun_fragment = self.fragment_of.get(wid, "")
 
     async def run(self) -> RunOutcome:
         """Send a rerun and read ForwardMsgs until this run's script_finished."""
@@ -330,7 +337,7 @@ class Session:
                         page_ms = float(el.metric.body.split()[0].replace(",", ""))
                     elif el.metric.label == "Graph nodes":
                         nodes = el.metric.body
-                self._see_element(el)
+                self._see_element(el, msg.delta.fragment_id)
             elif kind == "script_finished":
                 status = msg.script_finished
                 if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:

@@ -254,9 +254,13 @@ def cached_render(config: RunConfig, view: str) -> Rendering:
     return render_dot(cached_run(config).graph, view)
 
 
-@st.cache_data(max_entries=192, show_spinner=False)
+@st.cache_resource(max_entries=192, show_spinner=False)
 def cached_figure(kind: str, config: RunConfig) -> go.Figure:
-    """The Playground's plotly figures, built once per config (plotly's checks are slow)."""
+    """The Playground's plotly figures, built once per config (plotly's checks are slow).
+
+    A resource, not data: unpickling a cached go.Figure re-validates it, which
+    costs as much as building it. Shared by all sessions: never modify it.
+    """
     result = cached_run(config)
     if kind == "predictions":
         return figures.predictions_figure(result)
