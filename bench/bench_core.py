@@ -92,8 +92,8 @@ def browser_layout(rows: list[dict], repeats: int) -> dict[tuple, float]:
                 for _ in range(repeats):
                     page = browser.new_page(viewport={"width": 1400, "height": 900})
                     page.goto(f"http://127.0.0.1:{port}/?dot={name}")
-                    wait_for_run(page)
-                    page.wait_for_selector("[data-testid='stGraphVizChart'] svg g.node")
+                    # the warm-up graph is drawn: Graphviz's WASM is loaded
+                    wait_for_run(page, ready="[data-testid='stGraphVizChart'] svg g.node")
                     t0 = time.perf_counter()
                     page.get_by_role("button", name="draw").click()
                     page.wait_for_function(

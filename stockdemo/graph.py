@@ -177,7 +177,8 @@ def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor
         else:
             label = labels.get((short, where[2])) \
                 or labels.setdefault((short, where[2]), _op_label(fn, short, where[2]))
-        nodes.append(Node(ids[i], "op", label, name, None, _output_shape(fn), *where))
+        # tuple.__new__ skips NamedTuple's Python-level __new__: 11,000 nodes add up
+        nodes.append(_new_node(Node, (ids[i], "op", label, name, None, _output_shape(fn), *where)))
     params: list[Node] = []
     for i in (i for i in range(len(order)) if is_param[i]):
         var = order[i].variable
@@ -201,9 +202,10 @@ def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor
     tail = [Node(OUTPUT_ID, "output", "predictions", shape=tuple(output.shape))]
     edges.append((ids[0], OUTPUT_ID))
 
-    steps_seen = [n.step for n in nodes if n.step is not None]
-    layers_seen = [n.layer for n in nodes if n.layer is not None]
-    fused = any(op_name(n.op) == FUSED_OP for n in nodes)
+    where_seen = set(place.values())
+    steps_seen = [w[1] for w in where_seen if w[1] is not None]
+    layers_seen = [w[0] for w in where_seen if w[0] is not None]
+    fused = any(op_name(n) == FUSED_OP for n in set(names))
     meta = {
         "seq_len": max(steps_seen) + 1 if steps_seen else None,
         "num_layers": max(layers_seen) + 1 if layers_seen else 0,
@@ -299,6 +301,8 @@ def _step_templates(model: nn.Module, inputs: torch.Tensor) -> dict[int, list[st
     return _place_ops(names, seq, inputs_of, ops)[1]
 
 
+_new_node = tuple.__new__
+
 Placement = dict[int, tuple[int | None, int | None, str]]
 
 
@@ -333,15 +337,16 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
             place[i] = (layer, None, FUSED) if layer is not None else (None, None, HEAD)
         return place, learned
     bounds = [seq[s] for s in layer_ends]
-    by_layer: dict[int, list[int]] = {}
-    for i in ops:
-        layer = _region(seq[i], bounds)
-        if layer is None:
+    by_layer: dict[int, list[int]] = {layer: [] for layer in range(len(bounds))}
+    layer = 0
+    for i in ops:  # ops and bounds both in creation order: one sweep
+        while layer < len(bounds) and seq[i] > bounds[layer]:
+            layer += 1
+        if layer == len(bounds):
             place[i] = (None, None, HEAD)
         else:
-            by_layer.setdefault(layer, []).append(i)
+            by_layer[layer].append(i)
     for layer, members in by_layer.items():
-        members.sort(key=seq.__getitem__)
         steps = [seq[a] for a in anchors[layer]]
         first_block = [i for i in members if seq[i] <= steps[0]]
         if len(steps) >= 2:
@@ -405,12 +410,7 @@ def _op_label(fn, short: str, role: str) -> str:
 def _output_shape(fn) -> tuple[int, ...] | None:
     try:
         meta = fn._input_metadata  # private, but the only place autograd keeps shapes
-    except (AttributeError, RuntimeError):
-        return None
-    if len(meta) != 1:
-        return None
-    try:
-        return tuple(meta[0].shape)
+        return tuple(meta[0].shape) if len(meta) == 1 else None
     except (AttributeError, RuntimeError):
         return None
 

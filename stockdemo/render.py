@@ -69,9 +69,8 @@ def render_dot(graph: Graph, view: str = "auto") -> Rendering:
     if not graph.meta.get("unrolled"):
         view = "unrolled"  # fused or loop-free graphs have no steps to roll
     layout = _Layout(graph, rolled=(view == "rolled"))
-    stats = graph.stats
     seq_len = graph.meta.get("seq_len")
-    caption = f"{stats['nodes']} nodes · {stats['edges']} edges"
+    caption = f"{len(graph.nodes)} nodes · {len(graph.edges)} edges"
     if view == "rolled":
         caption += f" · rolled: each layer's block stands for {seq_len} time steps"
     elif layout.folded:
@@ -103,6 +102,7 @@ class _Layout:
         self.boxes: list[tuple[str, float, float, float, float, str]] = []
         self.alias: dict[str, str] = {}  # drawn id for every node of the graph
         self.folded = 0
+        self._rolled_step: dict[str, int] = {}
         self._place()
 
     @property
@@ -193,7 +193,9 @@ class _Layout:
     def _steps_to_draw(self, blocks, steps) -> dict[int, list[int | None]]:
         """Per layer, the steps to draw in order; None marks the folded run."""
         if self.rolled:
-            return {layer: [s[1] if len(s) > 1 else s[0]] for layer, s in steps.items() if s}
+            shown = {layer: [s[1] if len(s) > 1 else s[0]] for layer, s in steps.items() if s}
+            self._rolled_step = {f"L{layer}": s[0] for layer, s in shown.items()}
+            return shown
         total = len(self.graph.nodes)
         if total <= MAX_DRAWN_NODES:
             return {layer: list(s) for layer, s in steps.items()}
@@ -247,11 +249,19 @@ class _Layout:
         self.nodes[node.id] = node
         self.pos[node.id] = (x, y)
         self.alias[node.id] = node.id
-        if self.rolled and node.role == STEP:
-            # every node of this layer's other steps is drawn as this one
-            suffix = node.id.split("/", 1)[1]
-            for t in range(self.graph.meta.get("seq_len") or 0):
-                self.alias.setdefault(f"L{node.layer}.t{t}/{suffix}", node.id)
+
+    def drawn_as(self, node_id: str) -> str | None:
+        """The drawn node that stands for ``node_id``, if any.
+
+        Rolled, every step's node is drawn as the same op of the one step shown.
+        """
+        drawn = self.alias.get(node_id)
+        if drawn is None and self.rolled and node_id.startswith("L") and ".t" in node_id:
+            block, suffix = node_id.split("/", 1)
+            layer = block.split(".", 1)[0]
+            drawn = self._rolled_step.get(layer)
+            drawn = None if drawn is None else self.alias.get(f"{layer}.t{drawn}/{suffix}")
+        return drawn
 
     def _mark_param_reuse(self) -> None:
         """Parameter edges go to the first drawn step only; a transpose names its weight.
@@ -291,7 +301,7 @@ class _Layout:
             preds = self.graph.preds
             pairs = [(src, dst) for dst in self._sources_of_drawn() for src in preds.get(dst, ())]
         for src, dst in pairs:
-            a, b = self.alias.get(src), self.alias.get(dst)
+            a, b = self.drawn_as(src), self.drawn_as(dst)
             if a is None or b is None or a == b:
                 continue
             if src.startswith("param/"):
