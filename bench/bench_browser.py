@@ -32,6 +32,7 @@ MAXIMAL = {name: KNOBS[name].high for name in
            ("seq_len", "hidden_size", "num_layers", "batch_size", "input_size")}
 CASES = {
     "default (T 5, rnn)": ({}, "ArrowRight"),
+    "default, code panel open (no plotly redraw)": ({"panel": "Code for this run"}, "ArrowRight"),
     "maximal (T 200, H 256, L 4, B 64, rnn)": (MAXIMAL, "ArrowLeft"),
     "maximal, gru": ({**MAXIMAL, "cell": "gru"}, "ArrowLeft"),
     "maximal, gru_loop": ({**MAXIMAL, "cell": "gru_loop"}, "ArrowLeft"),

@@ -32,8 +32,9 @@ def predictions_figure(result: RunResult) -> go.Figure:
     colours = [PALETTE[b % len(PALETTE)] for b in range(shown)]
     fig = go.Figure()
     for b in range(shown):
-        fig.add_trace(go.Scatter(x=list(range(seq_len)), y=x[b], mode="lines+markers",
-                                 line=dict(color=colours[b], width=2), name=f"sequence {b}"))
+        fig.add_trace(go.Scatter(x=list(range(seq_len)), y=x[b], mode="lines",
+                                 line=dict(color=colours[b], width=2), name=f"sequence {b}",
+                                 hovertemplate="t=%{x}: %{y:.3f}"))
     # one trace for all predictions: fewer traces keep this figure cheap to build
     fig.add_trace(go.Scatter(x=[seq_len] * shown, y=pred[:shown], mode="markers", name="predictions",
                              marker=dict(color=colours, size=14, symbol="star",
@@ -42,6 +43,9 @@ def predictions_figure(result: RunResult) -> go.Figure:
                      dtick=max(1, seq_len // 10))
     fig.update_yaxes(title="feature 0 (input) / prediction")
     more = f", first {shown} of {x.shape[0]} shown" if shown < x.shape[0] else ""
+    # No legend: the colours pair each line with its star, and a legend is the
+    # costliest part of redrawing this chart on every slider move.
+    fig.update_layout(showlegend=False)
     return _layout(fig, f"Input windows and predictions{more}")
 
 

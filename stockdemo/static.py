@@ -451,7 +451,7 @@ def fx_dot(graph: StaticGraph) -> str:
     lines = [
         "digraph fx {",
         '  graph [rankdir=TB, nodesep=0.25, ranksep=0.3, bgcolor="transparent"];',
-        f'  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=12, '
+        f'  node [shape=box, style=filled, fontname="Helvetica", fontsize=12, '
         f'fontcolor="{TEXT}", color="#555555", penwidth=0.8];',
         f'  edge [color="{EDGE}", arrowsize=0.6];',
     ]
