@@ -9,6 +9,7 @@ import streamlit as st
 from stockdemo import data, train, ui
 from stockdemo.config import (
     CELL,
+    CHOICE_LABELS,
     END_YEAR,
     EPOCHS,
     FEATURES,
@@ -64,7 +65,7 @@ f1, f2, f3, f4, f5, f6 = st.columns([4, 4, 3, 3, 3, 5])
 with f1:
     features = ui.labelled_choice_widget(FEATURES, TRAIN_LABELS)
 with f2:
-    target = ui.labelled_choice_widget(TARGET, {**TRAIN_LABELS, "return": "next day's return"})
+    target = ui.labelled_choice_widget(TARGET, CHOICE_LABELS["target"])
 with f3:
     seq_len = ui.knob_widget(SEQ_LEN)
 with f4:

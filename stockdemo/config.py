@@ -95,9 +95,14 @@ class ChoiceKnob:
         text = _last(raw)
         if text is None:
             return self.default, None
-        value = text.strip().lower()
+        value = " ".join(text.split()).lower()
         if value in self.choices:
             return value, None
+        # A link copied from the address bar carries the label the menu shows
+        # (Streamlit binds a select box by its displayed text): cell=nn.GRU.
+        for key, label in CHOICE_LABELS.get(self.name, {}).items():
+            if label.lower() == value and key in self.choices:
+                return key, None
         return self.default, (
             f"{self.label}: {_show(text[:_MAX_RAW_LEN])} is not one of "
             f"{', '.join(self.choices)}; using {self.default}."
@@ -369,3 +374,21 @@ PRESETS: tuple[Preset, ...] = (
 # such as /lesson?step=3 opens the class at that experiment.
 STEP = IntKnob("step", "Lesson step", 1, 1, 8, 1,
                "The lesson's experiment on screen; Back and Next move it.")
+
+
+# What each select box shows for its values: the menus, and the links (a bound
+# select box puts its displayed text in the URL, e.g. ?cell=nn.GRU).
+CHOICE_LABELS: dict[str, dict[str, str]] = {
+    "cell": CELL_LABELS,
+    "view": VIEW_LABELS,
+    "source": TRAIN_LABELS,
+    "ticker": TRAIN_LABELS,
+    "series": TRAIN_LABELS,
+    "features": TRAIN_LABELS,
+    "target": {**TRAIN_LABELS, "return": "next day's return"},
+}
+
+
+def url_value(name: str, value: object) -> str:
+    """A setting as a link carries it: a select box's displayed text, else the value."""
+    return CHOICE_LABELS.get(name, {}).get(str(value), str(value))

@@ -20,7 +20,7 @@ from stockdemo import figures
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,
-    CELL_LABELS,
+    CHOICE_LABELS,
     HIDDEN_SIZE,
     INPUT_SIZE,
     NUM_LAYERS,
@@ -30,11 +30,11 @@ from stockdemo.config import (
     SEED,
     SEQ_LEN,
     VIEW,
-    VIEW_LABELS,
     ChoiceKnob,
     IntKnob,
     Preset,
     RunConfig,
+    url_value,
 )
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
@@ -106,7 +106,7 @@ def setup_page(title: str, icon: str, intro: str, source: str) -> None:
 
 PRESENTER_CSS = """<style>
 html { font-size: 22px; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.8rem 2rem 2rem 2rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }
 [data-testid="stMetricValue"] { font-size: 2.4rem; }
 [data-testid="stMetricLabel"] p, [data-testid="stProgress"] p { font-size: 1rem; }
 </style>"""
@@ -158,6 +158,7 @@ def share_link(path: str, params: dict[str, str]) -> str:
         pass  # no browser (AppTest): a path relative to the app
     if presenting():
         params = {**params, "present": "1"}
+    params = {k: url_value(k, v) for k, v in params.items()}
     return url + ("?" + urlencode(params) if params else "")
 
 
@@ -166,6 +167,7 @@ def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = N
 
     (AppTest running one page file alone knows no other pages.)
     """
+    query = None if query is None else {k: url_value(k, v) for k, v in query.items()}
     try:
         st.page_link(path, label=label, icon=icon, query_params=query)
     except StreamlitPageNotFoundError:
@@ -178,7 +180,7 @@ def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = N
 def knob_widget(knob: IntKnob | ChoiceKnob):
     """One control for one knob, bound to the URL under the knob's name."""
     if isinstance(knob, ChoiceKnob):
-        labels = {**CELL_LABELS, **VIEW_LABELS}
+        labels = CHOICE_LABELS.get(knob.name, {})
         return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
                             key=knob.name, help=knob.help, bind="query-params",
                             format_func=lambda c: labels.get(c, c))

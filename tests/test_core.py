@@ -150,6 +150,8 @@ def test_diff_of_identical_runs_is_empty_and_hidden_size_only_reshapes():
     ({"seq_len": "7.6"}, {"seq_len": 8}, "rounded"),
     ({"seq_len": ["3", "9"]}, {"seq_len": 9}, None),
     ({"cell": " GRU "}, {"cell": "gru"}, None),
+    ({"cell": "nn.GRU"}, {"cell": "gru"}, None),  # as a bound select box writes it
+    ({"cell": "for-loop over  nn.LSTMCell"}, {"cell": "lstm_loop"}, None),
 ])
 def test_bad_config_values_are_clamped_or_rejected_with_a_message(params, expected, fragment):
     config, messages = RunConfig.from_params(params)

@@ -39,7 +39,8 @@ def test_deep_link_on_a_fresh_server_shows_the_full_page_frame(server, page):
     page.goto(f"{server}/playground")
     wait_for_run(page)
     sidebar = page.locator("[data-testid='stSidebar']")
-    assert sidebar.get_by_text("Home").count() >= 1
+    # the menu's links appear once the front end has the app's page list
+    sidebar.get_by_text("Home", exact=True).wait_for(timeout=20_000)
     assert sidebar.get_by_text("Playground").count() >= 1
     assert page.locator("h1").first.inner_text().endswith("Playground")
     assert error_boxes(page) == []
@@ -50,7 +51,7 @@ def test_every_page_loads_with_no_error_box_and_no_console_error(server, page, p
     page.goto(server + url_of(path))
     wait_for_run(page)
     assert page.locator("h1").first.inner_text().strip()
-    assert page.locator("[data-testid='stSidebar']").get_by_text(title).count() >= 1
+    page.locator("[data-testid='stSidebar']").get_by_text(title, exact=True).wait_for(timeout=20_000)
     assert error_boxes(page) == []
     assert real_console_errors(page) == []
     screenshot(page, f"page_{Path(path).stem}")
