@@ -172,14 +172,7 @@ class RunConfig:
         gets one plain-language message. Unknown keys are ignored here (other
         pages own them). Never raises on bad text.
         """
-        values: dict[str, object] = {}
-        messages: list[str] = []
-        for knob in RUN_KNOBS:
-            raw = params.get(knob.name) if _is_mapping(params) else None
-            value, message = knob.parse(raw)
-            values[knob.name] = value
-            if message:
-                messages.append(message)
+        values, messages = parse_knobs(RUN_KNOBS, params)
         return cls(**values), messages
 
     def to_params(self) -> dict[str, str]:
@@ -204,8 +197,20 @@ class RunConfig:
         return self.cell.removesuffix("_loop")
 
 
-def _is_mapping(params: object) -> bool:
-    return hasattr(params, "get")
+def parse_knobs(knobs: tuple[Knob, ...], params: object) -> tuple[dict[str, object], list[str]]:
+    """Untrusted values for these knobs -> (valid values by name, messages). Never raises.
+
+    ``params`` is any mapping of name -> string or list of strings (repeated
+    key); anything else counts as empty.
+    """
+    get = params.get if hasattr(params, "get") else (lambda _name: None)
+    values: dict[str, object] = {}
+    messages: list[str] = []
+    for knob in knobs:
+        values[knob.name], message = knob.parse(get(knob.name))
+        if message:
+            messages.append(message)
+    return values, messages
 
 
 def _last(raw: object) -> str | None:
@@ -304,14 +309,7 @@ class TrainConfig:
     @classmethod
     def from_params(cls, params: Mapping[str, object]) -> tuple[TrainConfig, list[str]]:
         """Untrusted strings (URL query values) -> (valid config, messages). Never raises."""
-        values: dict[str, object] = {}
-        messages: list[str] = []
-        for knob in TRAIN_KNOBS:
-            raw = params.get(knob.name) if _is_mapping(params) else None
-            value, message = knob.parse(raw)
-            values[knob.name] = value
-            if message:
-                messages.append(message)
+        values, messages = parse_knobs(TRAIN_KNOBS, params)
         if values["start_year"] > values["end_year"]:
             values["start_year"], values["end_year"] = values["end_year"], values["start_year"]
             messages.append("From year was after To year; the two were swapped.")
