@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import data, static, train
 from stockdemo import inspect as inspection
-from stockdemo.config import STEP, RunConfig, TrainConfig
+from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.lesson import STEPS
 from stockdemo.live import build, run
 from tests.conftest import ROOT
@@ -99,7 +99,8 @@ def test_walking_every_step_reveals_the_live_runs_answer(clear_caches):
         assert at.button(key="lesson_back").disabled == (number == 1)
         assert not at.metric, "the answer shows before the class was asked"
         link = f"({'/' if step.page == 'app.py' else '/' + step.page[6:-3]}"
-        link += f"?{urlencode(step.query)})" if step.query else ")"
+        shown = {k: url_value(k, v) for k, v in step.query.items()}  # as the menus show them
+        link += f"?{urlencode(shown)})" if step.query else ")"
         assert any(link in m.value for m in at.markdown), f"step {number} links to {link}"
         at.button(key="lesson_reveal").click().run()
         assert not at.exception
