@@ -184,11 +184,21 @@ def knob_widget(knob: IntKnob | ChoiceKnob):
         return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
                             key=knob.name, help=knob.help, bind="query-params",
                             format_func=lambda c: labels.get(c, c))
-    if knob.high - knob.low <= 300:
+    if not _number_box(knob):
         return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
                          key=knob.name, help=knob.help, bind="query-params")
-    return st.number_input(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
-                           key=knob.name, help=knob.help, bind="query-params")
+    # A float box shown as an integer: Streamlit's int number box raises on
+    # ?seed=inf ("cannot convert float infinity to integer"); a float box
+    # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
+    value = st.number_input(knob.label, float(knob.low), float(knob.high),
+                            value=float(knob.default), step=float(knob.step), format="%d",
+                            key=knob.name, help=knob.help, bind="query-params")
+    return int(value)
+
+
+def _number_box(knob: IntKnob | ChoiceKnob) -> bool:
+    """Wide integer ranges get a number box; the rest a slider or a select box."""
+    return isinstance(knob, IntKnob) and knob.high - knob.low > 300
 
 
 def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
@@ -207,7 +217,7 @@ def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
         for knob in knobs:
             if knob.name in raw:
                 value, message = knob.parse(raw[knob.name])
-                st.session_state[knob.name] = value
+                st.session_state[knob.name] = float(value) if _number_box(knob) else value
                 if message:
                     messages.append(message)
                 if len(raw[knob.name]) > 1:

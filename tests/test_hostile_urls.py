@@ -49,3 +49,14 @@ def test_random_query_values_never_raise_and_stay_in_bounds(path, params):
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert_controls_in_bounds(at)
+
+
+@pytest.mark.parametrize("path", [p for p in EXISTING if p != "app.py"])
+@pytest.mark.parametrize("value", ["inf", "-INF", "1e400"])
+def test_infinite_seed_in_the_link_is_refused_with_a_message(path, value):
+    # Streamlit's own integer number box raised on these (found by the test above)
+    at = AppTest.from_file(str(ROOT / path), default_timeout=180)
+    at.query_params["seed"] = value
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert_controls_in_bounds(at)
