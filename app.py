@@ -13,7 +13,7 @@ ui.setup_page(
     __file__,
 )
 
-left, right = st.columns([5, 4], gap="large")
+left, right = st.columns([4, 5], gap="large")
 with left:
     st.subheader("What is a computation graph?", anchor=False)
     st.markdown(
@@ -36,7 +36,8 @@ with left:
 with right:
     st.subheader("The seed example", anchor=False)
     st.markdown("A recurrent network that reads 5 days of 3 numbers and predicts one price:")
-    st.code(reproduce_code(RunConfig()).replace("torch.manual_seed(0)\n", ""), language="python")
+    st.code(reproduce_code(RunConfig()).replace("torch.manual_seed(0)\n", ""), language="python",
+            wrap_lines=True)
     if st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:"):
         result = ui.cached_run(RunConfig())
         st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
