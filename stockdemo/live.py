@@ -110,11 +110,11 @@ class LoopRNN(nn.Module):
         )
 
     def forward(self, x):
-        batch, seq_len, _ = x.shape
+        batch = x.shape[0]
         for cell in self.cells:
             h = x.new_zeros(batch, self.hidden_size)
 {c_init}            outputs = []
-            for t in range(seq_len):
+            for x_t in x.unbind(1):  # one time step at a time
 {step}                outputs.append(h)
             x = torch.stack(outputs, dim=1)
         return x, h
@@ -130,8 +130,8 @@ def reproduce_code(config: RunConfig) -> str:
             cell_label=CELL_LABELS[c.cell],
             cell_cls=_CELL[c.base_cell],
             c_init="            c = x.new_zeros(batch, self.hidden_size)\n" if lstm else "",
-            step=("                h, c = cell(x[:, t, :], (h, c))\n" if lstm
-                  else "                h = cell(x[:, t, :], h)\n"),
+            step=("                h, c = cell(x_t, (h, c))\n" if lstm
+                  else "                h = cell(x_t, h)\n"),
         )
         layer = "LoopRNN(input_dim, hidden_dim, num_layers)"
     else:

@@ -53,18 +53,20 @@ class LoopRNN(nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x: (batch, seq_len, input_size) -> out (batch, seq_len, hidden), h_n (layers, batch, hidden)"""
-        batch, seq_len, _ = x.shape
+        batch = x.shape[0]
         last_states = []
         layer_input = x
         for cell in self.cells:
             h = x.new_zeros(batch, self.hidden_size)
             c = x.new_zeros(batch, self.hidden_size)
             outputs = []
-            for t in range(seq_len):
+            # unbind once rather than index per step: backward through T
+            # indexing ops fills a whole-sequence gradient each step (O(T^2)).
+            for x_t in layer_input.unbind(1):
                 if self.cell == "lstm":
-                    h, c = cell(layer_input[:, t, :], (h, c))
+                    h, c = cell(x_t, (h, c))
                 else:
-                    h = cell(layer_input[:, t, :], h)
+                    h = cell(x_t, h)
                 outputs.append(h)
             layer_input = torch.stack(outputs, dim=1)
             last_states.append(h)
