@@ -9,7 +9,6 @@ import streamlit as st
 from stockdemo import data, train, ui
 from stockdemo.config import (
     CELL,
-    CHOICE_LABELS,
     END_YEAR,
     EPOCHS,
     FEATURES,
@@ -43,18 +42,18 @@ ui.url_messages("train", TRAIN_KNOBS)
 
 source_col, where_col = st.columns([2, 5])
 with source_col:
-    source = ui.labelled_choice_widget(SOURCE, TRAIN_LABELS)
+    source = ui.knob_widget(SOURCE)
 with where_col:
     if source == "stocks":
         w1, w2, w3 = st.columns(3)
         with w1:
-            ticker = ui.labelled_choice_widget(TICKER, TRAIN_LABELS)
+            ticker = ui.knob_widget(TICKER)
         with w2:
             start_year = ui.knob_widget(START_YEAR)
         with w3:
             end_year = ui.knob_widget(END_YEAR)
     elif source == "synthetic":
-        series = ui.labelled_choice_widget(SYNTH, TRAIN_LABELS)
+        series = ui.knob_widget(SYNTH)
     else:
         upload = st.file_uploader(f"Price history as CSV (up to {data.MAX_UPLOAD_BYTES // 2**20} MB)",
                                   type=["csv", "txt"], key="upload_csv",
@@ -63,9 +62,9 @@ with where_col:
 
 f1, f2, f3, f4, f5, f6 = st.columns([4, 4, 3, 3, 3, 5])
 with f1:
-    features = ui.labelled_choice_widget(FEATURES, TRAIN_LABELS)
+    features = ui.knob_widget(FEATURES)
 with f2:
-    target = ui.labelled_choice_widget(TARGET, CHOICE_LABELS["target"])
+    target = ui.knob_widget(TARGET)
 with f3:
     seq_len = ui.knob_widget(SEQ_LEN)
 with f4:

@@ -73,8 +73,9 @@ class Graph:
     def op_nodes(self) -> list[Node]:
         return [n for n in self.nodes if n.kind == "op"]
 
-    @property
+    @cached_property
     def stats(self) -> dict[str, object]:
+        """Counts over the whole graph, computed once (pages read them on every rerun)."""
         kinds = Counter(n.kind for n in self.nodes)
         return {
             "nodes": len(self.nodes),

@@ -150,7 +150,7 @@ def _apply_preset(preset: Preset) -> None:
 
 def share_link(path: str, params: dict[str, str]) -> str:
     """The link that reproduces this run: the page's URL with its non-default settings."""
-    url = "/" if path == "app.py" else "/" + Path(path).stem
+    url = page_url(path)
     try:
         parts = urlsplit(st.context.url)
         url = f"{parts.scheme}://{parts.netloc}{url}"
@@ -162,6 +162,11 @@ def share_link(path: str, params: dict[str, str]) -> str:
     return url + ("?" + urlencode(params) if params else "")
 
 
+def page_url(path: str) -> str:
+    """The URL path of a page file: app.py is "/", pages/NAME.py is "/NAME"."""
+    return "/" if path == "app.py" else "/" + Path(path).stem
+
+
 def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
     """A link to another page; a plain link where the page registry is not the app's.
 
@@ -171,7 +176,7 @@ def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = N
     try:
         st.page_link(path, label=label, icon=icon, query_params=query)
     except StreamlitPageNotFoundError:
-        url = "/" if path == "app.py" else "/" + Path(path).stem
+        url = page_url(path)
         if query:
             url += "?" + urlencode(query)
         st.markdown(f"[{label}]({url})")
@@ -311,13 +316,6 @@ def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str)
     from stockdemo import inspect as inspection
 
     return inspection.inspect_run(config, weight_scale, nonlinearity)
-
-
-def labelled_choice_widget(knob: ChoiceKnob, labels: dict[str, str]):
-    """Like ``knob_widget`` for a choice whose values need their own display labels."""
-    return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
-                        key=knob.name, help=knob.help, bind="query-params",
-                        format_func=lambda c: labels.get(c, c))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stockdemo.ui import PAGES
+from stockdemo.ui import PAGES, page_url
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -30,10 +30,6 @@ def error_boxes(page) -> list[str]:
     return [e.inner_text() for e in page.query_selector_all("[data-testid='stException']")]
 
 
-def url_of(path: str) -> str:
-    return "/" if path == "app.py" else "/" + Path(path).stem
-
-
 def test_deep_link_on_a_fresh_server_shows_the_full_page_frame(server, page):
     # First test of the session: nobody has opened "/" on this server yet.
     page.goto(f"{server}/playground")
@@ -48,7 +44,7 @@ def test_deep_link_on_a_fresh_server_shows_the_full_page_frame(server, page):
 
 @pytest.mark.parametrize("path,title", EXISTING, ids=[t for _, t in EXISTING])
 def test_every_page_loads_with_no_error_box_and_no_console_error(server, page, path, title):
-    page.goto(server + url_of(path))
+    page.goto(server + page_url(path))
     wait_for_run(page)
     assert page.locator("h1").first.inner_text().strip()
     page.locator("[data-testid='stSidebar']").get_by_text(title, exact=True).wait_for(timeout=20_000)
