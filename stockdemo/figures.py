@@ -17,10 +17,18 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 MAX_LINES = 8
 
 
-def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      colorway=PALETTE, legend=dict(orientation="h", y=-0.2), font=dict(size=14))
-    return fig
+def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> go.Figure:
+    """A figure from specs written in plotly's canonical form, not re-checked here.
+
+    Plotly checks every property as a figure is built; for the predictions
+    chart that took ~25 ms, a third of the server's time per Playground rerun
+    under load. The specs below are written the way plotly's checker would
+    leave them, and tests/test_figures.py holds each one to that checker.
+    """
+    layout = {"title": {"text": title}, "height": height,
+              "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "colorway": PALETTE,
+              "legend": {"orientation": "h", "y": -0.2}, "font": {"size": 14}, **layout}
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 def predictions_figure(result: RunResult) -> go.Figure:
@@ -30,47 +38,50 @@ def predictions_figure(result: RunResult) -> go.Figure:
     seq_len = x.shape[1]
     shown = min(MAX_LINES, x.shape[0])
     colours = [PALETTE[b % len(PALETTE)] for b in range(shown)]
-    fig = go.Figure()
-    for b in range(shown):
-        fig.add_trace(go.Scatter(x=list(range(seq_len)), y=x[b], mode="lines",
-                                 line=dict(color=colours[b], width=2), name=f"sequence {b}",
-                                 hovertemplate="t=%{x}: %{y:.3f}"))
-    # one trace for all predictions: fewer traces keep this figure cheap to build
-    fig.add_trace(go.Scatter(x=[seq_len] * shown, y=pred[:shown], mode="markers", name="predictions",
-                             marker=dict(color=colours, size=14, symbol="star",
-                                         line=dict(width=1, color="#333"))))
-    fig.update_xaxes(title="time step t (the stars are the predictions for step T)",
-                     dtick=max(1, seq_len // 10))
-    fig.update_yaxes(title="feature 0 (input) / prediction")
+    steps = list(range(seq_len))
+    data = [{"type": "scatter", "x": steps, "y": x[b], "mode": "lines",
+             "line": {"color": colours[b], "width": 2}, "name": f"sequence {b}",
+             "hovertemplate": "t=%{x}: %{y:.3f}"} for b in range(shown)]
+    # one trace for all predictions: fewer traces keep this figure cheap to draw
+    data.append({"type": "scatter", "x": [seq_len] * shown, "y": pred[:shown], "mode": "markers",
+                 "name": "predictions",
+                 "marker": {"color": colours, "size": 14, "symbol": "star",
+                            "line": {"width": 1, "color": "#333"}}})
     more = f", first {shown} of {x.shape[0]} shown" if shown < x.shape[0] else ""
     # No legend: the colours pair each line with its star, and a legend is the
     # costliest part of redrawing this chart on every slider move.
-    fig.update_layout(showlegend=False)
-    return _layout(fig, f"Input windows and predictions{more}")
+    return _figure(data, {
+        "xaxis": {"title": {"text": "time step t (the stars are the predictions for step T)"},
+                  "dtick": max(1, seq_len // 10)},
+        "yaxis": {"title": {"text": "feature 0 (input) / prediction"}},
+        "showlegend": False,
+    }, f"Input windows and predictions{more}")
 
 
 def ops_figure(ops: pd.DataFrame) -> go.Figure:
     """ops: columns op, count (most frequent first)."""
-    fig = go.Figure(go.Bar(x=ops["count"], y=ops["op"], orientation="h", marker_color=PALETTE[0],
-                           text=ops["count"], textposition="auto"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title="nodes")
-    return _layout(fig, "Autograd nodes by op", height=max(260, 30 * len(ops) + 90))
+    counts = [int(c) for c in ops["count"]]
+    data = [{"type": "bar", "x": counts, "y": list(ops["op"]), "orientation": "h",
+             "marker": {"color": PALETTE[0]}, "text": [str(c) for c in counts],
+             "textposition": "auto"}]
+    return _figure(data, {"yaxis": {"autorange": "reversed"}, "xaxis": {"title": {"text": "nodes"}}},
+                   "Autograd nodes by op", height=max(260, 30 * len(ops) + 90))
 
 
 def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) -> go.Figure:
     """Graph nodes against T (measured), with this run marked."""
-    df = pd.DataFrame(sweep)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=df["seq_len"], y=df["nodes"], mode="lines+markers",
-                             name="nodes (measured)", line=dict(color=PALETTE[0], width=3)))
-    fig.add_trace(go.Scatter(x=[config.seq_len], y=[nodes_now], mode="markers",
-                             marker=dict(size=16, color=PALETTE[5], symbol="diamond"),
-                             name=f"this run: T={config.seq_len}"))
-    fig.update_xaxes(title="sequence length T")
-    fig.update_yaxes(title="graph nodes", rangemode="tozero")
-    return _layout(fig, f"Graph size against T: {CELL_LABELS[config.cell]}, "
-                        f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}")
+    data = [
+        {"type": "scatter", "x": [r["seq_len"] for r in sweep], "y": [r["nodes"] for r in sweep],
+         "mode": "lines+markers", "name": "nodes (measured)",
+         "line": {"color": PALETTE[0], "width": 3}},
+        {"type": "scatter", "x": [config.seq_len], "y": [nodes_now], "mode": "markers",
+         "marker": {"size": 16, "color": PALETTE[5], "symbol": "diamond"},
+         "name": f"this run: T={config.seq_len}"},
+    ]
+    return _figure(data, {"xaxis": {"title": {"text": "sequence length T"}},
+                          "yaxis": {"title": {"text": "graph nodes"}, "rangemode": "tozero"}},
+                   f"Graph size against T: {CELL_LABELS[config.cell]}, "
+                   f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}")
 
 
 def graph_json(graph: Graph) -> str:

@@ -18,10 +18,9 @@ nodes. Either way the caption gives the full graph's exact counts.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
-
-import graphviz
 
 from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
 
@@ -334,35 +333,34 @@ class _Layout:
         return ids
 
     def to_dot(self, caption: str) -> str:
-        dot = graphviz.Digraph("autograd")
-        dot.attr("graph", layout="neato", splines="false",
-                 bgcolor="transparent", fontname=FONT, fontsize="13", fontcolor=MUTED,
-                 label=caption, labelloc="t", labeljust="l", pad="0.2")
+        return write_dot(self.statements(caption))
+
+    def statements(self, caption: str):
+        """The DOT statements of this picture: (kind, name or (a, b), attrs) in order."""
+        yield "graph", None, dict(
+            layout="neato", splines="false", bgcolor="transparent", fontname=FONT, fontsize="13",
+            fontcolor=MUTED, label=caption, labelloc="t", labeljust="l", pad="0.2")
         # No outputorder=edgesfirst: it breaks the browser's redraw (d3-graphviz
         # throws "undefined" and keeps the old picture when the slider moves).
         # No rounded corners anywhere: the browser redraws a rounded box as a long
         # path, and with them an update of a 50-node graph took 2.5-3 s instead of 0.3 s.
-        dot.attr("node", fontname=FONT, fontsize="12", fontcolor=TEXT, style="filled",
-                 shape="box", color="#555555", penwidth="1", margin="0.08,0.04",
-                 height="0.4")
-        dot.attr("edge", color=EDGE, arrowsize="0.6", penwidth="1")
+        yield "node", None, dict(
+            fontname=FONT, fontsize="12", fontcolor=TEXT, style="filled", shape="box",
+            color="#555555", penwidth="1", margin="0.08,0.04", height="0.4")
+        yield "edge", None, dict(color=EDGE, arrowsize="0.6", penwidth="1")
         for i, (label, x, y, w, h, style) in enumerate(self.boxes):
-            dot.node(f"box{i}", label="", pos=f"{x + w / 2:.2f},{y - h / 2:.2f}!",
-                     shape="box", style=style, color=MUTED,
-                     fixedsize="true", width=f"{w:.2f}", height=f"{h:.2f}")
-            dot.node(f"caption{i}", label=label, pos=f"{x + 0.1 + 0.045 * len(label):.2f},{y - 0.17:.2f}!",
-                     shape="plaintext", style="", fontcolor=MUTED, fontsize="12",
-                     width="0", height="0", margin="0", fixedsize="false")
+            yield "N", f"box{i}", dict(
+                label="", pos=f"{x + w / 2:.2f},{y - h / 2:.2f}!", shape="box", style=style,
+                color=MUTED, fixedsize="true", width=f"{w:.2f}", height=f"{h:.2f}")
+            yield "N", f"caption{i}", dict(
+                label=label, pos=f"{x + 0.1 + 0.045 * len(label):.2f},{y - 0.17:.2f}!",
+                shape="plaintext", style="", fontcolor=MUTED, fontsize="12", width="0",
+                height="0", margin="0", fixedsize="false")
         for node_id, (x, y) in self.pos.items():
-            n = self.nodes[node_id]
-            dot.node(node_id, **self._node_attrs(n), pos=f"{x:.2f},{y:.2f}!")
+            yield "N", node_id, {**self._node_attrs(self.nodes[node_id]), "pos": f"{x:.2f},{y:.2f}!"}
         for a, b, recurrent in self.edges():
-            if recurrent:
-                dot.edge(a, b, color=RECURRENT, style="dashed" if self.rolled else "solid",
-                         penwidth="1.4")
-            else:
-                dot.edge(a, b)
-        return dot.source
+            yield "E", (a, b), (dict(color=RECURRENT, style="dashed" if self.rolled else "solid",
+                                     penwidth="1.4") if recurrent else {})
 
     def _node_attrs(self, n: Node) -> dict[str, str]:
         label = self.extra_label.get(n.id, n.label)
@@ -384,3 +382,40 @@ class _Layout:
         if n.kind in ("input", "output", "parameter"):
             attrs["penwidth"] = "2"  # data and weights: a heavier frame than ops
         return attrs
+
+
+# -- DOT text ----------------------------------------------------------------
+# Written here rather than through the graphviz package: its per-node checks
+# and quoting took half of each render (a tenth of a Playground rerun under
+# load). The output is the package's, byte for byte (tests/test_render.py).
+
+_BARE_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)")
+_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+
+
+def dot_id(text: str) -> str:
+    """A DOT ID: bare where DOT allows it, else double-quoted with its quotes escaped."""
+    if _BARE_ID.fullmatch(text) and text.lower() not in _KEYWORDS:
+        return text
+    return '"' + text.replace('"', '\\"') + '"'
+
+
+def _attr_list(attrs: dict[str, str], first: str | None = None) -> str:
+    items = ([f"label={dot_id(first)}"] if first is not None else []) \
+        + [f"{k}={dot_id(v)}" for k, v in sorted(attrs.items())]
+    return f" [{' '.join(items)}]" if items else ""
+
+
+def write_dot(statements, name: str = "autograd") -> str:
+    """DOT source from ``statements()``: graph/node/edge defaults, then N(odes) and E(dges)."""
+    lines = [f"digraph {dot_id(name)} {{"]
+    for kind, target, attrs in statements:
+        if kind == "N":
+            rest = dict(attrs)
+            label = rest.pop("label", None)
+            lines.append(f"\t{dot_id(target)}{_attr_list(rest, label)}")
+        elif kind == "E":
+            lines.append(f"\t{dot_id(target[0])} -> {dot_id(target[1])}{_attr_list(attrs)}")
+        else:
+            lines.append(f"\t{kind}{_attr_list(attrs)}")
+    return "\n".join(lines) + "\n}\n"

@@ -195,8 +195,10 @@ def knob_widget(knob: IntKnob | ChoiceKnob):
     # A float box shown as an integer: Streamlit's int number box raises on
     # ?seed=inf ("cannot convert float infinity to integer"); a float box
     # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
+    # "%.0f", not "%d": "%d" on a float box logs a warning, with a stack
+    # trace, on every rerun.
     value = st.number_input(knob.label, float(knob.low), float(knob.high),
-                            value=float(knob.default), step=float(knob.step), format="%d",
+                            value=float(knob.default), step=float(knob.step), format="%.0f",
                             key=knob.name, help=knob.help, bind="query-params")
     return int(value)
 

@@ -1,0 +1,48 @@
+"""The Playground's figures are built without plotly's checks, so hold them to those checks here."""
+
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+
+from stockdemo import figures
+from stockdemo.config import RunConfig
+from stockdemo.live import run, size_sweep
+
+CONFIGS = [RunConfig(), RunConfig(seq_len=1, batch_size=1, input_size=3),
+           RunConfig(seq_len=200, batch_size=64, cell="lstm", num_layers=4)]
+
+
+def built(config: RunConfig) -> dict[str, go.Figure]:
+    result = run(config)
+    ops = pd.DataFrame(list(result.graph.stats["ops_by_type"].items()), columns=["op", "count"])
+    return {
+        "predictions": figures.predictions_figure(result),
+        "ops": figures.ops_figure(ops),
+        "size": figures.size_figure(size_sweep(config), config, result.graph.stats["nodes"]),
+    }
+
+
+def as_json(fig: go.Figure) -> dict:
+    return json.loads(pio.to_json(fig.to_dict(), validate=False))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.cell}-T{c.seq_len}-B{c.batch_size}")
+def test_every_spec_is_already_in_plotlys_checked_form(config):
+    """Plotly's validator, run on each spec, raises nothing and changes nothing."""
+    for kind, fig in built(config).items():
+        checked = go.Figure(fig.to_dict())  # raises ValueError on any invalid property
+        assert as_json(checked) == as_json(fig), kind
+
+
+def test_predictions_chart_shows_each_window_and_its_star():
+    config = RunConfig(batch_size=3, seq_len=7)
+    result = run(config)
+    spec = as_json(figures.predictions_figure(result))
+    lines, stars = spec["data"][:-1], spec["data"][-1]
+    assert len(lines) == 3 and [t["x"] for t in lines] == [list(range(7))] * 3
+    assert stars["x"] == [7, 7, 7] and stars["marker"]["symbol"] == "star"
+    assert spec["layout"]["title"]["text"] == "Input windows and predictions"
+    assert spec["layout"]["colorway"] == figures.PALETTE
