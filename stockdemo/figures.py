@@ -17,7 +17,23 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 MAX_LINES = 8
 
 
-def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> go.Figure:
+class SharedFigure(go.Figure):
+    """A figure built once per config and shown to every session: read it, never change it.
+
+    ``to_dict`` is what ``st.plotly_chart`` calls on every rerun; plotly deep-copies
+    the figure (its theme template most of all) each time, ~4 ms. Here the dict is
+    made once and the same one handed out.
+    """
+
+    def to_dict(self) -> dict:
+        try:
+            return self._dict_once
+        except AttributeError:
+            self._dict_once = super().to_dict()
+            return self._dict_once
+
+
+def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> SharedFigure:
     """A figure from specs written in plotly's canonical form, not re-checked here.
 
     Plotly checks every property as a figure is built; for the predictions
@@ -28,10 +44,10 @@ def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> go
     layout = {"title": {"text": title}, "height": height,
               "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "colorway": PALETTE,
               "legend": {"orientation": "h", "y": -0.2}, "font": {"size": 14}, **layout}
-    return go.Figure({"data": data, "layout": layout}, _validate=False)
+    return SharedFigure({"data": data, "layout": layout}, _validate=False)
 
 
-def predictions_figure(result: RunResult) -> go.Figure:
+def predictions_figure(result: RunResult) -> SharedFigure:
     """Each input window's first feature over time, and the model's prediction after it."""
     x = result.inputs[:, :, 0].numpy()  # (batch, seq_len)
     pred = result.predictions[:, 0].numpy()  # (batch,)
@@ -58,7 +74,7 @@ def predictions_figure(result: RunResult) -> go.Figure:
     }, f"Input windows and predictions{more}")
 
 
-def ops_figure(ops: pd.DataFrame) -> go.Figure:
+def ops_figure(ops: pd.DataFrame) -> SharedFigure:
     """ops: columns op, count (most frequent first)."""
     counts = [int(c) for c in ops["count"]]
     data = [{"type": "bar", "x": counts, "y": list(ops["op"]), "orientation": "h",
@@ -68,7 +84,7 @@ def ops_figure(ops: pd.DataFrame) -> go.Figure:
                    "Autograd nodes by op", height=max(260, 30 * len(ops) + 90))
 
 
-def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) -> go.Figure:
+def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) -> SharedFigure:
     """Graph nodes against T (measured), with this run marked."""
     data = [
         {"type": "scatter", "x": [r["seq_len"] for r in sweep], "y": [r["nodes"] for r in sweep],

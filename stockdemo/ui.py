@@ -238,25 +238,19 @@ def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
 def run_controls() -> tuple[RunConfig, str]:
     """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
     url_messages("playground")
-    c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
-    with c1:
+    # Row containers, not st.columns: one block each instead of one per column,
+    # and every block is a message the server sends again on each move.
+    with st.container(horizontal=True, gap="medium"):
         seq_len = knob_widget(SEQ_LEN)
-    with c2:
         hidden = knob_widget(HIDDEN_SIZE)
-    with c3:
         layers = knob_widget(NUM_LAYERS)
-    with c4:
         cell = knob_widget(CELL)
-    with st.expander("More settings: batch, features, seed, graph view"):
-        m1, m2, m3, m4 = st.columns(4)
-        with m1:
-            batch = knob_widget(BATCH_SIZE)
-        with m2:
-            features = knob_widget(INPUT_SIZE)
-        with m3:
-            seed = knob_widget(SEED)
-        with m4:
-            view = knob_widget(VIEW)
+    with st.expander("More settings: batch, features, seed, graph view"), \
+            st.container(horizontal=True, gap="medium"):
+        batch = knob_widget(BATCH_SIZE)
+        features = knob_widget(INPUT_SIZE)
+        seed = knob_widget(SEED)
+        view = knob_widget(VIEW)
     config = RunConfig(seq_len=int(seq_len), hidden_size=int(hidden), num_layers=int(layers),
                        batch_size=int(batch), input_size=int(features), cell=cell, seed=int(seed))
     return config, view

@@ -46,3 +46,9 @@ def test_predictions_chart_shows_each_window_and_its_star():
     assert stars["x"] == [7, 7, 7] and stars["marker"]["symbol"] == "star"
     assert spec["layout"]["title"]["text"] == "Input windows and predictions"
     assert spec["layout"]["colorway"] == figures.PALETTE
+
+
+def test_a_shared_figure_hands_out_one_dict_equal_to_plotlys_own():
+    fig = figures.predictions_figure(run(RunConfig()))
+    assert fig.to_dict() is fig.to_dict()
+    assert as_json(fig) == json.loads(pio.to_json(go.Figure.to_dict(fig), validate=False))
