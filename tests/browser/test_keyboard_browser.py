@@ -1,0 +1,307 @@
+"""Every kind of control on every page, operated from the keyboard alone, in a real browser.
+
+Only keys reach the page: Tab and Shift+Tab to move, arrows, Home and End, Enter,
+Space, Escape and typing to operate. No mouse, no element.click(), .fill() or
+.focus(). Every key press that should do something is followed by an assertion
+on what it did: a URL parameter, a result on the page, another page.
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from stockdemo.config import PRESENT
+from stockdemo.lesson import STEPS
+from stockdemo.ui import PAGES, page_url
+from tests.browser.drive import screenshot, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+WAIT = 60_000  # ms: generous, the box has 2 cores and may be running a benchmark
+MAX_PRESSES = 100  # more Tab stops than any page has, so a miss fails instead of looping
+GRAPH_WIDTH = "document.querySelector(\"[data-testid='stGraphVizChart']\").getBoundingClientRect().width"
+HEADINGS = {path: "Dynamic graphs, live" if path == "app.py" else title for path, title, _ in PAGES}
+
+FOCUSED = """() => { const e = document.activeElement;
+  return e ? `${e.tagName} "${e.getAttribute('aria-label') || e.innerText.slice(0, 40)}"` : 'nothing'; }"""
+
+# What draws a focus indicator on an element: its outline and its box-shadow ('' if neither).
+RING = """e => { const s = getComputedStyle(e);
+  const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0;
+  return [outline ? `outline ${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor}` : '',
+          s.boxShadow !== 'none' ? `box-shadow ${s.boxShadow}` : ''].join(' ').trim(); }"""
+
+
+def open_page(page: Page, url: str, ready: str) -> None:
+    """Load a page and wait for its run and for ``ready``: widgets render a moment after the run ends."""
+    page.goto(url)
+    wait_for_run(page, timeout=WAIT, ready=ready)
+
+
+def tab_to(page: Page, target: Locator, backwards: bool = False) -> None:
+    """Press Tab (Shift+Tab) until ``target`` has the keyboard focus; fail after MAX_PRESSES."""
+    target.wait_for(timeout=WAIT)
+    key = "Shift+Tab" if backwards else "Tab"
+    for _ in range(MAX_PRESSES):
+        page.keyboard.press(key)
+        if target.evaluate("e => e === document.activeElement"):
+            return
+    raise AssertionError(f"{MAX_PRESSES} x {key} never reached {target}; "
+                         f"focus ended on {page.evaluate(FOCUSED)}")
+
+
+def choose(page: Page, option: str) -> None:
+    """In the focused select box: ArrowDown opens the list, typing filters it, Enter picks."""
+    page.keyboard.press("ArrowDown")
+    expect(page.get_by_role("listbox")).to_be_visible()
+    page.keyboard.type(option)
+    expect(page.get_by_role("option").first).to_contain_text(option)
+    press_and_wait(page, "Enter")
+
+
+def wait_for_param(page: Page, name: str, value: str | None) -> None:
+    """The address bar holds ``name=value`` (None: no such parameter); bound widgets write it."""
+    page.wait_for_function("([n, v]) => new URLSearchParams(location.search).get(n) === v",
+                           arg=[name, value], timeout=WAIT)
+
+
+def press_and_wait(page: Page, key: str) -> None:
+    """A key that reruns the script: press it, then wait for the run to end."""
+    page.keyboard.press(key)
+    wait_for_run(page, timeout=WAIT)
+
+
+def test_home_help_code_presenter_mode_run_it_and_its_link_work_by_keyboard(server, page):
+    open_page(page, f"{server}/", ready="[data-testid='stBaseButton-primary']")
+    sidebar = page.get_by_test_id("stSidebar")
+
+    tab_to(page, sidebar.get_by_role("button", name="Help for Presenter mode"))
+    tooltip = page.get_by_test_id("stTooltipContent")
+    expect(tooltip).to_have_text(PRESENT.help)  # help shows on focus, not only on hover
+    page.keyboard.press("Escape")
+    expect(tooltip).to_be_hidden()
+
+    tab_to(page, sidebar.get_by_role("switch", name="Presenter mode"), backwards=True)
+    press_and_wait(page, "Space")
+    wait_for_param(page, "present", "1")
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '22px'",
+                           timeout=WAIT)
+    press_and_wait(page, "Space")
+    wait_for_param(page, "present", None)
+
+    tab_to(page, sidebar.locator("summary", has_text="Show this page's code"))
+    code = sidebar.get_by_test_id("stCode")
+    page.keyboard.press("Enter")
+    expect(code).to_contain_text('"""Home:')
+    page.keyboard.press("Enter")
+    expect(code).to_be_hidden()
+
+    tab_to(page, page.get_by_role("button", name="Run it"))
+    press_and_wait(page, "Enter")
+    expect(page.get_by_test_id("stMain").get_by_test_id("stCode").last).to_contain_text(
+        "grad_fn=<AddmmBackward0>", timeout=WAIT)
+
+    tab_to(page, page.get_by_role("link", name="See that graph in the Playground"))
+    press_and_wait(page, "Enter")
+    expect(page.locator("h1")).to_contain_text("Playground", timeout=WAIT)
+
+
+def test_every_sidebar_menu_link_opens_its_page_by_keyboard(server, page):
+    open_page(page, f"{server}/", ready="[data-testid='stPageLink-NavLink']")
+    sidebar = page.get_by_test_id("stSidebar")
+    for path, title, _ in (*PAGES[1:], PAGES[0]):  # round the menu and back Home
+        tab_to(page, sidebar.get_by_role("link", name=title))
+        press_and_wait(page, "Enter")
+        expect(page).to_have_url(re.compile(re.escape(server + page_url(path)) + r"(\?.*)?$"), timeout=WAIT)
+        expect(page.locator("h1")).to_contain_text(HEADINGS[path], timeout=WAIT)
+
+
+def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page):
+    open_page(page, f"{server}/playground", ready="[data-testid='stGraphVizChart'] svg g.node")
+    main = page.get_by_test_id("stMain")
+
+    preset = page.get_by_role("button", name="A deep stack")
+    assert preset.evaluate(RING) == ""
+    tab_to(page, preset)
+    assert preset.evaluate(RING) != ""
+    press_and_wait(page, "Enter")
+    wait_for_param(page, "num_layers", "4")
+    wait_for_param(page, "seq_len", "8")
+
+    slider = page.get_by_role("slider", name="Sequence length T")
+    thumb = slider.locator("xpath=../..")  # the range input is visually hidden: its thumb shows the focus
+    assert thumb.evaluate(RING) == ""
+    tab_to(page, slider)
+    assert thumb.evaluate(RING) != ""
+    assert preset.evaluate(RING) == ""  # the ring moved with the focus
+    screenshot(page, "keyboard_focus_slider")
+    press_and_wait(page, "ArrowRight")
+    wait_for_param(page, "seq_len", "9")
+    expect(main.get_by_test_id("stAlert").filter(has_text="Since the previous run")).to_contain_text(
+        "+1 time step", timeout=WAIT)
+
+    tab_to(page, page.get_by_role("combobox", name="Cell"))
+    choose(page, "nn.GRU")
+    wait_for_param(page, "cell", "nn.GRU")
+
+    tab_to(page, main.locator("summary", has_text="More settings"))
+    page.keyboard.press("Enter")
+    seed = page.get_by_role("spinbutton", name="Seed")
+    tab_to(page, seed)
+    press_and_wait(page, "ArrowUp")
+    wait_for_param(page, "seed", "1")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("42")
+    press_and_wait(page, "Enter")
+    wait_for_param(page, "seed", "42")
+
+    width = page.get_by_test_id("stGraphVizChart").bounding_box()["width"]
+    tab_to(page, page.get_by_role("button", name="Fullscreen: Autograd graph"))
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"w => {GRAPH_WIDTH} > w + 200", arg=width, timeout=WAIT)
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"w => {GRAPH_WIDTH} <= w + 1", arg=width, timeout=WAIT)
+
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    link = main.get_by_test_id("stCode").filter(has_text="/playground?")
+    copy = link.locator("button")  # "Copy to clipboard": shown once the code block has the focus
+    tab_to(page, link)
+    expect(copy).to_be_visible()
+    tab_to(page, copy)
+    page.keyboard.press("Enter")
+    page.wait_for_function("async link => (await navigator.clipboard.readText()) === link",
+                           arg=link.inner_text().strip(), timeout=WAIT)
+    assert "seed=42" in link.inner_text()
+
+    tab_to(page, page.get_by_role("button", name="Download DOT"))
+    with page.expect_download(timeout=WAIT) as download:
+        page.keyboard.press("Enter")
+    assert download.value.suggested_filename == "graph_gru_T9.dot"
+
+    tab = page.get_by_role("tab", name="Predictions")
+    tab_to(page, tab)
+    assert tab.evaluate(RING) != ""
+    press_and_wait(page, "ArrowRight")
+    wait_for_param(page, "panel", "Ops by type")
+    expect(page.get_by_role("tab", name="Ops by type")).to_have_attribute("aria-selected", "true")
+    expect(main.get_by_test_id("stDataFrame")).to_be_visible(timeout=WAIT)  # the ops table
+
+
+def test_train_upload_settings_train_and_download_by_keyboard(server, page, tmp_path):
+    csv = tmp_path / "prices.csv"
+    days = [f"2012-{1 + d // 28:02d}-{1 + d % 28:02d}" for d in range(300)]  # 300 days in date order
+    csv.write_text("Date,Close\n" + "\n".join(f"{day},{100 + 5 * ((d * 7) % 11) / 11 + d / 10:.2f}"
+                                              for d, day in enumerate(days)))
+    open_page(page, f"{server}/train", ready="[data-testid='stBaseButton-primary']")
+
+    tab_to(page, page.get_by_role("combobox", name="Data"))
+    choose(page, "Upload a CSV")
+    wait_for_param(page, "source", "Upload a CSV")
+
+    tab_to(page, page.get_by_test_id("stFileUploaderDropzone").locator("button"))
+    with page.expect_file_chooser(timeout=WAIT) as chooser:
+        page.keyboard.press("Enter")
+    chooser.value.set_files(csv)  # the operating system's dialog, answered
+    wait_for_run(page, timeout=WAIT)
+    expect(page.get_by_text("prices.csv, column Close")).to_be_visible(timeout=WAIT)
+
+    tab_to(page, page.get_by_test_id("stMain").locator("summary", has_text="Training settings"))
+    page.keyboard.press("Enter")
+    tab_to(page, page.get_by_role("slider", name="Max epochs"))
+    press_and_wait(page, "Home")
+    wait_for_param(page, "epochs", "1")
+    tab_to(page, page.get_by_role("spinbutton", name="Seed"))
+    press_and_wait(page, "ArrowUp")
+    wait_for_param(page, "seed", "1")
+
+    tab_to(page, page.get_by_role("button", name="Train"))
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="How good is it?")).to_be_visible(timeout=2 * WAIT)
+    wait_for_run(page, timeout=WAIT)
+
+    tab_to(page, page.get_by_role("button", name="Download test forecasts CSV"))
+    with page.expect_download(timeout=WAIT) as download:
+        page.keyboard.press("Enter")
+    assert download.value.suggested_filename == "test_forecasts.csv"
+
+
+def test_static_page_select_slider_capture_and_code_expander_by_keyboard(server, page):
+    open_page(page, f"{server}/static_vs_dynamic", ready="[data-testid='stBaseButton-primary']")
+    main = page.get_by_test_id("stMain")
+
+    tab_to(page, page.get_by_role("combobox", name="Cell"))
+    choose(page, "nn.GRU")
+    wait_for_param(page, "cell", "nn.GRU")
+
+    tab_to(page, page.get_by_role("slider", name="Sequence length T"))
+    press_and_wait(page, "ArrowRight")
+    wait_for_param(page, "seq_len", "6")
+    expect(main.get_by_text("Eager autograd: recorded while this run's Python ran (T = 6)")).to_be_visible(
+        timeout=WAIT)
+
+    tab_to(page, page.get_by_role("button", name="Capture static graphs"))
+    page.keyboard.press("Space")
+    recompiles = page.get_by_test_id("stMetric").filter(has_text="Recompiles")
+    expect(recompiles.get_by_test_id("stMetricValue")).to_have_text("1", timeout=3 * WAIT)  # T 5, then 6
+    wait_for_run(page, timeout=3 * WAIT)
+
+    tab_to(page, main.locator("summary", has_text="The captured graph as code"))
+    page.keyboard.press("Enter")
+    expect(main.get_by_test_id("stExpanderDetails").get_by_test_id("stCode")).to_contain_text(
+        "def forward", timeout=WAIT)
+
+
+def test_debugging_sliders_selects_settings_and_node_picker_by_keyboard(server, page):
+    open_page(page, f"{server}/debugging", ready="[data-testid='stSelectbox']")
+    main = page.get_by_test_id("stMain")
+
+    tab_to(page, page.get_by_role("slider", name="Recurrent weight scale"))
+    press_and_wait(page, "ArrowRight")
+    wait_for_param(page, "weight_scale", "125")
+
+    tab_to(page, page.get_by_role("combobox", name="RNN nonlinearity"))
+    choose(page, "relu")
+    wait_for_param(page, "nonlinearity", "relu")
+    expect(main).to_contain_text("Recurrent weights at 125 %, relu", timeout=WAIT)
+
+    tab_to(page, main.locator("summary", has_text="More settings"))
+    page.keyboard.press("Enter")
+    tab_to(page, page.get_by_role("spinbutton", name="Seed"))
+    press_and_wait(page, "ArrowUp")
+    wait_for_param(page, "seed", "1")
+
+    tab_to(page, page.get_by_role("slider", name="Print at time step"))
+    press_and_wait(page, "End")  # the last step of T = 5
+    wait_for_param(page, "print_step", "4")
+    expect(main.get_by_test_id("stCode").filter(has_text="layer 0, step t=4")).to_be_visible(timeout=WAIT)
+
+    tab_to(page, page.get_by_role("combobox", name="Node of this run's graph"))
+    choose(page, "L0.t0/")
+    page.wait_for_function("() => (new URLSearchParams(location.search).get('node') || '')"
+                           ".startsWith('L0.t0/')", timeout=WAIT)
+    expect(main.locator("strong", has_text=re.compile(r"^L0\.t0/"))).to_be_visible(timeout=WAIT)
+
+
+def test_lesson_next_back_reveal_and_experiment_link_by_keyboard(server, page):
+    open_page(page, f"{server}/lesson", ready="[data-testid='stBaseButton-primary']")
+    step = STEPS[2]
+
+    tab_to(page, page.get_by_role("button", name="Next"))
+    for number in (2, 3, 4):
+        press_and_wait(page, "Enter")  # the focus stays on Next
+        wait_for_param(page, "step", str(number))
+    tab_to(page, page.get_by_role("button", name="Back"), backwards=True)
+    press_and_wait(page, "Space")
+    wait_for_param(page, "step", "3")
+    expect(page.get_by_role("heading", name=f"3. {step.title}")).to_be_visible(timeout=WAIT)
+
+    tab_to(page, page.get_by_role("button", name="Reveal the answer"))
+    press_and_wait(page, "Enter")
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(step.reveal().value, timeout=WAIT)
+
+    tab_to(page, page.get_by_role("link", name=step.link_label))
+    press_and_wait(page, "Enter")
+    expect(page).to_have_url(re.compile(re.escape(server + page_url(step.page)) + r"\?"), timeout=WAIT)
+    expect(page.get_by_role("slider", name="Sequence length T")).to_have_value(
+        step.query["seq_len"], timeout=WAIT)
