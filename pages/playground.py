@@ -101,24 +101,27 @@ def live_run() -> None:
         key="panel", bind="query-params")
     with tab_pred:
         if tab_pred.open:
-            st.plotly_chart(ui.cached_figure("predictions", config), width="stretch",
-                            alt=f"Line chart: the first feature of {min(8, config.batch_size)} input "
-                                f"windows over {config.seq_len} steps, each window's prediction a star.")
+            ui.chart_after_graph(
+                ui.cached_figure("predictions", config),
+                alt=f"Line chart: the first feature of {min(8, config.batch_size)} input windows "
+                    f"over {config.seq_len} steps, each window's prediction a star.")
             st.caption("The model is untrained, so its predictions are as random as its weights; "
                        "the *Train and predict* page fits it to real prices.")
     with tab_ops:
         if tab_ops.open:
             ops = pd.DataFrame(list(stats["ops_by_type"].items()), columns=["op", "count"])
-            st.plotly_chart(ui.cached_figure("ops", config), width="stretch",
-                            alt="Bar chart of autograd nodes by op: "
-                                + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
+            ui.chart_after_graph(
+                ui.cached_figure("ops", config),
+                alt="Bar chart of autograd nodes by op: "
+                    + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
             st.dataframe(ops, hide_index=True, width="stretch")
     with tab_size:
         if tab_size.open:
             sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-            st.plotly_chart(ui.cached_figure("size", config), width="stretch",
-                            alt="Line chart of graph nodes against sequence length: "
-                                + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
+            ui.chart_after_graph(
+                ui.cached_figure("size", config),
+                alt="Line chart of graph nodes against sequence length: "
+                    + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
             if graph.meta.get("fused"):
                 st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
             else:

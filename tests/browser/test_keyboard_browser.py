@@ -111,7 +111,9 @@ def test_every_sidebar_menu_link_opens_its_page_by_keyboard(server, page):
     open_page(page, f"{server}/", ready="[data-testid='stPageLink-NavLink']")
     sidebar = page.get_by_test_id("stSidebar")
     for path, title, _ in (*PAGES[1:], PAGES[0]):  # round the menu and back Home
-        tab_to(page, sidebar.get_by_role("link", name=title))
+        link = sidebar.get_by_role("link", name=title)
+        tab_to(page, link)
+        assert "outline solid" in link.evaluate(RING)  # not only the hover grey
         press_and_wait(page, "Enter")
         expect(page).to_have_url(re.compile(re.escape(server + page_url(path)) + r"(\?.*)?$"), timeout=WAIT)
         expect(page.locator("h1")).to_contain_text(HEADINGS[path], timeout=WAIT)
@@ -157,7 +159,11 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     wait_for_param(page, "seed", "42")
 
     width = page.get_by_test_id("stGraphVizChart").bounding_box()["width"]
-    tab_to(page, page.get_by_role("button", name="Fullscreen: Autograd graph"))
+    fullscreen = page.get_by_role("button", name="Fullscreen: Autograd graph")
+    tab_to(page, fullscreen)
+    # its toolbar shows while a button in it has the focus, not only on hover
+    expect(page.get_by_test_id("stGraphVizChart").locator("..").get_by_test_id(
+        "stElementToolbar")).to_have_css("opacity", "1")
     page.keyboard.press("Enter")
     page.wait_for_function(f"w => {GRAPH_WIDTH} > w + 200", arg=width, timeout=WAIT)
     page.keyboard.press("Escape")
