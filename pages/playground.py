@@ -26,6 +26,7 @@ with st.expander("Presets for class", expanded=not present):
 # so thirty students moving sliders at once queue behind less work.
 @st.fragment
 def live_run() -> None:
+    rerun_started = time.perf_counter()
     config, view = ui.run_controls()
     started = time.perf_counter()
     result = ui.cached_run(config)
@@ -104,7 +105,8 @@ def live_run() -> None:
             ui.chart_after_graph(
                 ui.cached_figure("predictions", config),
                 alt=f"Line chart: the first feature of {min(8, config.batch_size)} input windows "
-                    f"over {config.seq_len} steps, each window's prediction a star.")
+                    f"over {config.seq_len} steps, each window's prediction a star.",
+                rerun_started=rerun_started)
             st.caption("The model is untrained, so its predictions are as random as its weights; "
                        "the *Train and predict* page fits it to real prices.")
     with tab_ops:
@@ -113,7 +115,8 @@ def live_run() -> None:
             ui.chart_after_graph(
                 ui.cached_figure("ops", config),
                 alt="Bar chart of autograd nodes by op: "
-                    + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()))
+                    + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples()),
+                rerun_started=rerun_started)
             st.dataframe(ops, hide_index=True, width="stretch")
     with tab_size:
         if tab_size.open:
@@ -121,7 +124,8 @@ def live_run() -> None:
             ui.chart_after_graph(
                 ui.cached_figure("size", config),
                 alt="Line chart of graph nodes against sequence length: "
-                    + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep))
+                    + ", ".join(f"T {r['seq_len']}: {r['nodes']}" for r in sweep),
+                rerun_started=rerun_started)
             if graph.meta.get("fused"):
                 st.caption("Flat: the fused LSTM kernel records one node per layer whatever T is.")
             else:
