@@ -62,6 +62,11 @@ class Graph:
         return {n.id: n for n in self.nodes}
 
     @cached_property
+    def edge_set(self) -> frozenset[tuple[str, str]]:
+        """The edges as a set (derived once: the Playground diffs every run against the last)."""
+        return frozenset(self.edges)
+
+    @cached_property
     def preds(self) -> dict[str, list[str]]:
         """Node id -> the ids feeding it (derived once; the graph is read-only)."""
         out: dict[str, list[str]] = defaultdict(list)
@@ -220,7 +225,7 @@ def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor
 def graph_diff(a: Graph, b: Graph) -> GraphDiff:
     """What changed from run ``a`` to run ``b``: nodes and edges by stable id."""
     a_nodes, b_nodes = a.by_id, b.by_id
-    a_edges, b_edges = set(a.edges), set(b.edges)
+    a_edges, b_edges = a.edge_set, b.edge_set
     return GraphDiff(
         added_nodes=tuple(n for n in b.nodes if n.id not in a_nodes),
         removed_nodes=tuple(n for n in a.nodes if n.id not in b_nodes),
