@@ -387,7 +387,7 @@ class _Layout:
 # -- DOT text ----------------------------------------------------------------
 # Written here rather than through the graphviz package: its per-node checks
 # and quoting took half of each render (a tenth of a Playground rerun under
-# load). The output is the package's, byte for byte (tests/test_render.py).
+# load). The output is the package's, byte for byte (tests/test_dot_writer.py).
 
 _BARE_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)")
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
