@@ -194,14 +194,12 @@ ids = [n.id for n in graph.nodes]
 # Op nodes come in creation order: the last one of the last step makes the final hidden state.
 last_step = [i for i in ops if i.startswith(f"L{L - 1}.t{T - 1}/")]
 default = last_step[-1] if last_step else ops[0]  # fused LSTM: its layer node
-if st.session_state.get("node") not in ids:
-    st.session_state["node"] = default
-labels = graph.by_id
+ui.node_from_url(graph, default)
 left, right = st.columns([5, 4], gap="large")
 with left:
     node_id = st.selectbox(f"Node of this run's graph ({len(ids)} nodes)", ids, key="node",
                            bind="query-params",
-                           format_func=lambda i: f"{i}  ·  {labels[i].label}")
+                           format_func=lambda i: inspection.node_label(graph, i))
     details = inspection.node_details(run, node_id)
     st.markdown(f"**{details.id}**: `{details.op or details.kind}`  \n"
                 f"inputs: {', '.join(f'`{i}`' for i in details.inputs) or 'none'}  \n"

@@ -216,6 +216,24 @@ def grad_fns_by_id(output: torch.Tensor, graph: Graph, model: nn.Module) -> dict
     return found
 
 
+NODE_LABEL_SEP = "  ·  "  # between a node's id and its label in the node picker
+
+
+def node_label(graph: Graph, node_id: str) -> str:
+    """What the node picker shows, and what Streamlit writes into the link: ``id  ·  label``."""
+    return f"{node_id}{NODE_LABEL_SEP}{graph.by_id[node_id].label}"
+
+
+def resolve_node(graph: Graph, raw: str) -> tuple[str | None, str | None]:
+    """A node named in a link, by id or by the picker's label -> (id, None), or (None, message)."""
+    node_id = raw.split(NODE_LABEL_SEP, 1)[0].strip()
+    if node_id in graph.by_id:
+        return node_id, None
+    shown = raw if len(raw) <= 60 else raw[:57] + "..."
+    return None, (f"The link names node `{shown}`, which this run's graph does not have "
+                  f"(node ids look like `L0.t4/Tanh0`); showing the default node instead.")
+
+
 def node_details(inspection: Inspection, node_id: str) -> NodeDetails:
     """Op, neighbours and saved tensors (shape, min/max/mean/std) of one graph node."""
     graph = inspection.graph

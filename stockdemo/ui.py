@@ -37,6 +37,7 @@ from stockdemo.config import (
     RunConfig,
     url_value,
 )
+from stockdemo.graph import Graph
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
 
@@ -335,6 +336,31 @@ def capped_knob_widget(knob: IntKnob, high: int) -> int:
         return knob.low
     return st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
                      key=knob.name, help=knob.help, bind="query-params")
+
+
+def node_from_url(graph: Graph, default: str) -> None:
+    """The Debugging page's node picker state, before the picker is drawn.
+
+    A node named in the link, by id (``?node=L0.t2/Tanh0``) or by the label
+    Streamlit itself writes there, is used once per session; any other value
+    gets a message and the default node. A node that a new run no longer has
+    (T made shorter) falls back to the default too.
+    """
+    from stockdemo import inspect as inspection
+
+    done_key = "_url_checked:debugging_node"
+    if done_key not in st.session_state:
+        message = None
+        raw = st.query_params.get_all("node")
+        if raw:
+            node_id, message = inspection.resolve_node(graph, raw[-1])
+            if node_id is not None:
+                st.session_state["node"] = node_id
+        st.session_state[done_key] = message
+    if st.session_state[done_key]:
+        st.warning(st.session_state[done_key], icon=":material/link_off:")
+    if st.session_state.get("node") not in graph.by_id:
+        st.session_state["node"] = default
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -136,3 +136,23 @@ def test_gradients_that_underflow_to_zero_are_said_not_hidden():
     assert zeros > 0  # tanh at 100 % over 200 steps: below float32's range
     assert any(f"{zeros} points underflowed" in c.value for c in at.caption)
     assert any("vanishes completely" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("link", ["L0.t2/Tanh0", "L0.t2/Tanh0  ·  Tanh", " L0.t2/Tanh0 "])
+def test_a_link_naming_a_node_by_id_or_label_opens_the_inspector_on_it(link):
+    at = fresh(node=link)
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="node").value == "L0.t2/Tanh0"
+    assert any(m.value.startswith("**L0.t2/Tanh0**") for m in at.markdown)
+
+
+@pytest.mark.parametrize("link", ["L0.t99/Tanh0", "nonsense", "x" * 500])
+def test_a_link_naming_no_node_of_this_run_says_so_and_shows_the_default(link):
+    at = fresh(node=link)
+    assert not at.exception
+    assert at.selectbox(key="node").value == "L0.t4/Tanh0"
+    message = [w.value for w in at.warning if "names node" in w.value]
+    assert len(message) == 1 and len(message[0]) < 300
+    at.slider(key="seq_len").set_value(6).run()  # the message stays, the picker follows the run
+    assert [w.value for w in at.warning if "names node" in w.value] == message
+    assert at.selectbox(key="node").value == "L0.t4/Tanh0"
