@@ -35,9 +35,10 @@ too.
 Moves: ``burst`` (default) has every session move at the same moment (plus up to
 ``--jitter`` s), round after round: the classroom's "everyone drag T to 40 now",
 the worst case. ``stagger`` lets each session move after its own 0.5-2 s pause.
-Every second move goes to a value all sessions share (one session computes it,
-the others hit the cache); the others go to a value of the session's own
-(usually uncached), and some moves change hidden size or layers instead.
+Of each six moves, four change T, one the hidden size and one the layer count.
+The first goes to a T all sessions share (one session computes it, the others
+hit the cache); the other T moves go to values of the session's own (usually
+uncached), and the hidden size is one of four values, so some sessions share it.
 
 The server runs without Streamlit's file watcher, as hosted (``--watch`` turns
 it on: then a source file saved during the run makes Streamlit unload modules
