@@ -33,38 +33,20 @@ ui.setup_page(
 )
 
 ui.url_messages("debugging", (*RUN_KNOBS, *DEBUG_KNOBS))
-c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
-with c1:
-    seq_len = ui.knob_widget(SEQ_LEN)
-with c2:
-    hidden = ui.knob_widget(HIDDEN_SIZE)
-with c3:
-    layers = ui.knob_widget(NUM_LAYERS)
-with c4:
-    cell = ui.knob_widget(CELL)
-d1, d2, d3 = st.columns([3, 2, 6])
-with d1:
-    scale_pct = ui.knob_widget(WEIGHT_SCALE)
-with d2:
-    nonlinearity = ui.knob_widget(NONLINEARITY)
-with d3, st.expander("More settings: batch, features, seed"):
-    m1, m2, m3 = st.columns(3)
-    with m1:
-        batch = ui.knob_widget(BATCH_SIZE)
-    with m2:
-        features = ui.knob_widget(INPUT_SIZE)
-    with m3:
-        seed = ui.knob_widget(SEED)
-config = RunConfig(seq_len=int(seq_len), hidden_size=int(hidden), num_layers=int(layers),
-                   batch_size=int(batch), input_size=int(features), cell=cell, seed=int(seed))
+model = ui.knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+debug = ui.knob_row(WEIGHT_SCALE, NONLINEARITY)
+with st.expander("More settings: batch, features, seed"):
+    more = ui.knob_row(BATCH_SIZE, INPUT_SIZE, SEED)
+config = RunConfig(**model, **more)
+scale_pct, nonlinearity = debug[WEIGHT_SCALE.name], debug[NONLINEARITY.name]
 scale = int(scale_pct) / 100
 run = ui.cached_inspection(config, scale, nonlinearity)
 T, L = config.seq_len, config.num_layers
 
 if config.base_cell != "rnn" and nonlinearity == "relu":
-    st.caption(f"{cell}: GRU and LSTM cells have fixed gates, so *relu* applies to RNN cells only.")
-if cell in ("rnn", "gru", "lstm"):
-    st.caption(f"`nn.{cell.upper()}` runs every step inside one C++ call and returns only the last "
+    st.caption(f"{config.cell}: GRU and LSTM cells have fixed gates, so *relu* applies to RNN cells only.")
+if config.cell in ("rnn", "gru", "lstm"):
+    st.caption(f"`nn.{config.cell.upper()}` runs every step inside one C++ call and returns only the last "
                "layer's outputs, so below its steps are re-run one by one in Python with the "
                "module's own weights (the numbers match its outputs).")
 

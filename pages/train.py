@@ -60,31 +60,9 @@ with where_col:
                                   help="A Date column and a price column are enough; an exported "
                                        "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
 
-f1, f2, f3, f4, f5, f6 = st.columns([4, 4, 3, 3, 3, 5])
-with f1:
-    features = ui.knob_widget(FEATURES)
-with f2:
-    target = ui.knob_widget(TARGET)
-with f3:
-    seq_len = ui.knob_widget(SEQ_LEN)
-with f4:
-    hidden = ui.knob_widget(HIDDEN_SIZE)
-with f5:
-    layers = ui.knob_widget(NUM_LAYERS)
-with f6:
-    cell = ui.knob_widget(CELL)
+model = {**ui.knob_row(FEATURES, TARGET, CELL), **ui.knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS)}
 with st.expander("Training settings: epochs, learning rate, split, seed"):
-    t1, t2, t3, t4, t5 = st.columns(5)
-    with t1:
-        epochs = ui.knob_widget(EPOCHS)
-    with t2:
-        lr = ui.knob_widget(LEARNING_RATE)
-    with t3:
-        val_pct = ui.knob_widget(VAL_PCT)
-    with t4:
-        test_pct = ui.knob_widget(TEST_PCT)
-    with t5:
-        seed = ui.knob_widget(SEED)
+    training = ui.knob_row(EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED)
 
 if source == "stocks" and start_year > end_year:
     start_year, end_year = end_year, start_year
@@ -95,9 +73,7 @@ config = TrainConfig(
     series=series if source == "synthetic" else SYNTH.default,
     start_year=int(start_year) if source == "stocks" else START_YEAR.default,
     end_year=int(end_year) if source == "stocks" else END_YEAR.default,
-    features=features, target=target, seq_len=int(seq_len), hidden_size=int(hidden),
-    num_layers=int(layers), cell=cell, epochs=int(epochs), lr=lr, val_pct=int(val_pct),
-    test_pct=int(test_pct), seed=int(seed),
+    **model, **training,
 )
 
 # Load and window the data. Any problem with it is a message, never a crash.

@@ -215,6 +215,16 @@ def knob_widget(knob: IntKnob | ChoiceKnob):
     return int(value)
 
 
+def knob_row(*knobs: IntKnob | ChoiceKnob) -> dict[str, object]:
+    """A row of URL-bound controls -> {knob name: value}.
+
+    A row container, not st.columns: one block instead of one per column, and
+    every block is a message the server sends again on each rerun.
+    """
+    with st.container(horizontal=True, gap="medium"):
+        return {knob.name: knob_widget(knob) for knob in knobs}
+
+
 def _number_box(knob: IntKnob | ChoiceKnob) -> bool:
     """Wide integer ranges get a number box; the rest a slider or a select box."""
     return isinstance(knob, IntKnob) and knob.high - knob.low > 300
@@ -250,21 +260,11 @@ def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
 def run_controls() -> tuple[RunConfig, str]:
     """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
     url_messages("playground")
-    # Row containers, not st.columns: one block each instead of one per column,
-    # and every block is a message the server sends again on each move.
-    with st.container(horizontal=True, gap="medium"):
-        seq_len = knob_widget(SEQ_LEN)
-        hidden = knob_widget(HIDDEN_SIZE)
-        layers = knob_widget(NUM_LAYERS)
-        cell = knob_widget(CELL)
-    with st.expander("More settings: batch, features, seed, graph view"), \
-            st.container(horizontal=True, gap="medium"):
-        batch = knob_widget(BATCH_SIZE)
-        features = knob_widget(INPUT_SIZE)
-        seed = knob_widget(SEED)
-        view = knob_widget(VIEW)
-    config = RunConfig(seq_len=int(seq_len), hidden_size=int(hidden), num_layers=int(layers),
-                       batch_size=int(batch), input_size=int(features), cell=cell, seed=int(seed))
+    model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+    with st.expander("More settings: batch, features, seed, graph view"):
+        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
+    view = more.pop(VIEW.name)
+    config = RunConfig(**model, **more)
     return config, view
 
 
