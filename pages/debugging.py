@@ -5,8 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from stockdemo import inspect as inspection
-from stockdemo import ui
+from stockdemo import inspection, ui
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,

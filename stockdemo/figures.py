@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from stockdemo import theme
 from stockdemo.config import CELL_LABELS, RunConfig
 from stockdemo.graph import Graph
 from stockdemo.live import RunResult
 
-# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+PALETTE = list(theme.PALETTE)
 MAX_LINES = 8
 
 

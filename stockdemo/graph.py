@@ -149,7 +149,7 @@ def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor
         param_names = {id(p): name for name, p in model.named_parameters()}
 
     # 1. Iterative walk: every grad_fn once, with its inputs as indices.
-    order, inputs_of = _walk(output.grad_fn)
+    order, inputs_of = walk_grad_fns(output.grad_fn)
     names = [fn.name() for fn in order]
     is_param = [n.endswith("AccumulateGrad") for n in names]
     seq = [fn._sequence_nr() for fn in order]
@@ -272,7 +272,7 @@ def _signed(n: int) -> str:
     return f"+{n}" if n >= 0 else f"−{-n}"
 
 
-def _walk(root) -> tuple[list, list[list[int | None]]]:
+def walk_grad_fns(root) -> tuple[list, list[list[int | None]]]:
     """Every grad_fn reachable from ``root`` (root first), without recursion.
 
     -> the grad_fns, and for each the indices of its inputs (None where an
@@ -299,7 +299,7 @@ def _walk(root) -> tuple[list, list[list[int | None]]]:
 def _step_templates(model: nn.Module, inputs: torch.Tensor) -> dict[int, list[str] | None]:
     """Op names of one time step, per layer, learned from a two-step run."""
     probe = model(torch.cat([inputs[:, :1]] * 2, dim=1))
-    order, inputs_of = _walk(probe.grad_fn)
+    order, inputs_of = walk_grad_fns(probe.grad_fn)
     names = [fn.name() for fn in order]
     seq = [fn._sequence_nr() for fn in order]
     ops = sorted((i for i, n in enumerate(names) if not n.endswith("AccumulateGrad")),

@@ -12,8 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stockdemo import data, static, train
-from stockdemo import inspect as inspection
+from stockdemo import data, inspection, static, train
 from stockdemo.config import CELL_LABELS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, op_name
 from stockdemo.graph import STEP as STEP_ROLE

@@ -22,24 +22,18 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from stockdemo import theme
 from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
 
 NODE_BUDGET = 250  # auto view: unrolled up to this many nodes
 MAX_DRAWN_NODES = 1200  # unrolled view: fold middle steps past this
 
-# Okabe-Ito colours (safe for colour-blind readers). Dark text on mid-light
-# fills, so nodes read the same on Streamlit's light and dark themes.
-FILL = {
-    "input": "#56B4E9",
-    "parameter": "#E69F00",
-    "op": "#E4E4E4",
-    "output": "#009E73",
-    "fused": "#CC79A7",
-}
-TEXT = "#1A1A1A"
-MUTED = "#8C8C8C"  # block captions, edges: mid grey reads on white and on near-black
-EDGE = "#8C8C8C"
-RECURRENT = "#D55E00"
+# Colours come from the one theme (Okabe-Ito: safe for colour-blind readers).
+FILL = theme.GRAPH_FILL
+TEXT = theme.TEXT
+MUTED = theme.MUTED
+EDGE = theme.GRAPH_EDGE
+RECURRENT = theme.RECURRENT
 
 # Geometry, in inches.
 COL = 1.1  # one node column

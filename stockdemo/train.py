@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
+from stockdemo import theme
 from stockdemo.config import (
     CELL_LABELS,
     MAX_TRAIN_SECONDS,
@@ -39,9 +40,7 @@ HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can red
 FLOPS_PER_SECOND = 5e9
 STEP_OVERHEAD_S = 1e-4
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
-PALETTE = {"actual": "#000000", "model": "#D55E00", "persistence": "#009E73",
-           "moving_average": "#CC79A7", "train": "#0072B2", "val": "#E69F00",
-           "val_region": "#56B4E9", "test_region": "#8C8C8C"}
+PALETTE = theme.SERIES
 
 
 @dataclass(frozen=True)

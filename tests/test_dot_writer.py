@@ -50,4 +50,9 @@ def test_folded_picture_matches_the_graphviz_package():
 def test_any_identifier_is_quoted_as_the_graphviz_package_quotes_it(text):
     if text.endswith("\\") or "\\" in text:  # ours never hold backslashes; the package warns
         return
+    if text.endswith("\n"):
+        # The package's ID pattern ends in `$`, which also matches before a final
+        # newline, so it leaves "0\n" bare: invalid DOT. Ours quotes it.
+        assert dot_id(text).startswith('"')
+        return
     assert dot_id(text) == graphviz.quoting.quote(text)

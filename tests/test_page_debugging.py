@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import inspect as inspection
+from stockdemo import inspection
 from stockdemo.config import RunConfig
 
 PAGE = "../pages/debugging.py"

@@ -5,8 +5,7 @@ from urllib.parse import urlencode
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import data, static, train
-from stockdemo import inspect as inspection
+from stockdemo import data, inspection, static, train
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.lesson import STEPS
 from stockdemo.live import build, run

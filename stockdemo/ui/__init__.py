@@ -41,7 +41,7 @@ from stockdemo.graph import Graph
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # (file relative to the app root, title, icon). A page shows in the menu once its file exists.
 PAGES: tuple[tuple[str, str, str], ...] = (
@@ -346,7 +346,7 @@ def node_from_url(graph: Graph, default: str) -> None:
     gets a message and the default node. A node that a new run no longer has
     (T made shorter) falls back to the default too.
     """
-    from stockdemo import inspect as inspection
+    from stockdemo import inspection
 
     done_key = "_url_checked:debugging_node"
     if done_key not in st.session_state:
@@ -366,7 +366,7 @@ def node_from_url(graph: Graph, default: str) -> None:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str):
     """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
-    from stockdemo import inspect as inspection
+    from stockdemo import inspection
 
     return inspection.inspect_run(config, weight_scale, nonlinearity)
 
@@ -374,7 +374,7 @@ def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str)
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
     """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
-    from stockdemo import inspect as inspection
+    from stockdemo import inspection
 
     run = cached_inspection(config, weight_scale, nonlinearity)
     return inspection.captured_prints(run.model, run.inputs, step)

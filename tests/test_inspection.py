@@ -6,7 +6,7 @@ import sys
 import pytest
 import torch
 
-from stockdemo import inspect as inspection
+from stockdemo import inspection
 from stockdemo.config import RunConfig
 from stockdemo.graph import capture_graph
 from stockdemo.live import build

@@ -12,9 +12,6 @@ module's own outputs in the tests.
 The gradient shown per step is ``‖∂L/∂h_t‖`` for the loss
 ``L = predictions.sum()``, the norm taken over the whole batch and every
 hidden unit: how strongly the prediction still depends on step ``t``.
-
-Import this module as ``from stockdemo import inspect as ...``: its name
-shadows the standard library's ``inspect`` only inside the package.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ import torch
 from torch import nn
 
 from stockdemo.config import RunConfig
-from stockdemo.graph import Graph, _walk, capture_graph
+from stockdemo.graph import Graph, capture_graph, walk_grad_fns
 from stockdemo.live import build
 from stockdemo.model import LoopRNN, StockPredictor
 
@@ -201,7 +198,7 @@ def grad_fns_by_id(output: torch.Tensor, graph: Graph, model: nn.Module) -> dict
     of the same breadth-first walk, and parameters by name: walking again and
     sorting the same way pairs them up. The op names are checked on the way.
     """
-    order, _ = _walk(output.grad_fn)
+    order, _ = walk_grad_fns(output.grad_fn)
     fns = sorted((fn for fn in order if not fn.name().endswith("AccumulateGrad")),
                  key=lambda fn: fn._sequence_nr())
     op_nodes = graph.op_nodes
