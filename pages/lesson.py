@@ -4,6 +4,7 @@ import streamlit as st
 
 from stockdemo import lesson, ui
 from stockdemo.config import STEP
+from stockdemo.ui import classroom as class_ui
 
 ui.setup_page(
     "Lesson", ":material/school:",
@@ -27,6 +28,8 @@ def reveal(number: int) -> None:
     st.session_state.setdefault("lesson_revealed", set()).add(number)
 
 
+class_ui.follow_bar("lesson")  # before the step is read: a following student takes the teacher's
+
 # The step lives in the URL (?step=3), so a link or a reload opens the class where it was.
 # Back from an experiment through the menu (no ?step), the class resumes where it left.
 raw = st.query_params.get_all("step") or st.session_state.get("lesson_step")
@@ -49,6 +52,7 @@ forward.button("Next", key="lesson_next", icon=":material/arrow_forward:", disab
 st.header(f"{number}. {step.title}", anchor=False)
 st.markdown(step.context)
 st.subheader(f":material/help: {step.question}", anchor=False)
+class_ui.lesson_hook(number)
 
 if number in st.session_state.get("lesson_revealed", set()):
     with st.spinner("Running it live…"):

@@ -9,6 +9,7 @@ from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS
 from stockdemo.graph import describe_diff, graph_diff
 from stockdemo.live import reproduce_code
+from stockdemo.ui import classroom as class_ui
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -17,6 +18,7 @@ ui.setup_page(
     __file__,
 )
 
+class_ui.follow_bar("playground")  # before the controls: a following student takes the teacher's
 present = ui.presenting()
 with st.expander("Presets for class", expanded=not present):
     ui.presets_bar()
@@ -28,6 +30,7 @@ with st.expander("Presets for class", expanded=not present):
 def live_run() -> None:
     rerun_started = time.perf_counter()
     config, view = ui.run_controls()
+    class_ui.after_controls(config, view)
     started = time.perf_counter()
     result = ui.cached_run(config)
     rendering = ui.cached_render(config, view)

@@ -51,6 +51,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
     ("pages/debugging.py", "Debugging", ":material/bug_report:"),
     ("pages/lesson.py", "Lesson", ":material/school:"),
+    ("pages/classroom.py", "Class", ":material/groups:"),
 )
 
 DATA_CREDIT = (
