@@ -370,7 +370,7 @@ def question_console(current: Teacher, step: int, picker: bool = False) -> None:
     if picker:
         step = st.selectbox("Lesson question", list(QUESTIONS), index=step - 1,
                             key="class_question_step",
-                            format_func=lambda n: f"{n}. {lesson.STEPS[n - 1].question}")
+                            format_func=lambda n: f"{n}. {lesson.STEPS[n - 1].question.replace('`', '')}")
     else:
         st.markdown(f"**Class answers to question {step}**")
     row = st.container(horizontal=True)
