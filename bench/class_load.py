@@ -349,7 +349,7 @@ def report(out: dict, args) -> int:
     return 0 if ok else 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", type=int, default=30)
     ap.add_argument("--moves", type=int, default=5)
@@ -362,6 +362,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not 2 <= args.students <= 100 or not 1 <= args.moves <= len(MOVES):
         ap.error(f"--students must be 2..100 and --moves 1..{len(MOVES)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     return report(asyncio.run(drive(args)), args)
 
 

@@ -26,7 +26,7 @@ with st.expander("Presets for class", expanded=not present):
 
 # A fragment: moving a control reruns only this part, not the page frame around it,
 # so thirty students moving sliders at once queue behind less work.
-@st.fragment
+@st.fragment(key=class_ui.PLAYGROUND_LIVE)
 def live_run() -> None:
     rerun_started = time.perf_counter()
     config, view = ui.run_controls()

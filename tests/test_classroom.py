@@ -24,6 +24,7 @@ from stockdemo.classroom import (
     open_classroom,
 )
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, RunConfig, show_class_code
+from tests.conftest import ROOT
 from tests.redis_server import RedisServer
 
 
@@ -361,3 +362,24 @@ def test_questions_cover_every_lesson_step():
     from stockdemo.lesson import STEPS
 
     assert sorted(QUESTIONS) == list(range(1, len(STEPS) + 1))
+
+
+def test_a_small_class_on_two_replicas_follows_every_move_and_counts_each_answer_once():
+    """bench/class_load.py, lighter: the same protocol client, six students, one replica killed.
+
+    Timing is the bench's business (p95 <= 1 s with 30 students); here: every student
+    followed every move, ended on the teacher's settings, and each answer counted once.
+    """
+    import asyncio
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import class_load
+
+    args = class_load.parse_args(["--students", "6", "--moves", "2", "--follow-timeout", "60"])
+    out = asyncio.run(class_load.drive(args))
+    assert out["errors"] == []
+    assert len(out["latencies"]) == 6 * 2
+    assert out["on_settings"] == 6
+    assert out["killed"] and out["answers"] == 6
+    assert out["outcomes"].count("sent") == 6  # the others saw the answer they had given

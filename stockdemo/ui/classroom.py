@@ -14,6 +14,9 @@ from urllib.parse import urlencode, urlsplit
 import plotly.graph_objects as go
 import segno
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from stockdemo import classroom, lesson, theme, ui
 from stockdemo.classroom import QUESTIONS, ClassError, Classroom, ClassState, Teacher
@@ -28,6 +31,7 @@ from stockdemo.config import (
     show_class_code,
 )
 
+PLAYGROUND_LIVE = "playground_live"  # the key of the Playground's live fragment
 POLL_S = 0.5  # a student sees the teacher's move within this, plus one rerun
 TEACHER_REFRESH_S = 1.0  # the teacher's counts and distribution
 
@@ -160,9 +164,32 @@ def _student_fragment(page: str) -> None:
         row.caption(f":material/explore: Class **{show_class_code(code)}**: exploring on your own.")
         row.button("Follow the teacher", key="class_follow", icon=":material/group:",
                    type="primary", on_click=_set_following, args=(True,))
-    if following and _take(state, page) and not full_run:
-        st.rerun(scope="app")
+    rerun = following and _take(state, page) and not full_run
     _question_box(state, code)
+    if rerun:
+        _rerun_live_part(page)
+
+
+def _rerun_live_part(page: str) -> None:
+    """Show the teacher's new settings: rerun the Playground's live fragment, else the page.
+
+    The Playground's live part is a fragment keyed PLAYGROUND_LIVE; rerunning only it
+    skips the page frame (menu, presets), which a whole class pays for at the same
+    moment on every move (bench/class_load.py). Streamlit 1.67 offers a keyed rerun
+    only from a widget callback, and this runs from the poll's timer, so the request
+    is queued the way ``st.rerun`` queues it: it starts once this fragment run ends.
+    """
+    ctx = get_script_run_ctx()
+    if page != "playground" or ctx is None or ctx.script_requests is None:
+        st.rerun(scope="app")
+    try:
+        fragments = ctx.fragment_storage.resolve_target(PLAYGROUND_LIVE)
+    except StreamlitAPIException:
+        st.rerun(scope="app")
+    ctx.script_requests.request_rerun(RerunData(
+        query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+        fragment_id_queue=fragments, is_fragment_scoped_rerun=True,
+        cached_message_hashes=ctx.cached_message_hashes, context_info=ctx.context_info))
 
 
 def _set_following(on: bool) -> None:
