@@ -437,6 +437,7 @@ class MemoryStore:
         self._data: dict[str, object] = {}
         self._expires: dict[str, float] = {}
         self._lock = threading.RLock()
+        self._writes = 0
 
     def _live(self, name: str, make: Callable[[], object] | None = None):
         with self._lock:
@@ -519,10 +520,22 @@ class MemoryStore:
 
     def expire(self, name: str, seconds: int, nx: bool = False) -> bool:
         with self._lock:
+            self._sweep()
             if self._live(name) is None or (nx and name in self._expires):
                 return False
             self._expires[name] = time.monotonic() + seconds
             return True
+
+    def _sweep(self) -> None:
+        """Now and then drop every expired key: keys nobody reads again (a wrong code's
+        counter, an abandoned class) would otherwise stay in memory for good."""
+        self._writes += 1
+        if self._writes % 1000:
+            return
+        now = time.monotonic()
+        for name in [n for n, at in self._expires.items() if at <= now]:
+            self._data.pop(name, None)
+            del self._expires[name]
 
     def ttl(self, name: str) -> int:
         with self._lock:

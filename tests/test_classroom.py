@@ -383,3 +383,16 @@ def test_a_small_class_on_two_replicas_follows_every_move_and_counts_each_answer
     assert out["on_settings"] == 6
     assert out["killed"] and out["answers"] == 6
     assert out["outcomes"].count("sent") == 6  # the others saw the answer they had given
+
+
+def test_the_memory_store_forgets_expired_keys_nobody_reads_again():
+    store = MemoryStore()
+    room = Classroom(store)
+    for _ in range(20):
+        with pytest.raises(ClassError):
+            room.join("ZZZZZZZZ", new_seat())  # one wrong-code counter per seat
+    for name in list(store._expires):
+        store._expires[name] = 0.0  # as if their window had passed
+    for _ in range(1000):
+        store.expire("sd:unused", 1)
+    assert not [name for name in store._data if name.startswith("sd:tries:")]
