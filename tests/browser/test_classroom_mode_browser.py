@@ -26,7 +26,7 @@ def seq_len(page) -> int:
     return int(page.get_by_role("slider", name="Sequence length T").input_value())
 
 
-def see(page, text: str, timeout: float = 10_000) -> None:
+def see(page, text: str, timeout: float = 60_000) -> None:
     """Wait for text in the page's main area (the sidebar's code view holds other words)."""
     page.locator("[data-testid='stMain']").get_by_text(text).first.wait_for(timeout=timeout)
 
@@ -70,7 +70,7 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
         wait_for_run(student)
         see(student, "following the teacher")
         students.append(student)
-    see(teacher, f"{len(GUESSES)} following", timeout=10_000)
+    see(teacher, f"{len(GUESSES)} following", timeout=60_000)
 
     # The teacher moves T on the Playground; every student's Playground follows.
     go(teacher, "playground")
@@ -84,7 +84,7 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
     for student in students:
         student.wait_for_function(
             "n => document.querySelector(\"[data-testid='stSlider'] input[type='range']\")"
-            ".value == n", arg=str(before + 1), timeout=10_000)
+            ".value == n", arg=str(before + 1), timeout=60_000)
     followed_s = time.perf_counter() - moved
     print(f"\nteacher's move -> {len(students)} students' sliders followed: {followed_s:.2f} s")
     assert followed_s < 3.0  # ~1 s on a quiet machine; 2 cores shared with other work here
@@ -100,12 +100,12 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
     teacher.get_by_role("button", name="Open answers").click()
     see(teacher, "open: students are answering")
     for student, guess in zip(students, GUESSES, strict=True):
-        box = student.locator("[data-testid='stNumberInput'] input")
-        box.wait_for(timeout=10_000)
+        box = student.locator("[data-testid='stForm'] input[type='number']")
+        box.wait_for(timeout=60_000)
         box.fill(guess)
         student.get_by_role("button", name="Send my answer").click()
-        see(student, f"Answer sent: {guess}", timeout=10_000)
-    see(teacher, f"{len(GUESSES)} answers", timeout=10_000)
+        see(student, f"Answer sent: {guess}", timeout=60_000)
+    see(teacher, f"{len(GUESSES)} answers", timeout=60_000)
     teacher.wait_for_selector(".js-plotly-plot")
     bars = teacher.evaluate(
         "() => { const p = document.querySelector('.js-plotly-plot');"
@@ -119,7 +119,7 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
     for student, guess in zip(students, GUESSES, strict=True):
         metrics = student.locator("[data-testid='stMetric']")
         student.wait_for_selector(f"[data-testid='stMetric']:has-text('{live.label}')",
-                                  timeout=10_000)
+                                  timeout=60_000)
         shown = metrics.all_inner_texts()
         assert any("Your guess" in m and guess in m for m in shown)
         assert any(live.label in m and live.value in m for m in shown)
