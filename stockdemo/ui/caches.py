@@ -1,0 +1,63 @@
+"""Results shared by every session, cached on the settings that made them.
+
+``st.cache_resource`` for objects handed out as they are (read them, never
+modify them); ``st.cache_data`` for values each caller gets a copy of.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from stockdemo import figures, inspection
+from stockdemo.config import RunConfig
+from stockdemo.live import RunResult, run, size_sweep
+from stockdemo.render import Rendering, render_dot
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def cached_run(config: RunConfig) -> RunResult:
+    """Shared by all sessions: read it, never train or modify it."""
+    return run(config)
+
+
+@st.cache_data(max_entries=96, show_spinner=False)
+def cached_render(config: RunConfig, view: str) -> Rendering:
+    return render_dot(cached_run(config).graph, view)
+
+
+@st.cache_resource(max_entries=192, show_spinner=False)
+def cached_figure(kind: str, config: RunConfig) -> go.Figure:
+    """The Playground's plotly figures, built once per config (plotly's checks are slow).
+
+    A resource, not data: unpickling a cached go.Figure re-validates it, which
+    costs as much as building it. Shared by all sessions: never modify it.
+    """
+    result = cached_run(config)
+    if kind == "predictions":
+        return figures.predictions_figure(result)
+    stats = result.graph.stats
+    if kind == "ops":
+        return figures.ops_figure(pd.DataFrame(list(stats["ops_by_type"].items()),
+                                               columns=["op", "count"]))
+    sweep = cached_size_sweep(config.cell, config.num_layers)
+    return figures.size_figure(sweep, config, stats["nodes"])
+
+
+@st.cache_data(max_entries=48, show_spinner=False)
+def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
+    return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str) -> inspection.Inspection:
+    """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
+    return inspection.inspect_run(config, weight_scale, nonlinearity)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
+    """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
+    run = cached_inspection(config, weight_scale, nonlinearity)
+    return inspection.captured_prints(run.model, run.inputs, step)

@@ -1,0 +1,176 @@
+"""Controls bound to the URL: one widget per knob, the link's values checked, presets, share links."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from stockdemo import inspection
+from stockdemo.config import (
+    BATCH_SIZE,
+    CELL,
+    CHOICE_LABELS,
+    HIDDEN_SIZE,
+    INPUT_SIZE,
+    NUM_LAYERS,
+    PRESENT,
+    PRESETS,
+    RUN_KNOBS,
+    SEED,
+    SEQ_LEN,
+    VIEW,
+    ChoiceKnob,
+    IntKnob,
+    Preset,
+    RunConfig,
+    url_value,
+)
+from stockdemo.graph import Graph
+from stockdemo.ui.frame import page_link, page_url, presenting
+
+
+def knob_widget(knob: IntKnob | ChoiceKnob):
+    """One control for one knob, bound to the URL under the knob's name."""
+    if isinstance(knob, ChoiceKnob):
+        labels = CHOICE_LABELS.get(knob.name, {})
+        return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
+                            key=knob.name, help=knob.help, bind="query-params",
+                            format_func=lambda c: labels.get(c, c))
+    if not number_box(knob):
+        return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
+                         key=knob.name, help=knob.help, bind="query-params")
+    # A float box shown as an integer: Streamlit's int number box raises on
+    # ?seed=inf ("cannot convert float infinity to integer"); a float box
+    # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
+    # "%.0f", not "%d": "%d" on a float box logs a warning, with a stack
+    # trace, on every rerun.
+    value = st.number_input(knob.label, float(knob.low), float(knob.high),
+                            value=float(knob.default), step=float(knob.step), format="%.0f",
+                            key=knob.name, help=knob.help, bind="query-params")
+    return int(value)
+
+
+def knob_row(*knobs: IntKnob | ChoiceKnob) -> dict[str, object]:
+    """A row of URL-bound controls -> {knob name: value}.
+
+    A row container, not st.columns: one block instead of one per column, and
+    every block is a message the server sends again on each rerun.
+    """
+    with st.container(horizontal=True, gap="medium"):
+        return {knob.name: knob_widget(knob) for knob in knobs}
+
+
+def number_box(knob: IntKnob | ChoiceKnob) -> bool:
+    """Wide integer ranges get a number box; the rest a slider or a select box."""
+    return isinstance(knob, IntKnob) and knob.high - knob.low > 300
+
+
+def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
+    """Validate the URL's values once per session, before the widgets read them.
+
+    Streamlit silently drops a bound query value it cannot use; we clamp it
+    instead (``?seq_len=999`` becomes 200) and say so on the page.
+    """
+    done_key = f"_url_checked:{page}"
+    if done_key in st.session_state:
+        messages = st.session_state[done_key]
+    else:
+        raw = {k.name: st.query_params.get_all(k.name) for k in knobs
+               if k.name in st.query_params}
+        messages = []
+        for knob in knobs:
+            if knob.name in raw:
+                value, message = knob.parse(raw[knob.name])
+                st.session_state[knob.name] = float(value) if number_box(knob) else value
+                if message:
+                    messages.append(message)
+                if len(raw[knob.name]) > 1:
+                    messages.append(f"{knob.label}: the link repeats this setting; "
+                                    f"the last value was used.")
+        st.session_state[done_key] = messages
+    for message in messages:
+        st.warning(message, icon=":material/link_off:")
+
+
+def run_controls() -> tuple[RunConfig, str]:
+    """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
+    url_messages("playground")
+    model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+    with st.expander("More settings: batch, features, seed, graph view"):
+        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
+    view = more.pop(VIEW.name)
+    config = RunConfig(**model, **more)
+    return config, view
+
+
+def presets_bar() -> None:
+    """One click to a classroom starting point (same page: set the controls)."""
+    cols = st.columns(len(PRESETS))
+    for col, preset in zip(cols, PRESETS, strict=True):
+        with col:
+            if preset.page == "pages/playground.py":
+                st.button(preset.label, key=f"preset_{preset.key}", help=preset.lesson,
+                          on_click=_apply_preset, args=(preset,), width="stretch")
+            else:
+                page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
+
+
+def _apply_preset(preset: Preset) -> None:
+    config, _ = RunConfig.from_params(preset.params)
+    for knob in RUN_KNOBS:
+        st.session_state[knob.name] = getattr(config, knob.name)
+    st.session_state[VIEW.name] = VIEW.default
+
+
+def share_link(path: str, params: dict[str, str]) -> str:
+    """The link that reproduces this run: the page's URL with its non-default settings."""
+    url = page_url(path)
+    try:
+        parts = urlsplit(st.context.url)
+        url = f"{parts.scheme}://{parts.netloc}{url}"
+    except (AttributeError, ValueError, TypeError):
+        pass  # no browser (AppTest): a path relative to the app
+    if presenting():
+        params = {**params, PRESENT.name: "1"}
+    params = {k: url_value(k, v) for k, v in params.items()}
+    return url + ("?" + urlencode(params) if params else "")
+
+
+def capped_knob_widget(knob: IntKnob, high: int) -> int:
+    """A knob's URL-bound slider whose top is set by the run (e.g. a step below T).
+
+    A value left over from a longer run, or from the URL, is clamped first:
+    a slider may not hold a value beyond its range.
+    """
+    high = max(knob.low, min(knob.high, high))
+    if st.session_state.get(knob.name, knob.default) > high:
+        st.session_state[knob.name] = high
+    if high == knob.low:
+        st.caption(f"{knob.label}: {knob.low} (the only step of this run)")
+        return knob.low
+    return st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
+                     key=knob.name, help=knob.help, bind="query-params")
+
+
+def node_from_url(graph: Graph, default: str) -> None:
+    """The Debugging page's node picker state, before the picker is drawn.
+
+    A node named in the link, by id (``?node=L0.t2/Tanh0``) or by the label
+    Streamlit itself writes there, is used once per session; any other value
+    gets a message and the default node. A node that a new run no longer has
+    (T made shorter) falls back to the default too.
+    """
+    done_key = "_url_checked:debugging_node"
+    if done_key not in st.session_state:
+        message = None
+        raw = st.query_params.get_all("node")
+        if raw:
+            node_id, message = inspection.resolve_node(graph, raw[-1])
+            if node_id is not None:
+                st.session_state["node"] = node_id
+        st.session_state[done_key] = message
+    if st.session_state[done_key]:
+        st.warning(st.session_state[done_key], icon=":material/link_off:")
+    if st.session_state.get("node") not in graph.by_id:
+        st.session_state["node"] = default
