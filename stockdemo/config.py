@@ -310,10 +310,17 @@ class TrainConfig:
     def from_params(cls, params: Mapping[str, object]) -> tuple[TrainConfig, list[str]]:
         """Untrusted strings (URL query values) -> (valid config, messages). Never raises."""
         values, messages = parse_knobs(TRAIN_KNOBS, params)
-        if values["start_year"] > values["end_year"]:
-            values["start_year"], values["end_year"] = values["end_year"], values["start_year"]
-            messages.append("From year was after To year; the two were swapped.")
-        return cls(**values), messages
+        config, notes = cls.checked(**values)
+        return config, messages + notes
+
+    @classmethod
+    def checked(cls, **values: object) -> tuple[TrainConfig, list[str]]:
+        """Valid values for each knob -> (config, notes): a year range given backwards is turned round."""
+        start, end = values.get("start_year", START_YEAR.default), values.get("end_year", END_YEAR.default)
+        if start > end:
+            values.update(start_year=end, end_year=start)
+            return cls(**values), ["*From year* was after *To year*: the two were swapped."]
+        return cls(**values), []
 
     @property
     def feature_names(self) -> tuple[str, ...]:

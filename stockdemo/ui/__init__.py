@@ -7,14 +7,20 @@
 """
 
 from stockdemo.ui.caches import (
+    EXPORTS,
+    cached_compile_capture,
+    cached_early_stop_runs,
+    cached_export,
     cached_figure,
     cached_inspection,
+    cached_prices_table,
     cached_prints,
     cached_render,
     cached_run,
     cached_size_sweep,
 )
 from stockdemo.ui.controls import (
+    TRIED_LENGTHS,
     capped_knob_widget,
     knob_row,
     knob_widget,
@@ -23,14 +29,36 @@ from stockdemo.ui.controls import (
     presets_bar,
     run_controls,
     share_link,
+    static_controls,
+    train_controls,
     url_messages,
 )
-from stockdemo.ui.frame import DATA_CREDIT, PAGES, ROOT, page_link, page_url, presenting, setup_page
-from stockdemo.ui.panels import chart_after_graph
+from stockdemo.ui.frame import (
+    DATA_CREDIT,
+    ROOT,
+    page_link,
+    page_source,
+    page_url,
+    presenting,
+    setup_page,
+)
+from stockdemo.ui.panels import (
+    chart_after_graph,
+    fx_graph,
+    outcome_box,
+    recompiles,
+    train_button,
+    training_pending,
+    training_run,
+)
 
 __all__ = [
-    "DATA_CREDIT", "PAGES", "ROOT", "cached_figure", "cached_inspection", "cached_prints",
-    "cached_render", "cached_run", "cached_size_sweep", "capped_knob_widget", "chart_after_graph",
-    "knob_row", "knob_widget", "node_from_url", "number_box", "page_link", "page_url", "presenting",
-    "presets_bar", "run_controls", "setup_page", "share_link", "url_messages",
+    "DATA_CREDIT", "EXPORTS", "ROOT", "TRIED_LENGTHS", "cached_compile_capture",
+    "cached_early_stop_runs", "cached_export", "cached_figure", "cached_inspection",
+    "cached_prices_table", "cached_prints", "cached_render", "cached_run", "cached_size_sweep",
+    "capped_knob_widget", "chart_after_graph", "fx_graph", "knob_row", "knob_widget",
+    "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
+    "presenting", "presets_bar", "recompiles", "run_controls", "setup_page", "share_link",
+    "static_controls", "train_button", "train_controls", "training_pending", "training_run",
+    "url_messages",
 ]

@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from stockdemo import inspection
+from stockdemo import data, inspection
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,
     CHOICE_LABELS,
+    END_YEAR,
+    EPOCHS,
+    FEATURES,
     HIDDEN_SIZE,
     INPUT_SIZE,
+    LEARNING_RATE,
     NUM_LAYERS,
     PRESENT,
     PRESETS,
     RUN_KNOBS,
     SEED,
     SEQ_LEN,
+    SOURCE,
+    START_YEAR,
+    SYNTH,
+    TARGET,
+    TEST_PCT,
+    TICKER,
+    TRAIN_KNOBS,
+    VAL_PCT,
     VIEW,
     ChoiceKnob,
     IntKnob,
     Preset,
     RunConfig,
+    TrainConfig,
     url_value,
 )
 from stockdemo.graph import Graph
+from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.frame import page_link, page_url, presenting
 
 
@@ -102,6 +117,69 @@ def run_controls() -> tuple[RunConfig, str]:
     view = more.pop(VIEW.name)
     config = RunConfig(**model, **more)
     return config, view
+
+
+def train_controls() -> tuple[TrainConfig, data.Upload | None]:
+    """The Train page's controls -> (TrainConfig, the uploaded file read, or None).
+
+    Every control is in the URL but the file. A bad file raises DataError.
+    """
+    url_messages("train", TRAIN_KNOBS)
+    source_col, where_col = st.columns([2, 5])
+    with source_col:
+        source = knob_widget(SOURCE)
+    file, where = None, {}
+    with where_col:
+        if source == "stocks":
+            where = knob_row(TICKER, START_YEAR, END_YEAR)
+        elif source == "synthetic":
+            where = {SYNTH.name: knob_widget(SYNTH)}
+        else:
+            file = st.file_uploader(
+                f"Price history as CSV (up to {data.MAX_UPLOAD_BYTES // 2**20} MB)",
+                type=["csv", "txt"], key="upload_csv",
+                help="A Date column and a price column are enough; an exported "
+                     "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
+    model = {**knob_row(FEATURES, TARGET, CELL), **knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS)}
+    with st.expander("Training settings: epochs, learning rate, split, seed"):
+        training = knob_row(EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED)
+    config, notes = TrainConfig.checked(source=source, **where, **model, **training)
+    for note in notes:
+        st.caption(note)
+    if file is None:
+        return config, None
+    raw = file.getvalue()
+    table = cached_prices_table(raw, data.min_rows(config.seq_len))
+    candidates = data.price_columns(table)
+    column = candidates[0]
+    if len(candidates) > 1:
+        with where_col:
+            column = st.selectbox("Price column", candidates, key="upload_price",
+                                  help="Several columns hold numbers: which is the price?")
+    return config, data.Upload(table, file.name, column, hashlib.sha256(raw).hexdigest())
+
+
+# Lengths replayed through torch.compile on Static vs dynamic: each new one costs a capture.
+TRIED_LENGTHS = 4
+
+
+def static_controls() -> tuple[RunConfig, tuple[int, ...], bool]:
+    """Static vs dynamic's controls -> (config, the last lengths this session tried, captures on?)."""
+    url_messages("static_vs_dynamic", (SEQ_LEN, CELL))
+    picked = knob_row(SEQ_LEN, CELL)
+    config = RunConfig(seq_len=int(picked[SEQ_LEN.name]), cell=picked[CELL.name])
+    # The lengths this session tried, in order, for this cell (per user, so in session_state).
+    history = st.session_state.setdefault("static_history", {"cell": config.cell, "seq_lens": []})
+    if history["cell"] != config.cell:
+        history.update(cell=config.cell, seq_lens=[])
+    if not history["seq_lens"] or history["seq_lens"][-1] != config.seq_len:
+        history["seq_lens"] = (history["seq_lens"] + [config.seq_len])[-TRIED_LENGTHS:]
+    if st.button("Capture static graphs", key="static_capture", type="primary",
+                 icon=":material/play_arrow:",
+                 help="Runs torch.compile and torch.export on this model. About a second or two per "
+                      "new setting, so they start on request; later changes re-run them."):
+        st.session_state["static_on"] = True
+    return config, tuple(history["seq_lens"]), st.session_state.get("static_on", False)
 
 
 def presets_bar() -> None:
