@@ -139,12 +139,9 @@ def vanishing_gradient(config: RunConfig) -> Answer:
     inspected = inspection.inspect_run(config)
     first, last = inspected.grad_norms[-1, 0], inspected.grad_norms[-1, -1]
     ratio = inspected.vanishing_ratio
-    if ratio == 0:
-        value = "vanished to 0"
-    elif ratio < 1:
-        value = f"{1 / ratio:,.0f}× smaller"
-    else:
-        value = f"{ratio:,.0f}× bigger"
+    trend = inspection.gradient_trend(ratio)
+    value = {inspection.VANISHED: "vanished to 0", inspection.VANISHING: f"{trend.factor:,.0f}× smaller",
+             inspection.EXPLODING: f"{trend.factor:,.0f}× bigger"}[trend.kind]
     return Answer("Gradient at step 0, against the last step", value,
                   f"‖∂L/∂h₀‖ = {first:.3g} at the first step, ‖∂L/∂h{subscript(config.seq_len - 1)}‖ = "
                   f"{last:.3g} at the last (first / last = {ratio:.3g}), read with `retain_grad()` "
@@ -152,9 +149,7 @@ def vanishing_gradient(config: RunConfig) -> Answer:
 
 
 def honest_baseline(config: TrainConfig) -> Answer:
-    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
-    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
-                           config.val_pct, config.test_pct)
+    dataset, _ = data.load_dataset(config)
     result = train.run_training(dataset, config)
     rmse = result.metrics["RMSE"]
     model, naive = rmse[train.MODEL_ROW], rmse[train.PERSISTENCE_ROW]

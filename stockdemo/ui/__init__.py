@@ -8,6 +8,7 @@
 
 from stockdemo.ui.caches import (
     EXPORTS,
+    cached_answer,
     cached_compile_capture,
     cached_early_stop_runs,
     cached_export,
@@ -22,8 +23,11 @@ from stockdemo.ui.caches import (
 from stockdemo.ui.controls import (
     TRIED_LENGTHS,
     capped_knob_widget,
+    debug_controls,
+    go_to_step,
     knob_row,
     knob_widget,
+    lesson_step,
     node_from_url,
     number_box,
     presets_bar,
@@ -53,12 +57,12 @@ from stockdemo.ui.panels import (
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "ROOT", "TRIED_LENGTHS", "cached_compile_capture",
+    "DATA_CREDIT", "EXPORTS", "ROOT", "TRIED_LENGTHS", "cached_answer", "cached_compile_capture",
     "cached_early_stop_runs", "cached_export", "cached_figure", "cached_inspection",
     "cached_prices_table", "cached_prints", "cached_render", "cached_run", "cached_size_sweep",
-    "capped_knob_widget", "chart_after_graph", "fx_graph", "knob_row", "knob_widget",
-    "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
-    "presenting", "presets_bar", "recompiles", "run_controls", "setup_page", "share_link",
-    "static_controls", "train_button", "train_controls", "training_pending", "training_run",
-    "url_messages",
+    "capped_knob_widget", "chart_after_graph", "debug_controls", "fx_graph", "go_to_step",
+    "knob_row", "knob_widget", "lesson_step", "node_from_url", "number_box", "outcome_box",
+    "page_link", "page_source", "page_url", "presenting", "presets_bar", "recompiles",
+    "run_controls", "setup_page", "share_link", "static_controls", "train_button", "train_controls",
+    "training_pending", "training_run", "url_messages",
 ]

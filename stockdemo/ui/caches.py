@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from stockdemo import data, figures, inspection, static
+from stockdemo import data, figures, inspection, lesson, static
 from stockdemo.config import RunConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
@@ -88,3 +88,9 @@ def cached_export(kind: str, config: RunConfig) -> static.ExportOutcome:
 def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, str], ...]:
     """Both eager runs of the early-stop model, each with its drawing as DOT."""
     return tuple((run, render_dot(run.graph, "auto").dot) for run in static.early_stop_eager(config))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_answer(number: int) -> lesson.Answer:
+    """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
+    return lesson.STEPS[number - 1].reveal()

@@ -12,12 +12,14 @@ from stockdemo.config import (
     BATCH_SIZE,
     CELL,
     CHOICE_LABELS,
+    DEBUG_KNOBS,
     END_YEAR,
     EPOCHS,
     FEATURES,
     HIDDEN_SIZE,
     INPUT_SIZE,
     LEARNING_RATE,
+    NONLINEARITY,
     NUM_LAYERS,
     PRESENT,
     PRESETS,
@@ -26,6 +28,7 @@ from stockdemo.config import (
     SEQ_LEN,
     SOURCE,
     START_YEAR,
+    STEP,
     SYNTH,
     TARGET,
     TEST_PCT,
@@ -33,6 +36,7 @@ from stockdemo.config import (
     TRAIN_KNOBS,
     VAL_PCT,
     VIEW,
+    WEIGHT_SCALE,
     ChoiceKnob,
     IntKnob,
     Preset,
@@ -157,6 +161,35 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
             column = st.selectbox("Price column", candidates, key="upload_price",
                                   help="Several columns hold numbers: which is the price?")
     return config, data.Upload(table, file.name, column, hashlib.sha256(raw).hexdigest())
+
+
+def debug_controls() -> tuple[RunConfig, int, str]:
+    """Debugging's controls -> (config, recurrent weight scale in %, nonlinearity). All in the URL."""
+    url_messages("debugging", (*RUN_KNOBS, *DEBUG_KNOBS))
+    model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+    debug = knob_row(WEIGHT_SCALE, NONLINEARITY)
+    with st.expander("More settings: batch, features, seed"):
+        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED)
+    return RunConfig(**model, **more), int(debug[WEIGHT_SCALE.name]), debug[NONLINEARITY.name]
+
+
+def lesson_step() -> int:
+    """The lesson step on screen, kept in the URL (``?step=3``) so a link or a reload opens it.
+
+    Back from an experiment through the menu (no ``?step``), the class resumes where it left.
+    """
+    raw = st.query_params.get_all(STEP.name) or st.session_state.get("lesson_step")
+    number, message = STEP.parse(raw)
+    if message:
+        st.warning(message, icon=":material/link_off:")
+    if st.query_params.get(STEP.name) != str(number):
+        st.query_params[STEP.name] = str(number)
+    st.session_state["lesson_step"] = number
+    return number
+
+
+def go_to_step(number: int) -> None:
+    st.query_params[STEP.name] = str(number)
 
 
 # Lengths replayed through torch.compile on Static vs dynamic: each new one costs a capture.
