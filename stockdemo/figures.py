@@ -116,6 +116,35 @@ def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) 
                    f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}")
 
 
+def ops_table(graph: Graph) -> pd.DataFrame:
+    """The graph's autograd nodes by op: columns op, count, most frequent first."""
+    return pd.DataFrame(list(graph.stats["ops_by_type"].items()), columns=["op", "count"])
+
+
+def ops_alt(ops: pd.DataFrame) -> str:
+    return "Bar chart of autograd nodes by op: " + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples())
+
+
+def predictions_alt(config: RunConfig) -> str:
+    return (f"Line chart: the first feature of {min(MAX_LINES, config.batch_size)} input windows "
+            f"over {config.seq_len} steps, each window's prediction a star.")
+
+
+def size_alt(sweep: list[dict[str, int]]) -> str:
+    return "Line chart of graph nodes against sequence length: " + ", ".join(
+        f"T {r['seq_len']}: {r['nodes']}" for r in sweep)
+
+
+def size_caption(sweep: list[dict[str, int]], config: RunConfig, fused: bool) -> str:
+    """What the size sweep shows: flat for the fused LSTM, else how many nodes one step adds."""
+    if fused:
+        return "Flat: the fused LSTM kernel records one node per layer whatever T is."
+    growth = (sweep[-1]["nodes"] - sweep[1]["nodes"]) / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
+    return (f"A straight line: each extra time step adds {growth:.0f} nodes "
+            f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
+            "hidden 4: the graph's size does not depend on those.")
+
+
 def graph_json(graph: Graph) -> str:
     return json.dumps(graph.to_dict(), indent=1)
 

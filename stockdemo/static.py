@@ -27,16 +27,17 @@ import textwrap
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
 from torch import fx, nn
 
+from stockdemo import theme
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph, capture_graph
 from stockdemo.live import build
-from stockdemo.render import EDGE, FILL, TEXT
+from stockdemo.render import write_dot
 
 # Dynamo's caches and config are process-wide, and every Streamlit session runs
 # in this one process: one capture at a time, each starting from a reset.
@@ -459,36 +460,34 @@ def _shape(value: object) -> str:
 
 
 def fx_dot(graph: StaticGraph) -> str:
-    """A static FX graph as top-down DOT.
+    """A static FX graph as top-down DOT, through the app's one DOT writer.
 
     Parameters are drawn once per use (no hub wired to every step), so
     Graphviz's ``dot`` layout stays fast on these small graphs.
     """
-    lines = [
-        "digraph fx {",
-        '  graph [rankdir=TB, nodesep=0.25, ranksep=0.3, bgcolor="transparent"];',
-        f'  node [shape=box, style=filled, fontname="Helvetica", fontsize=12, '
-        f'fontcolor="{TEXT}", color="#555555", penwidth=0.8];',
-        f'  edge [color="{EDGE}", arrowsize=0.6];',
-    ]
+    return write_dot(_fx_statements(graph), "fx")
+
+
+def _fx_statements(graph: StaticGraph) -> Iterator[tuple[str, object, dict[str, str]]]:
+    """``write_dot``'s statements: defaults, then each op and each parameter use with its edges."""
+    yield "graph", None, {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3", "bgcolor": "transparent"}
+    yield "node", None, {"shape": "box", "style": "filled", "fontname": theme.FONT_FAMILY, "fontsize": "12",
+                         "fontcolor": theme.TEXT, "color": theme.BORDER, "penwidth": "0.8"}
+    yield "edge", None, {"color": theme.GRAPH_EDGE, "arrowsize": "0.6"}
     kinds = {op.name: op for op in graph.ops}
     for op in graph.ops:
         if op.kind == "parameter":
             continue
-        fill = FILL.get(op.kind, "#FFFFFF")
         label = op.label if not op.shape else f"{op.label}\\n{op.shape}"
-        lines.append(f'  "{op.name}" [label="{_escape(label)}", fillcolor="{fill}"];')
+        yield "N", op.name, {"label": label, "fillcolor": theme.GRAPH_FILL.get(op.kind, "#FFFFFF")}
         for src in op.inputs:
-            source = kinds[src]
-            if source.kind == "parameter":
+            if kinds[src].kind == "parameter":
                 use = f"{src}@{op.name}"
-                lines.append(f'  "{use}" [label="{_escape(source.label)}", fillcolor="{FILL["parameter"]}", '
-                             f'fontsize=10, shape=note];')
-                lines.append(f'  "{use}" -> "{op.name}";')
+                yield "N", use, {"label": kinds[src].label, "fillcolor": theme.GRAPH_FILL["parameter"],
+                                 "fontsize": "10", "shape": "note"}
+                yield "E", (use, op.name), {}
             else:
-                lines.append(f'  "{src}" -> "{op.name}";')
-    lines.append("}")
-    return "\n".join(lines)
+                yield "E", (src, op.name), {}
 
 
 def drawn_node_count(graph: StaticGraph) -> int:
@@ -497,9 +496,6 @@ def drawn_node_count(graph: StaticGraph) -> int:
     return sum(op.kind != "parameter" for op in graph.ops) + sum(
         src in params for op in graph.ops for src in op.inputs)
 
-
-def _escape(text: str) -> str:
-    return text.replace('"', '\\"')
 
 
 # --- What the page says about the outcomes -----------------------------------------

@@ -39,6 +39,7 @@ from stockdemo.ui.controls import (
 )
 from stockdemo.ui.frame import (
     DATA_CREDIT,
+    PAGES,
     ROOT,
     page_link,
     page_source,
@@ -47,22 +48,26 @@ from stockdemo.ui.frame import (
     setup_page,
 )
 from stockdemo.ui.panels import (
+    change_since_previous,
     chart_after_graph,
     fx_graph,
     outcome_box,
     recompiles,
+    run_downloads,
+    run_metrics,
     train_button,
     training_pending,
     training_run,
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "ROOT", "TRIED_LENGTHS", "cached_answer", "cached_compile_capture",
-    "cached_early_stop_runs", "cached_export", "cached_figure", "cached_inspection",
-    "cached_prices_table", "cached_prints", "cached_render", "cached_run", "cached_size_sweep",
-    "capped_knob_widget", "chart_after_graph", "debug_controls", "fx_graph", "go_to_step",
-    "knob_row", "knob_widget", "lesson_step", "node_from_url", "number_box", "outcome_box",
-    "page_link", "page_source", "page_url", "presenting", "presets_bar", "recompiles",
-    "run_controls", "setup_page", "share_link", "static_controls", "train_button", "train_controls",
+    "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "cached_answer",
+    "cached_compile_capture", "cached_early_stop_runs", "cached_export", "cached_figure",
+    "cached_inspection", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
+    "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
+    "debug_controls", "fx_graph", "go_to_step", "knob_row", "knob_widget", "lesson_step",
+    "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
+    "presenting", "presets_bar", "recompiles", "run_controls", "run_downloads", "run_metrics",
+    "setup_page", "share_link", "static_controls", "train_button", "train_controls",
     "training_pending", "training_run", "url_messages",
 ]

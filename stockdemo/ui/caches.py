@@ -37,12 +37,10 @@ def cached_figure(kind: str, config: RunConfig) -> go.Figure:
     result = cached_run(config)
     if kind == "predictions":
         return figures.predictions_figure(result)
-    stats = result.graph.stats
     if kind == "ops":
-        return figures.ops_figure(pd.DataFrame(list(stats["ops_by_type"].items()),
-                                               columns=["op", "count"]))
+        return figures.ops_figure(figures.ops_table(result.graph))
     sweep = cached_size_sweep(config.cell, config.num_layers)
-    return figures.size_figure(sweep, config, stats["nodes"])
+    return figures.size_figure(sweep, config, result.graph.stats["nodes"])
 
 
 @st.cache_data(max_entries=48, show_spinner=False)

@@ -11,16 +11,17 @@ from stockdemo import data, inspection
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,
-    CHOICE_LABELS,
-    DEBUG_KNOBS,
     END_YEAR,
     EPOCHS,
     FEATURES,
     HIDDEN_SIZE,
     INPUT_SIZE,
     LEARNING_RATE,
+    NODE,
     NONLINEARITY,
     NUM_LAYERS,
+    PAGE_KNOBS,
+    PANEL,
     PRESENT,
     PRESETS,
     RUN_KNOBS,
@@ -33,7 +34,6 @@ from stockdemo.config import (
     TARGET,
     TEST_PCT,
     TICKER,
-    TRAIN_KNOBS,
     VAL_PCT,
     VIEW,
     WEIGHT_SCALE,
@@ -52,10 +52,8 @@ from stockdemo.ui.frame import page_link, page_url, presenting
 def knob_widget(knob: IntKnob | ChoiceKnob):
     """One control for one knob, bound to the URL under the knob's name."""
     if isinstance(knob, ChoiceKnob):
-        labels = CHOICE_LABELS.get(knob.name, {})
         return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
-                            key=knob.name, help=knob.help, bind="query-params",
-                            format_func=lambda c: labels.get(c, c))
+                            key=knob.name, help=knob.help, bind="query-params", format_func=knob.show)
     if not number_box(knob):
         return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
                          key=knob.name, help=knob.help, bind="query-params")
@@ -85,12 +83,15 @@ def number_box(knob: IntKnob | ChoiceKnob) -> bool:
     return isinstance(knob, IntKnob) and knob.high - knob.low > 300
 
 
-def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
-    """Validate the URL's values once per session, before the widgets read them.
+def url_messages(page: str) -> None:
+    """Validate the URL's values for ``page`` (its file) once per session, before its widgets read them.
 
     Streamlit silently drops a bound query value it cannot use; we clamp it
     instead (``?seq_len=999`` becomes 200) and say so on the page.
     """
+    # The open tab and the node are read by their own code: Streamlit's tabs by
+    # title, the node against the run's graph (node_from_url).
+    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE)]
     done_key = f"_url_checked:{page}"
     if done_key in st.session_state:
         messages = st.session_state[done_key]
@@ -114,7 +115,7 @@ def url_messages(page: str, knobs=(*RUN_KNOBS, VIEW)) -> None:
 
 def run_controls() -> tuple[RunConfig, str]:
     """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
-    url_messages("playground")
+    url_messages("pages/playground.py")
     model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
     with st.expander("More settings: batch, features, seed, graph view"):
         more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
@@ -128,7 +129,7 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
 
     Every control is in the URL but the file. A bad file raises DataError.
     """
-    url_messages("train", TRAIN_KNOBS)
+    url_messages("pages/train.py")
     source_col, where_col = st.columns([2, 5])
     with source_col:
         source = knob_widget(SOURCE)
@@ -165,7 +166,7 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
 
 def debug_controls() -> tuple[RunConfig, int, str]:
     """Debugging's controls -> (config, recurrent weight scale in %, nonlinearity). All in the URL."""
-    url_messages("debugging", (*RUN_KNOBS, *DEBUG_KNOBS))
+    url_messages("pages/debugging.py")
     model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
     debug = knob_row(WEIGHT_SCALE, NONLINEARITY)
     with st.expander("More settings: batch, features, seed"):
@@ -198,7 +199,7 @@ TRIED_LENGTHS = 4
 
 def static_controls() -> tuple[RunConfig, tuple[int, ...], bool]:
     """Static vs dynamic's controls -> (config, the last lengths this session tried, captures on?)."""
-    url_messages("static_vs_dynamic", (SEQ_LEN, CELL))
+    url_messages("pages/static_vs_dynamic.py")
     picked = knob_row(SEQ_LEN, CELL)
     config = RunConfig(seq_len=int(picked[SEQ_LEN.name]), cell=picked[CELL.name])
     # The lengths this session tried, in order, for this cell (per user, so in session_state).
@@ -275,13 +276,13 @@ def node_from_url(graph: Graph, default: str) -> None:
     done_key = "_url_checked:debugging_node"
     if done_key not in st.session_state:
         message = None
-        raw = st.query_params.get_all("node")
+        raw, message = NODE.parse(st.query_params.get_all(NODE.name) or None)
         if raw:
-            node_id, message = inspection.resolve_node(graph, raw[-1])
+            node_id, message = inspection.resolve_node(graph, raw)
             if node_id is not None:
-                st.session_state["node"] = node_id
+                st.session_state[NODE.name] = node_id
         st.session_state[done_key] = message
     if st.session_state[done_key]:
         st.warning(st.session_state[done_key], icon=":material/link_off:")
-    if st.session_state.get("node") not in graph.by_id:
-        st.session_state["node"] = default
+    if st.session_state.get(NODE.name) not in graph.by_id:
+        st.session_state[NODE.name] = default

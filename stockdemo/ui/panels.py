@@ -7,9 +7,12 @@ import time
 import plotly.graph_objects as go
 import streamlit as st
 
-from stockdemo import static, train
-from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, TrainConfig
+from stockdemo import figures, static, train
+from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, RunConfig, TrainConfig
 from stockdemo.data import Dataset
+from stockdemo.graph import Graph, describe_diff, graph_diff
+from stockdemo.live import RunResult
+from stockdemo.render import Rendering
 from stockdemo.train import TrainResult
 
 # Sent together, the graph and a plotly chart redraw in one browser frame and
@@ -147,3 +150,51 @@ def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: 
                 help="Measured when this sequence of lengths was first captured.")
     st.dataframe(static.compile_steps_table(capture), hide_index=True, width="stretch")
     st.markdown(static.explain_recompiles(capture, tried))
+
+
+def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | None]:
+    """What changed since this session's previous run (kept per user, not shared).
+
+    -> (a sentence, the change in node count; None on the session's first run)
+    """
+    previous = st.session_state.get("playground_previous")
+    if previous is None:
+        change = "First run of this session: every node is new."
+    elif previous["config"] != config:
+        change = describe_diff(graph_diff(previous["graph"], graph),
+                               previous["config"].__dict__, config.__dict__)
+        st.session_state["playground_change"] = change
+    else:
+        change = st.session_state.get("playground_change", "Same settings as before.")
+    st.session_state["playground_previous"] = {"config": config, "graph": graph}
+    return change, None if previous is None else graph.stats["nodes"] - previous["graph"].stats["nodes"]
+
+
+def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None:
+    """Output shape, parameters, graph size and times of one run, in one row."""
+    stats = result.graph.stats
+    # One row container rather than st.columns: fewer blocks to send on every move.
+    row = st.container(horizontal=True, gap="medium")
+    row.metric("Output shape", str(tuple(result.predictions.shape)))
+    row.metric("Parameters", f"{result.parameter_count:,}")
+    row.metric("Graph nodes", f"{stats['nodes']:,}", delta=delta)
+    row.metric("Graph edges", f"{stats['edges']:,}")
+    row.metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
+               help="Forward pass and graph capture, measured on the server when this config first ran.")
+    row.metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups.")
+
+
+def run_downloads(result: RunResult, rendering: Rendering) -> None:
+    """The run's graph as DOT and JSON, and its predictions as CSV."""
+    config = result.config
+    downloads = st.container(horizontal=True)
+    downloads.download_button("Download DOT", rendering.dot,
+                              file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
+                              mime="text/vnd.graphviz", icon=":material/download:")
+    # Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.
+    downloads.download_button("Download graph JSON", lambda: figures.graph_json(result.graph),
+                              file_name=f"graph_{config.cell}_T{config.seq_len}.json",
+                              mime="application/json", icon=":material/download:")
+    downloads.download_button("Download predictions CSV", lambda: figures.predictions_csv(result),
+                              file_name="predictions.csv", mime="text/csv",
+                              icon=":material/download:")
