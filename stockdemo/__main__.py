@@ -11,7 +11,7 @@ import sys
 
 import graphviz
 
-from stockdemo.config import RUN_KNOBS, VIEW, ChoiceKnob, RunConfig
+from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
 from stockdemo.live import run
 from stockdemo.render import render_dot
 
@@ -22,12 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     graph = sub.add_parser("graph", help="write the graph of one run as DOT, JSON or SVG")
     for knob in (*RUN_KNOBS, VIEW):
-        if isinstance(knob, ChoiceKnob):
-            extra = f" (one of {', '.join(knob.choices)}; default {knob.default})"
-        else:
-            extra = f" ({knob.low}..{knob.high}; default {knob.default})"
         graph.add_argument(f"--{knob.name.replace('_', '-')}", dest=knob.name,
-                           metavar=knob.name.upper(), help=knob.help + extra)
+                           metavar=knob.name.upper(), help=f"{knob.help} ({knob.bounds()})")
     graph.add_argument("--format", choices=("dot", "json", "svg"), default="dot")
     graph.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = parser.parse_args(argv)
