@@ -177,8 +177,9 @@ class _CallSites(TorchFunctionMode):
         found = self._lines.get(where)
         if found is None:
             path, line, function = where
-            found = self._lines[where] = SourceLine(_relative(path), line, function,
-                                                    linecache.getline(path, line).strip())
+            text = linecache.getline(path, line).rstrip("\n")
+            found = self._lines[where] = SourceLine(_relative(path), line, function, text.strip(),
+                                                    len(text) - len(text.lstrip()))
         return found
 
 
