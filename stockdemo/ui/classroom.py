@@ -52,12 +52,6 @@ def class_room() -> Classroom:
     return classroom.open_classroom(os.environ.get("STOCKDEMO_REDIS_URL"))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def live_answer(step: int) -> lesson.Answer:
-    """A step's answer, run live once per server: its settings are fixed."""
-    return lesson.STEPS[step - 1].reveal()
-
-
 def teacher() -> Teacher | None:
     return st.session_state.get(TEACHER)
 
@@ -209,10 +203,10 @@ def _take(state: ClassState, page: str) -> bool:
     for knob in RUN_KNOBS:
         # The seed is a float number box (ui.knob_widget); the rest take their value.
         value = values[knob.name]
-        st.session_state[knob.name] = float(value) if ui._number_box(knob) else value
+        st.session_state[knob.name] = float(value) if ui.number_box(knob) else value
     st.session_state[VIEW.name] = view
     # The teacher's settings win over the Playground's own link, read once per session.
-    st.session_state["_url_checked:playground"] = []
+    st.session_state["_url_checked:pages/playground.py"] = []  # see ui.url_messages
     step_changed = st.session_state.get("lesson_step") != state.step
     st.session_state["lesson_step"] = state.step
     if page == "lesson" and st.query_params.get("step") != str(state.step):
@@ -409,7 +403,7 @@ def question_console(current: Teacher, step: int, picker: bool = False) -> None:
     if row.button("Reveal the live answer", key="class_reveal", icon=":material/visibility:",
                   type="primary"):
         with st.spinner("Running it live…"):
-            answer = live_answer(step)
+            answer = ui.cached_answer(step)
         try:
             class_room().reveal(current, answer.label, answer.value, answer.detail)
             st.session_state.setdefault("lesson_revealed", set()).add(step)
