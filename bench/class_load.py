@@ -99,12 +99,12 @@ class Member(load.Session):
 
     async def send(self, fragment: str = "", triggers: tuple[str, ...] = (),
                    states: tuple[WidgetState, ...] = (), auto: bool = False) -> float:
+        for state in states:
+            self.widgets[state.id] = state  # as the browser: the typed value stays the widget's
         msg = self._rerun_msg()
         cs = msg.rerun_script
         cs.fragment_id = fragment
         cs.is_auto_rerun = auto
-        for state in states:
-            cs.widget_states.widgets.append(state)
         for wid in triggers:
             cs.widget_states.widgets.append(WidgetState(id=wid, trigger_value=True))
         sent = time.perf_counter()
@@ -161,7 +161,8 @@ class Member(load.Session):
         kind = msg.WhichOneof("type")
         if kind == "new_session":
             self.page_hash = msg.new_session.page_script_hash or self.page_hash
-            self.texts.clear()
+            if not msg.metadata.run.fragment_ids:
+                self.texts.clear()  # a whole-page run draws everything again
         elif kind == "navigation" and msg.navigation.page_script_hash:
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
@@ -279,8 +280,12 @@ async def drive(args) -> dict:
         await teacher.click("class_open")
         half = args.students // 2
         first = await asyncio.gather(*(answer(s, 4 + i % 3, args.timeout)
-                                       for i, s in enumerate(students[:half])))
-        out["outcomes"] = list(first)
+                                       for i, s in enumerate(students[:half])),
+                                     return_exceptions=True)
+        out["errors"].extend(f"student {i} did not answer: {r!r}; last words: {s.texts[-3:]}"
+                             for i, (s, r) in enumerate(zip(students[:half], first, strict=True))
+                             if isinstance(r, Exception))
+        out["outcomes"] = [r for r in first if isinstance(r, str)]
         if args.kill:
             replicas[1].proc.kill()
             replicas[1].proc.wait()
