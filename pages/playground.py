@@ -27,8 +27,7 @@ with st.expander("Presets for class", expanded=not present):
 @st.fragment(key=class_ui.PLAYGROUND_LIVE)
 def live_run() -> None:
     rerun_started = time.perf_counter()
-    config, view = ui.run_controls()
-    class_ui.after_controls(config, view)
+    config, view = class_ui.run_controls()  # ui.run_controls, following the class if in one
     started = time.perf_counter()
     result = ui.cached_run(config)
     rendering = ui.cached_render(config, view)

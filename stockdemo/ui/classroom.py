@@ -26,6 +26,7 @@ from stockdemo.config import (
     SEAT_KEY,
     STEP,
     VIEW,
+    RunConfig,
     parse_class_code,
     parse_seat,
     show_class_code,
@@ -152,7 +153,7 @@ def _student_fragment(page: str) -> None:
     if following:
         row.caption(f":material/group: Class **{show_class_code(code)}**: following the teacher.")
         row.button("Break away", key="class_break_away", icon=":material/explore:",
-                   on_click=_set_following, args=(False,), help="Explore on your own; "
+                   on_click=_set_following, args=(False,), help="Move the controls yourself; "
                    "the teacher's moves stop changing your page until you follow again.")
     else:
         row.caption(f":material/explore: Class **{show_class_code(code)}**: exploring on your own.")
@@ -196,15 +197,9 @@ def _take(state: ClassState, page: str) -> bool:
     applied = st.session_state.get(APPLIED)
     if applied is not None and applied[0] == state.version:
         return False
-    config, view = state.run_settings()
-    values = {knob.name: getattr(config, knob.name) for knob in RUN_KNOBS}
-    values[VIEW.name] = view
+    values = _control_values(*state.run_settings())
     changed = applied is None or applied[1] != values
-    for knob in RUN_KNOBS:
-        # The seed is a float number box (ui.knob_widget); the rest take their value.
-        value = values[knob.name]
-        st.session_state[knob.name] = float(value) if ui.number_box(knob) else value
-    st.session_state[VIEW.name] = view
+    _set_controls(values)
     # The teacher's settings win over the Playground's own link, read once per session.
     st.session_state["_url_checked:pages/playground.py"] = []  # see ui.url_messages
     step_changed = st.session_state.get("lesson_step") != state.step
@@ -215,28 +210,43 @@ def _take(state: ClassState, page: str) -> bool:
     return (page == "playground" and changed) or (page == "lesson" and step_changed)
 
 
-def after_controls(config, view: str) -> None:
-    """Called by the Playground once its controls are read.
+def run_controls() -> tuple[RunConfig, str]:
+    """The Playground's controls (ui.run_controls), in class mode -> (RunConfig, graph view).
 
-    The teacher's move goes to the class; a following student who moves a
-    control breaks away (the teacher's next move would undo theirs otherwise).
+    A following student's controls hold the teacher's settings: a browser that
+    has not drawn them yet still sends its old values with its next poll, and
+    those must not undo the teacher's move (seen in bench/class_load.py). To
+    move a control, a student breaks away. The teacher's moves go to the class.
     """
-    values = {knob.name: getattr(config, knob.name) for knob in RUN_KNOBS}
-    values[VIEW.name] = view
+    applied = st.session_state.get(APPLIED)
+    if teacher() is None and st.session_state.get(FOLLOWING) and applied is not None:
+        _set_controls(applied[1])
+    config, view = ui.run_controls()
     if (current := teacher()) is not None:
+        values = _control_values(config, view)
         if st.session_state.get(PUBLISHED, {}).get("settings") != values:
             try:
                 class_room().move(current, values)
             except ClassError as error:
                 _say(error)
-                return
-            st.session_state.setdefault(PUBLISHED, {})["settings"] = values
-        return
-    applied = st.session_state.get(APPLIED)
-    if st.session_state.get(FOLLOWING) and applied is not None and applied[1] != values:
-        st.session_state[FOLLOWING] = False
-        st.toast("You moved a control: you are exploring on your own. "
-                 "**Follow the teacher** takes you back.", icon=":material/explore:")
+            else:
+                st.session_state.setdefault(PUBLISHED, {})["settings"] = values
+    return config, view
+
+
+def _control_values(config: RunConfig, view: str) -> dict[str, object]:
+    values: dict[str, object] = {knob.name: getattr(config, knob.name) for knob in RUN_KNOBS}
+    values[VIEW.name] = view
+    return values
+
+
+def _set_controls(values: dict[str, object]) -> None:
+    """Put settings into the Playground's controls, before they are drawn."""
+    for knob in RUN_KNOBS:
+        # The seed is a float number box (ui.knob_widget); the rest take their value.
+        value = values[knob.name]
+        st.session_state[knob.name] = float(value) if ui.number_box(knob) else value
+    st.session_state[VIEW.name] = values[VIEW.name]
 
 
 def _question_box(state: ClassState, code: str) -> None:
