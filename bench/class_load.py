@@ -208,8 +208,9 @@ async def answer(member: Member, value: int, timeout: float) -> str:
     """Type a number into the open question's box and send it -> "sent", or "kept" when
     the box already shows this seat's answer (given before a reconnect)."""
     key = f"class_number_{QUESTION}"
-    await member.until(lambda: member.seen("Your answer") or (
-        key in member.key_to_id and "Send my answer" in member.buttons), timeout)
+    polled = len(member.finished)  # decide on a box drawn from now on
+    await member.until(lambda: len(member.finished) > polled and (member.seen("Your answer") or (
+        key in member.key_to_id and "Send my answer" in member.buttons)), timeout)
     if member.seen("Your answer"):
         return "kept"
     await member.click("Send my answer", (number_state(member, key, value),))

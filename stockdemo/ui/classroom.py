@@ -43,6 +43,8 @@ SEAT = "class_seat"
 FOLLOWING = "class_following"
 APPLIED = "class_applied"  # (version, settings) a following student last took
 PUBLISHED = "class_published"  # settings and step the teacher last sent
+DRAWN = "class_drawn"  # the Playground settings this tab last drew
+DRAWN_STEP = "class_drawn_step"  # the lesson step this tab last drew
 FULL_RUN = "_class_full_run"  # set outside the poll fragment: this run is a whole-page run
 JOIN_MESSAGE = "class_join_message"
 
@@ -193,21 +195,25 @@ def _set_following(on: bool) -> None:
 
 
 def _take(state: ClassState, page: str) -> bool:
-    """Take the teacher's settings and step -> whether this page must rerun to show them."""
+    """Take the teacher's settings and step -> whether this page must rerun to show them.
+
+    Asked on every poll, and answered from what the page last drew, not from what
+    was last taken: a rerun request that a busy server merged away is asked again.
+    """
     applied = st.session_state.get(APPLIED)
-    if applied is not None and applied[0] == state.version:
-        return False
-    values = _control_values(*state.run_settings())
-    changed = applied is None or applied[1] != values
-    _set_controls(values)
-    # The teacher's settings win over the Playground's own link, read once per session.
-    st.session_state["_url_checked:pages/playground.py"] = []  # see ui.url_messages
-    step_changed = st.session_state.get("lesson_step") != state.step
+    if applied is None or applied[0] != state.version:
+        values = _control_values(*state.run_settings())
+        _set_controls(values)
+        # The teacher's settings win over the Playground's own link, read once per session.
+        st.session_state["_url_checked:pages/playground.py"] = []  # see ui.url_messages
+        st.session_state[APPLIED] = applied = (state.version, values)
+    # Following, the lesson shows the teacher's step (as the controls hold the teacher's settings).
     st.session_state["lesson_step"] = state.step
     if page == "lesson" and st.query_params.get("step") != str(state.step):
         st.query_params["step"] = str(state.step)
-    st.session_state[APPLIED] = (state.version, values)
-    return (page == "playground" and changed) or (page == "lesson" and step_changed)
+    if page == "playground":
+        return st.session_state.get(DRAWN) != applied[1]
+    return page == "lesson" and st.session_state.get(DRAWN_STEP) != state.step
 
 
 def run_controls() -> tuple[RunConfig, str]:
@@ -222,6 +228,7 @@ def run_controls() -> tuple[RunConfig, str]:
     if teacher() is None and st.session_state.get(FOLLOWING) and applied is not None:
         _set_controls(applied[1])
     config, view = ui.run_controls()
+    st.session_state[DRAWN] = _control_values(config, view)
     if (current := teacher()) is not None:
         values = _control_values(config, view)
         if st.session_state.get(PUBLISHED, {}).get("settings") != values:
@@ -474,6 +481,7 @@ def distribution_figure(step: int, counts: dict[str, int], right: str | None) ->
 def lesson_hook(step: int) -> None:
     """Called by the Lesson page under the question: the teacher's step goes to the class,
     and the teacher gets the answers console for it."""
+    st.session_state[DRAWN_STEP] = step
     current = teacher()
     if current is None:
         return
