@@ -250,7 +250,11 @@ async def drive(args) -> dict:
         not_following = [i for i, s in enumerate(students) if not s.seen("following the teacher")]
         if not_following:
             out["errors"].append(f"students not following after joining: {not_following}")
-        await asyncio.sleep(1.0)
+        # What following costs while nothing moves: every student's poll, twice a second.
+        cpu0, t0 = [r.cpu_s() for r in replicas], time.monotonic()
+        await asyncio.sleep(5.0)
+        out["idle_cores"] = [round((r.cpu_s() - c) / (time.monotonic() - t0), 2)
+                             for r, c in zip(replicas, cpu0, strict=True)]
 
         for value in MOVES[:args.moves]:
             count = [len(s.finished) for s in students]
@@ -339,6 +343,8 @@ def report(out: dict, args) -> int:
     print(f"teacher's move -> student's finished rerun with the new T, over {len(lat)} "
           f"(student, move) pairs: p50 {load.pct(lat, 50):.2f} s, p95 {load.pct(lat, 95):.2f} s, "
           f"max {max(lat, default=float('nan')):.2f} s (target p95 <= {TARGET_P95_S} s)")
+    print(f"CPU of each replica while the class only follows (polls, no moves): "
+          f"{out.get('idle_cores')} cores")
     print(f"students on the teacher's final settings: {out.get('on_settings')} of {n}")
     print(f"answers counted in Redis: {out.get('answers')} of {n}"
           + (f"; killed mid-question: {out['killed']}" if out.get("killed") else ""))
