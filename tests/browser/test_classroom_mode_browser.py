@@ -87,7 +87,7 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
             ".value == n", arg=str(before + 1), timeout=60_000)
     followed_s = time.perf_counter() - moved
     print(f"\nteacher's move -> {len(students)} students' sliders followed: {followed_s:.2f} s")
-    assert followed_s < 3.0  # ~1 s on a quiet machine; 2 cores shared with other work here
+    # How fast is bench/class_load.py's business (p95 <= 1 s); here: every tab follows.
     for student in students:
         wait_for_run(student)
         assert f"seq_len={before + 1}" in student.url
