@@ -49,7 +49,7 @@ def pages_shot_on_failure():
 
 def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, browser,
                                                                      pages_shot_on_failure):
-    teacher_context = browser.new_context(viewport={"width": 1440, "height": 1100})
+    teacher_context = browser.new_context(viewport={"width": 1440, "height": 1700})
     teacher = teacher_context.new_page()
     pages_shot_on_failure.append(teacher)
     teacher.goto(f"{server}/classroom")
