@@ -390,3 +390,46 @@ CHOICE_LABELS: dict[str, dict[str, str]] = {
 def url_value(name: str, value: object) -> str:
     """A setting as a link carries it: a select box's displayed text, else the value."""
     return CHOICE_LABELS.get(name, {}).get(str(value), str(value))
+
+
+# --- Lab page (pages/lab.py, stockdemo/lab.py) --------------------------------
+# Each experiment's config (in stockdemo/lab.py) is made of these knobs. Names
+# carry a lab_ prefix where another page already uses the plain word.
+
+LAB_CELLS: tuple[str, ...] = ("rnn", "gru", "lstm")
+LAB_TICKERS: tuple[str, ...] = ("aapl", "ibm", "msft")  # the three with prices in every year
+CUTS: tuple[str, ...] = ("weeks", "set")
+
+LAB_CELL = ChoiceKnob("lab_cell", "Cell", "rnn", LAB_CELLS,
+                      "The built-in recurrent module the experiment runs.")
+LAB_TICKER = ChoiceKnob("lab_ticker", "Ticker", "aapl", LAB_TICKERS,
+                        "Whose daily closes fill the windows (bundled prices).")
+LAB_YEAR = IntKnob("lab_year", "Year", 2012, 2001, 2012, 1,
+                   "The batch holds the first weeks of this year: New Year, Martin Luther King "
+                   "and Presidents' Day make some of them four trading days long.")
+WEEKS = IntKnob("weeks", "Windows in the batch", 8, 2, 16, 1,
+                "How many sequences the batch holds.")
+CUT = ChoiceKnob("cut", "Cut the days", "weeks", CUTS,
+                 "At calendar weeks (holidays make short weeks), or into windows of two "
+                 "lengths you set, alternating.")
+SHORT_LEN = IntKnob("short_len", "Short window (days)", 3, 1, 30, 1,
+                    "Length of every second window when you set the lengths.")
+LONG_LEN = IntKnob("long_len", "Long window (days)", 5, 1, 30, 1,
+                   "Length of the other windows when you set the lengths.")
+LAB_T = IntKnob("lab_t", "Days per window T", 5, 1, 60, 1,
+                "Trading days in each input window: one recorded block per day.")
+BATCHES = IntKnob("batches", "Batches in a row", 6, 2, 20, 1,
+                  "Batches of consecutive days read one after another, the hidden state "
+                  "carried from each to the next.")
+LAB_BATCH = IntKnob("lab_batch", "Windows per batch", 32, 1, 256, 1,
+                    "Sequences run side by side in one forward pass.")
+LAB_HIDDEN = IntKnob("lab_hidden", "Hidden size", 10, 1, 128, 1,
+                     "Units in the hidden state: saved tensors grow with it, the node count does not.")
+MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 200, 5,
+                "The sweep runs T = 1, 2, 5, 10, 20, ... up to this length, for every cell.")
+
+CHOICE_LABELS.update({
+    "lab_cell": {"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"},
+    "lab_ticker": {t: t.upper() for t in LAB_TICKERS},
+    "cut": {"weeks": "at calendar weeks", "set": "two lengths I set"},
+})
