@@ -50,6 +50,9 @@ from stockdemo.config import (
     RunConfig,
     parse_knobs,
 )
+from stockdemo.graph import POST as POST_ROLE
+from stockdemo.graph import PRE as PRE_ROLE
+from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.graph import Graph, capture_graph, walk_grad_fns
 from stockdemo.live import build
 from stockdemo.model import StockPredictor
@@ -228,7 +231,45 @@ class Snapshot:
 def snapshot(label: str, output: torch.Tensor, model: nn.Module | None = None,
              inputs: torch.Tensor | None = None, draw: bool = True) -> Snapshot:
     graph = capture_graph(output, model, inputs) if draw and output.grad_fn is not None else None
-    return Snapshot(label, saved_in_graph(output), graph)
+    return Snapshot(label, saved_in_graph(output), graph and restep(graph))
+
+
+def restep(graph: Graph) -> Graph:
+    """Split each batch's steps apart in a graph that spans several batches.
+
+    ``capture_graph`` places steps from the stack of a layer's outputs; a
+    batch whose only output kept is ``h_n`` has a stack of one, so all its
+    steps land in one block. Every batch repeats the op sequence of one step
+    of a fully placed batch: matched from the batch's end, those ops become
+    its steps, the rest its set-up. Ids stay as captured.
+    """
+    ops = [n for n in graph.op_nodes if n.layer is not None]
+    layers = sorted({n.layer for n in ops})
+    template = None
+    for layer in layers:
+        first = [n.op for n in ops if n.layer == layer and n.role == STEP_ROLE and n.step == 1]
+        if first:
+            template = first
+            break
+    if template is None:
+        return graph
+    k = len(template)
+    placed: dict[str, tuple[int | None, str]] = {}
+    for layer in layers:
+        body = [n for n in ops if n.layer == layer and n.role != POST_ROLE]
+        names = [n.op for n in body]
+        steps = 0
+        while len(names) >= (steps + 1) * k and names[len(names) - (steps + 1) * k:
+                                                      len(names) - steps * k] == template:
+            steps += 1
+        pre = len(body) - steps * k
+        for i, n in enumerate(body):
+            placed[n.id] = (None, PRE_ROLE) if i < pre else ((i - pre) // k, STEP_ROLE)
+    nodes = tuple(n._replace(step=placed[n.id][0], role=placed[n.id][1]) if n.id in placed else n
+                  for n in graph.nodes)
+    steps_seen = [step for step, role in placed.values() if role == STEP_ROLE]
+    meta = {**graph.meta, "seq_len": max(steps_seen, default=0) + 1}
+    return Graph(nodes, graph.edges, meta)
 
 
 def caught(action: Callable[[], object]) -> str | None:
@@ -774,3 +815,7 @@ EXPERIMENTS: dict[str, tuple[type[_Knobbed], Callable]] = {
     "no_grad": (NoGradConfig, no_grad),
     "What the graph costs": (CostConfig, graph_cost),
 }
+
+# Every knob of the Lab once, in page order: what a link to the page may set.
+KNOBS: tuple[IntKnob | ChoiceKnob, ...] = tuple(dict.fromkeys(
+    knob for config, _ in EXPERIMENTS.values() for knob in config.KNOBS))
