@@ -799,7 +799,7 @@ def graph_cost(config: CostConfig) -> CostResult:
     for cell in COST_CELLS:
         model = seeded_model(cell, config.lab_hidden, config.seed)
         for seq_len in cost_seq_lens(config.max_t):
-            x = longest[:, :seq_len]
+            x = longest[:, :seq_len].clone()  # its own storage: a view would hold all of T
             _, saved = count_saved(lambda x=x, model=model: model(x))
             rows.append(CostRow(cell, seq_len, saved.nodes, saved.tensors, saved.bytes))
     return CostResult(config, tuple(rows), time.perf_counter() - started)
