@@ -370,7 +370,7 @@ PRESETS: tuple[Preset, ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", "Lesson step", 1, 1, 8, 1,
+STEP = IntKnob("step", "Lesson step", 1, 1, 9, 1,
                "The lesson's experiment on screen; Back and Next move it.")
 
 
