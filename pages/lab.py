@@ -24,7 +24,7 @@ def run_experiment(name: str, config: lab.LengthsConfig) -> lab_figures.Report:
 @st.fragment
 def experiment(name: str) -> None:
     config_class = lab.EXPERIMENTS[name][0]
-    report = run_experiment(name, config_class(**ui.knob_row(*config_class.KNOBS)))
+    report = run_experiment(name, config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state))))
     st.markdown(report.headline)
     row = st.container(horizontal=True, gap="medium")
     for label, value, help_text in report.metrics:

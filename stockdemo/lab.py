@@ -19,7 +19,7 @@ import inspect
 import re
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import ClassVar, NamedTuple
@@ -93,6 +93,11 @@ class _Knobbed:
         values, messages = parse_knobs(cls.KNOBS, params)
         return cls(**values), messages
 
+    @classmethod
+    def shown_knobs(cls, settings: Mapping[str, object]) -> tuple[IntKnob | ChoiceKnob, ...]:
+        """The knobs that change this experiment, given the current ``settings`` by name."""
+        return cls.KNOBS
+
     def to_params(self) -> dict[str, str]:
         """The settings that differ from the defaults, as a link carries them."""
         default = type(self)()
@@ -111,6 +116,13 @@ class LengthsConfig(_Knobbed):
     long_len: int = LONG_LEN.default
     lab_cell: str = LAB_CELL.default
     seed: int = SEED.default
+
+    @classmethod
+    def shown_knobs(cls, settings: Mapping[str, object]) -> tuple[IntKnob | ChoiceKnob, ...]:
+        """Calendar weeks set their own lengths: the two length knobs only count for "set"."""
+        if settings.get(CUT.name, CUT.default) == "set":
+            return cls.KNOBS
+        return tuple(k for k in cls.KNOBS if k not in (SHORT_LEN, LONG_LEN))
 
 
 @dataclass(frozen=True)

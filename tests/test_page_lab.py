@@ -42,7 +42,7 @@ def test_every_experiment_runs_and_draws_its_own_run(experiment):
     config_class, run = lab.EXPERIMENTS[experiment]
     # the controls on screen are exactly this experiment's knobs
     shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle"}
-    assert shown == {k.name for k in config_class.KNOBS}
+    assert shown == {k.name for k in config_class.shown_knobs({})}
     expected = report(run(config_class()))
     # two columns of graphs: the page lists them column by column
     assert sorted(dots(at)) == sorted(render_dot(graph).dot for _, graph in expected.graphs)
@@ -58,6 +58,17 @@ def test_broken_experiments_show_torchs_message_word_for_word(experiment):
     assert result.error and result.error in shown
     python = "\n".join(c.value for c in at.code if c.language == "python")
     assert result.mistake in python and result.fix in python
+
+
+def test_the_length_controls_appear_when_you_set_the_lengths():
+    at = open_lab()
+    assert not [s for s in at.slider if s.key in ("short_len", "long_len")]
+    at.selectbox(key="cut").select("set").run()
+    assert not at.exception
+    at.slider(key="short_len").set_value(2).run()
+    result = lab.different_lengths(lab.LengthsConfig(cut="set", short_len=2))
+    assert metric(at, "Their sizes") == f"{min(g.stats['nodes'] for g in result.window_graphs)}–" \
+        f"{max(g.stats['nodes'] for g in result.window_graphs)} nodes"
 
 
 def test_fewer_weeks_give_fewer_graphs_and_the_gap_follows_the_run():
