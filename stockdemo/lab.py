@@ -582,25 +582,29 @@ def carried_state(config: DetachConfig) -> DetachResult:
 
 
 def damp_in_place(cell: nn.RNNCell, x: torch.Tensor) -> torch.Tensor:
-    """x: (batch, T, 1) -> last hidden state (batch, hidden)."""
+    """x: (batch, T, 1) -> out (batch, T, hidden): every day's hidden state, like nn.RNN's."""
     h = x.new_zeros(x.shape[0], cell.hidden_size)
+    outputs = []
     for x_t in x.unbind(1):
         h = cell(x_t, h)
         h.mul_(DAMPING)  # overwrites the tanh output that autograd saved for backward
-    return h
+        outputs.append(h)
+    return torch.stack(outputs, dim=1)
 
 
 def damp_out_of_place(cell: nn.RNNCell, x: torch.Tensor) -> torch.Tensor:
-    """x: (batch, T, 1) -> last hidden state (batch, hidden)."""
+    """x: (batch, T, 1) -> out (batch, T, hidden): every day's hidden state, like nn.RNN's."""
     h = x.new_zeros(x.shape[0], cell.hidden_size)
+    outputs = []
     for x_t in x.unbind(1):
         h = cell(x_t, h) * DAMPING  # a new tensor: the saved one stays as it was
-    return h
+        outputs.append(h)
+    return torch.stack(outputs, dim=1)
 
 
 @dataclass(frozen=True)
 class InPlaceResult(Broken):
-    version: int  # h._version after the in-place change: autograd saved it at 0
+    version: int  # the first day's h._version after h.mul_(): autograd saved it at 0
 
 
 def in_place(config: InPlaceConfig) -> InPlaceResult:
@@ -609,13 +613,15 @@ def in_place(config: InPlaceConfig) -> InPlaceResult:
     model = seeded_model("rnn_loop", 10, config.seed)
     cell = model.rnn.cells[0]
     x, y = price_windows(config.lab_t, BREAK_BATCH)
-    h = damp_in_place(cell, x)
-    version = h._version
-    loss = mse(model.fc(h), y)
+    first_day = cell(x[:, 0], x.new_zeros(x.shape[0], cell.hidden_size))
+    first_day.mul_(DAMPING)  # the loop's first step, alone, to read its version counter
+    version = first_day._version
+    out = damp_in_place(cell, x)
+    loss = mse(model.fc(out[:, -1]), y)
     before = snapshot("damped in place", loss, model, x)
     error = caught(loss.backward)
     after = snapshot("after the failed backward()", loss, draw=False)
-    loss = mse(model.fc(damp_out_of_place(cell, x)), y)
+    loss = mse(model.fc(damp_out_of_place(cell, x)[:, -1]), y)
     fixed = snapshot("damped out of place", loss, model, x)
     fix_error = caught(loss.backward)
     return InPlaceResult(config, error or "", source(damp_in_place), source(damp_out_of_place),

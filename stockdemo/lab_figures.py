@@ -250,7 +250,7 @@ def _in_place(result: lab.InPlaceResult) -> Report:
         headline=f"A for-loop over `nn.RNNCell` damps the hidden state by {lab.DAMPING} each day. "
                  "Done in place, it overwrites the tanh output autograd saved for backward.",
         metrics=(
-            ("h._version after the loop", str(result.version), "autograd saved it at version 0"),
+            ("h._version after h.mul_()", str(result.version), "autograd saved h at version 0"),
             ("Saved tensors changed in place", str(b.saved.modified),
              "one per day: each step's tanh output"),
             ("Nodes, in place / fixed", f"{b.saved.nodes} / {fixed.saved.nodes}", ""),
@@ -382,7 +382,7 @@ def _cost(result: lab.CostResult) -> Report:
                                             "rangemode": "tozero"}},
                           "Memory autograd holds, against T"),
                   "Line chart of saved kilobytes against T, one line per cell."),
-                 (_figure(relation, {"xaxis": {"title": {"text": "graph nodes"}, "type": "log"},
+                 (_figure(relation, {"xaxis": {"title": {"text": "graph nodes"}, "rangemode": "tozero"},
                                      "yaxis": {"title": {"text": "saved for backward (KB)"},
                                                "rangemode": "tozero"}},
                           "Memory against graph size"),
