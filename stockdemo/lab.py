@@ -19,6 +19,7 @@ import inspect
 import re
 import time
 import warnings
+from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -285,6 +286,48 @@ def restep(graph: Graph) -> Graph:
     return Graph(nodes, graph.edges, meta)
 
 
+def restep_packed(graph: Graph) -> Graph:
+    """Split a packed run's recorded ops into its time steps.
+
+    A packed ``nn.RNN`` hands back only ``h_n``, so ``capture_graph`` sees one
+    step. The steps show in the wiring: each step's recurrent matmul (an
+    ``Addmm`` fed by ``W_hh.T``) reads the hidden state the step before made,
+    through a ``Slice`` where the batch shrank. Each step ends at that hidden
+    state; the last one at the last op of the same kind. Ops after it gather
+    ``h_n`` (post).
+    """
+    if {n.layer for n in graph.op_nodes} - {0, None}:
+        return graph
+    by_id, preds = graph.by_id, graph.preds
+    body = [n for n in graph.op_nodes if n.layer == 0 and n.role != POST_ROLE]
+
+    def recurrent(src: str) -> bool:
+        return by_id[src].label == "T" and any("weight_hh" in p for p in preds.get(src, ()))
+
+    hidden: list[str] = []
+    for n in body:
+        srcs = preds.get(n.id, [])
+        if n.op != "AddmmBackward0" or not any(recurrent(s) for s in srcs):
+            continue
+        for src in (s for s in srcs if by_id[s].kind == "op" and not recurrent(s)):
+            while by_id[src].op == "SliceBackward0" and preds.get(src):
+                src = preds[src][0]
+            hidden.append(src)
+    if not hidden:
+        return graph
+    index = {n.id: i for i, n in enumerate(body)}
+    end_op = by_id[hidden[0]].op
+    bounds = sorted({index[h] for h in hidden if h in index}
+                    | {max(i for i, n in enumerate(body) if n.op == end_op)})
+    # before the first step's Slice: the input projection, done for every step at once
+    first = next((i for i, n in enumerate(body) if n.op == "SliceBackward0"), 0)
+    placed = {n.id: ((None, PRE_ROLE) if i < first else (bisect_left(bounds, i), STEP_ROLE))
+              if i <= bounds[-1] else (None, POST_ROLE) for i, n in enumerate(body)}
+    nodes = tuple(n._replace(step=placed[n.id][0], role=placed[n.id][1]) if n.id in placed else n
+                  for n in graph.nodes)
+    return Graph(nodes, graph.edges, {**graph.meta, "seq_len": len(bounds)})
+
+
 def caught(action: Callable[[], object]) -> str | None:
     """torch's own message if ``action`` raises a RuntimeError, else None."""
     try:
@@ -437,7 +480,7 @@ def different_lengths(config: LengthsConfig) -> LengthsResult:
         packed=packed.detach().numpy()[:, 0],
         padded=plain.detach().numpy()[:, 0],
         window_graphs=graphs,
-        packed_graph=capture_graph(packed, model, padded),
+        packed_graph=restep_packed(capture_graph(packed, model, padded)),
         padded_graph=capture_graph(plain, model, padded),
         batch_sizes=tuple(int(n) for n in info.batch_sizes),
         sorted_indices=tuple(int(i) for i in info.sorted_indices),

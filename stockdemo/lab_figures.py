@@ -127,7 +127,9 @@ def _lengths(result: lab.LengthsResult) -> Report:
             + ". The graph is as long as the data, because it is recorded while the loop runs.",
             f"**Packed.** `pack_padded_sequence` sorts the windows longest first (order "
             f"{list(result.sorted_indices)}) and records how many are still running at each step: "
-            f"`batch_sizes = {list(result.batch_sizes)}`. The RNN runs each step on only those, "
+            f"`batch_sizes = {list(result.batch_sizes)}`. The RNN runs each step on only those "
+            f"(in the graph, step t's matmul is {result.batch_sizes[0]}×… wide at first, "
+            f"{result.batch_sizes[-1]}×… at the last step), "
             f"so `h_n` holds each window's state after its own last day: the predictions equal the "
             f"loop's: {gap(result.packed_gap)}.",
             padded_note,

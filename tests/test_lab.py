@@ -108,6 +108,27 @@ def test_packing_records_how_many_windows_run_at_each_step(weeks):
         list(lengths[list(weeks.sorted_indices)])
 
 
+@pytest.mark.parametrize("cell", ["rnn", "gru", "lstm"])
+def test_the_packed_graph_has_one_step_per_day_each_as_wide_as_packing_says(cell):
+    result = lab.different_lengths(lab.LengthsConfig(lab_cell=cell, cut="set", short_len=2,
+                                                     long_len=6, weeks=5))
+    graph = result.packed_graph
+    assert graph.meta["seq_len"] == max(result.lengths) == len(result.batch_sizes)
+    for t, windows in enumerate(result.batch_sizes):
+        # the step's recurrent matmul: the Addmm fed by W_hh.T, one row per window still running
+        (matmul,) = [n for n in graph.op_nodes if n.step == t and n.op == "AddmmBackward0"
+                     and any(graph.by_id[s].label == "T" and "param/rnn.weight_hh_l0" in
+                             graph.preds.get(s, ()) for s in graph.preds[n.id])]
+        assert matmul.shape[0] == windows, t
+    assert len(grad_fns(lab.predict_packed(lab.seeded_model(cell, 10, 0), *padded(result)))) + 2 \
+        == graph.stats["nodes"]
+
+
+def padded(result: lab.LengthsResult) -> tuple[torch.Tensor, torch.Tensor]:
+    windows = [torch.from_numpy(w.returns[:, None].copy()) for w in lab.cut_windows(result.config)]
+    return torch.nn.utils.rnn.pad_sequence(windows, batch_first=True), torch.tensor(result.lengths)
+
+
 def test_lengths_you_set_alternate_long_and_short():
     result = lab.different_lengths(lab.LengthsConfig(cut="set", short_len=2, long_len=7, weeks=5))
     assert result.lengths == (7, 2, 7, 2, 7)
