@@ -101,8 +101,8 @@ def _lengths(result: lab.LengthsResult) -> Report:
     ticks = [f"{label[-5:]} · {n} d" for label, n in zip(result.labels, result.lengths, strict=True)]
     data = [{"type": "scatter", "x": ticks, "y": values.tolist(),
              "mode": "markers", "name": name, "marker": {"color": COLOURS[name], "size": size_,
-                                                        "symbol": symbol}}
-            for name, values, symbol, size_ in (("one by one", result.one_by_one, "circle", 16),
+                                                        "symbol": symbol, "line": {"width": 3}}}
+            for name, values, symbol, size_ in (("one by one", result.one_by_one, "circle-open", 18),
                                                 ("packed", result.packed, "x", 11),
                                                 ("padded", result.padded, "diamond", 11))]
     return Report(
