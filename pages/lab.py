@@ -11,7 +11,7 @@ ui.setup_page(
     "your own code, and shows **torch's own message**, the graph before and after, and the fix.",
     __file__,
 )
-ui.url_messages("lab", lab.KNOBS)
+ui.url_messages("pages/lab.py")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -21,9 +21,9 @@ import time
 import warnings
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -46,10 +46,10 @@ from stockdemo.config import (
     SEED,
     SHORT_LEN,
     WEEKS,
-    ChoiceKnob,
-    IntKnob,
+    Knob,
+    KnobConfig,
     RunConfig,
-    parse_knobs,
+    knob_fields,
 )
 from stockdemo.graph import POST as POST_ROLE
 from stockdemo.graph import PRE as PRE_ROLE
@@ -72,104 +72,48 @@ COST_CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 
 # --- Configs -------------------------------------------------------------------
 
-class _Knobbed:
-    """A frozen config made of declared knobs: validated on creation, parsed from a URL."""
-
-    KNOBS: ClassVar[tuple[IntKnob | ChoiceKnob, ...]] = ()
-
-    def __post_init__(self) -> None:
-        for knob in self.KNOBS:
-            value = getattr(self, knob.name)
-            if isinstance(knob, IntKnob):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise TypeError(f"{knob.name} must be an int, got {value!r}")
-                if not knob.low <= value <= knob.high:
-                    raise ValueError(f"{knob.name}={value} is outside {knob.low}..{knob.high}")
-            elif value not in knob.choices:
-                raise ValueError(f"{knob.name}={value!r} is not one of {knob.choices}")
+class LabConfig(KnobConfig):
+    """A Lab experiment's config: its fields are its knobs (``knob_fields``)."""
 
     @classmethod
-    def from_params(cls, params: object) -> tuple[_Knobbed, list[str]]:
-        """Untrusted URL values -> (valid config, messages). Never raises."""
-        values, messages = parse_knobs(cls.KNOBS, params)
-        return cls(**values), messages
-
-    @classmethod
-    def shown_knobs(cls, settings: Mapping[str, object]) -> tuple[IntKnob | ChoiceKnob, ...]:
+    def shown_knobs(cls, settings: Mapping[str, object]) -> tuple[Knob, ...]:
         """The knobs that change this experiment, given the current ``settings`` by name."""
         return cls.KNOBS
 
-    def to_params(self) -> dict[str, str]:
-        """The settings that differ from the defaults, as a link carries them."""
-        default = type(self)()
-        return {f.name: str(getattr(self, f.name)) for f in fields(self)
-                if getattr(self, f.name) != getattr(default, f.name)}
 
-
-@dataclass(frozen=True)
-class LengthsConfig(_Knobbed):
-    KNOBS: ClassVar = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL, SEED)
-    lab_ticker: str = LAB_TICKER.default
-    lab_year: int = LAB_YEAR.default
-    weeks: int = WEEKS.default
-    cut: str = CUT.default
-    short_len: int = SHORT_LEN.default
-    long_len: int = LONG_LEN.default
-    lab_cell: str = LAB_CELL.default
-    seed: int = SEED.default
-
+@knob_fields((LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL, SEED))
+class LengthsConfig(LabConfig):
     @classmethod
-    def shown_knobs(cls, settings: Mapping[str, object]) -> tuple[IntKnob | ChoiceKnob, ...]:
+    def shown_knobs(cls, settings: Mapping[str, object]) -> tuple[Knob, ...]:
         """Calendar weeks set their own lengths: the two length knobs only count for "set"."""
         if settings.get(CUT.name, CUT.default) == "set":
             return cls.KNOBS
         return tuple(k for k in cls.KNOBS if k not in (SHORT_LEN, LONG_LEN))
 
 
-@dataclass(frozen=True)
-class BreakConfig(_Knobbed):
+@knob_fields((LAB_CELL, LAB_T, SEED))
+class BreakConfig(LabConfig):
     """Backward twice and the NaN: a cell, a window length, a seed."""
 
-    KNOBS: ClassVar = (LAB_CELL, LAB_T, SEED)
-    lab_cell: str = LAB_CELL.default
-    lab_t: int = LAB_T.default
-    seed: int = SEED.default
 
-
-@dataclass(frozen=True)
-class InPlaceConfig(_Knobbed):
+@knob_fields((LAB_T, SEED))
+class InPlaceConfig(LabConfig):
     """The in-place change runs a for-loop over ``nn.RNNCell``: no cell to choose."""
 
-    KNOBS: ClassVar = (LAB_T, SEED)
-    lab_t: int = LAB_T.default
-    seed: int = SEED.default
+
+@knob_fields((LAB_CELL, LAB_T, BATCHES, SEED))
+class DetachConfig(LabConfig):
+    """The hidden state carried across batches."""
 
 
-@dataclass(frozen=True)
-class DetachConfig(_Knobbed):
-    KNOBS: ClassVar = (LAB_CELL, LAB_T, BATCHES, SEED)
-    lab_cell: str = LAB_CELL.default
-    lab_t: int = LAB_T.default
-    batches: int = BATCHES.default
-    seed: int = SEED.default
+@knob_fields((LAB_CELL, LAB_T, LAB_BATCH, SEED))
+class NoGradConfig(LabConfig):
+    """Recording, no_grad and inference_mode."""
 
 
-@dataclass(frozen=True)
-class NoGradConfig(_Knobbed):
-    KNOBS: ClassVar = (LAB_CELL, LAB_T, LAB_BATCH, SEED)
-    lab_cell: str = LAB_CELL.default
-    lab_t: int = LAB_T.default
-    lab_batch: int = LAB_BATCH.default
-    seed: int = SEED.default
-
-
-@dataclass(frozen=True)
-class CostConfig(_Knobbed):
-    KNOBS: ClassVar = (LAB_HIDDEN, LAB_BATCH, MAX_T, SEED)
-    lab_hidden: int = LAB_HIDDEN.default
-    lab_batch: int = LAB_BATCH.default
-    max_t: int = MAX_T.default
-    seed: int = SEED.default
+@knob_fields((LAB_HIDDEN, LAB_BATCH, MAX_T, SEED))
+class CostConfig(LabConfig):
+    """The memory sweep over T, for every cell."""
 
 
 # --- Measuring what autograd keeps -----------------------------------------------
@@ -868,7 +812,7 @@ def graph_cost(config: CostConfig) -> CostResult:
 
 
 # The Lab's experiments in page order: URL label -> (config class, experiment).
-EXPERIMENTS: dict[str, tuple[type[_Knobbed], Callable]] = {
+EXPERIMENTS: dict[str, tuple[type[LabConfig], Callable]] = {
     "Different lengths": (LengthsConfig, different_lengths),
     "Backward twice": (BreakConfig, twice),
     "Carried hidden state": (DetachConfig, carried_state),
@@ -879,5 +823,5 @@ EXPERIMENTS: dict[str, tuple[type[_Knobbed], Callable]] = {
 }
 
 # Every knob of the Lab once, in page order: what a link to the page may set.
-KNOBS: tuple[IntKnob | ChoiceKnob, ...] = tuple(dict.fromkeys(
+KNOBS: tuple[Knob, ...] = tuple(dict.fromkeys(
     knob for config, _ in EXPERIMENTS.values() for knob in config.KNOBS))

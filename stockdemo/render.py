@@ -454,8 +454,12 @@ class _Layout:
                     max((f.x + f.w for f in frames), default=0.0)) + MARGIN
         height = max(max(p[2] + p[5] / 2 for p in placed) + dy,
                      max((f.y + f.h for f in frames), default=0.0)) + MARGIN
+        drawn_as = dict(self.alias)
+        for p in nodes:
+            if p.node is None:  # a marker stands for nodes, it is not one
+                drawn_as.pop(p.id)
         return Picture(view, nodes, tuple(self.edges()), tuple(frames), width, height, caption,
-                       self.folded, dict(self.alias))
+                       self.folded, drawn_as)
 
 
 def _ranked(block: list[Node]) -> Iterator[tuple[tuple[str | None, int], Node]]:
