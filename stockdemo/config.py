@@ -485,16 +485,18 @@ SHORT_LEN = IntKnob("short_len", "Short window (days)", 3, 1, 30, 1,
                     "Length of every second window when you set the lengths.")
 LONG_LEN = IntKnob("long_len", "Long window (days)", 5, 1, 30, 1,
                    "Length of the other windows when you set the lengths.")
-LAB_T = IntKnob("lab_t", "Days per window T", 5, 1, 60, 1,
+LAB_T = IntKnob("lab_t", "Days per window T", 5, 1, 30, 1,
                 "Trading days in each input window: one recorded block per day.")
-BATCHES = IntKnob("batches", "Batches in a row", 6, 2, 20, 1,
+BATCHES = IntKnob("batches", "Batches in a row", 6, 2, 12, 1,
                   "Batches of consecutive days read one after another, the hidden state "
                   "carried from each to the next.")
-LAB_BATCH = IntKnob("lab_batch", "Windows per batch", 32, 1, 256, 1,
+LAB_BATCH = IntKnob("lab_batch", "Windows per batch", 32, 1, 128, 1,
                     "Sequences run side by side in one forward pass.")
-LAB_HIDDEN = IntKnob("lab_hidden", "Hidden size", 10, 1, 128, 1,
+LAB_HIDDEN = IntKnob("lab_hidden", "Hidden size", 10, 1, 64, 1,
                      "Units in the hidden state: saved tensors grow with it, the node count does not.")
-MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 200, 5,
+# Upper bounds keep the slowest corner (GRU, 12 batches of 30 days carried; the
+# sweep at batch 128, hidden 64, T 100) to a few seconds on a shared 2-core box.
+MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 100, 5,
                 "The sweep runs T = 1, 2, 5, 10, 20, ... up to this length, for every cell.")
 
 # Every control of the Lab, once. The open experiment is a tab, bound by its title.

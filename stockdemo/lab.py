@@ -66,7 +66,7 @@ BREAK_BATCH = 32  # windows per batch in the break-it experiments
 FIRST_DAY = "2007"  # the break-it experiments read daily returns from here on
 DAMPING = 0.9
 TIMING_REPEATS = 15
-COST_SEQ_LENS = (1, 2, 5, 10, 20, 50, 100, 150, 200)
+COST_SEQ_LENS = (1, 2, 5, 10, 20, 50, 75, 100)
 COST_CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 
 
@@ -140,9 +140,7 @@ def saved_in_graph(output: torch.Tensor) -> Saved:
     storages: dict[int, int] = {}
     tensors = freed = modified = 0
     for fn in order:
-        for name in dir(fn):
-            if not name.startswith("_saved_"):
-                continue
+        for name in _saved_names(type(fn)):
             try:
                 value = getattr(fn, name)
             except RuntimeError as error:
@@ -157,6 +155,12 @@ def saved_in_graph(output: torch.Tensor) -> Saved:
                     storage = t.untyped_storage()
                     storages[storage.data_ptr()] = storage.nbytes()
     return Saved(len(order), tensors, sum(storages.values()), freed, modified)
+
+
+@lru_cache(maxsize=256)
+def _saved_names(node_type: type) -> tuple[str, ...]:
+    """The ``_saved_*`` attributes of one kind of node (dir() per node was most of a walk)."""
+    return tuple(name for name in dir(node_type) if name.startswith("_saved_"))
 
 
 def count_saved(forward: Callable[[], torch.Tensor]) -> tuple[torch.Tensor, Saved]:
@@ -306,10 +310,12 @@ def daily_returns(ticker: str, start_year: int, end_year: int) -> tuple[np.ndarr
 def price_windows(seq_len: int, count: int) -> tuple[torch.Tensor, torch.Tensor]:
     """``count`` consecutive windows of AAPL's daily returns from 2007.
 
+    They overlap where 2007-2012 holds fewer than ``count`` x ``seq_len`` days.
     -> x (count, seq_len, 1), y (count, 1): the return of the day after each window.
     """
     _, returns = daily_returns("aapl", int(FIRST_DAY), 2012)
-    starts = np.arange(count) * seq_len
+    stride = max(1, min(seq_len, (len(returns) - seq_len - 1) // max(count - 1, 1)))
+    starts = np.arange(count) * stride
     x = np.stack([returns[s:s + seq_len] for s in starts])
     y = returns[starts + seq_len]
     return torch.from_numpy(x[:, :, None].copy()), torch.from_numpy(y[:, None].copy())
@@ -344,9 +350,13 @@ def cut_windows(config: LengthsConfig) -> list[Window]:
         for start in np.unique(monday)[:config.weeks]:
             windows.append(Window(f"week of {start}", returns[monday == start]))
         return windows
-    windows, day = [], 0
-    for i in range(config.weeks):
-        length = config.long_len if i % 2 == 0 else config.short_len
+    lengths = [config.long_len if i % 2 == 0 else config.short_len for i in range(config.weeks)]
+    # from the year's first day, or earlier where the year (and 2013) hold too few days
+    dates, returns = daily_returns(config.lab_ticker, LAB_YEAR.low, 2013)
+    day = min(int(np.searchsorted(dates, np.datetime64(f"{config.lab_year}-01-01"))),
+              len(dates) - sum(lengths))
+    windows = []
+    for length in lengths:
         first = str(dates[day].astype("datetime64[D]"))
         windows.append(Window(f"{length} days from {first}", returns[day:day + length]))
         day += length

@@ -129,6 +129,13 @@ def padded(result: lab.LengthsResult) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.nn.utils.rnn.pad_sequence(windows, batch_first=True), torch.tensor(result.lengths)
 
 
+def test_the_longest_windows_you_can_set_still_fit_in_the_data():
+    result = lab.different_lengths(lab.LengthsConfig(cut="set", short_len=30, long_len=30,
+                                                     weeks=16, lab_year=2012))
+    assert result.lengths == (30,) * 16
+    assert result.packed_gap <= lab.PACKED_TOLERANCE
+
+
 def test_lengths_you_set_alternate_long_and_short():
     result = lab.different_lengths(lab.LengthsConfig(cut="set", short_len=2, long_len=7, weeks=5))
     assert result.lengths == (7, 2, 7, 2, 7)

@@ -99,8 +99,8 @@ def test_a_link_sets_the_tab_and_the_controls_and_clamps_what_is_out_of_range():
     result = lab.nan(lab.BreakConfig(lab_cell="gru", lab_t=8))
     assert metric(at, "NaN gradient entries") == str(sum(result.nan_grads.values()))
     at = open_lab("NaN", lab_t="999")
-    assert at.slider(key="lab_t").value == 60
-    assert any("outside 1–60" in w.value for w in at.warning)
+    assert at.slider(key="lab_t").value == 30
+    assert any("outside 1–30" in w.value for w in at.warning)
 
 
 def test_the_cost_chart_holds_the_measured_bytes():
