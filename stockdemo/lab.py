@@ -65,7 +65,7 @@ PACKED_TOLERANCE = 1e-6
 BREAK_BATCH = 32  # windows per batch in the break-it experiments
 FIRST_DAY = "2007"  # the break-it experiments read daily returns from here on
 DAMPING = 0.9
-TIMING_REPEATS = 15
+TIMING_REPEATS = 21
 COST_SEQ_LENS = (1, 2, 5, 10, 20, 50, 75, 100)
 COST_CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 
@@ -749,18 +749,21 @@ def no_grad(config: NoGradConfig) -> NoGradResult:
     started = time.perf_counter()
     model = seeded_model(config.lab_cell, 10, config.seed)
     x, y = price_windows(config.lab_t, config.lab_batch)
-    rows = []
-    for mode, context in _contexts().items():
-        def forward(context=context):
-            with context():
-                return model(x)
-        out, saved = count_saved(forward)
-        times = []
-        for _ in range(TIMING_REPEATS):
+    def forward(context) -> torch.Tensor:
+        with context():
+            return model(x)
+
+    contexts = _contexts()
+    times: dict[str, list[float]] = {mode: [] for mode in contexts}
+    for _ in range(TIMING_REPEATS):  # the modes take turns: a busy moment slows all three
+        for mode, context in contexts.items():
             t0 = time.perf_counter()
-            forward()
-            times.append(time.perf_counter() - t0)
-        rows.append(ModeRow(mode, float(np.median(times)) * 1e3, saved.nodes, saved.bytes,
+            forward(context)
+            times[mode].append(time.perf_counter() - t0)
+    rows = []
+    for mode, context in contexts.items():
+        out, saved = count_saved(lambda context=context: forward(context))
+        rows.append(ModeRow(mode, float(np.median(times[mode])) * 1e3, saved.nodes, saved.bytes,
                             out.requires_grad))
     with torch.enable_grad():
         recorded = model(x)
