@@ -15,7 +15,7 @@ ui.url_messages("pages/lab.py")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def run_experiment(name: str, config: lab.LengthsConfig) -> lab_figures.Report:
+def run_experiment(name: str, config: lab.LabConfig) -> lab_figures.Report:
     """Shared by all sessions: the report holds graphs and figures to read, never change."""
     return lab_figures.report(lab.EXPERIMENTS[name][1](config))
 
