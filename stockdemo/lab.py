@@ -63,7 +63,7 @@ from stockdemo.model import StockPredictor
 # set lengths; 16 windows), measured by bench/bench_lab.py.
 PACKED_TOLERANCE = 1e-6
 BREAK_BATCH = 32  # windows per batch in the break-it experiments
-FIRST_DAY = "2007"  # the break-it experiments read daily returns from here on
+FIRST_YEAR = 2007  # the break-it experiments read daily returns from here on
 DAMPING = 0.9
 TIMING_REPEATS = 21
 COST_SEQ_LENS = (1, 2, 5, 10, 20, 50, 75, 100)
@@ -313,7 +313,7 @@ def price_windows(seq_len: int, count: int) -> tuple[torch.Tensor, torch.Tensor]
     They overlap where 2007-2012 holds fewer than ``count`` x ``seq_len`` days.
     -> x (count, seq_len, 1), y (count, 1): the return of the day after each window.
     """
-    _, returns = daily_returns("aapl", int(FIRST_DAY), 2012)
+    _, returns = daily_returns("aapl", FIRST_YEAR, 2012)
     stride = max(1, min(seq_len, (len(returns) - seq_len - 1) // max(count - 1, 1)))
     starts = np.arange(count) * stride
     x = np.stack([returns[s:s + seq_len] for s in starts])
@@ -516,7 +516,7 @@ def stream_batches(seq_len: int, batches: int) -> list[tuple[torch.Tensor, torch
 
     -> per batch: x (3, seq_len, 1), y (3, 1) the day after the batch.
     """
-    series = np.stack([daily_returns(t, int(FIRST_DAY), 2012)[1][:seq_len * batches + 1]
+    series = np.stack([daily_returns(t, FIRST_YEAR, 2012)[1][:seq_len * batches + 1]
                        for t in LAB_TICKERS])
     out = []
     for b in range(batches):
