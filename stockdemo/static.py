@@ -37,7 +37,7 @@ from stockdemo import theme
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph, capture_graph
 from stockdemo.live import build
-from stockdemo.render import write_dot
+from stockdemo.render import write_statements
 
 # Dynamo's caches and config are process-wide, and every Streamlit session runs
 # in this one process: one capture at a time, each starting from a reset.
@@ -465,11 +465,11 @@ def fx_dot(graph: StaticGraph) -> str:
     Parameters are drawn once per use (no hub wired to every step), so
     Graphviz's ``dot`` layout stays fast on these small graphs.
     """
-    return write_dot(_fx_statements(graph), "fx")
+    return write_statements(_fx_statements(graph), "fx")
 
 
 def _fx_statements(graph: StaticGraph) -> Iterator[tuple[str, object, dict[str, str]]]:
-    """``write_dot``'s statements: defaults, then each op and each parameter use with its edges."""
+    """``write_statements``'s statements: defaults, then each op and each parameter use with its edges."""
     yield "graph", None, {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3", "bgcolor": "transparent"}
     yield "node", None, {"shape": "box", "style": "filled", "fontname": theme.FONT_FAMILY, "fontsize": "12",
                          "fontcolor": theme.TEXT, "color": theme.BORDER, "penwidth": "0.8"}
