@@ -60,11 +60,13 @@ def test_on_a_phone_the_sidebar_starts_closed_and_opens_on_request(server, brows
         page.goto(f"{server}/playground")
         wait_for_run(page)
         sidebar = page.locator("[data-testid='stSidebar']")
-        assert sidebar.get_attribute("aria-expanded") == "false"
+        assert sidebar.get_attribute("data-collapsed") == "true"
+        box = sidebar.bounding_box()
+        assert box is None or box["x"] + box["width"] <= 0  # off screen, not over the page
         assert page.get_by_role("heading", name="Playground").is_visible()
         screenshot(page, "phone_playground")
         page.locator("[data-testid='stExpandSidebarButton']").click()
         page.wait_for_timeout(500)
-        assert sidebar.get_attribute("aria-expanded") == "true"
+        assert sidebar.get_attribute("data-collapsed") == "false"
     finally:
         context.close()
