@@ -40,7 +40,8 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from stockdemo import live
-from stockdemo.config import RunConfig
+from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
+from stockdemo.data import Dataset
 from stockdemo.graph import STEP, Graph, capture_graph_nodes
 from stockdemo.model import LoopRNN, StockPredictor
 
@@ -119,6 +120,21 @@ def trace_training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> T
         loss = nn.functional.mse_loss(model(x), y)  # () scalar
     graph, grad_fns = capture_graph_nodes(loss, model, x)
     return _replay(graph, grad_fns, sites, loss, TRAINING_ROOT, model)
+
+
+def trace_first_training_step(dataset: Dataset, config: TrainConfig) -> Trace:
+    """Replay the first step of ``train.train(dataset, config)``: its model as built, its first batch.
+
+    The graph has the ids of that run's ``TrainResult.step_graph`` (same model,
+    same batch size); the gradients are the ones the first step really had.
+    """
+    _, model = live.build(config.model_config)  # as train() builds it: seeded
+    shuffle = torch.Generator().manual_seed(config.seed)  # train()'s batch order
+    train = dataset.part("train")
+    first = torch.randperm(len(dataset.x[train]), generator=shuffle)[:TRAIN_BATCH_SIZE]
+    x = torch.from_numpy(dataset.x[train])[first]  # (batch, seq_len, features)
+    y = torch.from_numpy(dataset.y[train]).unsqueeze(1)[first]  # (batch, 1)
+    return trace_training_step(model, x, y)
 
 
 def forward_code(model: nn.Module) -> tuple[SourceLine, ...]:

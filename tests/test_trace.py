@@ -14,11 +14,12 @@ import torch
 from torch.autograd.graph import GradientEdge
 
 from stockdemo import train
-from stockdemo.config import RunConfig
+from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
+from stockdemo.data import load_dataset
 from stockdemo.graph import HEAD, STEP
 from stockdemo.live import build, run
 from stockdemo.model import LoopRNN, StockPredictor
-from stockdemo.trace import trace_run, trace_training_step
+from stockdemo.trace import trace_first_training_step, trace_run, trace_training_step
 
 from .conftest import ROOT
 
@@ -220,3 +221,23 @@ def test_command_line_prints_the_replay_as_json():
     assert data["root"] == trace.root and data["param_grad_norms"] == trace.param_grad_norms
     assert {k: v["line"] for k, v in data["source"].items()} == \
         {k: v.line for k, v in trace.source.items()}
+
+
+def test_first_training_step_has_the_train_pages_graph_and_its_first_gradients():
+    config = TrainConfig(epochs=1, seq_len=4, hidden_size=6, cell="gru_loop")
+    dataset, _ = load_dataset(config)
+    trace = trace_first_training_step(dataset, config)
+    result = train.run_training(dataset, config)
+    assert set(trace.forward) == {n.id for n in result.step_graph.op_nodes}
+    assert result.step_graph.by_id[trace.backward[0].node_id].op == "MseLossBackward0"
+    # the first batch train() draws, and a fresh model as it builds one
+    _, model = build(config.model_config)
+    part = dataset.part("train")
+    first = torch.randperm(len(dataset.x[part]), generator=torch.Generator().manual_seed(config.seed))
+    first = first[:TRAIN_BATCH_SIZE]
+    x = torch.from_numpy(dataset.x[part])[first]
+    y = torch.from_numpy(dataset.y[part]).unsqueeze(1)[first]
+    params = dict(model.named_parameters())
+    grads = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y), list(params.values()))
+    expected = {f"param/{name}": float(g.norm()) for name, g in zip(params, grads, strict=True)}
+    assert trace.param_grad_norms == pytest.approx(expected, rel=1e-5)
