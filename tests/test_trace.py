@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -241,3 +242,13 @@ def test_first_training_step_has_the_train_pages_graph_and_its_first_gradients()
     grads = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y), list(params.values()))
     expected = {f"param/{name}": float(g.norm()) for name, g in zip(params, grads, strict=True)}
     assert trace.param_grad_norms == pytest.approx(expected, rel=1e-5)
+
+
+def test_replays_in_parallel_threads_do_not_mix():
+    """The Streamlit server runs sessions in threads: each replay must see only its own calls."""
+    configs = [config_of("lstm_loop", 6, 2), config_of("gru", 7, 1)] * 2
+    alone = [trace_run(c) for c in configs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(trace_run, configs))
+    for a, b in zip(alone, together, strict=True):
+        assert (a.forward, a.source, a.backward) == (b.forward, b.source, b.backward)
