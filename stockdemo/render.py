@@ -180,7 +180,7 @@ def box_size(label: str) -> tuple[float, float]:
 class _Layout:
     """Positions for one view of one graph, from the nodes' layer, step, role and kind."""
 
-    def __init__(self, graph: Graph, rolled: bool, max_nodes: int | None, complete: bool = True) -> None:
+    def __init__(self, graph: Graph, rolled: bool, max_nodes: int | None, complete: bool) -> None:
         self.graph = graph
         self.rolled = rolled
         self.max_nodes = max_nodes
