@@ -231,8 +231,13 @@ def _replay(graph: Graph, grad_fns: dict[str, object], sites: _CallSites, root: 
         error = ""
     except RuntimeError as e:
         error = str(e)
-    return Trace(root_name, forward, tuple(backward), param_grad_norms, source, saved, error,
-                 forward_code(model), tuple(step[i] for i in forward))
+    code = forward_code(model)
+    shown = {(c.file, c.line) for c in code}
+    # A line outside the model (the training step's loss) joins the panel, after the model's code.
+    code += tuple(sorted({s for s in source.values() if (s.file, s.line) not in shown},
+                         key=lambda s: (s.file, s.line)))
+    return Trace(root_name, forward, backward, param_grad_norms, source, saved, error,
+                 code, tuple(step[i] for i in forward))
 
 
 def _recorder(node_id: str, reached: list[tuple[str, list[torch.Tensor]]]):

@@ -148,6 +148,11 @@ def test_recurrent_and_head_ops_point_into_the_models_forward(case):
     assert "self.fc(" in last.text
 
 
+def test_the_code_panel_holds_every_source_line(case):
+    config, trace, graph = case
+    assert set(trace.source.values()) <= set(trace.forward_code)
+
+
 def test_step_of_each_forward_entry_is_its_nodes_step(case):
     config, trace, graph = case
     for node_id, t in zip(trace.forward, trace.step_of_frame, strict=True):
@@ -208,6 +213,8 @@ def test_training_step_replays_the_loss_and_leaves_the_model_alone():
     expected = {f"param/{name}": float(g.norm()) for name, g in zip(params, grads, strict=True)}
     assert trace.param_grad_norms == pytest.approx(expected, rel=1e-5)
     assert "Trying to backward through the graph a second time" in trace.second_backward_error
+    loss_line = trace.source[first.node_id]  # the line that computed the loss is on the panel too
+    assert "mse_loss(" in loss_line.text and loss_line in trace.forward_code
 
 
 def test_command_line_prints_the_replay_as_json():
