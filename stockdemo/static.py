@@ -469,7 +469,7 @@ def fx_dot(graph: StaticGraph) -> str:
 
 
 def _fx_statements(graph: StaticGraph) -> Iterator[tuple[str, object, dict[str, str]]]:
-    """``write_statements``' statements: defaults, then each op and each parameter use with its edges."""
+    """``write_statements``'s statements: defaults, then each op and each parameter use with its edges."""
     yield "graph", None, {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3", "bgcolor": "transparent"}
     yield "node", None, {"shape": "box", "style": "filled", "fontname": theme.FONT_FAMILY, "fontsize": "12",
                          "fontcolor": theme.TEXT, "color": theme.BORDER, "penwidth": "0.8"}
