@@ -223,6 +223,12 @@ class _Layout:
             self._put(special["input"], COL, y)
             y += ROW * 1.3
         param_w = max((self._box_of(p)[1] for p in g.nodes if p.kind == "parameter"), default=0.0)
+        after_params = max(PARAM_COL * 0.6, param_w / 2 + COL * 0.45) + BLOCK_GAP
+        # Every layer's steps start at one x, so step t of each layer stands in one column.
+        set_up = {layer: sum(self._measure(blocks[(layer, role, None)])[0] + BLOCK_GAP * 2
+                             for role in (PRE, FUSED) if (layer, role, None) in blocks)
+                  for layer in layers}
+        steps_x = after_params + max(set_up.values(), default=0.0)
         for layer in layers:
             x = 0.0
             band_top = y
@@ -231,13 +237,14 @@ class _Layout:
             for i, p in enumerate(params.get(layer, [])):
                 self._put(p, x, y + i * ROW)
             heights.append(len(params.get(layer, [])) * ROW)
-            x += max(PARAM_COL * 0.6, param_w / 2 + COL * 0.45) + BLOCK_GAP
+            x += after_params
             for role in (PRE, FUSED):
                 block = blocks.get((layer, role, None))
                 if block:
                     w, h = self._place_block(block, x, y, caption=self._caption(role, layer))
                     x += w + BLOCK_GAP * 2
                     heights.append(h)
+            x = steps_x
             drawn = shown_steps.get(layer, [])
             for t in drawn:
                 if t is None:
@@ -299,16 +306,7 @@ class _Layout:
 
     def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
         """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
-        ops = tuple(map(_OP, block))
-        grid = self._grids.get(ops)
-        if grid is None:
-            # Steps that run the same ops ran the same code, so they wire them
-            # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
-            grid = self._grids[ops] = self._grid(block)
-        cells, width, rows = grid
-        box_of = self._box_of
-        boxes = [box_of(n) for n in block]
-        col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
+        width, col, (cells, _, rows), boxes = self._measure(block)
         top = y + (CAPTION_H if caption else 0.0)
         placed, alias = self.placed, self.alias
         for n, (d, i), (label, w, h) in zip(block, cells, boxes, strict=True):
@@ -319,9 +317,21 @@ class _Layout:
             self._layer_top[layer] = min(self._layer_top.get(layer, top), top)
         height = rows * ROW + (CAPTION_H if caption else 0.0)
         if caption:
-            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25,
-                                     width * col - col * 0.1, height))
-        return width * col, height
+            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25, width - col * 0.1, height))
+        return width, height
+
+    def _measure(self, block: list[Node]):
+        """-> (width, column width, grid, each node's box) of a block."""
+        ops = tuple(map(_OP, block))
+        grid = self._grids.get(ops)
+        if grid is None:
+            # Steps that run the same ops ran the same code, so they wire them
+            # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
+            grid = self._grids[ops] = self._grid(block)
+        box_of = self._box_of
+        boxes = [box_of(n) for n in block]
+        col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
+        return grid[1] * col, col, grid, boxes
 
     def _grid(self, block: list[Node]) -> tuple[list[tuple[int, int]], int, int]:
         """Each node's (row, column) in its block: row = depth among the block's own nodes.
