@@ -425,7 +425,7 @@ PRESETS: tuple[Preset, ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", "Lesson step", 1, 1, 8, 1,
+STEP = IntKnob("step", "Lesson step", 1, 1, 9, 1,
                "The lesson's experiment on screen; Back and Next move it.")
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
 NODE = TextKnob("node", "Node",
@@ -454,3 +454,51 @@ CHOICE_LABELS: dict[str, Mapping[str, str]] = {
 def url_value(name: str, value: object) -> str:
     """A setting as a link carries it: a select box's displayed text, else the value."""
     return CHOICE_LABELS.get(name, {}).get(str(value), str(value))
+
+
+# --- Lab page (pages/lab.py, stockdemo/lab.py) --------------------------------
+# Each experiment's config (in stockdemo/lab.py) is made of these knobs. Names
+# carry a lab_ prefix where another page already uses the plain word.
+
+LAB_CELLS: tuple[str, ...] = ("rnn", "gru", "lstm")
+LAB_TICKERS: tuple[str, ...] = ("aapl", "ibm", "msft")  # the three with prices in every year
+CUTS: tuple[str, ...] = ("weeks", "set")
+
+LAB_CELL = ChoiceKnob("lab_cell", "Cell", "rnn", LAB_CELLS,
+                      "The built-in recurrent module the experiment runs.",
+                      {"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"})
+LAB_TICKER = ChoiceKnob("lab_ticker", "Ticker", "aapl", LAB_TICKERS,
+                        "Whose daily closes fill the windows (bundled prices).",
+                        {t: t.upper() for t in LAB_TICKERS})
+LAB_YEAR = IntKnob("lab_year", "Year", 2012, 2001, 2012, 1,
+                   "The batch holds the first weeks of this year: New Year, Martin Luther King "
+                   "and Presidents' Day make some of them four trading days long.")
+WEEKS = IntKnob("weeks", "Windows in the batch", 8, 2, 16, 1,
+                "How many sequences the batch holds.")
+CUT = ChoiceKnob("cut", "Cut the days", "weeks", CUTS,
+                 "At calendar weeks (holidays make short weeks), or into windows of two "
+                 "lengths you set, alternating.",
+                 {"weeks": "at calendar weeks", "set": "two lengths I set"})
+SHORT_LEN = IntKnob("short_len", "Short window (days)", 3, 1, 30, 1,
+                    "Length of every second window when you set the lengths.")
+LONG_LEN = IntKnob("long_len", "Long window (days)", 5, 1, 30, 1,
+                   "Length of the other windows when you set the lengths.")
+LAB_T = IntKnob("lab_t", "Days per window T", 5, 1, 30, 1,
+                "Trading days in each input window: one recorded block per day.")
+BATCHES = IntKnob("batches", "Batches in a row", 6, 2, 12, 1,
+                  "Batches of consecutive days read one after another, the hidden state "
+                  "carried from each to the next.")
+LAB_BATCH = IntKnob("lab_batch", "Windows per batch", 32, 1, 128, 1,
+                    "Sequences run side by side in one forward pass.")
+LAB_HIDDEN = IntKnob("lab_hidden", "Hidden size", 10, 1, 64, 1,
+                     "Units in the hidden state: saved tensors grow with it, the node count does not.")
+# Upper bounds keep the slowest corner (GRU, 12 batches of 30 days carried; the
+# sweep at batch 128, hidden 64, T 100) to a few seconds on a shared 2-core box.
+MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 100, 5,
+                "The sweep runs T = 1, 2, 5, 10, 20, ... up to this length, for every cell.")
+
+# Every control of the Lab, once. The open experiment is a tab, bound by its title.
+LAB_KNOBS: tuple[Knob, ...] = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL,
+                               LAB_T, BATCHES, LAB_BATCH, LAB_HIDDEN, MAX_T, SEED)
+PAGE_KNOBS["pages/lab.py"] = LAB_KNOBS
+CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})

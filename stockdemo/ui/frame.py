@@ -27,6 +27,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/train.py", "Train and predict", ":material/show_chart:"),
     ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
     ("pages/debugging.py", "Debugging", ":material/bug_report:"),
+    ("pages/lab.py", "Lab", ":material/science:"),
     ("pages/lesson.py", "Lesson", ":material/school:"),
 )
 # Looked up once: checking the disk for every link on every rerun showed up under
