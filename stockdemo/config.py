@@ -134,13 +134,9 @@ class TextKnob:
 
     name: str
     label: str
-    default: str
-    max_len: int
     help: str
-    type = str
-
-    def bounds(self) -> str:
-        return f"text of up to {self.max_len} characters"
+    max_len: int = 120
+    default: str = ""
 
     def parse(self, raw: object) -> tuple[str, str | None]:
         """Untrusted value -> (stripped text cut to ``max_len``, None). Never raises.
@@ -167,19 +163,19 @@ INPUT_SIZE = IntKnob("input_size", "Features", 3, 1, 16, 1,
                      "Numbers per time step (for stocks: open, close, volume...).")
 CELL = ChoiceKnob("cell", "Cell", "rnn", CELLS,
                   "Which recurrent cell runs the sequence: a built-in nn module, "
-                  "or an explicit Python for-loop over the matching cell.", CELL_LABELS)
+                  "or an explicit Python for-loop over the matching cell.", labels=CELL_LABELS)
 SEED = IntKnob("seed", "Seed", 0, 0, 2**31 - 1, 1,
                "torch.manual_seed before drawing the input and building the model.")
 VIEW = ChoiceKnob("view", "Graph view", "auto", VIEWS,
                   "Unrolled draws every node; rolled draws one block per layer with its count.",
-                  VIEW_LABELS)
+                  labels=VIEW_LABELS)
 # The Playground's open tab, by the tab's title (Streamlit binds tabs by their text).
 PANEL_LABELS: dict[str, str] = {
     "predictions": "Predictions", "ops": "Ops by type", "size": "Graph size against T",
     "code": "Code for this run",
 }
 PANEL = ChoiceKnob("panel", "Panel", "predictions", tuple(PANEL_LABELS),
-                   "The Playground's open tab.", PANEL_LABELS)
+                   "The Playground's open tab.", labels=PANEL_LABELS)
 
 PRESENT = ChoiceKnob("present", "Presenter mode", "0", ("0", "1"),
                     "Large type and collapsed controls, for a projector.")
@@ -315,23 +311,25 @@ TRAIN_LABELS: dict[str, str] = {
 
 SOURCE = ChoiceKnob("source", "Data", "stocks", SOURCES,
                     "Real prices shipped with the app, a seeded synthetic series, or your own CSV.",
-                    TRAIN_LABELS)
+                    labels=TRAIN_LABELS)
 TICKER = ChoiceKnob("ticker", "Ticker", "aapl", TICKERS, "Which bundled stock (daily, 2000-2013).",
-                    TRAIN_LABELS)
+                    labels=TRAIN_LABELS)
 SYNTH = ChoiceKnob("series", "Synthetic series", "gbm", SERIES,
-                   "Generated from the seed: noise has no pattern to learn; a sine has one.", TRAIN_LABELS)
-START_YEAR = IntKnob("start_year", "From year", 2010, 2000, 2013, 1,
-                     "First calendar year of bundled prices used (real data only).")
-END_YEAR = IntKnob("end_year", "To year", 2013, 2000, 2013, 1,
-                   "Last calendar year used, inclusive (the data stops on 2013-03-01).")
+                   "Generated from the seed: noise has no pattern to learn; a sine has one.",
+                   labels=TRAIN_LABELS)
+# The bundled prices run from 2000 to 2013-03-01.
+START_YEAR = IntKnob("start_year", "From year", default=2010, low=2000, high=2013, step=1,
+                     help="First calendar year of bundled prices used (real data only).")
+END_YEAR = IntKnob("end_year", "To year", default=2013, low=2000, high=2013, step=1,
+                   help="Last calendar year used, inclusive (the data stops on 2013-03-01).")
 FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_SETS,
                       "Numbers per day fed to the model; their count is the model's input_size. "
                       "return: log(close / previous close); close: standardised; "
                       "MA: close over its 5-day moving average, minus 1; volume: log(1 + volume).",
-                      TRAIN_LABELS)
+                      labels=TRAIN_LABELS)
 TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
                     "What the model learns to predict for the next trading day.",
-                    {**TRAIN_LABELS, "return": "next day's return"})
+                    labels={**TRAIN_LABELS, "return": "next day's return"})
 EPOCHS = IntKnob("epochs", "Max epochs", 30, 1, 200, 1,
                  "Passes over the training windows; early stopping may end sooner.")
 LEARNING_RATE = ChoiceKnob("lr", "Learning rate", "0.01", LEARNING_RATES, "Adam's step size.")
@@ -430,7 +428,7 @@ PRESETS: tuple[Preset, ...] = (
 STEP = IntKnob("step", "Lesson step", 1, 1, 9, 1,
                "The lesson's experiment on screen; Back and Next move it.")
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
-NODE = TextKnob("node", "Node", "", 120,
+NODE = TextKnob("node", "Node",
                 "A node of the run's graph, by id (L0.t4/Tanh0) or as the node picker shows it.")
 
 # The knobs each page binds to its URL, besides PRESENT on every page: its links,

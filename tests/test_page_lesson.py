@@ -25,9 +25,7 @@ def nodes(**changes) -> int:
 
 def trained() -> train.TrainResult:
     config = TrainConfig()
-    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
-    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
-                           config.val_pct, config.test_pct)
+    dataset, _ = data.load_dataset(config)
     return train.run_training(dataset, config)
 
 
