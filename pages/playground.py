@@ -9,6 +9,7 @@ from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS
 from stockdemo.graph import describe_diff, graph_diff
 from stockdemo.live import reproduce_code
+from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_toggle
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -30,7 +31,7 @@ def live_run() -> None:
     config, view = ui.run_controls()
     started = time.perf_counter()
     result = ui.cached_run(config)
-    rendering = ui.cached_render(config, view)
+    picture = cached_picture(config, view)
     elapsed_ms = (time.perf_counter() - started) * 1e3
     graph = result.graph
     stats = graph.stats
@@ -40,9 +41,10 @@ def live_run() -> None:
     if previous is None:
         change = "First run of this session: every node is new."
     elif previous["config"] != config:
-        change = describe_diff(graph_diff(previous["graph"], graph),
-                               previous["config"].__dict__, config.__dict__)
+        diff = graph_diff(previous["graph"], graph)
+        change = describe_diff(diff, previous["config"].__dict__, config.__dict__)
         st.session_state["playground_change"] = change
+        st.session_state["playground_new"] = [n.id for n in diff.added_nodes]
     else:
         change = st.session_state.get("playground_change", "Same settings as before.")
     st.session_state["playground_previous"] = {"config": config, "graph": graph}
@@ -72,20 +74,20 @@ def live_run() -> None:
 
     st.subheader("The autograd graph of this run", anchor=False)
     if not present:
-        st.caption(rendering.caption + ". Arrows follow the forward pass; `backward()` walks them in "
+        st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
                    "reverse. Orange arrows carry the hidden state from one step to the next.")
-    if rendering.view == "rolled" and view == "auto" and not present:
+    if picture.view == "rolled" and view == "auto" and not present:
         st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
                    "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-    st.graphviz_chart(rendering.dot, width="stretch",
-                      alt=f"Autograd graph: {stats['nodes']} nodes, {stats['edges']} edges, "
-                          f"{rendering.view} view")
+    trace = cached_trace(config) if replay_toggle() else None
+    graph_view(picture, trace, new_ids=st.session_state.get("playground_new", ()) if previous else (),
+               settings=config.to_params(), key="graph")
     st.markdown("**Link to this run** (same seed, same picture for every student):")
     st.code(ui.share_link("pages/playground.py",
                           {**config.to_params(), **({"view": view} if view != "auto" else {})}),
             language=None)
     downloads = st.container(horizontal=True)
-    downloads.download_button("Download DOT", rendering.dot,
+    downloads.download_button("Download DOT", lambda: ui.cached_render(config, view).dot,
                               file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
                               mime="text/vnd.graphviz", icon=":material/download:")
     # Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.

@@ -27,16 +27,23 @@ the page's URL as ``node``, so a link names the node.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
 from stockdemo import theme
+from stockdemo.config import RunConfig
 from stockdemo.graph import op_name
+from stockdemo.render import Picture, layout
+
+if TYPE_CHECKING:
+    from stockdemo.trace import Trace
 
 ASSETS = Path(__file__).with_name("graph_view")
 HEIGHT = 560  # px: the graph's box on a laptop; fullscreen gives it the screen
@@ -66,13 +73,48 @@ def _r(v: float) -> float:
     return round(v, 1)
 
 
-def view_payload(picture, trace=None, new_ids: Iterable[str] = (), selected: str | None = None,
-                 height: int = HEIGHT) -> dict[str, Any]:
+def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
+                 selected: str | None = None, height: int = HEIGHT) -> dict[str, Any]:
     """Picture (+ Trace) -> the component's JSON payload (see the module docstring).
 
     ``new_ids`` and ``selected`` are graph node ids; each is marked on the node
     drawn for it (``picture.drawn_as``).
     """
+    static, drawn = _static_payload(picture)
+    new = sorted({drawn[g] for g in new_ids if g in drawn})
+    return {
+        **static,
+        "box_height": height,
+        "new": new,
+        "selected": drawn.get(selected) if selected is not None else None,
+        "trace": None if trace is None else _trace_payload(trace, picture, drawn),
+    }
+
+
+# The parts of a payload that depend on the picture alone, kept for the last few
+# pictures: a click on a node reruns the page, and at 11,000 nodes rebuilding
+# them took 0.14 s. Keyed by identity (pictures come from a shared cache), with
+# the picture kept alongside so a recycled id cannot match.
+_STATIC: OrderedDict[int, tuple[Picture, tuple]] = OrderedDict()
+_STATIC_LOCK = threading.Lock()
+_STATIC_KEEP = 8
+
+
+def _static_payload(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
+    with _STATIC_LOCK:
+        hit = _STATIC.get(id(picture))
+        if hit is not None and hit[0] is picture:
+            _STATIC.move_to_end(id(picture))
+            return hit[1]
+    built = _build_static(picture)
+    with _STATIC_LOCK:
+        _STATIC[id(picture)] = (picture, built)
+        while len(_STATIC) > _STATIC_KEEP:
+            _STATIC.popitem(last=False)
+    return built
+
+
+def _build_static(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
     placed = picture.nodes
     index = {p.id: i for i, p in enumerate(placed)}
     kinds = sorted({p.kind for p in placed})
@@ -108,30 +150,26 @@ def view_payload(picture, trace=None, new_ids: Iterable[str] = (), selected: str
               "y": [_r(f.y) for f in picture.frames], "w": [_r(f.w) for f in picture.frames],
               "h": [_r(f.h) for f in picture.frames]}
     drawn = _drawn_index(picture, index)
-    new = sorted({drawn[g] for g in new_ids if g in drawn})
     # Changes whenever what is drawn changes (a new shape changes a label): the
     # browser keeps its zoom and replay while the key stays the same.
     digest = hashlib.blake2b(digest_size=8)
     for part in (picture.view, str(picture.width), str(picture.height), *nodes["id"], *nodes["label"]):
         digest.update(part.encode())
         digest.update(b"\0")
-    return {
+    static = {
         "graph": digest.hexdigest(),
         "view": picture.view,
         "caption": picture.caption,
         "width": _r(picture.width),
         "height": _r(picture.height),
-        "box_height": height,
         "colors": COLORS,
         "kinds": kinds,
         "fills": fills,
         "nodes": nodes,
         "edges": edges,
         "frames": frames,
-        "new": new,
-        "selected": drawn.get(selected) if selected is not None else None,
-        "trace": None if trace is None else trace_payload(trace, picture, index, drawn),
     }
+    return static, drawn
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
@@ -139,7 +177,7 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "×".join(map(str, shape)) if shape else "scalar"
 
 
-def _drawn_index(picture, index: dict[str, int]) -> dict[str, int]:
+def _drawn_index(picture: Picture, index: dict[str, int]) -> dict[str, int]:
     """Every graph node id (and every drawn id) -> index of the box drawn for it."""
     out = {drawn_id: i for drawn_id, i in index.items()}
     for graph_id, drawn_id in picture.drawn_as.items():
@@ -149,7 +187,7 @@ def _drawn_index(picture, index: dict[str, int]) -> dict[str, int]:
     return out
 
 
-def trace_payload(trace, picture, index: dict[str, int], drawn: dict[str, int]) -> dict[str, Any]:
+def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dict[str, Any]:
     """The replay, by drawn node index. Frames whose node is not drawn are left out."""
     lines: list = []
     line_ix: dict = {}
@@ -189,7 +227,10 @@ def trace_payload(trace, picture, index: dict[str, int], drawn: dict[str, int]) 
         n, size = trace.saved.get(p.id, (-1, -1))
         saved_n.append(n)
         saved_bytes.append(size)
+    key = hashlib.blake2b(repr((trace.root, trace.forward[:1], len(trace.forward),
+                                [b.grad_norm for b in trace.backward])).encode(), digest_size=8)
     return {
+        "key": key.hexdigest(),
         "root": trace.root,
         "forward": forward, "forward_line": forward_line, "forward_step": forward_step,
         "backward": backward, "backward_norm": backward_norm,
@@ -202,7 +243,7 @@ def trace_payload(trace, picture, index: dict[str, int], drawn: dict[str, int]) 
     }
 
 
-def node_table(picture, trace=None) -> pd.DataFrame:
+def node_table(picture: Picture, trace: Trace | None = None) -> pd.DataFrame:
     """The drawn graph nodes as rows: the view's text alternative.
 
     Columns: id, op, shape, step, layer, forward order, backward order,
@@ -235,7 +276,7 @@ def node_table(picture, trace=None) -> pd.DataFrame:
     return frame
 
 
-def selected_from_url(picture, raw: list[str]) -> tuple[str | None, str | None]:
+def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str | None]:
     """The URL's ``node`` values -> (graph node id, None) or (None, message). Never raises."""
     if not raw:
         return None, None
@@ -252,6 +293,33 @@ def inspector_link(node_id: str, settings: dict[str, str]) -> str:
     return "/debugging?" + urlencode({**settings, "node": node_id})
 
 
+@st.cache_resource(max_entries=48, show_spinner=False)
+def cached_picture(config: RunConfig, view: str) -> Picture:
+    """The run's graph laid out for the view, every node placed (never folded).
+
+    Shared by all sessions: read it, never modify it.
+    """
+    from stockdemo.ui import cached_run  # the package imports this module
+
+    return layout(cached_run(config).graph, view, max_nodes=None)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_trace(config: RunConfig) -> Trace:
+    """The run replayed with hooks (forward order, backward order and norms, source lines)."""
+    from stockdemo.trace import trace_run
+
+    return trace_run(config)
+
+
+def replay_toggle(key: str = "replay") -> bool:
+    """The control that asks for a replay (bound to the URL, so a link can start with it)."""
+    return st.toggle("Replay this run", key=key, bind="query-params",
+                     help="Runs the model again with hooks: the order autograd created each node, the "
+                          "line of forward that made it, and a real backward() in the engine's order. "
+                          "Then play it here, in your browser: Record, Backward, step or scrub.")
+
+
 def _sync_selection(key: str) -> None:
     """A click in the browser -> the URL's ``node`` (the single source of truth)."""
     chosen = getattr(st.session_state.get(key), "selected", None)
@@ -261,8 +329,9 @@ def _sync_selection(key: str) -> None:
         st.query_params.pop("node", None)
 
 
-def graph_view(picture, trace=None, *, new_ids: Iterable[str] = (), settings: dict[str, str] | None = None,
-               key: str = "graph_view", height: int = HEIGHT) -> str | None:
+def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterable[str] = (),
+               settings: dict[str, str] | None = None, key: str = "graph_view",
+               height: int = HEIGHT) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
     ``trace``: a ``stockdemo.trace.Trace`` of the same run turns the replay on.

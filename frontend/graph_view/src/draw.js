@@ -7,6 +7,7 @@
 
 export const LABEL_MIN_PX = 6; // screen font size below which labels are skipped
 export const FONT_PT = 11; // label font, in points at scale 1
+const SHORT_MIN_BOX_PX = 9; // below this box height on screen, no text at all
 const FRAME_FONT_PT = 11;
 const ARROW_PT = 6;
 
@@ -262,7 +263,23 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
   if (marks.hover >= 0 && marks.hover !== marks.selected) ring(marks.hover, colors.text, 1.5, 2);
   if (marks.selected >= 0) ring(marks.selected, colors.selected, 3.5, 4);
 
-  // Labels, only where readable.
+  // Labels, only where readable: every line once the font is big enough, else the
+  // first line (the op) alone, sized to the box, while boxes are >= 9 px tall.
+  const shortLabels = !labels && p.minH * k >= SHORT_MIN_BOX_PX;
+  if (shortLabels) {
+    const fpx = Math.min(p.minH * 0.55, 9 / k); // world units: 55 % of the box, at most 9 px
+    ctx.font = `${fpx}px ${colors.font}`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (const i of visible) {
+      if (look.alpha(i) < 0.5) continue;
+      const over = look.fill(i);
+      const kind = p.kind[i];
+      ctx.fillStyle = kind === "fold" || kind === "loop" ? colors.muted
+        : textOn(over || p.fills[data.nodes.fill[i]]);
+      ctx.fillText(p.lines[i][0], p.x[i], p.y[i], p.w[i] - 2);
+    }
+  }
   if (labels) {
     ctx.font = `${FONT_PT}px ${colors.font}`;
     ctx.textAlign = "center";

@@ -158,9 +158,8 @@ class GraphView {
   // -- data from Python ------------------------------------------------------
   update(data) {
     const newGraph = !this.data || data.graph !== this.data.graph;
-    const newTrace = newGraph || !!data.trace !== !!(this.data && this.data.trace);
+    const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
     this.data = data;
-    this.root.style.setProperty("--gv-height", `${data.box_height}px`);
     if (newGraph) {
       this.p = prepare(data);
       this.hover = -1;
@@ -202,6 +201,16 @@ class GraphView {
 
   // -- size, fit, zoom ---------------------------------------------------------
   resize(refit = false) {
+    // A wide, flat picture gets a flatter box: no tall empty band under it.
+    const wide = this.stage.getBoundingClientRect().width;
+    const d = this.data;
+    const fitH = Math.round(d.height * Math.min(2, (wide - 24) / Math.max(1, d.width)) + 24);
+    const boxH = document.fullscreenElement ? null : Math.max(260, Math.min(d.box_height, fitH));
+    const want = boxH === null ? "" : `${boxH}px`;
+    if (this.root.style.getPropertyValue("--gv-height") !== want) {
+      if (want) this.root.style.setProperty("--gv-height", want);
+      else this.root.style.removeProperty("--gv-height");
+    }
     const r = this.stage.getBoundingClientRect();
     const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
     const dpr = window.devicePixelRatio || 1;
@@ -559,7 +568,8 @@ class GraphView {
 
   updateReplayText(look) {
     if (!this.rp || !this.mode) {
-      this.status.textContent = this.data.caption;
+      this.status.textContent = "";
+      this.root.dataset.status = "";
       return;
     }
     const tr = this.rp.tr, nd = this.data.nodes;
