@@ -308,6 +308,8 @@ class GraphView {
     const ds = this.root.dataset;
     ds.draws = String(this.draws);
     ds.scale = this.t.k.toFixed(4);
+    ds.tx = this.t.x.toFixed(2);
+    ds.ty = this.t.y.toFixed(2);
     ds.labels = FONT_PT * this.t.k >= LABEL_MIN_PX ? "1" : "0";
     ds.mode = this.mode || "";
     ds.frame = String(Math.floor(this.pos));
