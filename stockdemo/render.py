@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from stockdemo import theme
-from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node, op_name
+from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
 
 NODE_BUDGET = 250  # auto view: unrolled up to this many nodes
 MAX_DRAWN_NODES = 1200  # unrolled view for Graphviz: fold middle steps past this
@@ -178,16 +178,15 @@ class _Layout:
         self.graph = graph
         self.rolled = rolled
         self.max_nodes = max_nodes
-        self.nodes: dict[str, Node] = {}  # drawn id -> node (markers included)
-        self.pos: dict[str, tuple[float, float]] = {}  # drawn id -> centre
-        self.box: dict[str, tuple[str, float, float]] = {}  # drawn id -> (label, w, h)
+        # drawn id -> (node, centre x, centre y, label, w, h); markers included
+        self.placed: dict[str, tuple[Node, float, float, str, float, float]] = {}
         self.frames: list[Frame] = []
         self.alias: dict[str, str] = {}  # every graph node id -> the drawn id
         self.folded = 0
         self.first_step: dict[int | None, int] = {}  # layer -> first step drawn
         self._preds = graph.preds
-        self._sizes: dict[str, tuple[float, float]] = {}
-        self._shapes: dict[tuple[int, ...], str] = {}
+        self._grids: dict[tuple[str | None, ...], tuple[list[tuple[int, int]], int, int]] = {}
+        self._boxes: dict[tuple[str, tuple[int, ...] | None], tuple[str, float, float]] = {}
         self._layer_top: dict[int, float] = {}
         self._place()
 
@@ -292,11 +291,39 @@ class _Layout:
 
     def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
         """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
+        ops = tuple(n.op for n in block)
+        grid = self._grids.get(ops)
+        if grid is None:
+            # Steps that run the same ops ran the same code, so they wire them
+            # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
+            grid = self._grids[ops] = self._grid(block)
+        cells, width, rows = grid
+        box_of = self._box_of
+        boxes = [box_of(n) for n in block]
+        col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
+        top = y + (CAPTION_H if caption else 0.0)
+        placed, alias = self.placed, self.alias
+        for n, (d, i), (label, w, h) in zip(block, cells, boxes, strict=True):
+            placed[n.id] = (n, x + i * col, top + d * ROW, label, w, h)
+            alias[n.id] = n.id
+        if block and block[0].layer is not None:
+            layer = block[0].layer
+            self._layer_top[layer] = min(self._layer_top.get(layer, top), top)
+        height = rows * ROW + (CAPTION_H if caption else 0.0)
+        if caption:
+            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25,
+                                     width * col - col * 0.1, height))
+        return width * col, height
+
+    def _grid(self, block: list[Node]) -> tuple[list[tuple[int, int]], int, int]:
+        """Each node's (row, column) in its block: row = depth among the block's own nodes.
+
+        -> cells in block order, columns, rows
+        """
         preds = self._preds
         depth: dict[str, int] = {}
-        rows: dict[int, list[Node]] = defaultdict(list)
-        boxes = {}
-        widest = 0.0
+        per_row: dict[int, int] = defaultdict(int)
+        cells = []
         for n in block:  # creation order is a topological order
             d = 0
             for p in preds.get(n.id, ()):
@@ -304,24 +331,9 @@ class _Layout:
                 if v is not None and v >= d:
                     d = v + 1
             depth[n.id] = d
-            rows[d].append(n)
-            box = boxes[n.id] = self._box_of(n)
-            if box[1] > widest:
-                widest = box[1]
-        col = max(COL, widest + COL * 0.1)  # labels never overlap their neighbours
-        width = max((len(r) for r in rows.values()), default=1)
-        top = y + (CAPTION_H if caption else 0.0)
-        for d, row in rows.items():
-            for i, n in enumerate(row):
-                self._put(n, x + i * col, top + d * ROW, boxes[n.id])
-        if block and block[0].layer is not None:
-            layer = block[0].layer
-            self._layer_top[layer] = min(self._layer_top.get(layer, top), top)
-        height = (max(rows, default=0) + 1) * ROW + (CAPTION_H if caption else 0.0)
-        if caption:
-            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25,
-                                     width * col - col * 0.1, height))
-        return width * col, height
+            cells.append((d, per_row[d]))
+            per_row[d] += 1
+        return cells, max(per_row.values(), default=1), max(per_row, default=0) + 1
 
     def _place_fold(self, layer, steps, drawn, blocks, x, y) -> tuple[float, float]:
         hidden = [t for t in steps if t not in drawn]
@@ -345,28 +357,24 @@ class _Layout:
                     self.alias[n.id] = counterpart.get(key, loop_id)
 
     def _box_of(self, n: Node) -> tuple[str, float, float]:
-        """The box text of a node (shape on the last line) and its size."""
+        """(box text, width, height) of a node: its label, its shape on the last line."""
         label = n.label
-        if n.kind == "op" and op_name(n.op) == "T":  # a transpose names its weight
+        if label == "T" and n.kind == "op":  # a transpose names its weight
             for src in self._preds.get(n.id, ()):
                 source = self.graph.by_id.get(src)
                 if source is not None and source.kind == "parameter" and source.param:
                     label = f"{short_param(source.param)}.T"
-        if n.shape is not None:
-            shape = self._shapes.get(n.shape)
-            if shape is None:
-                shape = self._shapes[n.shape] = "×".join(map(str, n.shape)) if n.shape else "scalar"
-            label = f"{label}\n{shape}"
-        size = self._sizes.get(label)
-        if size is None:
-            size = self._sizes[label] = box_size(label)
-        return label, size[0], size[1]
+        key = (label, n.shape)
+        box = self._boxes.get(key)
+        if box is None:
+            text = label
+            if n.shape is not None:
+                text += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
+            box = self._boxes[key] = (text, *box_size(text))
+        return box
 
-    def _put(self, node: Node, x: float, y: float,
-             box: tuple[str, float, float] | None = None) -> None:
-        self.nodes[node.id] = node
-        self.pos[node.id] = (x, y)
-        self.box[node.id] = box or self._box_of(node)
+    def _put(self, node: Node, x: float, y: float) -> None:
+        self.placed[node.id] = (node, x, y, *self._box_of(node))
         self.alias[node.id] = node.id
 
     def _caption(self, role: str, layer: int) -> str:
@@ -388,8 +396,18 @@ class _Layout:
         """
         nodes = self.graph.by_id
         alias = self.alias
+        first_step = self.first_step
+        if not (self.rolled or self.folded):  # every node drawn as itself: each edge as it is
+            edges = []
+            for src, dst in self.graph.edges:
+                ns, nd = nodes[src], nodes[dst]
+                if ns.kind == "parameter" and nd.role == STEP and nd.step != first_step.get(nd.layer):
+                    continue
+                edges.append(PlacedEdge(src, dst, ns.role == STEP == nd.role and ns.layer == nd.layer
+                                        and ns.step != nd.step))
+            return edges
         if self.rolled:  # drawn nodes, and the step before the one shown (the recurrence)
-            targets = list(self.pos)
+            targets = list(self.placed)
             targets += [n.id for n in self.graph.nodes if n.role == STEP
                         and n.step == self.first_step.get(n.layer, 0) - 1]
             preds = self._preds
@@ -397,6 +415,7 @@ class _Layout:
                 (src, dst) for dst in targets for src in preds.get(dst, ()))
         else:
             pairs = self.graph.edges
+        placed = self.placed
         out: dict[tuple[str, str], bool] = {}
         for src, dst in pairs:
             a, b = alias.get(src), alias.get(dst)
@@ -404,8 +423,8 @@ class _Layout:
                 continue
             ns, nd = nodes[src], nodes[dst]
             if ns.kind == "parameter":
-                target = self.nodes[b]
-                if target.role == STEP and target.step != self.first_step.get(target.layer):
+                target = placed[b][0]
+                if target.role == STEP and target.step != first_step.get(target.layer):
                     continue
             recurrent = (ns.role == STEP == nd.role and ns.layer == nd.layer and ns.step != nd.step)
             if recurrent and self.rolled:
@@ -418,22 +437,29 @@ class _Layout:
 
     def picture(self, view: str, caption: str) -> Picture:
         """Shift everything so the picture starts at (MARGIN, MARGIN), and freeze it."""
-        pos, box = self.pos, self.box
-        left = min([x - box[i][1] / 2 for i, (x, _) in pos.items()] + [f.x for f in self.frames])
-        top = min([y - box[i][2] / 2 for i, (_, y) in pos.items()] + [f.y for f in self.frames])
+        placed = self.placed.values()
+        frames = self.frames
+        left = min(min(p[1] - p[4] / 2 for p in placed), min((f.x for f in frames), default=0.0))
+        top = min(min(p[2] - p[5] / 2 for p in placed), min((f.y for f in frames), default=0.0))
         dx, dy = MARGIN - left, MARGIN - top
         graph_ids = self.graph.by_id
-        nodes = []
-        for i, node in self.nodes.items():
-            x, y = pos[i]
-            label, w, h = box[i]
-            nodes.append(PlacedNode(i, node.kind, label, x + dx, y + dy, w, h, _fill(node),
-                                    node if i in graph_ids else None))
-        frames = tuple(Frame(f.label, f.x + dx, f.y + dy, f.w, f.h) for f in self.frames)
-        width = max([n.x + n.w / 2 for n in nodes] + [f.x + f.w for f in frames]) + MARGIN
-        height = max([n.y + n.h / 2 for n in nodes] + [f.y + f.h for f in frames]) + MARGIN
-        return Picture(view, tuple(nodes), tuple(self.edges()), frames, width, height, caption,
-                       self.folded, dict(self.alias))
+        fused, fill, op_fill = FILL["fused"], FILL.get, FILL["op"]
+        nodes = tuple(
+            PlacedNode(i, n.kind, label, x + dx, y + dy, w, h,
+                       fused if n.role == FUSED else fill(n.kind, op_fill),
+                       n if i in graph_ids else None)
+            for i, (n, x, y, label, w, h) in self.placed.items())
+        frames = [Frame(f.label, f.x + dx, f.y + dy, f.w, f.h) for f in frames]
+        width = max(max(p[1] + p[4] / 2 for p in placed) + dx,
+                    max((f.x + f.w for f in frames), default=0.0)) + MARGIN
+        height = max(max(p[2] + p[5] / 2 for p in placed) + dy,
+                     max((f.y + f.h for f in frames), default=0.0)) + MARGIN
+        drawn_as = dict(self.alias)
+        for p in nodes:
+            if p.node is None:  # a marker stands for nodes, it is not one
+                drawn_as.pop(p.id)
+        return Picture(view, nodes, tuple(self.edges()), tuple(frames), width, height, caption,
+                       self.folded, drawn_as)
 
 
 def _ranked(block: list[Node]) -> Iterator[tuple[tuple[str | None, int], Node]]:
@@ -443,12 +469,6 @@ def _ranked(block: list[Node]) -> Iterator[tuple[tuple[str | None, int], Node]]:
         k = seen.get(n.op, 0)
         seen[n.op] = k + 1
         yield (n.op, k), n
-
-
-def _fill(n: Node) -> str:
-    if n.kind == "op" and n.role == FUSED:
-        return FILL["fused"]
-    return FILL.get(n.kind, FILL["op"])
 
 
 # -- DOT ---------------------------------------------------------------------
