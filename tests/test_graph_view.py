@@ -7,6 +7,7 @@ import pytest
 from stockdemo import RunConfig, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
+from stockdemo.trace import trace_run
 from stockdemo.ui.graph_view import node_table, selected_from_url, view_payload
 
 
@@ -105,3 +106,34 @@ def test_table_lists_the_drawn_graph_nodes_sortably(default_run):
                                    "order in backward", "gradient norm"]
     steps = table.sort_values("step")["step"].dropna()
     assert steps.is_monotonic_increasing and steps.max() == default_run.config.seq_len - 1
+
+
+def test_replay_frames_follow_the_traces_orders_node_for_node():
+    config = RunConfig(seq_len=4, num_layers=2)
+    trace = trace_run(config)
+    picture = layout(run(config).graph, "unrolled", max_nodes=None)
+    payload = json.loads(json.dumps(view_payload(picture, trace)))
+    ids, replay = payload["nodes"]["id"], payload["trace"]
+    assert [ids[i] for i in replay["forward"]] == list(trace.forward)
+    assert [ids[i] for i in replay["backward"]] == [b.node_id for b in trace.backward]
+    assert replay["backward_norm"] == pytest.approx([b.grad_norm for b in trace.backward], rel=1e-5)
+    assert dict(zip([ids[i] for i in replay["param"]], replay["param_norm"], strict=True)) \
+        == pytest.approx(trace.param_grad_norms, rel=1e-5)
+    assert replay["forward_step"] == [-1 if s is None else s for s in trace.step_of_frame]
+    for frame, node_id in enumerate(trace.forward):
+        line = replay["lines"][replay["forward_line"][frame]]
+        assert (line["file"], line["line"]) == (trace.source[node_id].file, trace.source[node_id].line)
+    shown = [replay["lines"][i]["line"] for i in replay["code"]]
+    assert shown == [s.line for s in trace.forward_code]
+    assert replay["error"] == trace.second_backward_error and "second time" in replay["error"]
+
+
+def test_table_orders_and_norms_come_from_the_trace(default_run):
+    trace = trace_run(default_run.config)
+    table = node_table(layout(default_run.graph, "unrolled", max_nodes=None), trace).set_index("id")
+    by_forward = table.dropna(subset=["order in forward"]).sort_values("order in forward")
+    assert list(by_forward.index) == list(trace.forward)
+    by_backward = table.dropna(subset=["order in backward"]).sort_values("order in backward")
+    assert list(by_backward.index) == [b.node_id for b in trace.backward]
+    for node_id, norm in trace.param_grad_norms.items():
+        assert table.loc[node_id, "gradient norm"] == pytest.approx(norm)

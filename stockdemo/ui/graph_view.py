@@ -235,8 +235,8 @@ def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dic
         "forward": forward, "forward_line": forward_line, "forward_step": forward_step,
         "backward": backward, "backward_norm": backward_norm,
         "param": param, "param_norm": param_norm,
-        "lines": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text}
-                  for s in lines],
+        "lines": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text,
+                   "indent": s.indent} for s in lines],
         "code": code,
         "source": source, "saved_n": saved_n, "saved_bytes": saved_bytes,
         "error": trace.second_backward_error,

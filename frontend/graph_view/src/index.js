@@ -555,7 +555,7 @@ class GraphView {
     this.codeItems = tr.code.map((li) => {
       const L = tr.lines[li];
       const item = el("li", { value: String(L.line) });
-      item.append(el("code", {}, L.text));
+      item.append(el("code", {}, " ".repeat(L.indent || 0) + L.text));
       this.code.append(item);
       return item;
     });
