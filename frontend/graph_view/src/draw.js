@@ -272,13 +272,16 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     for (const i of visible) {
-      if (look.alpha(i) < 0.5) continue;
+      const a = look.alpha(i);
+      if (a < 0.3) continue;
+      ctx.globalAlpha = a;
       const over = look.fill(i);
       const kind = p.kind[i];
       ctx.fillStyle = kind === "fold" || kind === "loop" ? colors.muted
         : textOn(over || p.fills[data.nodes.fill[i]]);
       ctx.fillText(p.lines[i][0], p.x[i], p.y[i], p.w[i] - 2);
     }
+    ctx.globalAlpha = 1;
   }
   if (labels) {
     ctx.font = `${FONT_PT}px ${colors.font}`;
@@ -287,7 +290,8 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
     const lh = FONT_PT * 1.2;
     for (const i of visible) {
       const a = look.alpha(i);
-      if (a < 0.5) continue;
+      if (a < 0.3) continue; // Record's ghosts stay blank: those nodes do not exist yet
+      ctx.globalAlpha = a;
       const lines = p.lines[i];
       const over = look.fill(i);
       const kind = p.kind[i];
@@ -298,6 +302,7 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
         ctx.fillText(lines[l], p.x[i], top + l * lh, p.w[i] - 4);
       }
     }
+    ctx.globalAlpha = 1;
   }
   ctx.restore();
   return visible.length;

@@ -595,10 +595,11 @@ class GraphView {
       text = `Backward of ${tr.root}: ${Math.min(Math.max(0, done + 1), B)} of ${B} nodes run`;
       if (done >= 0 && done < B) {
         text += ` · ${nd.id[tr.backward[done]]} · ‖grad‖ ${fmtNorm(tr.backward_norm[done])}`;
+        line = tr.source[tr.backward[done]]; // the forward line whose op is being undone
       } else if (done >= B) {
         text += " · parameters hold their .grad";
       }
-      this.sideHead.textContent = `backward() from ${tr.root}, in the engine's order`;
+      this.sideHead.textContent = `backward() of ${tr.root}: the line that made the node it runs now`;
       const freed = done >= B + 1;
       this.error.hidden = !freed;
       if (freed) {
