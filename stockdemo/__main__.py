@@ -12,7 +12,7 @@ import sys
 
 import graphviz
 
-from stockdemo.config import RUN_KNOBS, VIEW, ChoiceKnob, RunConfig
+from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
 from stockdemo.live import run
 from stockdemo.render import render_dot
 from stockdemo.trace import trace_run
@@ -68,12 +68,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
-    if isinstance(knob, ChoiceKnob):
-        extra = f" (one of {', '.join(knob.choices)}; default {knob.default})"
-    else:
-        extra = f" ({knob.low}..{knob.high}; default {knob.default})"
     parser.add_argument(f"--{knob.name.replace('_', '-')}", dest=knob.name,
-                        metavar=knob.name.upper(), help=knob.help + extra)
+                        metavar=knob.name.upper(), help=f"{knob.help} ({knob.bounds()})")
 
 
 def _trace(args: argparse.Namespace) -> int:
