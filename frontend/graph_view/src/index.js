@@ -142,7 +142,11 @@ class GraphView {
     this.canvas.onpointerleave = () => this.setHover(-1);
     this.canvas.onclick = (ev) => this.onClick(ev);
     this.canvas.onkeydown = (ev) => this.onKey(ev);
-    this.onFullscreen = () => this.resize();
+    this.onFullscreen = () => {
+      this.root.dataset.fullscreen = this.root.matches(":fullscreen") ? "1" : "0";
+      this.resize();
+    };
+    this.root.dataset.fullscreen = "0";
     document.addEventListener("fullscreenchange", this.onFullscreen);
     this.observer = new ResizeObserver(() => this.resize());
     this.observer.observe(this.stage);
