@@ -320,35 +320,44 @@ def replay_toggle(key: str = "replay") -> bool:
                           "Then play it here, in your browser: Record, Backward, step or scrub.")
 
 
-def _sync_selection(key: str) -> None:
-    """A click in the browser -> the URL's ``node`` (the single source of truth)."""
+def _sync_selection(key: str, url_key: str | None) -> None:
+    """A click in the browser -> the URL's ``url_key`` (the single source of truth), if any."""
+    if url_key is None:
+        return
     chosen = getattr(st.session_state.get(key), "selected", None)
     if chosen:
-        st.query_params["node"] = chosen
+        st.query_params[url_key] = chosen
     else:
-        st.query_params.pop("node", None)
+        st.query_params.pop(url_key, None)
 
 
 def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterable[str] = (),
                settings: dict[str, str] | None = None, key: str = "graph_view",
-               height: int = HEIGHT) -> str | None:
+               url_key: str | None = "node", height: int = HEIGHT) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
     ``trace``: a ``stockdemo.trace.Trace`` of the same run turns the replay on.
     ``new_ids``: graph node ids new since the previous run, marked on the graph.
-    ``settings``: the run's URL settings, carried by the link to the Debugging page.
+    ``settings``: the run's URL settings; given, the selected node links to the
+    Debugging page's inspector for the same run.
+    ``url_key``: the URL parameter naming the selected node (None: a second view
+    on a page keeps its selection to itself).
     """
-    selected, message = selected_from_url(picture, st.query_params.get_all("node"))
+    if url_key is None:
+        raw = [chosen] if (chosen := getattr(st.session_state.get(key), "selected", None)) else []
+    else:
+        raw = st.query_params.get_all(url_key)
+    selected, message = selected_from_url(picture, raw)
     if message:
         st.warning(message, icon=":material/link_off:")
     payload = view_payload(picture, trace, new_ids, selected, height)
     _COMPONENT(data=payload, key=key, height="content",
-               on_selected_change=lambda: _sync_selection(key))
-    if selected is not None:
+               on_selected_change=lambda: _sync_selection(key, url_key))
+    if selected is not None and settings is not None:
         node = next((p.node for p in picture.nodes if p.id == picture.drawn_as.get(selected)), None)
         what = f"`{selected}`" + (f" ({op_name(node.op)})" if node is not None and node.op else "")
         st.markdown(f"Selected node {what}: [inspect what autograd saved for it on the Debugging "
-                    f"page]({inspector_link(selected, settings or {})})")
+                    f"page]({inspector_link(selected, settings)})")
     with st.expander("The graph as a table (sortable, for screen readers and copying)",
                      key=f"{key}_table", on_change="rerun") as table:
         if table.open:
