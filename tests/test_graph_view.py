@@ -1,14 +1,17 @@
 """The graph view's payload: what the browser gets is the picture the server laid out."""
 
 import json
+from urllib.parse import quote
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from stockdemo import RunConfig, run
+from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.trace import trace_run
 from stockdemo.ui.graph_view import node_table, selected_from_url, view_payload
+from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +140,49 @@ def test_table_orders_and_norms_come_from_the_trace(default_run):
     assert list(by_backward.index) == [b.node_id for b in trace.backward]
     for node_id, norm in trace.param_grad_norms.items():
         assert table.loc[node_id, "gradient norm"] == pytest.approx(norm)
+
+
+PLAYGROUND = str(ROOT / "pages" / "playground.py")
+
+
+def sent(at: AppTest) -> dict:
+    return json.loads(at.get("bidi_component")[0].proto.json)
+
+
+def test_a_link_naming_a_node_selects_it_and_links_to_its_inspector():
+    node_id = next(n.id for n in run(RunConfig(seq_len=6)).graph.op_nodes if n.step == 3)
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120)
+    at.query_params["seq_len"] = "6"
+    at.query_params["node"] = node_id
+    at.run()
+    assert not at.exception
+    payload = sent(at)
+    assert payload["nodes"]["id"][payload["selected"]] == node_id
+    link = next(m.value for m in at.markdown if "Debugging" in m.value)
+    assert f"/debugging?seq_len=6&node={quote(node_id, safe='')}" in link
+
+
+def test_a_link_naming_an_unknown_node_selects_nothing_with_a_message():
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120)
+    at.query_params["node"] = "L3.t9/Nothing0"
+    at.run()
+    assert not at.exception and sent(at)["selected"] is None
+    assert any("does not have" in w.value for w in at.warning)
+
+
+def test_replay_toggle_sends_the_runs_trace():
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120).run()
+    assert sent(at)["trace"] is None
+    at.toggle(key="replay").set_value(True).run()
+    payload = sent(at)
+    ids = payload["nodes"]["id"]
+    assert [ids[i] for i in payload["trace"]["forward"]] == list(trace_run(RunConfig()).forward)
+
+
+def test_lesson_shows_the_graph_of_the_revealed_run():
+    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120).run()
+    at.button(key="lesson_reveal").click().run()
+    at.toggle(key="lesson_graph_shown").set_value(True).run()
+    assert not at.exception
+    settings = lesson.STEPS[0].settings
+    assert len(sent(at)["nodes"]["id"]) == len(layout(run(settings).graph, "auto").nodes)
