@@ -10,7 +10,7 @@ from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.trace import trace_run
-from stockdemo.ui.graph_view import node_table, selected_from_url, view_payload
+from stockdemo.ui.graph_view import node_table, node_text, selected_from_url, view_payload
 from tests.conftest import ROOT
 
 
@@ -29,6 +29,7 @@ def test_every_box_and_edge_of_the_picture_reaches_the_browser(default_run):
         assert abs(nodes["w"][i] - p.w) <= 0.05 and abs(nodes["h"][i] - p.h) <= 0.05
         assert payload["fills"][nodes["fill"][i]] == p.fill
         assert payload["kinds"][nodes["kind"][i]] == p.kind
+    assert node_text(payload, "label") == [p.label for p in picture.nodes]
     sent = {(nodes["id"][a], nodes["id"][b], bool(r)) for a, b, r in
             zip(payload["edges"]["src"], payload["edges"]["dst"], payload["edges"]["recurrent"], strict=True)}
     assert sent == {(e.src, e.dst, e.recurrent) for e in picture.edges}
@@ -38,13 +39,16 @@ def test_every_box_and_edge_of_the_picture_reaches_the_browser(default_run):
 def test_node_fields_come_from_the_graph_nodes(default_run):
     graph = default_run.graph
     picture = layout(graph, "unrolled", max_nodes=None)
-    nodes = view_payload(picture)["nodes"]
+    payload = view_payload(picture)
+    nodes = payload["nodes"]
+    ops, params, shapes = (node_text(payload, f) for f in ("op", "param", "shape"))
     for i, node_id in enumerate(nodes["id"]):
         node = graph.by_id[node_id]
-        assert nodes["op"][i] == node.op
+        assert ops[i] == node.op and params[i] == node.param
         assert nodes["step"][i] == node.step and nodes["layer"][i] == node.layer
-        assert nodes["param"][i] == node.param
-        assert (nodes["shape"][i] is None) == (node.shape is None)
+        assert (shapes[i] is None) == (node.shape is None)
+        assert shapes[i] is None or shapes[i].split("×") == [str(d) for d in node.shape] or \
+            (shapes[i] == "scalar" and node.shape == ())
 
 
 def test_nodes_new_since_the_previous_run_are_the_graph_diffs_added_nodes():

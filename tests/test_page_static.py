@@ -6,6 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import static
 from stockdemo.config import RunConfig
+from stockdemo.ui.graph_view import node_text
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file
 TIMEOUT = 180
@@ -80,4 +81,4 @@ def test_url_sets_the_sequence_length():
     at.run()
     assert not at.exception
     assert at.slider(key="seq_len").value == 7
-    assert "input x\n10×7×3" in views(at)[0]["nodes"]["label"]  # the eager graph's input node
+    assert "input x\n10×7×3" in node_text(views(at)[0], "label")  # the eager graph's input node

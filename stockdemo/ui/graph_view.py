@@ -7,10 +7,10 @@ this file, built from ``frontend/graph_view`` (``npm ci && npm run build``).
 
 The contract with the browser is one JSON payload, built by ``view_payload``:
 
-- ``nodes``: parallel arrays, index i is one drawn box: ``id``, ``label``,
-  ``kind`` (index into ``kinds``), ``fill`` (index into ``fills``), ``x``, ``y``
-  (centre, points, y down), ``w``, ``h``, ``op``, ``shape``, ``step``, ``layer``,
-  ``param``;
+- ``nodes``: parallel arrays, index i is one drawn box: ``id``, ``kind`` (index
+  into ``kinds``), ``fill`` (index into ``fills``), ``x``, ``y`` (centre,
+  points, y down), ``w``, ``h``, ``step``, ``layer``, and ``label``, ``op``,
+  ``shape``, ``param`` as indices into ``strings`` (-1: none);
 - ``edges``: ``src``, ``dst`` (node indices), ``recurrent`` (0/1);
 - ``frames``: dashed block outlines: ``label``, ``x``, ``y`` (top left), ``w``, ``h``;
 - ``new``: indices of nodes new since the previous run; ``selected``: index or None;
@@ -73,6 +73,12 @@ def _r(v: float) -> float:
     return round(v, 1)
 
 
+def node_text(payload: dict[str, Any], field: str) -> list[str | None]:
+    """One text field of every node (``label``, ``op``, ``shape``, ``param``), decoded."""
+    strings = payload["strings"]
+    return [None if j < 0 else strings[j] for j in payload["nodes"][field]]
+
+
 def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
                  selected: str | None = None, height: int = HEIGHT) -> dict[str, Any]:
     """Picture (+ Trace) -> the component's JSON payload (see the module docstring).
@@ -121,31 +127,34 @@ def _build_static(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
     fills = sorted({p.fill for p in placed})
     kind_ix = {k: i for i, k in enumerate(kinds)}
     fill_ix = {f: i for i, f in enumerate(fills)}
-    nodes: dict[str, list] = {k: [] for k in ("id", "label", "kind", "fill", "x", "y", "w", "h",
-                                               "op", "shape", "step", "layer", "param")}
-    for p in placed:
-        n = p.node
-        nodes["id"].append(p.id)
-        nodes["label"].append(p.label)
-        nodes["kind"].append(kind_ix[p.kind])
-        nodes["fill"].append(fill_ix[p.fill])
-        nodes["x"].append(_r(p.x))
-        nodes["y"].append(_r(p.y))
-        nodes["w"].append(_r(p.w))
-        nodes["h"].append(_r(p.h))
-        nodes["op"].append(n.op if n is not None else None)
-        nodes["shape"].append(None if n is None or n.shape is None else shape_text(n.shape))
-        nodes["step"].append(n.step if n is not None else None)
-        nodes["layer"].append(n.layer if n is not None else None)
-        nodes["param"].append(n.param if n is not None else None)
-    edges: dict[str, list[int]] = {"src": [], "dst": [], "recurrent": []}
-    for e in picture.edges:
-        a, b = index.get(e.src), index.get(e.dst)
-        if a is None or b is None:
-            continue
-        edges["src"].append(a)
-        edges["dst"].append(b)
-        edges["recurrent"].append(int(e.recurrent))
+    # Labels, ops, shapes and parameter names repeat across steps: sent once each,
+    # nodes point at them (at 11,248 nodes this made the JSON 40 % smaller).
+    strings: dict[str, int] = {}
+
+    def text(value: str | None) -> int:
+        return -1 if value is None else strings.setdefault(value, len(strings))
+
+    graph_nodes = [p.node for p in placed]
+    shapes = [None if n is None or n.shape is None else shape_text(n.shape) for n in graph_nodes]
+    nodes = {
+        "id": [p.id for p in placed],
+        "label": [text(p.label) for p in placed],
+        "kind": [kind_ix[p.kind] for p in placed],
+        "fill": [fill_ix[p.fill] for p in placed],
+        "x": [round(p.x, 1) for p in placed],
+        "y": [round(p.y, 1) for p in placed],
+        "w": [round(p.w, 1) for p in placed],
+        "h": [round(p.h, 1) for p in placed],
+        "op": [text(n.op if n is not None else None) for n in graph_nodes],
+        "shape": [text(v) for v in shapes],
+        "step": [n.step if n is not None else None for n in graph_nodes],
+        "layer": [n.layer if n is not None else None for n in graph_nodes],
+        "param": [text(n.param if n is not None else None) for n in graph_nodes],
+    }
+    pairs = [(index.get(e.src), index.get(e.dst), int(e.recurrent)) for e in picture.edges]
+    pairs = [pair for pair in pairs if pair[0] is not None and pair[1] is not None]
+    edges = {"src": [a for a, _, _ in pairs], "dst": [b for _, b, _ in pairs],
+             "recurrent": [r for _, _, r in pairs]}
     frames = {"label": [f.label for f in picture.frames], "x": [_r(f.x) for f in picture.frames],
               "y": [_r(f.y) for f in picture.frames], "w": [_r(f.w) for f in picture.frames],
               "h": [_r(f.h) for f in picture.frames]}
@@ -153,9 +162,9 @@ def _build_static(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
     # Changes whenever what is drawn changes (a new shape changes a label): the
     # browser keeps its zoom and replay while the key stays the same.
     digest = hashlib.blake2b(digest_size=8)
-    for part in (picture.view, str(picture.width), str(picture.height), *nodes["id"], *nodes["label"]):
-        digest.update(part.encode())
-        digest.update(b"\0")
+    digest.update(f"{picture.view}\0{picture.width}\0{picture.height}".encode())
+    digest.update("\0".join(nodes["id"]).encode())
+    digest.update("\0".join(p.label for p in placed).encode())
     static = {
         "graph": digest.hexdigest(),
         "view": picture.view,
@@ -165,6 +174,7 @@ def _build_static(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
         "colors": COLORS,
         "kinds": kinds,
         "fills": fills,
+        "strings": list(strings),
         "nodes": nodes,
         "edges": edges,
         "frames": frames,

@@ -46,7 +46,10 @@ export function prepare(data) {
     if (!groups.has(f)) groups.set(f, []);
     groups.get(f).push(i);
   }
-  const lines = nd.label.map((l) => l.split("\n"));
+  // Texts come as indices into one table of strings (-1: none).
+  const text = (field) => nd[field].map((j) => (j < 0 ? null : data.strings[j]));
+  const label = text("label");
+  const lines = label.map((l) => l.split("\n"));
   const ed = data.edges;
   const m = ed.src.length;
   const ex0 = new Float64Array(m), ey0 = new Float64Array(m);
@@ -72,7 +75,8 @@ export function prepare(data) {
     }
   }
   const minH = n ? Math.min(...h) : 20;
-  return { n, x, y, w, h, index, groups, lines, ex0, ey0, ex1, ey1, grid, cell, minH,
+  return { n, x, y, w, h, index, groups, lines, label, op: text("op"), shape: text("shape"),
+    param: text("param"), ex0, ey0, ex1, ey1, grid, cell, minH,
     kind: nd.kind.map((k) => data.kinds[k]), fills: data.fills };
 }
 

@@ -431,13 +431,13 @@ class GraphView {
 
   // -- details -------------------------------------------------------------------
   details(i) {
-    const d = this.data, nd = d.nodes, tr = d.trace;
+    const d = this.data, nd = d.nodes, tr = d.trace, p = this.p;
     const rows = [];
     const add = (k, v) => { if (v !== null && v !== undefined && v !== "") rows.push([k, String(v)]); };
     add("node", nd.id[i]);
-    add("op", nd.op[i]);
-    add("parameter", nd.param[i]);
-    add("output shape", nd.shape[i]);
+    add("op", p.op[i]);
+    add("parameter", p.param[i]);
+    add("output shape", p.shape[i]);
     if (nd.step[i] !== null || nd.layer[i] !== null) {
       add("step, layer", `t ${nd.step[i] ?? "–"}, layer ${nd.layer[i] ?? "–"}`);
     }
@@ -452,7 +452,7 @@ class GraphView {
     }
     const norm = this.look && this.look.norm && this.look.norm.get(i);
     if (norm !== undefined && norm !== null) {
-      add(nd.param[i] ? "‖.grad‖" : "‖incoming grad‖", fmtNorm(norm));
+      add(p.param[i] ? "‖.grad‖" : "‖incoming grad‖", fmtNorm(norm));
     }
     if (this.newSet.has(i)) add("new", "since the previous run");
     return rows;
@@ -461,7 +461,7 @@ class GraphView {
   showTip(i, ev) {
     const tip = this.tip;
     tip.replaceChildren();
-    const title = el("div", { class: "gv-tip-title" }, this.data.nodes.label[i].split("\n")[0]);
+    const title = el("div", { class: "gv-tip-title" }, this.p.label[i].split("\n")[0]);
     const dl = el("dl");
     for (const [k, v] of this.details(i)) dl.append(el("dt", {}, k), el("dd", {}, v));
     tip.append(title, dl);
