@@ -93,14 +93,16 @@ class GraphView {
     this.tip = el("div", { class: "gv-tip", role: "tooltip" });
     this.tip.hidden = true;
     this.stage.append(this.canvas, this.tip);
-    this.side = el("aside", { class: "gv-side", "aria-label": "Forward code and replay" });
+    this.side = el("aside", { class: "gv-side", "aria-label": "Selected node, forward code and replay" });
     this.side.hidden = true;
+    this.selBox = el("section", { class: "gv-selected", "aria-label": "Selected node" });
+    this.selBox.hidden = true;
     this.sideHead = el("div", { class: "gv-side-head" });
     this.code = el("ol", { class: "gv-code" });
     this.legend = el("div", { class: "gv-legend" });
     this.error = el("div", { class: "gv-error", role: "alert" });
     this.error.hidden = true;
-    this.side.append(this.sideHead, this.code, this.legend, this.error);
+    this.side.append(this.selBox, this.sideHead, this.code, this.legend, this.error);
     main.append(this.stage, this.side);
     this.help = el("div", { class: "gv-help" });
     this.root.append(bar, this.status, main, this.help);
@@ -175,6 +177,7 @@ class GraphView {
     this.newSet = new Set(data.new);
     this.selected = data.selected ?? -1;
     this.root.dataset.selected = this.selected >= 0 ? data.nodes.id[this.selected] : "";
+    this.showSelected();
     if (newTrace) {
       this.pause();
       this.rp = buildReplay(data, this.p);
@@ -363,6 +366,7 @@ class GraphView {
     this.selected = i;
     const id = i >= 0 ? this.data.nodes.id[i] : null;
     this.root.dataset.selected = id || "";
+    this.showSelected();
     this.schedule();
     this.setStateValue("selected", id);
   }
@@ -554,7 +558,7 @@ class GraphView {
     this.code.replaceChildren();
     this.legend.replaceChildren();
     this.error.hidden = true;
-    this.side.hidden = !tr || !this.mode;
+    this.showSide();
     if (!tr) return;
     this.codeItems = tr.code.map((li) => {
       const L = tr.lines[li];
@@ -570,6 +574,29 @@ class GraphView {
       this.legend.append(el("div", {}, "gradient norm (log scale)"), bar, el("div", { class: "gv-ramp-ends" }));
       this.legend.lastChild.append(lo, hi);
     }
+  }
+
+  /** The side panel holds the selected node's details and, while replaying, the code. */
+  showSide() {
+    const replaying = !!(this.rp && this.mode);
+    for (const e of [this.sideHead, this.code, this.legend]) e.hidden = !replaying;
+    if (!replaying) this.error.hidden = true;
+    const had = !this.side.hidden;
+    this.side.hidden = !replaying && this.selected < 0;
+    if (had !== !this.side.hidden) this.resize();
+  }
+
+  showSelected() {
+    const i = this.selected;
+    this.selBox.replaceChildren();
+    this.selBox.hidden = i < 0;
+    if (i >= 0) {
+      this.selBox.append(el("div", { class: "gv-side-head" }, `Selected: ${this.p.label[i].split("\n")[0]}`));
+      const dl = el("dl");
+      for (const [k, v] of this.details(i)) dl.append(el("dt", {}, k), el("dd", {}, v));
+      this.selBox.append(dl);
+    }
+    this.showSide();
   }
 
   updateReplayText(look) {
@@ -611,7 +638,7 @@ class GraphView {
         text += " · graph freed";
       }
     }
-    this.side.hidden = false;
+    this.showSide();
     this.status.textContent = text;
     this.root.dataset.status = text;
     if (this.codeItems) {
