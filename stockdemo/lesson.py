@@ -1,4 +1,4 @@
-"""The guided lesson: eight experiments declared as data, each answered by a live run.
+"""The guided lesson: eight experiments and an optional ninth, declared as data, each answered live.
 
 A step names the page and settings that show one idea, asks the class a
 question, and computes the answer from the core, never from a constant: when
@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stockdemo import data, inspection, static, train
+from stockdemo import data, inspection, lab, static, train
 from stockdemo.config import CELL_LABELS, PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, op_name
 from stockdemo.graph import STEP as STEP_ROLE
@@ -35,8 +35,9 @@ class Step:
     question: str
     page: str  # page file relative to the app root
     link_label: str
-    settings: RunConfig | TrainConfig  # what the linked page opens with, and what the answer runs
-    answer: Callable[[RunConfig | TrainConfig], Answer]
+    # what the linked page opens with, and what the answer runs
+    settings: RunConfig | TrainConfig | lab.LengthsConfig
+    answer: Callable[[RunConfig | TrainConfig | lab.LengthsConfig], Answer]
 
     @property
     def link_knobs(self) -> tuple[str, ...]:
@@ -161,6 +162,21 @@ def honest_baseline(config: TrainConfig) -> Answer:
                   f"tomorrow = today {naive:.3f} (dollars). {verdict}")
 
 
+def padded_weeks(config: lab.LengthsConfig) -> Answer:
+    result = lab.different_lengths(config)
+    short = [i for i, n in enumerate(result.lengths) if n < max(result.lengths)]
+    packed = ("exactly the same" if result.packed_gap == 0
+              else f"the same to within {result.packed_gap:.1g}")
+    return Answer("Padding moved the short weeks' predictions by", f"up to {result.padded_gaps.max():.3g}",
+                  f"{len(short)} of {len(result.lengths)} weeks have fewer than {max(result.lengths)} "
+                  "trading days; the model read their zero padding as extra flat days. Packed with "
+                  f"`pack_padded_sequence`, every prediction is {packed} as the week run alone, "
+                  "where each week records its own graph: "
+                  + ", ".join(sorted({f"{n} days → {g.stats['nodes']} nodes"
+                                      for n, g in zip(result.lengths, result.window_graphs, strict=True)}))
+                  + ".")
+
+
 STEPS: tuple[Step, ...] = (
     Step("What is a computation graph?",
          "Every operation the model runs is written down as a node; `backward()` walks that "
@@ -202,4 +218,9 @@ STEPS: tuple[Step, ...] = (
          "Will it beat the naive forecast *tomorrow's price = today's*?",
          "pages/train.py", "Open Train and predict, press Train", TrainConfig(),
          honest_baseline),
+    Step("Optional: weeks of different lengths",
+         "A holiday makes a trading week four days long, and a batch needs one length: the short "
+         "weeks are padded with zeros.",
+         "Does the padding change the short weeks' predictions?",
+         "pages/lab.py", "Open the Lab: different lengths", lab.LengthsConfig(), padded_weeks),
 )

@@ -11,12 +11,10 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
 from tests.conftest import ROOT
+from tests.helpers import metric
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
-
-def metric(at, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def graph(at) -> dict:

@@ -7,13 +7,10 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import static
 from stockdemo.config import RunConfig
 from stockdemo.ui.graph_view import node_text
+from tests.helpers import metric
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file
 TIMEOUT = 180
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def charts(at: AppTest) -> list[str]:
