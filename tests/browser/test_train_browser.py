@@ -22,7 +22,7 @@ def test_train_page_trains_and_shows_metrics_chart_and_step_graph(server, page):
     page.get_by_role("button", name="Train").click()
     wait_for_run(page, timeout=90_000)
     page.wait_for_selector("[data-testid='stDataFrame']", timeout=30_000)
-    page.wait_for_selector("[data-testid='stGraphVizChart'] svg g.node", timeout=30_000)
+    page.wait_for_selector("[data-testid='graph-view'][data-drawn-graph]", timeout=30_000)
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=30_000)
     text = page.inner_text("[data-testid='stMain']")
     assert "Persistence (tomorrow = today)" in page.content()
