@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    creates/reuses .venv, installs requirements.txt, starts the app
 #   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
-# Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it).
+# Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it) and npm.
 
 PYTHON ?= python3
 VENV := .venv
@@ -25,7 +25,11 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 run: $(VENV)/.installed
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
-test: $(VENV)/.installed-dev
+# axe-core for the accessibility browser test, from the npm registry (package-lock.json).
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+test: $(VENV)/.installed-dev node_modules/.package-lock.json
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
