@@ -26,7 +26,7 @@ def seq_len(page) -> int:
     return int(page.get_by_role("slider", name="Sequence length T").input_value())
 
 
-def see(page, text: str, timeout: float = 60_000) -> None:
+def see(page, text: str | re.Pattern, timeout: float = 60_000) -> None:
     """Wait for text in the page's main area (the sidebar's code view holds other words)."""
     page.locator("[data-testid='stMain']").get_by_text(text).first.wait_for(timeout=timeout)
 
@@ -104,7 +104,8 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
         box.wait_for(timeout=60_000)
         box.fill(guess)
         student.get_by_role("button", name="Send my answer").click()
-        see(student, f"Answer sent: {guess}", timeout=60_000)
+        # the confirmation, or (a poll may redraw the box first) the answer given
+        see(student, re.compile(f"(Answer sent|Your answer): {guess}"), timeout=60_000)
     see(teacher, f"{len(GUESSES)} answers", timeout=60_000)
     teacher.wait_for_selector(".js-plotly-plot")
     bars = teacher.evaluate(
