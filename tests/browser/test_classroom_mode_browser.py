@@ -23,7 +23,7 @@ GUESSES = ("4", "4", "3")  # what each student answers to question 3
 
 
 def seq_len(page) -> int:
-    return int(page.get_by_role("slider", name="Sequence length T").input_value())
+    return int(page.locator("[data-testid='stSlider'] input[type='range']").first.input_value())
 
 
 def see(page, text: str | re.Pattern, timeout: float = 60_000) -> None:
@@ -77,7 +77,8 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
     for student in students:
         student.locator("[data-testid='stSlider']").first.wait_for(timeout=60_000)
     before = seq_len(students[0])
-    slider = teacher.get_by_role("slider", name="Sequence length T")
+    slider = teacher.locator("[data-testid='stSlider'] input[type='range']").first
+    slider.wait_for(state="attached", timeout=60_000)
     slider.focus()
     slider.press("ArrowRight")
     moved = time.perf_counter()
