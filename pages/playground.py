@@ -59,7 +59,7 @@ def live_run() -> None:
     st.code(ui.share_link("pages/playground.py",
                           {**config.to_params(), **({"view": view} if view != "auto" else {})}),
             language=None)
-    ui.run_downloads(result, ui.cached_render(config, view))
+    ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
 
     # Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
     tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
