@@ -322,12 +322,19 @@ def cached_trace(config: RunConfig) -> Trace:
     return trace_run(config)
 
 
-def replay_toggle(key: str = "replay") -> bool:
-    """The control that asks for a replay (bound to the URL, so a link can start with it)."""
-    return st.toggle("Replay this run", key=key, bind="query-params",
-                     help="Runs the model again with hooks: the order autograd created each node, the "
-                          "line of forward that made it, and a real backward() in the engine's order. "
-                          "Then play it here, in your browser: Record, Backward, step or scrub.")
+def replay_control(config: RunConfig, key: str = "replay") -> Trace | None:
+    """The "Replay this run" toggle (bound to the URL, so a link can start with it).
+
+    On, it traces the run (cached by config) and returns the Trace for the view.
+    """
+    on = st.toggle("Replay this run", key=key, bind="query-params",
+                   help="Runs the model again with hooks: the order autograd created each node, the "
+                        "line of forward that made it, and a real backward() in the engine's order. "
+                        "Then play it here, in your browser: Record, Backward, step or scrub.")
+    if not on:
+        return None
+    with st.spinner("Replaying the run with hooks on every node…"):
+        return cached_trace(config)
 
 
 def _sync_selection(key: str, url_key: str | None) -> None:
