@@ -164,17 +164,13 @@ def honest_baseline(config: TrainConfig) -> Answer:
 
 def padded_weeks(config: lab.LengthsConfig) -> Answer:
     result = lab.different_lengths(config)
-    short = [i for i, n in enumerate(result.lengths) if n < max(result.lengths)]
-    packed = ("exactly the same" if result.packed_gap == 0
-              else f"the same to within {result.packed_gap:.1g}")
-    return Answer("Padding moved the short weeks' predictions by", f"up to {result.padded_gaps.max():.3g}",
-                  f"{len(short)} of {len(result.lengths)} weeks have fewer than {max(result.lengths)} "
-                  "trading days; the model read their zero padding as extra flat days. Packed with "
-                  f"`pack_padded_sequence`, every prediction is {packed} as the week run alone, "
-                  "where each week records its own graph: "
-                  + ", ".join(sorted({f"{n} days → {g.stats['nodes']} nodes"
-                                      for n, g in zip(result.lengths, result.window_graphs, strict=True)}))
-                  + ".")
+    short = sum(n < max(result.lengths) for n in result.lengths)
+    packed = "exactly equal" if result.packed_gap == 0 else f"within {result.packed_gap:.1g}"
+    sizes = ", ".join(sorted({f"{n} days: {g.stats['nodes']} nodes"
+                              for n, g in zip(result.lengths, result.window_graphs, strict=True)}))
+    return Answer("Short weeks' predictions moved by", f"up to {result.padded_gaps.max():.3g}",
+                  f"{short} of {len(result.lengths)} weeks are short, and read the zeros as flat days. "
+                  f"Packed with `pack_padded_sequence`: {packed} to each week run alone ({sizes}).")
 
 
 STEPS: tuple[Step, ...] = (
@@ -219,8 +215,7 @@ STEPS: tuple[Step, ...] = (
          "pages/train.py", "Open Train and predict, press Train", TrainConfig(),
          honest_baseline),
     Step("Optional: weeks of different lengths",
-         "A holiday makes a trading week four days long, and a batch needs one length: the short "
-         "weeks are padded with zeros.",
+         "A holiday week has four trading days; to batch it with five-day weeks we pad it with zeros.",
          "Does the padding change the short weeks' predictions?",
          "pages/lab.py", "Open the Lab: different lengths", lab.LengthsConfig(), padded_weeks),
 )
