@@ -7,7 +7,7 @@ import streamlit as st
 from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS, PANEL_LABELS
 from stockdemo.live import reproduce_code
-from stockdemo.ui.graph_view import cached_picture, graph_view, replay_control
+from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_control
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -53,7 +53,8 @@ def live_run() -> None:
     if picture.view == "rolled" and view == "auto" and not present:
         st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
                    "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-    graph_view(picture, replay_control(config), new_ids=new_ids, settings=config.to_params(), key="graph")
+    graph_view(picture, replay_control(lambda: cached_trace(config)), new_ids=new_ids,
+               settings=config.to_params(), key="graph")
     st.markdown("**Link to this run** (same seed, same picture for every student):")
     st.code(ui.share_link("pages/playground.py",
                           {**config.to_params(), **({"view": view} if view != "auto" else {})}),
