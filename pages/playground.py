@@ -7,6 +7,7 @@ import streamlit as st
 from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS, PANEL_LABELS
 from stockdemo.live import reproduce_code
+from stockdemo.ui import classroom as class_ui
 from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_control
 
 ui.setup_page(
@@ -16,6 +17,7 @@ ui.setup_page(
     __file__,
 )
 
+class_ui.follow_bar("playground")  # before the controls: a following student takes the teacher's
 present = ui.presenting()
 with st.expander("Presets for class", expanded=not present):
     ui.presets_bar()
@@ -23,10 +25,10 @@ with st.expander("Presets for class", expanded=not present):
 
 # A fragment: moving a control reruns only this part, not the page frame around it,
 # so thirty students moving sliders at once queue behind less work.
-@st.fragment
+@st.fragment(key=class_ui.PLAYGROUND_LIVE)
 def live_run() -> None:
     rerun_started = time.perf_counter()
-    config, view = ui.run_controls()
+    config, view = class_ui.run_controls()  # ui.run_controls, following the class if in one
     started = time.perf_counter()
     result = ui.cached_run(config)
     picture = cached_picture(config, view)
