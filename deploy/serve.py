@@ -150,7 +150,7 @@ def serve(args: argparse.Namespace) -> int:
     cores = len(os.sched_getaffinity(0))
     n = args.replicas or cores
     workdir = Path(tempfile.mkdtemp(prefix="stockdemo-serve-"))
-    log = sys.stdout if args.state is None else open(workdir / "replicas.log", "w")  # noqa: SIM115
+    log = sys.stdout  # the replicas' and HAProxy's lines, interleaved: one terminal to watch
     procs: list[subprocess.Popen] = []
     replicas: list[Replica] = []
 
