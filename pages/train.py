@@ -2,11 +2,12 @@
 
 import hashlib
 import math
+from contextlib import closing
 
 import numpy as np
 import streamlit as st
 
-from stockdemo import data, train, ui
+from stockdemo import data, train, ui, workers
 from stockdemo.config import (
     CELL,
     END_YEAR,
@@ -136,6 +137,7 @@ b3.caption(f"A fresh model every time, at most {EPOCHS.high} epochs and {MAX_TRA
            "Same settings and seed: same curves.")
 
 run_key = (data_key, config)
+pool = workers.shared_pool()  # started on this page's first visit, warm by the first press
 # Stop reruns the page, which interrupts the training loop of the previous run.
 if stop and st.session_state.pop("train_running", False):
     partial = st.session_state.pop("train_partial", [])
@@ -151,21 +153,31 @@ if start:
     bar = st.progress(0.0, text="Starting: building a fresh model...")
     live_chart = st.empty()
     history: list[train.Progress] = []
-    for event in train.train(dataset, config):
-        if isinstance(event, train.TrainResult):
-            st.session_state["train_result"] = (run_key, event)
-            continue
-        if event.val_loss is None:  # a report from inside a long epoch
-            status = (f"Epoch {event.epoch + 1}/{event.max_epochs} running · training loss so far "
-                      f"{event.train_loss:.4f}")
-        else:
-            history.append(event)
-            st.session_state["train_partial"] = list(history)
-            live_chart.plotly_chart(train.loss_figure(history), width="stretch",
-                                    key=f"loss_live_{event.epoch}")
-            status = (f"Epoch {event.epoch}/{event.max_epochs} · training loss {event.train_loss:.4f} "
-                      f"· validation loss {event.val_loss:.4f}")
-        bar.progress(min(1.0, event.fraction), text=f"{status} · {event.elapsed:.1f} s")
+    # In a worker process (off the server's GIL); closing the stream, also on Stop or a
+    # closed tab, takes the run out of the queue or stops its worker.
+    try:
+        with closing(pool.train(dataset, config)) as events:
+            for event in events:
+                if isinstance(event, workers.Queued):
+                    bar.progress(0.0, text=f"Waiting for a training worker: number {event.position} "
+                                           f"in line ({event.workers} training at once on this server)")
+                    continue
+                if isinstance(event, train.TrainResult):
+                    st.session_state["train_result"] = (run_key, event)
+                    continue
+                if event.val_loss is None:  # a report from inside a long epoch
+                    status = (f"Epoch {event.epoch + 1}/{event.max_epochs} running · training loss "
+                              f"so far {event.train_loss:.4f}")
+                else:
+                    history.append(event)
+                    st.session_state["train_partial"] = list(history)
+                    live_chart.plotly_chart(train.loss_figure(history), width="stretch",
+                                            key=f"loss_live_{event.epoch}")
+                    status = (f"Epoch {event.epoch}/{event.max_epochs} · training loss "
+                              f"{event.train_loss:.4f} · validation loss {event.val_loss:.4f}")
+                bar.progress(min(1.0, event.fraction), text=f"{status} · {event.elapsed:.1f} s")
+    except (workers.TrainingRefused, workers.WorkerLost) as err:
+        st.error(str(err), icon=":material/error:")
     bar.empty()
     live_chart.empty()
     st.session_state.pop("train_partial", None)

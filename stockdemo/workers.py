@@ -3,8 +3,8 @@
 A Streamlit server runs every session's script as a thread of one process, so
 a training run in the server holds the GIL that every other session's rerun
 needs: 30 presses of **Train** at once made every page of every session crawl.
-Here a run happens in one of a few worker processes (``spawn``ed, one per core
-by default), and its session reads the same events ``stockdemo.train.train``
+Here a run happens in one of a few worker processes (fresh interpreters, one
+per core by default), and its session reads the same events ``stockdemo.train.train``
 yields (``Progress`` then one ``TrainResult``), preceded by ``Queued(position)``
 while every worker is busy.
 
@@ -26,6 +26,11 @@ while every worker is busy.
 The pool starts its workers in the background (``start``), so a page can warm
 it without waiting for each worker's ``import torch``; runs submitted before a
 worker is ready wait in the queue like any other.
+
+A worker is ``python -m stockdemo.workers`` talking over a socket pair, not a
+``multiprocessing`` spawn: spawn re-imports the parent's ``__main__``, and in
+a Streamlit server that is the page script being run (Streamlit sets it), so
+every worker would run the Train page and start workers of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import queue
+import socket
+import subprocess
+import sys
 import threading
 import time
 import traceback
@@ -138,7 +146,7 @@ class _Job:
 
 @dataclass(eq=False)
 class _Worker:
-    process: multiprocessing.process.BaseProcess
+    process: subprocess.Popen
     conn: multiprocessing.connection.Connection
     ready: bool = False
     pid: int = 0
@@ -155,12 +163,11 @@ class TrainingPool:
         self.max_waiting = default_max_waiting() if max_waiting is None else max_waiting
         self.abandon_after = abandon_after
         self.torch_threads = torch_threads
-        self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
         self._pool: list[_Worker] = []
         self._waiting: deque[_Job] = deque()
         self._ids = itertools.count(1)
-        self._wake_read, self._wake_write = self._context.Pipe(duplex=False)
+        self._wake_read, self._wake_write = multiprocessing.Pipe(duplex=False)
         self._dispatcher: threading.Thread | None = None
         self._closed = False
         self._failed_starts = 0
@@ -235,11 +242,12 @@ class TrainingPool:
         for w in pool:
             if w.job is not None:
                 w.job.events.put(("lost", "The training service was shut down."))
-            w.conn.close()
-            w.process.join(timeout=2)
-            if w.process.is_alive():
+            w.conn.close()  # the worker sees the pipe close and exits
+            try:
+                w.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
                 w.process.kill()
-                w.process.join(timeout=2)
+                w.process.wait(timeout=2)
 
     # -- session side --
 
@@ -279,12 +287,12 @@ class TrainingPool:
     # -- dispatcher thread --
 
     def _spawn(self) -> _Worker:
-        parent, child = self._context.Pipe()
-        process = self._context.Process(target=_worker_main, args=(child, self.torch_threads),
-                                        name="stockdemo-training", daemon=True)
-        process.start()
+        parent, child = socket.socketpair()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "stockdemo.workers", str(child.fileno()), str(self.torch_threads)],
+            pass_fds=(child.fileno(),))
         child.close()
-        return _Worker(process, parent)
+        return _Worker(process, multiprocessing.connection.Connection(parent.detach()))
 
     def _renumber(self) -> None:
         for i, job in enumerate(self._waiting, 1):
@@ -299,8 +307,7 @@ class TrainingPool:
                     return
                 watched = {self._wake_read: None}
                 for w in self._pool:
-                    watched[w.conn] = w
-                    watched[w.process.sentinel] = w
+                    watched[w.conn] = w  # a worker that dies closes its end: readable, then EOF
             ready = multiprocessing.connection.wait(list(watched), timeout=0.5)
             with self._lock:
                 if self._closed:
@@ -312,22 +319,24 @@ class TrainingPool:
                         continue
                     w = watched[obj]
                     if w in self._pool:
-                        self._serve(w, obj)
+                        self._serve(w)
                 self._check_stops()
                 self._assign()
 
-    def _serve(self, w: _Worker, obj) -> None:
+    def _serve(self, w: _Worker) -> None:
         """Read what one worker sent, or replace it if it died."""
         try:
             while w.conn.poll():
                 self._receive(w, w.conn.recv())
-            if obj is not w.process.sentinel:
-                return
+            return
         except (EOFError, OSError):
             pass
-        w.process.join(timeout=1)  # its pipe closes just before it is reaped: wait for the exit code
+        try:
+            w.process.wait(timeout=1)  # its socket closes just before it is reaped
+        except subprocess.TimeoutExpired:
+            pass
         self._replace(w, f"The training worker stopped unexpectedly (exit code "
-                         f"{w.process.exitcode}). Your run was lost; the server has started a "
+                         f"{w.process.returncode}). Your run was lost; the server has started a "
                          "new worker: press Train to try again.")
 
     def _receive(self, w: _Worker, message: tuple) -> None:
@@ -354,9 +363,9 @@ class TrainingPool:
         if w.job is not None:
             w.job.events.put(("lost", why))
         w.conn.close()
-        if w.process.is_alive():
+        if w.process.poll() is None:
             w.process.kill()
-        w.process.join(timeout=2)
+        w.process.wait(timeout=2)
         self._failed_starts += not w.ready
         if self._failed_starts < FAILED_STARTS:
             self._pool[self._pool.index(w)] = self._spawn()
@@ -364,7 +373,7 @@ class TrainingPool:
         # Workers die before they can even import torch: respawning would only spin.
         self._pool.remove(w)
         self._broken = (f"Training workers cannot start on this server (exit code "
-                        f"{w.process.exitcode}); the server's log says why.")
+                        f"{w.process.returncode}); the server's log says why.")
         if not self._pool:
             while self._waiting:
                 self._waiting.popleft().events.put(("lost", self._broken))
@@ -423,3 +432,8 @@ def shared_pool() -> TrainingPool:
             _shared = TrainingPool()
             _shared.start()
         return _shared
+
+
+if __name__ == "__main__":
+    # python -m stockdemo.workers <socket fd> <torch threads>: started by TrainingPool._spawn.
+    _worker_main(multiprocessing.connection.Connection(int(sys.argv[1])), int(sys.argv[2]))
