@@ -28,8 +28,9 @@ Scenarios:
   first epoch within 1 s; the last run finishes within (N / cores) x one run's
   time + 2 s; the Playground answers in <= 1 s.
 - **soak**: N sessions for ``--minutes``, each opening a random page and
-  making 1-3 moves 1-3 s apart, then another page. RSS of every process
-  (replicas, training workers, HAProxy, redis) summed every second. Targets:
+  making 1-3 moves 1-3 s apart, then another page. Memory of every process
+  (replicas, training workers, HAProxy, redis) summed every half second, as
+  PSS: plain RSS would count torch's shared libraries once per process. Targets:
   zero errors, total RSS after warm-up flat (the last fifth within 10 % of the
   first fifth after the first minute) and <= 1.5 GB.
 - **failover**: two replicas; N sessions on the Playground, each with its own
@@ -121,11 +122,12 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def rss_mb(pid: int) -> float:
+def pss_mb(pid: int) -> float:
+    """Proportional set size: shared pages (torch's libraries, in every process) counted once overall."""
     try:
-        with open(f"/proc/{pid}/status") as f:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith("Pss:"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -163,7 +165,7 @@ class Target:
                 cmd += ["--replicas", str(replicas)]
         self.t_start = time.monotonic()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True)
-        self.rss: list[tuple[float, float]] = []  # (time, MB of every process together)
+        self.rss: list[tuple[float, float]] = []  # (time, MB of every process together, PSS)
         self._stop = threading.Event()
         threading.Thread(target=self._sample, daemon=True).start()
 
@@ -172,7 +174,7 @@ class Target:
             self.rss.append((time.monotonic(), self.rss_now()))
 
     def rss_now(self) -> float:
-        return sum(rss_mb(p) for p in descendants(self.proc.pid))
+        return sum(pss_mb(p) for p in descendants(self.proc.pid))
 
     def cpu_s(self) -> float:
         return sum(cpu_s(p) for p in descendants(self.proc.pid))
