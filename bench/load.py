@@ -21,7 +21,8 @@ Scenarios:
   on the Playground the moves follow the earlier plan (one move in three goes
   to a value every session shares). Pages without those sliders press their
   main button (Home: *Run it*; Lesson: *Reveal*) or rerun. Target: p95 <= 0.5 s,
-  zero errors.
+  zero errors. CPU/run: CPU seconds of all processes during the page's
+  burst (opening the sessions included) over the moves made.
 - **train**: one session trains alone (one run's time), then N sessions press
   **Train** in the same second while one more session moves a Playground
   slider every second. Targets: every session sees its place in line or its
@@ -558,11 +559,14 @@ def scenario_burst(args) -> int:
     results, failed = {}, False
     try:
         for page in pages:
-            rss0 = target.rss_now()
+            rss0, cpu0 = target.rss_now(), target.cpu_s()
             t0 = time.monotonic()
             results[page] = asyncio.run(burst_page(target, page or "", args))
-            print(results[page].line(page or "home") + f"  RSS peak {target.peak_rss(t0):.0f} MB "
-                  f"(before {rss0:.0f})  {load_line()}", flush=True)
+            runs = len(results[page].times)
+            print(results[page].line(page or "home")
+                  + f"  CPU/run {(target.cpu_s() - cpu0) / max(runs, 1) * 1e3:4.0f} ms"
+                  + f"  memory (PSS) peak {target.peak_rss(t0):.0f} MB (before {rss0:.0f})  {load_line()}",
+                  flush=True)
     finally:
         problems = [e for t in results.values() for e in t.errors]
         log = finish(target, problems)
@@ -646,7 +650,7 @@ def scenario_train(args) -> int:
           f"{args.sessions}/{CORES} x {r['alone_s']:.2f} + {TARGETS['train_slack_s']:.0f})")
     print(tally.line("train runs"))
     print(play.line("playground meanwhile") + f" (target <= {TARGETS['train_playground_s']} s)")
-    print(f"RSS peak, all processes: {peak:.0f} MB; {load_line()}")
+    print(f"memory (PSS) peak, all processes: {peak:.0f} MB; {load_line()}")
     for e in (tally.errors + play.errors)[:10]:
         print("   ", e[:240])
     failed = (max(r["first_seen"], default=99) > TARGETS["train_first_s"] or last > budget
@@ -702,7 +706,7 @@ def scenario_soak(args) -> int:
     peak = max((r for _, r in samples), default=float("nan"))
     print(f"\nsoak, {args.target}, {args.sessions} sessions, {args.minutes:g} min, random pages and moves")
     print(tally.line("all runs"))
-    print(f"RSS of all processes: after warm-up {early:.0f} MB, at the end {late:.0f} MB, "
+    print(f"memory (PSS) of all processes: after warm-up {early:.0f} MB, at the end {late:.0f} MB, "
           f"peak {peak:.0f} MB (target flat and <= {TARGETS['rss_mb']:.0f} MB); {load_line()}")
     for e in tally.errors[:10]:
         print("   ", e[:240])
