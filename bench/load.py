@@ -84,6 +84,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
 from deploy.serve import free_port  # noqa: E402
+from stockdemo.config import SEQ_LEN  # noqa: E402
 
 CORES = len(os.sched_getaffinity(0))
 # url path -> file; Lab only once its page exists.
@@ -736,6 +737,7 @@ async def failover(target: Target, args) -> dict:
         await asyncio.sleep(random.Random(i * 100 + j).uniform(0, args.jitter))
         value = settings[i] + (j % 3) - 1
         s.set_value("seq_len", max(2, value))
+        was = s.replica
         for attempt in range(40):
             try:
                 tally.add(await s.run(), f"s{i} move {j + 1}")
@@ -743,7 +745,6 @@ async def failover(target: Target, args) -> dict:
             except (ConnectionClosed, InvalidStatus, OSError, TimeoutError) as exc:
                 events.append((time.monotonic(), f"s{i} move {j + 1}: {exc!r}"))
                 await asyncio.sleep(0.5)
-                was = s.replica
                 try:
                     await s.reconnect()
                     out = await s.run()  # the browser's rerun from its URL on the new replica
@@ -751,8 +752,8 @@ async def failover(target: Target, args) -> dict:
                     events.append((time.monotonic(), f"s{i} reconnect {attempt + 1}: {again!r}"))
                     continue
                 moved += s.replica != was
-                drawn = int(s.value("seq_len"))
-                restored.append(drawn == int(s.query["seq_len"]))
+                # A value at its default is left out of the URL: the page shows the default.
+                restored.append(int(s.value("seq_len")) == int(s.query.get("seq_len", SEQ_LEN.default)))
                 tally.add(out, f"s{i} reconnect")
                 s.set_value("seq_len", max(2, value))
 
