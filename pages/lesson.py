@@ -3,7 +3,6 @@
 import streamlit as st
 
 from stockdemo import lesson, ui
-from stockdemo.config import STEP
 
 ui.setup_page(
     "Lesson", ":material/school:",
@@ -13,50 +12,35 @@ ui.setup_page(
 )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def live_answer(number: int) -> lesson.Answer:
-    """Shared by all sessions: a step's settings are fixed, so its answer is the same for all."""
-    return lesson.STEPS[number - 1].reveal()
-
-
-def go_to(number: int) -> None:
-    st.query_params["step"] = str(number)
-
-
 def reveal(number: int) -> None:
     st.session_state.setdefault("lesson_revealed", set()).add(number)
 
 
-# The step lives in the URL (?step=3), so a link or a reload opens the class where it was.
-# Back from an experiment through the menu (no ?step), the class resumes where it left.
-raw = st.query_params.get_all("step") or st.session_state.get("lesson_step")
-number, message = STEP.parse(raw)
-if message:
-    st.warning(message, icon=":material/link_off:")
-if st.query_params.get("step") != str(number):
-    st.query_params["step"] = str(number)
-st.session_state["lesson_step"] = number
-total = len(lesson.STEPS)
-step = lesson.STEPS[number - 1]
+@st.fragment
+def live() -> None:
+    number = ui.lesson_step()
+    total = len(lesson.STEPS)
+    step = lesson.STEPS[number - 1]
+    back, progress, forward = st.columns([1, 4, 1], vertical_alignment="center")
+    back.button("Back", key="lesson_back", icon=":material/arrow_back:", disabled=number == 1,
+                on_click=ui.go_to_step, args=(number - 1,), width="stretch")
+    progress.progress(number / total, text=f"**Step {number} of {total}**")
+    forward.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=number == total,
+                   on_click=ui.go_to_step, args=(number + 1,), width="stretch", type="primary")
 
-back, progress, forward = st.columns([1, 4, 1], vertical_alignment="center")
-back.button("Back", key="lesson_back", icon=":material/arrow_back:", disabled=number == 1,
-            on_click=go_to, args=(number - 1,), width="stretch")
-progress.progress(number / total, text=f"**Step {number} of {total}**")
-forward.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=number == total,
-               on_click=go_to, args=(number + 1,), width="stretch", type="primary")
+    st.header(f"{number}. {step.title}", anchor=False)
+    st.markdown(step.context)
+    st.subheader(f":material/help: {step.question}", anchor=False)
+    if number in st.session_state.get("lesson_revealed", set()):
+        with st.spinner("Running it live…"):
+            answer = ui.cached_answer(number)
+        figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
+        figure.metric(answer.label, answer.value)
+        words.markdown(answer.detail)
+    else:
+        st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:", type="primary",
+                  on_click=reveal, args=(number,))
+    ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)
 
-st.header(f"{number}. {step.title}", anchor=False)
-st.markdown(step.context)
-st.subheader(f":material/help: {step.question}", anchor=False)
 
-if number in st.session_state.get("lesson_revealed", set()):
-    with st.spinner("Running it live…"):
-        answer = live_answer(number)
-    figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
-    figure.metric(answer.label, answer.value)
-    words.markdown(answer.detail)
-else:
-    st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:", type="primary",
-              on_click=reveal, args=(number,))
-ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)
+live()

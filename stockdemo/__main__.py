@@ -1,6 +1,7 @@
-"""Command line: draw a run's autograd graph for slides, without a browser.
+"""Command line: draw a run's autograd graph for slides, without a browser, or replay it.
 
     python -m stockdemo graph --seq-len 8 --num-layers 2 --cell gru --format dot
+    python -m stockdemo trace --seq-len 8 --cell gru
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import sys
 
 import graphviz
 
-from stockdemo.config import RUN_KNOBS, VIEW, ChoiceKnob, RunConfig
+from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
 from stockdemo.live import run
 from stockdemo.render import render_dot
+from stockdemo.trace import trace_run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,15 +24,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     graph = sub.add_parser("graph", help="write the graph of one run as DOT, JSON or SVG")
     for knob in (*RUN_KNOBS, VIEW):
-        if isinstance(knob, ChoiceKnob):
-            extra = f" (one of {', '.join(knob.choices)}; default {knob.default})"
-        else:
-            extra = f" ({knob.low}..{knob.high}; default {knob.default})"
-        graph.add_argument(f"--{knob.name.replace('_', '-')}", dest=knob.name,
-                           metavar=knob.name.upper(), help=knob.help + extra)
+        _add_knob(graph, knob)
     graph.add_argument("--format", choices=("dot", "json", "svg"), default="dot")
     graph.add_argument("-o", "--output", help="file to write (default: standard output)")
+    trace = sub.add_parser("trace", help="replay one run as JSON: the order autograd created the "
+                                         "nodes in, and the order backward() of output.sum() ran them")
+    for knob in RUN_KNOBS:
+        _add_knob(trace, knob)
+    trace.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = parser.parse_args(argv)
+    if args.command == "trace":
+        return _trace(args)
 
     given = {k: v for k, v in vars(args).items() if v is not None}
     config, messages = RunConfig.from_params(given)
@@ -58,6 +62,26 @@ def main(argv: list[str] | None = None) -> int:
             f.write(text)
         print(f"wrote {args.output}: {result.graph.stats['nodes']} nodes, "
               f"{result.graph.stats['edges']} edges", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
+    parser.add_argument(f"--{knob.name.replace('_', '-')}", dest=knob.name,
+                        metavar=knob.name.upper(), help=f"{knob.help} ({knob.bounds()})")
+
+
+def _trace(args: argparse.Namespace) -> int:
+    given = {k: v for k, v in vars(args).items() if v is not None}
+    config, messages = RunConfig.from_params(given)
+    for message in messages:
+        print(f"note: {message}", file=sys.stderr)
+    text = json.dumps(trace_run(config).to_dict(), indent=1) + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

@@ -1,15 +1,17 @@
-"""Every knob of a run, declared once: default, bounds, step, and how to read it.
+"""Every knob, declared once: name (also its URL key), label, default, bounds, help.
 
-Sliders, URL query parameters, the command line and validation all read the
-declarations here. The defaults are the seed example: batch 10, 5 time steps,
-3 features, hidden 10, 1 layer, ``nn.RNN``.
+In the spirit of TensorFlow Playground's ``state.ts``: the config dataclasses'
+fields, URL parsing and validation, links, presets, the lesson's links, the
+command line and each page's URL keys are all derived from the declarations
+here. The defaults are the seed example: batch 10, 5 time steps, 3 features,
+hidden 10, 1 layer, ``nn.RNN``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 CELLS: tuple[str, ...] = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 CELL_LABELS: dict[str, str] = {
@@ -34,7 +36,7 @@ _MAX_RAW_LEN = 64
 
 @dataclass(frozen=True)
 class IntKnob:
-    """An integer control with inclusive bounds."""
+    """An integer control with inclusive bounds. ``name`` is also its key in a URL."""
 
     name: str
     label: str
@@ -43,6 +45,11 @@ class IntKnob:
     high: int
     step: int
     help: str
+    type = int
+
+    def bounds(self) -> str:
+        """The values it takes, in words: '1..200; default 5'."""
+        return f"{self.low}..{self.high}; default {self.default}"
 
     def parse(self, raw: object) -> tuple[int, str | None]:
         """Untrusted value -> (valid value, message or None). Never raises."""
@@ -82,13 +89,25 @@ class IntKnob:
 
 @dataclass(frozen=True)
 class ChoiceKnob:
-    """A control that takes one of a fixed set of strings."""
+    """A control that takes one of a fixed set of strings. ``name`` is also its key in a URL.
+
+    ``labels``: what a menu shows for each choice, where that differs from the choice.
+    """
 
     name: str
     label: str
     default: str
     choices: tuple[str, ...]
     help: str
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    type = str
+
+    def bounds(self) -> str:
+        return f"one of {', '.join(self.choices)}; default {self.default}"
+
+    def show(self, choice: str) -> str:
+        """What the menu shows for ``choice`` (and what a bound menu writes into the URL)."""
+        return self.labels.get(choice, choice)
 
     def parse(self, raw: object) -> tuple[str, str | None]:
         """Untrusted value -> (valid choice, message or None). Never raises."""
@@ -100,13 +119,38 @@ class ChoiceKnob:
             return value, None
         # A link copied from the address bar carries the label the menu shows
         # (Streamlit binds a select box by its displayed text): cell=nn.GRU.
-        for key, label in CHOICE_LABELS.get(self.name, {}).items():
+        for key, label in self.labels.items():
             if label.lower() == value and key in self.choices:
                 return key, None
         return self.default, (
             f"{self.label}: {_show(text[:_MAX_RAW_LEN])} is not one of "
             f"{', '.join(self.choices)}; using {self.default}."
         )
+
+
+@dataclass(frozen=True)
+class TextKnob:
+    """A short free-text key in a URL (e.g. a node id), checked against a run by its page."""
+
+    name: str
+    label: str
+    default: str
+    max_len: int
+    help: str
+    type = str
+
+    def bounds(self) -> str:
+        return f"text of up to {self.max_len} characters"
+
+    def parse(self, raw: object) -> tuple[str, str | None]:
+        """Untrusted value -> (stripped text cut to ``max_len``, None). Never raises.
+
+        Whether the text names anything is for its page to say (it knows the run).
+        """
+        text = _last(raw)
+        if text is None or not text.strip():
+            return self.default, None
+        return text.strip()[:self.max_len], None
 
 
 Knob = IntKnob | ChoiceKnob
@@ -123,11 +167,19 @@ INPUT_SIZE = IntKnob("input_size", "Features", 3, 1, 16, 1,
                      "Numbers per time step (for stocks: open, close, volume...).")
 CELL = ChoiceKnob("cell", "Cell", "rnn", CELLS,
                   "Which recurrent cell runs the sequence: a built-in nn module, "
-                  "or an explicit Python for-loop over the matching cell.")
+                  "or an explicit Python for-loop over the matching cell.", CELL_LABELS)
 SEED = IntKnob("seed", "Seed", 0, 0, 2**31 - 1, 1,
                "torch.manual_seed before drawing the input and building the model.")
 VIEW = ChoiceKnob("view", "Graph view", "auto", VIEWS,
-                  "Unrolled draws every node; rolled draws one block per layer with its count.")
+                  "Unrolled draws every node; rolled draws one block per layer with its count.",
+                  VIEW_LABELS)
+# The Playground's open tab, by the tab's title (Streamlit binds tabs by their text).
+PANEL_LABELS: dict[str, str] = {
+    "predictions": "Predictions", "ops": "Ops by type", "size": "Graph size against T",
+    "code": "Code for this run",
+}
+PANEL = ChoiceKnob("panel", "Panel", "predictions", tuple(PANEL_LABELS),
+                   "The Playground's open tab.", PANEL_LABELS)
 
 PRESENT = ChoiceKnob("present", "Presenter mode", "0", ("0", "1"),
                     "Large type and collapsed controls, for a projector.")
@@ -139,20 +191,27 @@ RUN_KNOBS: tuple[Knob, ...] = (
 KNOBS: dict[str, Knob] = {k.name: k for k in (*RUN_KNOBS, VIEW)}
 
 
-@dataclass(frozen=True)
-class RunConfig:
-    """One run of the stock predictor: the seed example by default."""
+def knob_fields(knobs: tuple[Knob, ...]) -> Callable[[type], type]:
+    """Class decorator: a frozen dataclass with one field per knob, in order, with its default.
 
-    seq_len: int = SEQ_LEN.default
-    hidden_size: int = HIDDEN_SIZE.default
-    num_layers: int = NUM_LAYERS.default
-    batch_size: int = BATCH_SIZE.default
-    input_size: int = INPUT_SIZE.default
-    cell: str = CELL.default
-    seed: int = SEED.default
+    The knobs are the only place the fields are written; ``cls.KNOBS`` keeps them.
+    """
+    def make(cls: type) -> type:
+        cls.__annotations__ = {k.name: k.type.__name__ for k in knobs}
+        for knob in knobs:
+            setattr(cls, knob.name, knob.default)
+        cls.KNOBS = knobs
+        return dataclass(frozen=True)(cls)
+    return make
+
+
+class KnobConfig:
+    """What every config of knobs can do: check itself, read and write URL values."""
+
+    KNOBS: tuple[Knob, ...] = ()
 
     def __post_init__(self) -> None:
-        for knob in RUN_KNOBS:
+        for knob in self.KNOBS:
             value = getattr(self, knob.name)
             if isinstance(knob, IntKnob):
                 if isinstance(value, bool) or not isinstance(value, int):
@@ -165,27 +224,28 @@ class RunConfig:
                 raise ValueError(f"{knob.name}={value!r} is not one of {knob.choices}")
 
     @classmethod
-    def from_params(cls, params: Mapping[str, object]) -> tuple[RunConfig, list[str]]:
+    def from_params(cls, params: Mapping[str, object]):
         """Untrusted strings (URL query values) -> (valid config, messages).
 
         Missing keys take their default silently; anything rejected or clamped
         gets one plain-language message. Unknown keys are ignored here (other
         pages own them). Never raises on bad text.
         """
-        values, messages = parse_knobs(RUN_KNOBS, params)
+        values, messages = parse_knobs(cls.KNOBS, params)
         return cls(**values), messages
 
     def to_params(self) -> dict[str, str]:
         """Query parameters that differ from the defaults (for a shareable link)."""
-        defaults = RunConfig()
-        return {
-            f.name: str(getattr(self, f.name))
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != getattr(defaults, f.name)
-        }
+        return {k.name: str(getattr(self, k.name)) for k in self.KNOBS
+                if getattr(self, k.name) != k.default}
 
-    def replace(self, **changes: object) -> RunConfig:
+    def replace(self, **changes: object):
         return dataclasses.replace(self, **changes)
+
+
+@knob_fields(RUN_KNOBS)
+class RunConfig(KnobConfig):
+    """One run of the stock predictor: the seed example by default. Fields: RUN_KNOBS."""
 
     @property
     def is_loop(self) -> bool:
@@ -254,10 +314,12 @@ TRAIN_LABELS: dict[str, str] = {
 }
 
 SOURCE = ChoiceKnob("source", "Data", "stocks", SOURCES,
-                    "Real prices shipped with the app, a seeded synthetic series, or your own CSV.")
-TICKER = ChoiceKnob("ticker", "Ticker", "aapl", TICKERS, "Which bundled stock (daily, 2000-2013).")
+                    "Real prices shipped with the app, a seeded synthetic series, or your own CSV.",
+                    TRAIN_LABELS)
+TICKER = ChoiceKnob("ticker", "Ticker", "aapl", TICKERS, "Which bundled stock (daily, 2000-2013).",
+                    TRAIN_LABELS)
 SYNTH = ChoiceKnob("series", "Synthetic series", "gbm", SERIES,
-                   "Generated from the seed: noise has no pattern to learn; a sine has one.")
+                   "Generated from the seed: noise has no pattern to learn; a sine has one.", TRAIN_LABELS)
 START_YEAR = IntKnob("start_year", "From year", 2010, 2000, 2013, 1,
                      "First calendar year of bundled prices used (real data only).")
 END_YEAR = IntKnob("end_year", "To year", 2013, 2000, 2013, 1,
@@ -265,9 +327,11 @@ END_YEAR = IntKnob("end_year", "To year", 2013, 2000, 2013, 1,
 FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_SETS,
                       "Numbers per day fed to the model; their count is the model's input_size. "
                       "return: log(close / previous close); close: standardised; "
-                      "MA: close over its 5-day moving average, minus 1; volume: log(1 + volume).")
+                      "MA: close over its 5-day moving average, minus 1; volume: log(1 + volume).",
+                      TRAIN_LABELS)
 TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
-                    "What the model learns to predict for the next trading day.")
+                    "What the model learns to predict for the next trading day.",
+                    {**TRAIN_LABELS, "return": "next day's return"})
 EPOCHS = IntKnob("epochs", "Max epochs", 30, 1, 200, 1,
                  "Passes over the training windows; early stopping may end sooner.")
 LEARNING_RATE = ChoiceKnob("lr", "Learning rate", "0.01", LEARNING_RATES, "Adam's step size.")
@@ -285,35 +349,28 @@ MAX_TRAIN_SECONDS = 20.0  # wall-time cap on one training run, for a shared host
 PATIENCE = 8  # early stopping: epochs without a better validation loss
 
 
-@dataclass(frozen=True)
-class TrainConfig:
-    """One training run on the Train and predict page. Defaults train in a few seconds."""
+@knob_fields(TRAIN_KNOBS)
+class TrainConfig(KnobConfig):
+    """One training run on the Train and predict page. Defaults train in a few seconds.
 
-    source: str = SOURCE.default
-    ticker: str = TICKER.default
-    series: str = SYNTH.default
-    start_year: int = START_YEAR.default
-    end_year: int = END_YEAR.default
-    features: str = FEATURES.default
-    target: str = TARGET.default
-    seq_len: int = SEQ_LEN.default
-    hidden_size: int = HIDDEN_SIZE.default
-    num_layers: int = NUM_LAYERS.default
-    cell: str = CELL.default
-    epochs: int = EPOCHS.default
-    lr: str = LEARNING_RATE.default
-    val_pct: int = VAL_PCT.default
-    test_pct: int = TEST_PCT.default
-    seed: int = SEED.default
+    Fields: TRAIN_KNOBS.
+    """
 
     @classmethod
     def from_params(cls, params: Mapping[str, object]) -> tuple[TrainConfig, list[str]]:
         """Untrusted strings (URL query values) -> (valid config, messages). Never raises."""
         values, messages = parse_knobs(TRAIN_KNOBS, params)
-        if values["start_year"] > values["end_year"]:
-            values["start_year"], values["end_year"] = values["end_year"], values["start_year"]
-            messages.append("From year was after To year; the two were swapped.")
-        return cls(**values), messages
+        config, notes = cls.checked(**values)
+        return config, messages + notes
+
+    @classmethod
+    def checked(cls, **values: object) -> tuple[TrainConfig, list[str]]:
+        """Valid values for each knob -> (config, notes): a year range given backwards is turned round."""
+        start, end = values.get("start_year", START_YEAR.default), values.get("end_year", END_YEAR.default)
+        if start > end:
+            values.update(start_year=end, end_year=start)
+            return cls(**values), ["*From year* was after *To year*: the two were swapped."]
+        return cls(**values), []
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -372,18 +429,27 @@ PRESETS: tuple[Preset, ...] = (
 # such as /lesson?step=3 opens the class at that experiment.
 STEP = IntKnob("step", "Lesson step", 1, 1, 8, 1,
                "The lesson's experiment on screen; Back and Next move it.")
+# Debugging page: the node the inspector shows, by id; its page checks it against the run.
+NODE = TextKnob("node", "Node", "", 120,
+                "A node of the run's graph, by id (L0.t4/Tanh0) or as the node picker shows it.")
+
+# The knobs each page binds to its URL, besides PRESENT on every page: its links,
+# the lesson's links to it, and which of a link's values its page checks.
+PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
+    "app.py": (),
+    "pages/playground.py": (*RUN_KNOBS, VIEW, PANEL),
+    "pages/train.py": TRAIN_KNOBS,
+    "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
+    "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
+    "pages/lesson.py": (STEP,),
+}
 
 
 # What each select box shows for its values: the menus, and the links (a bound
 # select box puts its displayed text in the URL, e.g. ?cell=nn.GRU).
-CHOICE_LABELS: dict[str, dict[str, str]] = {
-    "cell": CELL_LABELS,
-    "view": VIEW_LABELS,
-    "source": TRAIN_LABELS,
-    "ticker": TRAIN_LABELS,
-    "series": TRAIN_LABELS,
-    "features": TRAIN_LABELS,
-    "target": {**TRAIN_LABELS, "return": "next day's return"},
+CHOICE_LABELS: dict[str, Mapping[str, str]] = {
+    k.name: k.labels for k in (*RUN_KNOBS, VIEW, PANEL, *TRAIN_KNOBS)
+    if isinstance(k, ChoiceKnob) and k.labels
 }
 
 

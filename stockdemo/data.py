@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from stockdemo.config import TRAIN_LABELS, TrainConfig
+
 BUNDLED = Path(__file__).resolve().parent / "data" / "stocks.csv.gz"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # also server.maxUploadSize in .streamlit/config.toml
 MA_WINDOW = 5  # days in the moving-average feature and baseline
@@ -389,3 +391,41 @@ def _safe_std(values: np.ndarray) -> np.ndarray:
     """Standard deviation, with 1 where a column is constant (nothing to scale)."""
     std = values.std(axis=0)
     return np.where(std > 0, std, 1.0)
+
+
+# --- From a TrainConfig --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Upload:
+    """A learner's price file, read: its table, its file name, the column that holds the price."""
+
+    table: pd.DataFrame
+    name: str
+    price_column: str
+    digest: str  # of the file's bytes: with the column, says which data a result was trained on
+
+
+def load_prices(config: TrainConfig, upload: Upload | None = None) -> tuple[pd.DataFrame, str]:
+    """The prices a TrainConfig names -> (prices frame, what to call them). Raises DataError."""
+    if config.source == "stocks":
+        return (load_stock(config.ticker, config.start_year, config.end_year),
+                f"{config.ticker.upper()} daily close, {config.start_year}-{config.end_year}")
+    if config.source == "synthetic":
+        return (synthetic_prices(config.series, config.seed),
+                f"{TRAIN_LABELS[config.series]}, seed {config.seed}")
+    if upload is None:
+        raise DataError("No file yet: upload a CSV with a date column and a price column.")
+    volume = volume_column(upload.table)
+    prices = prices_from_table(upload.table, upload.price_column,
+                               volume if volume != upload.price_column else None)
+    return prices, f"{upload.name}, column {upload.price_column}"
+
+
+def load_dataset(config: TrainConfig, upload: Upload | None = None) -> tuple[Dataset, str]:
+    """Load the prices a TrainConfig names, then window, split and scale them as it says.
+
+    -> (Dataset, what to call the data). Raises DataError with a message for the learner.
+    """
+    prices, name = load_prices(config, upload)
+    return prepare(prices, config.feature_names, config.target, config.seq_len,
+                   config.val_pct, config.test_pct), name

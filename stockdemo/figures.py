@@ -9,13 +9,16 @@ import json
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from stockdemo import theme
 from stockdemo.config import CELL_LABELS, RunConfig
 from stockdemo.graph import Graph
+from stockdemo.inspection import LOSS, Inspection
 from stockdemo.live import RunResult
 
 PALETTE = list(theme.PALETTE)
+FONT = {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE, "color": theme.TEXT}
 MAX_LINES = 8
 
 
@@ -113,6 +116,35 @@ def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) 
                    f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}")
 
 
+def ops_table(graph: Graph) -> pd.DataFrame:
+    """The graph's autograd nodes by op: columns op, count, most frequent first."""
+    return pd.DataFrame(list(graph.stats["ops_by_type"].items()), columns=["op", "count"])
+
+
+def ops_alt(ops: pd.DataFrame) -> str:
+    return "Bar chart of autograd nodes by op: " + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples())
+
+
+def predictions_alt(config: RunConfig) -> str:
+    return (f"Line chart: the first feature of {min(MAX_LINES, config.batch_size)} input windows "
+            f"over {config.seq_len} steps, each window's prediction a star.")
+
+
+def size_alt(sweep: list[dict[str, int]]) -> str:
+    return "Line chart of graph nodes against sequence length: " + ", ".join(
+        f"T {r['seq_len']}: {r['nodes']}" for r in sweep)
+
+
+def size_caption(sweep: list[dict[str, int]], config: RunConfig, fused: bool) -> str:
+    """What the size sweep shows: flat for the fused LSTM, else how many nodes one step adds."""
+    if fused:
+        return "Flat: the fused LSTM kernel records one node per layer whatever T is."
+    growth = (sweep[-1]["nodes"] - sweep[1]["nodes"]) / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
+    return (f"A straight line: each extra time step adds {growth:.0f} nodes "
+            f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
+            "hidden 4: the graph's size does not depend on those.")
+
+
 def graph_json(graph: Graph) -> str:
     return json.dumps(graph.to_dict(), indent=1)
 
@@ -127,3 +159,39 @@ def predictions_csv(result: RunResult) -> str:
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     return buf.getvalue()
+
+
+def hidden_heatmap(run: Inspection) -> go.Figure:
+    """Sequence 0's hidden state, unit by time step, one panel per layer, red positive, blue negative."""
+    config = run.config
+    T, L = config.seq_len, config.num_layers
+    fig = make_subplots(rows=L, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=[f"layer {layer}" for layer in range(L)])
+    limit = max(float(abs(h).max()) for h in run.hidden) or 1.0
+    for layer, h in enumerate(run.hidden):  # h: (T, hidden)
+        fig.add_trace(go.Heatmap(z=h.T, x=list(range(T)), y=list(range(h.shape[1])),
+                                 colorscale="RdBu_r", zmin=-limit, zmax=limit, zmid=0,
+                                 showscale=layer == 0, colorbar=dict(title="h"),
+                                 hovertemplate="t=%{x}, unit %{y}: %{z:.3f}<extra></extra>"),
+                      row=layer + 1, col=1)
+        fig.update_yaxes(title="unit", row=layer + 1, col=1)
+    fig.update_xaxes(title="time step t", row=L, col=1)
+    fig.update_layout(title=f"Hidden state h_t of sequence 0 (T = {T}, hidden = {config.hidden_size})",
+                      height=170 + 150 * L + min(config.hidden_size, 64) * 2 * L,
+                      margin=dict(l=10, r=10, t=70, b=10), font=FONT)
+    return fig
+
+
+def gradient_figure(run: Inspection) -> go.Figure:
+    """‖∂L/∂h_t‖ against t, one line per layer, on a log scale."""
+    T = run.config.seq_len
+    fig = go.Figure()
+    for layer, norms in enumerate(run.grad_norms):
+        fig.add_trace(go.Scatter(x=list(range(T)), y=norms, mode="lines+markers", name=f"layer {layer}",
+                                 line=dict(color=PALETTE[layer % len(PALETTE)], width=3)))
+    fig.update_yaxes(type="log", title="‖∂L/∂h_t‖ (log scale)", exponentformat="power")
+    fig.update_xaxes(title=f"time step t (T = {T})", range=[-0.5, T - 0.5])
+    fig.update_layout(title=f"Gradient of L = {LOSS} at each step's hidden state",
+                      height=400, margin=dict(l=10, r=10, t=60, b=10), font=FONT,
+                      legend=dict(orientation="h", y=-0.25))
+    return fig

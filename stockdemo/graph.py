@@ -143,7 +143,27 @@ def capture_graph(output: torch.Tensor, model: nn.Module | None = None,
             gc.enable()
 
 
-def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor | None) -> Graph:
+def capture_graph_nodes(output: torch.Tensor, model: nn.Module | None = None,
+                        inputs: torch.Tensor | None = None) -> tuple[Graph, dict[str, object]]:
+    """``capture_graph``, and for each op and parameter node id the autograd node behind it.
+
+    -> the graph, {node id: grad_fn} (an ``AccumulateGrad`` for a parameter).
+    The replay (stockdemo/trace.py) hooks these nodes and reads their sequence numbers.
+    """
+    if output.grad_fn is None:
+        raise ValueError("output has no grad_fn: run the model with autograd enabled")
+    grad_fns: dict[str, object] = {}
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _capture(output, model, inputs, grad_fns), grad_fns
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor | None,
+             grad_fns: dict[str, object] | None = None) -> Graph:
     param_names = {}
     if model is not None:
         param_names = {id(p): name for name, p in model.named_parameters()}
@@ -219,6 +239,8 @@ def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor
         "fused": fused,
         "backend": _backend(fused, output),
     }
+    if grad_fns is not None:
+        grad_fns.update((ids[i], fn) for i, fn in enumerate(order))
     return Graph(tuple(head + params + nodes + tail), tuple(edges), meta)
 
 

@@ -34,6 +34,37 @@ from stockdemo.model import LoopRNN, StockPredictor
 
 LOSS = "predictions.sum()"
 
+# What the Debugging page shows next to each view: the few lines that read it from a run.
+HOOK_CODE = """states = []
+def keep(module, args, h):
+    states.append(h)  # (batch, hidden)
+
+hook = cell.register_forward_hook(keep)
+predictions = model(input_data)
+hook.remove()
+len(states)  # {T}, one per step"""
+RETAIN_GRAD_CODE = f"""# in the hook, during forward:
+h.retain_grad()
+
+loss = {LOSS}
+loss.backward()
+norms = [h.grad.norm()
+         for h in states]"""
+PRINT_CODE = """def show(module, args, h):
+    if step == {step}:
+        print(h.norm(), h[0])
+
+buf = io.StringIO()
+with redirect_stdout(buf):
+    model(input_data)
+text = buf.getvalue()"""
+SAVED_CODE = """fn = predictions.grad_fn
+# fn.next_functions leads to any node
+for name in dir(fn):
+    if name.startswith('_saved_'):
+        value = getattr(fn, name)
+        print(name, value)"""
+
 # Called with (layer, step, h), h: (batch, hidden), as each hidden state is made.
 StepHook = Callable[[int, int, torch.Tensor], None]
 
@@ -61,6 +92,60 @@ class Inspection:
         """‖∂L/∂h_0‖ / ‖∂L/∂h_{T-1}‖ in the last layer: < 1 fades, > 1 explodes."""
         last = self.grad_norms[-1]
         return float(last[0] / last[-1]) if last[-1] > 0 else math.inf
+
+
+VANISHED, VANISHING, EXPLODING = "vanished", "vanishing", "exploding"
+
+
+@dataclass(frozen=True)
+class GradientTrend:
+    """How the gradient changes going back from the last step to the first."""
+
+    kind: str  # VANISHED (exactly 0 at step 0), VANISHING or EXPLODING
+    factor: float  # how many times smaller (vanishing) or bigger (exploding) it is at step 0
+
+
+def gradient_trend(ratio: float) -> GradientTrend:
+    """``Inspection.vanishing_ratio`` (first / last) -> the verdict: vanished, vanishing or exploding."""
+    if ratio == 0:
+        return GradientTrend(VANISHED, math.inf)
+    if ratio < 1:
+        return GradientTrend(VANISHING, 1 / ratio)
+    return GradientTrend(EXPLODING, ratio)
+
+
+def describe_trend(trend: GradientTrend) -> str:
+    """The verdict as one sentence for the page (markdown)."""
+    said = {VANISHED: "**vanishes completely**: at step 0 it is exactly 0.",
+            VANISHING: f"**shrinks by a factor of {factor_text(trend.factor)}**: vanishing gradients. "
+                       "Step 0 barely moves the weights.",
+            EXPLODING: f"**grows by a factor of {factor_text(trend.factor)}**: exploding gradients."}
+    return f"Going back from the last step to the first, the gradient {said[trend.kind]}"
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def factor_text(value: float) -> str:
+    """2.6e6 -> '2.6 × 10⁶': readable from the back of the room."""
+    if value < 1000 or value == math.inf:
+        return f"{value:.3g}"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
+def default_node(graph: Graph, config: RunConfig) -> str:
+    """The node the inspector opens on: the op that makes the last layer's last hidden state."""
+    # Op nodes come in creation order: the last one of the last step makes the final hidden state.
+    last_step = [n.id for n in graph.op_nodes
+                 if n.layer == config.num_layers - 1 and n.step == config.seq_len - 1]
+    return last_step[-1] if last_step else graph.op_nodes[0].id  # fused LSTM: its layer node
+
+
+def saved_rows(details: NodeDetails) -> list[dict[str, object]]:
+    """A node's saved values as table rows: name, shape, min/max/mean/std or the value."""
+    return [{"saved": s.name, "shape": str(s.shape) if s.shape is not None else "",
+             **(s.stats or {}), "value": s.text or ""} for s in details.saved]
 
 
 @dataclass(frozen=True)

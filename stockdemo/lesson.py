@@ -13,15 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stockdemo import data, inspection, static, train
-from stockdemo.config import CELL_LABELS, RunConfig, TrainConfig
+from stockdemo.config import CELL_LABELS, PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, op_name
 from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.live import run
-
-# Every knob of a run, so a link resets whatever an earlier experiment left set.
-RUN_LINK_KNOBS = ("seq_len", "hidden_size", "num_layers", "batch_size", "input_size", "cell", "seed")
-TRAIN_LINK_KNOBS = ("source", "ticker", "start_year", "end_year", "features", "target", "seq_len",
-                    "hidden_size", "num_layers", "cell", "epochs", "lr", "seed")
 
 
 @dataclass(frozen=True)
@@ -41,8 +36,13 @@ class Step:
     page: str  # page file relative to the app root
     link_label: str
     settings: RunConfig | TrainConfig  # what the linked page opens with, and what the answer runs
-    link_knobs: tuple[str, ...]  # fields of ``settings`` the linked page binds to its URL
     answer: Callable[[RunConfig | TrainConfig], Answer]
+
+    @property
+    def link_knobs(self) -> tuple[str, ...]:
+        """Every field of ``settings`` the linked page binds to its URL, so a link resets
+        whatever an earlier experiment left set."""
+        return tuple(k.name for k in PAGE_KNOBS[self.page] if k in self.settings.KNOBS)
 
     @property
     def query(self) -> dict[str, str]:
@@ -139,12 +139,9 @@ def vanishing_gradient(config: RunConfig) -> Answer:
     inspected = inspection.inspect_run(config)
     first, last = inspected.grad_norms[-1, 0], inspected.grad_norms[-1, -1]
     ratio = inspected.vanishing_ratio
-    if ratio == 0:
-        value = "vanished to 0"
-    elif ratio < 1:
-        value = f"{1 / ratio:,.0f}× smaller"
-    else:
-        value = f"{ratio:,.0f}× bigger"
+    trend = inspection.gradient_trend(ratio)
+    value = {inspection.VANISHED: "vanished to 0", inspection.VANISHING: f"{trend.factor:,.0f}× smaller",
+             inspection.EXPLODING: f"{trend.factor:,.0f}× bigger"}[trend.kind]
     return Answer("Gradient at step 0, against the last step", value,
                   f"‖∂L/∂h₀‖ = {first:.3g} at the first step, ‖∂L/∂h{subscript(config.seq_len - 1)}‖ = "
                   f"{last:.3g} at the last (first / last = {ratio:.3g}), read with `retain_grad()` "
@@ -152,9 +149,7 @@ def vanishing_gradient(config: RunConfig) -> Answer:
 
 
 def honest_baseline(config: TrainConfig) -> Answer:
-    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
-    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
-                           config.val_pct, config.test_pct)
+    dataset, _ = data.load_dataset(config)
     result = train.run_training(dataset, config)
     rmse = result.metrics["RMSE"]
     model, naive = rmse[train.MODEL_ROW], rmse[train.PERSISTENCE_ROW]
@@ -171,40 +166,40 @@ STEPS: tuple[Step, ...] = (
          "Every operation the model runs is written down as a node; `backward()` walks that "
          "record in reverse.",
          "`print(predictions)` ends with `grad_fn=<…>`. Which operation is that?",
-         "app.py", "Open Home and press Run it", RunConfig(), (), last_grad_fn),
+         "app.py", "Open Home and press Run it", RunConfig(), last_grad_fn),
     Step("The seed example",
          "The model reads 10 sequences of 5 days, 3 numbers a day, through one `nn.RNN` layer.",
          "What shape will the predictions have?",
-         "pages/playground.py", "Open the Playground on the seed", RunConfig(), RUN_LINK_KNOBS,
+         "pages/playground.py", "Open the Playground on the seed", RunConfig(),
          seed_output),
     Step("Longer sequences grow the graph",
          "PyTorch records the graph while the Python loop runs, one time step after another.",
          "T goes from 5 to 6: how many nodes will the graph gain?",
          "pages/playground.py", "Open the Playground at T = 6", RunConfig(seq_len=6),
-         RUN_LINK_KNOBS, one_more_step),
+         one_more_step),
     Step("Layers stack blocks",
          "A second layer reads the first layer's hidden states, step by step.",
          "Two layers, T = 5: how many blocks will the graph hold?",
          "pages/playground.py", "Open the Playground with 2 layers", RunConfig(num_layers=2),
-         RUN_LINK_KNOBS, stacked_blocks),
+         stacked_blocks),
     Step("The fused LSTM",
          "On CPU, `nn.LSTM` runs all its time steps inside one oneDNN kernel.",
          "`nn.LSTM`, T from 5 to 50: how many nodes will the graph gain?",
          "pages/playground.py", "Open the Playground: LSTM at T = 50",
-         RunConfig(cell="lstm", seq_len=50), RUN_LINK_KNOBS, fused_lstm),
+         RunConfig(cell="lstm", seq_len=50), fused_lstm),
     Step("Static capture against dynamic graphs",
          "`torch.compile` traces one fixed graph and reuses it while the input's shape holds.",
          "It sees T = 5, then 6, then 5 again: how many graphs will it capture?",
          "pages/static_vs_dynamic.py", "Open Static vs dynamic, press Capture, move T",
-         RunConfig(), ("seq_len", "cell"), static_capture),
+         RunConfig(), static_capture),
     Step("Debugging inside a run",
          "Hooks read every hidden state and its gradient while the model runs.",
          "T = 20: is the first step's gradient bigger or smaller than the last's?",
-         "pages/debugging.py", "Open Debugging at T = 20", RunConfig(seq_len=20), RUN_LINK_KNOBS,
+         "pages/debugging.py", "Open Debugging at T = 20", RunConfig(seq_len=20),
          vanishing_gradient),
     Step("Training on real prices, and the honest baseline",
          "We train a fresh model on Apple's daily closes, 2010 to 2013, and test it on the last days.",
          "Will it beat the naive forecast *tomorrow's price = today's*?",
-         "pages/train.py", "Open Train and predict, press Train", TrainConfig(), TRAIN_LINK_KNOBS,
+         "pages/train.py", "Open Train and predict, press Train", TrainConfig(),
          honest_baseline),
 )

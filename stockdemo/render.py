@@ -1,15 +1,18 @@
-"""Draw a captured ``Graph`` as Graphviz DOT, laid out by its known structure.
+"""Draw a captured ``Graph``: ``layout`` places it, writers turn the picture into text.
 
 Graphviz's ``dot`` layout chokes on a raw unrolled RNN graph: the shared
 parameters are hubs wired to every time step. We know the structure (time
-step x layer), so we place every node ourselves and pin it (``neato`` with
-``pos="x,y!"``): time runs across, layers run down, each parameter is drawn
-once per layer. The browser's Graphviz then only draws, which stays fast.
+step x layer, read from each node's own ``layer``, ``step`` and ``role``), so
+``layout`` places every node itself: time runs across, layers run down, each
+parameter is drawn once per layer. Writers only draw: ``write_dot`` pins every
+position for Graphviz (``neato`` with ``pos="x,y!"``), the interactive view
+draws the same ``Picture`` in the browser.
 
 Two views:
 
 - **unrolled**: every node of the run, one block per time step and layer.
-  Past ``MAX_DRAWN_NODES`` the middle steps fold into one "⋯ k steps" box.
+  Past ``max_nodes`` the middle steps fold into one "⋯ k steps" box
+  (``max_nodes=None`` never folds).
 - **rolled**: one block per layer standing for all T steps ("× T").
 
 ``view="auto"`` picks unrolled while the graph has at most ``NODE_BUDGET``
@@ -18,15 +21,17 @@ nodes. Either way the caption gives the full graph's exact counts.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from stockdemo import theme
 from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
 
 NODE_BUDGET = 250  # auto view: unrolled up to this many nodes
-MAX_DRAWN_NODES = 1200  # unrolled view: fold middle steps past this
+MAX_DRAWN_NODES = 1200  # unrolled view for Graphviz: fold middle steps past this
 
 # Colours come from the one theme (Okabe-Ito: safe for colour-blind readers).
 FILL = theme.GRAPH_FILL
@@ -35,13 +40,67 @@ MUTED = theme.MUTED
 EDGE = theme.GRAPH_EDGE
 RECURRENT = theme.RECURRENT
 
-# Geometry, in inches.
-COL = 1.1  # one node column
-PARAM_COL = 1.75  # parameter names are longer
-ROW = 0.72  # one node row
-BLOCK_GAP = 0.25
-BAND_GAP = 0.6
+# Geometry, in points (1/72 inch), y down.
+INCH = 72.0
+COL = 1.1 * INCH  # one node column
+PARAM_COL = 1.75 * INCH  # parameter names are longer
+ROW = 0.72 * INCH  # one node row
+BLOCK_GAP = 0.25 * INCH
+BAND_GAP = 0.6 * INCH
+CAPTION_H = 0.45 * INCH  # a frame's caption line, above its first row
+MARGIN = 0.2 * INCH  # around the whole picture
 FONT = "Helvetica"
+FONT_SIZE = 12
+# Box sizes as Graphviz sizes them for 12 pt Helvetica (margin 0.08 x 0.04 in,
+# height at least 0.4 in, width at least 0.75 in); CHAR_W is its mean advance.
+CHAR_W = 6.6
+LINE_H = 14.4
+PAD_X, PAD_Y = 0.16 * INCH, 0.08 * INCH
+MIN_W, MIN_H = 0.75 * INCH, 0.4 * INCH
+
+
+@dataclass(frozen=True)
+class PlacedNode:
+    id: str  # drawn id: a graph node id, or a marker id ("L0.fold", "L0.loop")
+    kind: str  # "input" | "parameter" | "op" | "output" | "fold" | "loop"
+    label: str  # text in the box; lines separated by "\n" (shape on the last line)
+    x: float  # centre, points, origin top-left, y grows down
+    y: float
+    w: float  # box width and height, points
+    h: float
+    fill: str  # "#RRGGBB" from stockdemo.theme
+    node: Node | None  # the graph's Node (None for markers)
+
+
+@dataclass(frozen=True)
+class PlacedEdge:
+    src: str  # drawn ids
+    dst: str
+    recurrent: bool  # carries the hidden state to the next step
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Dashed outline of a block (a time step, "all steps at once", ...)."""
+
+    label: str
+    x: float  # top-left corner, points, y down
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class Picture:
+    view: str  # "unrolled" | "rolled"
+    nodes: tuple[PlacedNode, ...]
+    edges: tuple[PlacedEdge, ...]
+    frames: tuple[Frame, ...]
+    width: float  # bounding box, points
+    height: float
+    caption: str
+    folded_steps: int  # 0 unless max_nodes forced a fold
+    drawn_as: dict[str, str]  # every graph node id -> the drawn id that stands for it
 
 
 @dataclass(frozen=True)
@@ -53,24 +112,46 @@ class Rendering:
     caption: str
 
 
-def render_dot(graph: Graph, view: str = "auto") -> Rendering:
-    """Graph -> DOT with pinned positions (time across, layers down)."""
+def layout(graph: Graph, view: str = "auto", max_nodes: int | None = MAX_DRAWN_NODES) -> Picture:
+    """Place every node of ``graph``: time across, layers down, positions in points, y down.
+
+    ``max_nodes=None`` never folds (the interactive view draws every node).
+    """
     if view not in ("auto", "rolled", "unrolled"):
         raise ValueError(f"view must be auto, rolled or unrolled, got {view!r}")
     if view == "auto":
         view = "unrolled" if len(graph.nodes) <= NODE_BUDGET else "rolled"
     if not graph.meta.get("unrolled"):
         view = "unrolled"  # fused or loop-free graphs have no steps to roll
-    layout = _Layout(graph, rolled=(view == "rolled"))
-    seq_len = graph.meta.get("seq_len")
+    # Placing allocates many small acyclic objects; a collection triggered midway
+    # would scan the whole heap (tens of ms with torch loaded) for nothing.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        placed = _Layout(graph, rolled=(view == "rolled"), max_nodes=max_nodes)
+        picture = placed.picture(view, _caption(graph, view, placed.folded))
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return picture
+
+
+def _caption(graph: Graph, view: str, folded: int) -> str:
     caption = f"{len(graph.nodes)} nodes · {len(graph.edges)} edges"
     if view == "rolled":
-        caption += f" · rolled: each layer's block stands for {seq_len} time steps"
-    elif layout.folded:
-        caption += f" · unrolled, {layout.folded} middle steps folded per layer"
+        caption += f" · rolled: each layer's block stands for {graph.meta.get('seq_len')} time steps"
+    elif folded:
+        caption += f" · unrolled, {folded} middle steps folded per layer"
     else:
         caption += " · unrolled: every node autograd recorded"
-    return Rendering(layout.to_dot(caption), view, layout.drawn, layout.folded, caption)
+    return caption
+
+
+def render_dot(graph: Graph, view: str = "auto") -> Rendering:
+    """Graph -> DOT with pinned positions (time across, layers down)."""
+    picture = layout(graph, view)
+    return Rendering(write_dot(picture), picture.view, len(picture.nodes), picture.folded_steps,
+                     picture.caption)
 
 
 def short_param(name: str) -> str:
@@ -83,24 +164,31 @@ def short_param(name: str) -> str:
     return f"{letter}_{rest.split('_l')[0]}"
 
 
-class _Layout:
-    """Positions and edges for one view of one graph."""
+def box_size(label: str) -> tuple[float, float]:
+    """(width, height) in points of a box holding ``label``, as Graphviz sizes it."""
+    lines = label.split("\n")
+    return (max(MIN_W, max(map(len, lines)) * CHAR_W + PAD_X),
+            max(MIN_H, len(lines) * LINE_H + PAD_Y))
 
-    def __init__(self, graph: Graph, rolled: bool) -> None:
+
+class _Layout:
+    """Positions for one view of one graph, from the nodes' layer, step, role and kind."""
+
+    def __init__(self, graph: Graph, rolled: bool, max_nodes: int | None) -> None:
         self.graph = graph
         self.rolled = rolled
-        self.nodes: dict[str, Node] = {}
-        self.pos: dict[str, tuple[float, float]] = {}
-        self.extra_label: dict[str, str] = {}
-        self.boxes: list[tuple[str, float, float, float, float, str]] = []
-        self.alias: dict[str, str] = {}  # drawn id for every node of the graph
+        self.max_nodes = max_nodes
+        # drawn id -> (node, centre x, centre y, label, w, h); markers included
+        self.placed: dict[str, tuple[Node, float, float, str, float, float]] = {}
+        self.frames: list[Frame] = []
+        self.alias: dict[str, str] = {}  # every graph node id -> the drawn id
         self.folded = 0
-        self._rolled_step: dict[str, int] = {}
+        self.first_step: dict[int | None, int] = {}  # layer -> first step drawn
+        self._preds = graph.preds
+        self._grids: dict[tuple[str | None, ...], tuple[list[tuple[int, int]], int, int]] = {}
+        self._boxes: dict[tuple[str, tuple[int, ...] | None], tuple[str, float, float]] = {}
+        self._layer_top: dict[int, float] = {}
         self._place()
-
-    @property
-    def drawn(self) -> int:
-        return len(self.pos)
 
     # -- placement ---------------------------------------------------------
     def _place(self) -> None:
@@ -115,7 +203,6 @@ class _Layout:
                 params[n.layer].append(n)
             else:
                 special[n.kind] = n
-        self._preds = g.preds
 
         layers = sorted({k[0] for k in blocks if k[0] is not None})
         steps = {layer: sorted(k[2] for k in blocks if k[0] == layer and k[1] == STEP)
@@ -124,26 +211,25 @@ class _Layout:
 
         y = 0.0
         x_end = 0.0
-        first_x = 0.0
         if "input" in special:
-            self._put(special["input"], COL * 1.0, y)
-            y -= ROW * 1.3
+            self._put(special["input"], COL, y)
+            y += ROW * 1.3
+        param_w = max((self._box_of(p)[1] for p in g.nodes if p.kind == "parameter"), default=0.0)
         for layer in layers:
             x = 0.0
             band_top = y
             heights = [0.0]
             # parameters of this layer: one column, drawn once
             for i, p in enumerate(params.get(layer, [])):
-                self._put(p, x, y - i * ROW)
+                self._put(p, x, y + i * ROW)
             heights.append(len(params.get(layer, [])) * ROW)
-            x += PARAM_COL * 0.6 + BLOCK_GAP
+            x += max(PARAM_COL * 0.6, param_w / 2 + COL * 0.45) + BLOCK_GAP
             for role in (PRE, FUSED):
                 block = blocks.get((layer, role, None))
                 if block:
                     w, h = self._place_block(block, x, y, caption=self._caption(role, layer))
                     x += w + BLOCK_GAP * 2
                     heights.append(h)
-            first_x = x
             drawn = shown_steps.get(layer, [])
             for t in drawn:
                 if t is None:
@@ -153,48 +239,46 @@ class _Layout:
                     w, h = self._place_block(block, x, y, caption=self._step_caption(layer, t))
                     if self.rolled:  # the hidden state goes round to the next step
                         loop = Node(f"L{layer}.loop", "loop", f"h → next step\n(× {len(steps[layer]) - 1})")
-                        self._put(loop, x + w + COL * 0.15, y - h / 2)
+                        self._put(loop, x + w + COL * 0.15, y + h / 2)
                         w += COL * 0.8
+                        self._alias_other_steps(layer, steps[layer], t, blocks, loop.id)
                 x += w + BLOCK_GAP
                 heights.append(h)
             post = blocks.get((layer, POST, None))
             if post:  # at the foot of the band, next to the layer below
-                w, h = self._place_block(post, x, y - max(heights) + ROW, caption="")
+                w, h = self._place_block(post, x, y + max(heights) - ROW, caption="")
                 x += w + BLOCK_GAP
                 heights.append(h)
             x_end = max(x_end, x)
-            y = band_top - max(heights) - BAND_GAP
-        self._first_step_x = first_x
+            y = band_top + max(heights) + BAND_GAP
 
         head = blocks.get((None, HEAD, None), [])
         hx = x_end
-        hy = y + BAND_GAP + ROW  # beside the last layer
-        if layers:
-            hy = self._band_y_of_last(layers[-1])
+        hy = self._layer_top.get(layers[-1], y) if layers else y
         w, h = self._place_block(head, hx, hy, caption="head: last step → fc")
         if "output" in special:
-            self._put(special["output"], hx, hy - h - ROW * 0.4)
+            self._put(special["output"], hx, hy + h + ROW * 0.4)
         for i, p in enumerate(params.get(None, [])):  # the head's own weights, beside it
-            self._put(p, hx + w + PARAM_COL * 0.3, hy - ROW * (0.6 + i))
-        self._mark_param_reuse()
-
-    def _band_y_of_last(self, layer: int) -> float:
-        ys = [self.pos[n.id][1] for n in self.nodes.values()
-              if n.layer == layer and n.kind == "op" and n.id in self.pos]
-        return max(ys) if ys else 0.0
+            pw = self._box_of(p)[1]
+            self._put(p, hx + w + max(PARAM_COL * 0.3, pw / 2 - COL * 0.45 + BLOCK_GAP / 2),
+                      hy + ROW * (0.6 + i))
 
     def _steps_to_draw(self, blocks, steps) -> dict[int, list[int | None]]:
         """Per layer, the steps to draw in order; None marks the folded run."""
         if self.rolled:
             shown = {layer: [s[1] if len(s) > 1 else s[0]] for layer, s in steps.items() if s}
-            self._rolled_step = {f"L{layer}": s[0] for layer, s in shown.items()}
-            return shown
-        total = len(self.graph.nodes)
-        if total <= MAX_DRAWN_NODES:
-            return {layer: list(s) for layer, s in steps.items()}
+        else:
+            shown = {layer: list(s) for layer, s in steps.items()}
+            total = len(self.graph.nodes)
+            if self.max_nodes is not None and total > self.max_nodes:
+                shown = self._fold(blocks, steps, total)
+        self.first_step = {layer: s[0] for layer, s in shown.items() if s}
+        return shown
+
+    def _fold(self, blocks, steps, total: int) -> dict[int, list[int | None]]:
         step_nodes = sum(len(blocks[(layer, STEP, t)]) for layer, s in steps.items() for t in s)
         per_step = max(1, step_nodes // max(1, sum(len(s) for s in steps.values())))
-        budget = MAX_DRAWN_NODES - (total - step_nodes)
+        budget = self.max_nodes - (total - step_nodes)
         keep = max(1, budget // (2 * per_step * max(1, len(steps))))
         shown: dict[int, list[int | None]] = {}
         for layer, s in steps.items():
@@ -207,72 +291,91 @@ class _Layout:
 
     def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
         """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
-        members = {n.id for n in block}
-        depth: dict[str, int] = {}
-        for n in block:  # creation order is a topological order
-            inner = [depth[p] for p in self._preds.get(n.id, ()) if p in members and p in depth]
-            depth[n.id] = 1 + max(inner) if inner else 0
-        rows: dict[int, list[Node]] = defaultdict(list)
-        for n in block:
-            rows[depth[n.id]].append(n)
-        width = max((len(r) for r in rows.values()), default=1)
-        top = y - (0.45 if caption else 0.0)
-        for d, row in rows.items():
-            for i, n in enumerate(row):
-                self._put(n, x + i * COL, top - d * ROW)
-        height = (max(rows, default=0) + 1) * ROW + (0.45 if caption else 0.0)
+        ops = tuple(n.op for n in block)
+        grid = self._grids.get(ops)
+        if grid is None:
+            # Steps that run the same ops ran the same code, so they wire them
+            # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
+            grid = self._grids[ops] = self._grid(block)
+        cells, width, rows = grid
+        box_of = self._box_of
+        boxes = [box_of(n) for n in block]
+        col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
+        top = y + (CAPTION_H if caption else 0.0)
+        placed, alias = self.placed, self.alias
+        for n, (d, i), (label, w, h) in zip(block, cells, boxes, strict=True):
+            placed[n.id] = (n, x + i * col, top + d * ROW, label, w, h)
+            alias[n.id] = n.id
+        if block and block[0].layer is not None:
+            layer = block[0].layer
+            self._layer_top[layer] = min(self._layer_top.get(layer, top), top)
+        height = rows * ROW + (CAPTION_H if caption else 0.0)
         if caption:
-            self.boxes.append((caption, x - COL * 0.45, y + ROW * 0.25,
-                               width * COL - COL * 0.1, height, "dashed"))
-        return width * COL, height
+            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25,
+                                     width * col - col * 0.1, height))
+        return width * col, height
+
+    def _grid(self, block: list[Node]) -> tuple[list[tuple[int, int]], int, int]:
+        """Each node's (row, column) in its block: row = depth among the block's own nodes.
+
+        -> cells in block order, columns, rows
+        """
+        preds = self._preds
+        depth: dict[str, int] = {}
+        per_row: dict[int, int] = defaultdict(int)
+        cells = []
+        for n in block:  # creation order is a topological order
+            d = 0
+            for p in preds.get(n.id, ()):
+                v = depth.get(p)  # only this block's nodes are in ``depth``
+                if v is not None and v >= d:
+                    d = v + 1
+            depth[n.id] = d
+            cells.append((d, per_row[d]))
+            per_row[d] += 1
+        return cells, max(per_row.values(), default=1), max(per_row, default=0) + 1
 
     def _place_fold(self, layer, steps, drawn, blocks, x, y) -> tuple[float, float]:
         hidden = [t for t in steps if t not in drawn]
         n_nodes = sum(len(blocks[(layer, STEP, t)]) for t in hidden)
-        fold_id = f"L{layer}.fold"
-        node = Node(fold_id, "fold",
+        fold = Node(f"L{layer}.fold", "fold",
                     f"⋯ {len(hidden)} more steps ⋯\n(t={hidden[0]}…{hidden[-1]}, {n_nodes} nodes)")
-        self._put(node, x, y - ROW * 1.5)
+        self._put(fold, x, y + ROW * 1.5)
         for t in hidden:
             for n in blocks[(layer, STEP, t)]:
-                self.alias[n.id] = fold_id
-        return COL, ROW * 3
+                self.alias[n.id] = fold.id
+        return max(COL, self._box_of(fold)[1] / 2 + COL * 0.45), ROW * 3
+
+    def _alias_other_steps(self, layer: int, steps: list[int], shown: int, blocks, loop_id: str) -> None:
+        """Rolled: every step's node is drawn as the same op (same name, same rank) of the step shown."""
+        counterpart: dict[tuple[str | None, int], str] = {}
+        for key, n in _ranked(blocks[(layer, STEP, shown)]):
+            counterpart[key] = n.id
+        for t in steps:
+            if t != shown:
+                for key, n in _ranked(blocks[(layer, STEP, t)]):
+                    self.alias[n.id] = counterpart.get(key, loop_id)
+
+    def _box_of(self, n: Node) -> tuple[str, float, float]:
+        """(box text, width, height) of a node: its label, its shape on the last line."""
+        label = n.label
+        if label == "T" and n.kind == "op":  # a transpose names its weight
+            for src in self._preds.get(n.id, ()):
+                source = self.graph.by_id.get(src)
+                if source is not None and source.kind == "parameter" and source.param:
+                    label = f"{short_param(source.param)}.T"
+        key = (label, n.shape)
+        box = self._boxes.get(key)
+        if box is None:
+            text = label
+            if n.shape is not None:
+                text += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
+            box = self._boxes[key] = (text, *box_size(text))
+        return box
 
     def _put(self, node: Node, x: float, y: float) -> None:
-        self.nodes[node.id] = node
-        self.pos[node.id] = (x, y)
+        self.placed[node.id] = (node, x, y, *self._box_of(node))
         self.alias[node.id] = node.id
-
-    def drawn_as(self, node_id: str) -> str | None:
-        """The drawn node that stands for ``node_id``, if any.
-
-        Rolled, every step's node is drawn as the same op of the one step shown.
-        """
-        drawn = self.alias.get(node_id)
-        if drawn is None and self.rolled and node_id.startswith("L") and ".t" in node_id:
-            block, suffix = node_id.split("/", 1)
-            layer = block.split(".", 1)[0]
-            drawn = self._rolled_step.get(layer)
-            drawn = None if drawn is None else self.alias.get(f"{layer}.t{drawn}/{suffix}")
-        return drawn
-
-    def _mark_param_reuse(self) -> None:
-        """Parameter edges go to the first drawn step only; a transpose names its weight.
-
-        Wiring a shared weight to every step is what makes layouts explode;
-        ``W_hh.T`` on each step's transpose says the same thing in place.
-        """
-        first_step = {}
-        for n in self.nodes.values():
-            if n.role == STEP and n.step is not None:
-                first_step[n.layer] = min(first_step.get(n.layer, n.step), n.step)
-        self._first_step = first_step
-        preds = self.graph.preds
-        for node in self.nodes.values():
-            if node.label == "T":
-                for src in preds.get(node.id, ()):
-                    if src.startswith("param/"):
-                        self.extra_label[node.id] = f"{short_param(src.split('/', 1)[1])}.T"
 
     def _caption(self, role: str, layer: int) -> str:
         return {PRE: "all steps at once", FUSED: f"layer {layer}: fused"}[role]
@@ -284,101 +387,149 @@ class _Layout:
         return f"{prefix}t = {t}"
 
     # -- output ------------------------------------------------------------
-    def edges(self) -> list[tuple[str, str, bool]]:
-        """(src, dst, recurrent) between drawn nodes, each once."""
-        out: dict[tuple[str, str], bool] = {}
+    def edges(self) -> list[PlacedEdge]:
+        """Edges between drawn nodes, each once.
+
+        A shared weight is wired to the first drawn step only: wiring it to
+        every step is what makes layouts explode, and ``W_hh.T`` on each
+        step's transpose says the same in place.
+        """
         nodes = self.graph.by_id
-        if self.folded:  # edges may end in folded nodes: look at them all
+        alias = self.alias
+        first_step = self.first_step
+        if not (self.rolled or self.folded):  # every node drawn as itself: each edge as it is
+            edges = []
+            for src, dst in self.graph.edges:
+                ns, nd = nodes[src], nodes[dst]
+                if ns.kind == "parameter" and nd.role == STEP and nd.step != first_step.get(nd.layer):
+                    continue
+                edges.append(PlacedEdge(src, dst, ns.role == STEP == nd.role and ns.layer == nd.layer
+                                        and ns.step != nd.step))
+            return edges
+        if self.rolled:  # drawn nodes, and the step before the one shown (the recurrence)
+            targets = list(self.placed)
+            targets += [n.id for n in self.graph.nodes if n.role == STEP
+                        and n.step == self.first_step.get(n.layer, 0) - 1]
+            preds = self._preds
+            pairs: Iterable[tuple[str, str]] = (
+                (src, dst) for dst in targets for src in preds.get(dst, ()))
+        else:
             pairs = self.graph.edges
-        else:  # every edge ends in a drawn node or in one drawn as it (rolled)
-            preds = self.graph.preds
-            pairs = [(src, dst) for dst in self._sources_of_drawn() for src in preds.get(dst, ())]
+        placed = self.placed
+        out: dict[tuple[str, str], bool] = {}
         for src, dst in pairs:
-            a, b = self.drawn_as(src), self.drawn_as(dst)
+            a, b = alias.get(src), alias.get(dst)
             if a is None or b is None or a == b:
                 continue
-            if src.startswith("param/"):
-                target = self.nodes.get(b)
-                if target is not None and target.role == STEP \
-                        and target.step != self._first_step.get(target.layer):
+            ns, nd = nodes[src], nodes[dst]
+            if ns.kind == "parameter":
+                target = placed[b][0]
+                if target.role == STEP and target.step != first_step.get(target.layer):
                     continue
-            ns, nd = nodes.get(src), nodes.get(dst)
-            recurrent = (ns is not None and nd is not None and ns.role == STEP == nd.role
-                         and ns.layer == nd.layer and ns.step != nd.step)
+            recurrent = (ns.role == STEP == nd.role and ns.layer == nd.layer and ns.step != nd.step)
             if recurrent and self.rolled:
                 loop = f"L{nd.layer}.loop"
                 out.setdefault((a, loop), True)
                 out.setdefault((loop, b), True)
             else:
                 out.setdefault((a, b), recurrent)
-        return [(a, b, r) for (a, b), r in out.items()]
+        return [PlacedEdge(a, b, r) for (a, b), r in out.items()]
 
-    def _sources_of_drawn(self) -> list[str]:
-        """Ids whose incoming edges can show: drawn nodes, and in the rolled view
-        the step-1 nodes they stand for plus the step before (the recurrence)."""
-        ids = [i for i in self.pos if i in self.graph.by_id]
-        if self.rolled:
-            extra = []
-            for i in ids:
-                n = self.graph.by_id[i]
-                if n.role == STEP and n.step is not None and n.step > 0:
-                    extra.append(f"L{n.layer}.t{n.step - 1}/{i.split('/', 1)[1]}")
-            ids += [i for i in extra if i in self.graph.by_id]
-        return ids
-
-    def to_dot(self, caption: str) -> str:
-        return write_dot(self.statements(caption))
-
-    def statements(self, caption: str):
-        """The DOT statements of this picture: (kind, name or (a, b), attrs) in order."""
-        yield "graph", None, dict(
-            layout="neato", splines="false", bgcolor="transparent", fontname=FONT, fontsize="13",
-            fontcolor=MUTED, label=caption, labelloc="t", labeljust="l", pad="0.2")
-        # No outputorder=edgesfirst: it breaks the browser's redraw (d3-graphviz
-        # throws "undefined" and keeps the old picture when the slider moves).
-        # No rounded corners anywhere: the browser redraws a rounded box as a long
-        # path, and with them an update of a 50-node graph took 2.5-3 s instead of 0.3 s.
-        yield "node", None, dict(
-            fontname=FONT, fontsize="12", fontcolor=TEXT, style="filled", shape="box",
-            color="#555555", penwidth="1", margin="0.08,0.04", height="0.4")
-        yield "edge", None, dict(color=EDGE, arrowsize="0.6", penwidth="1")
-        for i, (label, x, y, w, h, style) in enumerate(self.boxes):
-            yield "N", f"box{i}", dict(
-                label="", pos=f"{x + w / 2:.2f},{y - h / 2:.2f}!", shape="box", style=style,
-                color=MUTED, fixedsize="true", width=f"{w:.2f}", height=f"{h:.2f}")
-            yield "N", f"caption{i}", dict(
-                label=label, pos=f"{x + 0.1 + 0.045 * len(label):.2f},{y - 0.17:.2f}!",
-                shape="plaintext", style="", fontcolor=MUTED, fontsize="12", width="0",
-                height="0", margin="0", fixedsize="false")
-        for node_id, (x, y) in self.pos.items():
-            yield "N", node_id, {**self._node_attrs(self.nodes[node_id]), "pos": f"{x:.2f},{y:.2f}!"}
-        for a, b, recurrent in self.edges():
-            yield "E", (a, b), (dict(color=RECURRENT, style="dashed" if self.rolled else "solid",
-                                     penwidth="1.4") if recurrent else {})
-
-    def _node_attrs(self, n: Node) -> dict[str, str]:
-        label = self.extra_label.get(n.id, n.label)
-        if n.shape is not None:
-            label += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
-        tooltip = f"{n.id}"
-        if n.op:
-            tooltip += f" | {n.op}"
-        if n.shape is not None:
-            tooltip += f" | shape {tuple(n.shape)}"
-        attrs = {"label": label, "tooltip": tooltip}
-        if n.kind in ("fold", "loop"):
-            attrs.update(style="dashed", color=RECURRENT if n.kind == "loop" else MUTED,
-                         fontcolor=MUTED)
-        elif n.kind == "op" and n.role == FUSED:
-            attrs["fillcolor"] = FILL["fused"]
-        else:
-            attrs["fillcolor"] = FILL.get(n.kind, FILL["op"])
-        if n.kind in ("input", "output", "parameter"):
-            attrs["penwidth"] = "2"  # data and weights: a heavier frame than ops
-        return attrs
+    def picture(self, view: str, caption: str) -> Picture:
+        """Shift everything so the picture starts at (MARGIN, MARGIN), and freeze it."""
+        placed = self.placed.values()
+        frames = self.frames
+        left = min(min(p[1] - p[4] / 2 for p in placed), min((f.x for f in frames), default=0.0))
+        top = min(min(p[2] - p[5] / 2 for p in placed), min((f.y for f in frames), default=0.0))
+        dx, dy = MARGIN - left, MARGIN - top
+        graph_ids = self.graph.by_id
+        fused, fill, op_fill = FILL["fused"], FILL.get, FILL["op"]
+        nodes = tuple(
+            PlacedNode(i, n.kind, label, x + dx, y + dy, w, h,
+                       fused if n.role == FUSED else fill(n.kind, op_fill),
+                       n if i in graph_ids else None)
+            for i, (n, x, y, label, w, h) in self.placed.items())
+        frames = [Frame(f.label, f.x + dx, f.y + dy, f.w, f.h) for f in frames]
+        width = max(max(p[1] + p[4] / 2 for p in placed) + dx,
+                    max((f.x + f.w for f in frames), default=0.0)) + MARGIN
+        height = max(max(p[2] + p[5] / 2 for p in placed) + dy,
+                     max((f.y + f.h for f in frames), default=0.0)) + MARGIN
+        drawn_as = dict(self.alias)
+        for p in nodes:
+            if p.node is None:  # a marker stands for nodes, it is not one
+                drawn_as.pop(p.id)
+        return Picture(view, nodes, tuple(self.edges()), tuple(frames), width, height, caption,
+                       self.folded, drawn_as)
 
 
-# -- DOT text ----------------------------------------------------------------
+def _ranked(block: list[Node]) -> Iterator[tuple[tuple[str | None, int], Node]]:
+    """((op, its rank among this block's ops of that name), node), in creation order."""
+    seen: dict[str | None, int] = {}
+    for n in block:
+        k = seen.get(n.op, 0)
+        seen[n.op] = k + 1
+        yield (n.op, k), n
+
+
+# -- DOT ---------------------------------------------------------------------
+
+def dot_statements(picture: Picture) -> Iterator[tuple[str, object, dict[str, str]]]:
+    """The DOT statements of a picture, in order: (kind, name or (a, b), attrs).
+
+    Positions are pinned in inches with y up, as Graphviz reads them.
+    """
+    yield "graph", None, dict(
+        layout="neato", splines="false", bgcolor="transparent", fontname=FONT, fontsize="13",
+        fontcolor=MUTED, label=picture.caption, labelloc="t", labeljust="l", pad="0.2")
+    # No outputorder=edgesfirst: it breaks the browser's redraw (d3-graphviz
+    # throws "undefined" and keeps the old picture when the slider moves).
+    # No rounded corners anywhere: the browser redraws a rounded box as a long
+    # path, and with them an update of a 50-node graph took 2.5-3 s instead of 0.3 s.
+    yield "node", None, dict(
+        fontname=FONT, fontsize=str(FONT_SIZE), fontcolor=TEXT, style="filled", shape="box",
+        color=theme.BORDER, penwidth="1", margin="0.08,0.04", height="0.4")
+    yield "edge", None, dict(color=EDGE, arrowsize="0.6", penwidth="1")
+    for i, f in enumerate(picture.frames):
+        x, y = f.x / INCH, -f.y / INCH
+        w, h = f.w / INCH, f.h / INCH
+        yield "N", f"box{i}", dict(
+            label="", pos=f"{x + w / 2:.2f},{y - h / 2:.2f}!", shape="box", style="dashed",
+            color=MUTED, fixedsize="true", width=f"{w:.2f}", height=f"{h:.2f}")
+        yield "N", f"caption{i}", dict(
+            label=f.label, pos=f"{x + 0.1 + 0.045 * len(f.label):.2f},{y - 0.17:.2f}!",
+            shape="plaintext", style="", fontcolor=MUTED, fontsize="12", width="0",
+            height="0", margin="0", fixedsize="false")
+    for p in picture.nodes:
+        yield "N", p.id, {**_node_attrs(p), "pos": f"{p.x / INCH:.2f},{-p.y / INCH:.2f}!"}
+    recurrent_style = dict(color=RECURRENT, style="dashed" if picture.view == "rolled" else "solid",
+                           penwidth="1.4")
+    for e in picture.edges:
+        yield "E", (e.src, e.dst), (dict(recurrent_style) if e.recurrent else {})
+
+
+def _node_attrs(p: PlacedNode) -> dict[str, str]:
+    tooltip = p.id
+    n = p.node
+    if n is not None and n.op:
+        tooltip += f" | {n.op}"
+    if n is not None and n.shape is not None:
+        tooltip += f" | shape {tuple(n.shape)}"
+    attrs = {"label": p.label, "tooltip": tooltip}
+    if p.kind in ("fold", "loop"):
+        attrs.update(style="dashed", color=RECURRENT if p.kind == "loop" else MUTED,
+                     fontcolor=MUTED)
+    else:
+        attrs["fillcolor"] = p.fill
+    if p.kind in ("input", "output", "parameter"):
+        attrs["penwidth"] = "2"  # data and weights: a heavier frame than ops
+    return attrs
+
+
+def write_dot(picture: Picture, name: str = "autograd") -> str:
+    """DOT source of a picture, every position pinned (download, command line)."""
+    return write_statements(dot_statements(picture), name)
+
+
 # Written here rather than through the graphviz package: its per-node checks
 # and quoting took half of each render (a tenth of a Playground rerun under
 # load). The output is the package's, byte for byte (tests/test_dot_writer.py).
@@ -400,8 +551,13 @@ def _attr_list(attrs: dict[str, str], first: str | None = None) -> str:
     return f" [{' '.join(items)}]" if items else ""
 
 
-def write_dot(statements, name: str = "autograd") -> str:
-    """DOT source from ``statements()``: graph/node/edge defaults, then N(odes) and E(dges)."""
+def write_statements(statements: Iterable[tuple[str, object, dict[str, str]]],
+                     name: str = "autograd") -> str:
+    """DOT source from statements: graph/node/edge defaults, then N(odes) and E(dges).
+
+    statements: (kind, target, attrs) with kind "graph" | "node" | "edge"
+    (defaults; target None), "N" (target a node name) or "E" (target (a, b)).
+    """
     lines = [f"digraph {dot_id(name)} {{"]
     for kind, target, attrs in statements:
         if kind == "N":

@@ -20,21 +20,24 @@ nothing here is written in advance.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import re
+import textwrap
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
 from torch import fx, nn
 
+from stockdemo import theme
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph, capture_graph
 from stockdemo.live import build
-from stockdemo.render import EDGE, FILL, TEXT
+from stockdemo.render import write_statements
 
 # Dynamo's caches and config are process-wide, and every Streamlit session runs
 # in this one process: one capture at a time, each starting from a reset.
@@ -119,6 +122,8 @@ class ExportOutcome:
     message: str | None  # the error text, condensed
     seconds: float
     note: str = ""  # extra facts measured after a success
+    # SPECIALIZED when torch reports that a size marked dynamic was fixed by the traced code
+    failure: str | None = None
 
     @property
     def error_name(self) -> str | None:
@@ -363,7 +368,8 @@ def _export(model: nn.Module, x: torch.Tensor, dynamic_shapes: dict | None = Non
         except Exception as error:  # the outcome itself: whatever export raised is what we show
             kind = type(error)
             return ExportOutcome(False, None, f"{kind.__module__}.{kind.__qualname__}",
-                                 condense(str(error)), time.perf_counter() - started), None
+                                 condense(str(error)), time.perf_counter() - started,
+                                 failure=_failure_kind(error)), None
         finally:
             torch._dynamo.reset()
     signature = program.graph_signature
@@ -371,6 +377,17 @@ def _export(model: nn.Module, x: torch.Tensor, dynamic_shapes: dict | None = Non
     placeholders = [names.get(n.name, n.name) for n in program.graph.nodes if n.op == "placeholder"]
     graph = _static_graph(program.graph_module, "val", placeholders)
     return ExportOutcome(True, graph, None, None, time.perf_counter() - started), program
+
+
+SPECIALIZED = "specialized"
+
+
+def _failure_kind(error: Exception) -> str | None:
+    """Which failure the page can explain: torch's own error type, not its wording."""
+    if (isinstance(error, torch._dynamo.exc.UserError)
+            and error.error_type is torch._dynamo.exc.UserErrorType.CONSTRAINT_VIOLATION):
+        return SPECIALIZED
+    return None
 
 
 # Lines of torch's error text that point at logs and docs, not at the cause.
@@ -443,36 +460,34 @@ def _shape(value: object) -> str:
 
 
 def fx_dot(graph: StaticGraph) -> str:
-    """A static FX graph as top-down DOT.
+    """A static FX graph as top-down DOT, through the app's one DOT writer.
 
     Parameters are drawn once per use (no hub wired to every step), so
     Graphviz's ``dot`` layout stays fast on these small graphs.
     """
-    lines = [
-        "digraph fx {",
-        '  graph [rankdir=TB, nodesep=0.25, ranksep=0.3, bgcolor="transparent"];',
-        f'  node [shape=box, style=filled, fontname="Helvetica", fontsize=12, '
-        f'fontcolor="{TEXT}", color="#555555", penwidth=0.8];',
-        f'  edge [color="{EDGE}", arrowsize=0.6];',
-    ]
+    return write_statements(_fx_statements(graph), "fx")
+
+
+def _fx_statements(graph: StaticGraph) -> Iterator[tuple[str, object, dict[str, str]]]:
+    """``write_statements``'s statements: defaults, then each op and each parameter use with its edges."""
+    yield "graph", None, {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3", "bgcolor": "transparent"}
+    yield "node", None, {"shape": "box", "style": "filled", "fontname": theme.FONT_FAMILY, "fontsize": "12",
+                         "fontcolor": theme.TEXT, "color": theme.BORDER, "penwidth": "0.8"}
+    yield "edge", None, {"color": theme.GRAPH_EDGE, "arrowsize": "0.6"}
     kinds = {op.name: op for op in graph.ops}
     for op in graph.ops:
         if op.kind == "parameter":
             continue
-        fill = FILL.get(op.kind, "#FFFFFF")
         label = op.label if not op.shape else f"{op.label}\\n{op.shape}"
-        lines.append(f'  "{op.name}" [label="{_escape(label)}", fillcolor="{fill}"];')
+        yield "N", op.name, {"label": label, "fillcolor": theme.GRAPH_FILL.get(op.kind, "#FFFFFF")}
         for src in op.inputs:
-            source = kinds[src]
-            if source.kind == "parameter":
+            if kinds[src].kind == "parameter":
                 use = f"{src}@{op.name}"
-                lines.append(f'  "{use}" [label="{_escape(source.label)}", fillcolor="{FILL["parameter"]}", '
-                             f'fontsize=10, shape=note];')
-                lines.append(f'  "{use}" -> "{op.name}";')
+                yield "N", use, {"label": kinds[src].label, "fillcolor": theme.GRAPH_FILL["parameter"],
+                                 "fontsize": "10", "shape": "note"}
+                yield "E", (use, op.name), {}
             else:
-                lines.append(f'  "{src}" -> "{op.name}";')
-    lines.append("}")
-    return "\n".join(lines)
+                yield "E", (src, op.name), {}
 
 
 def drawn_node_count(graph: StaticGraph) -> int:
@@ -482,5 +497,67 @@ def drawn_node_count(graph: StaticGraph) -> int:
         src in params for op in graph.ops for src in op.inputs)
 
 
-def _escape(text: str) -> str:
-    return text.replace('"', '\\"')
+
+# --- What the page says about the outcomes -----------------------------------------
+
+WHEN_STATIC_WINS = (
+    "Fair is fair. A graph known in full before it runs can be **optimised as a whole**: "
+    "compilers fuse ops, plan memory and generate kernels for it (what `torch.compile`'s real "
+    "backends do after the capture you saw). And it can be **deployed without Python**: an "
+    "exported program is saved and run on servers, phones or accelerators that never import "
+    "your model's code. Dynamic graphs win while you write, change and debug the model; static "
+    "graphs win once it stops changing and has to run fast, or somewhere else. PyTorch now gives "
+    "you both from the same code, as long as the code keeps shapes and branches the tracer can "
+    "follow."
+)
+
+
+def why_dynamic_export_failed(outcome: ExportOutcome, seq_len: int) -> str:
+    """Why ``export_dynamic_seq_len`` failed, in words, from the kind of failure torch reported."""
+    if seq_len == 1:
+        return ("Here the example itself has T = 1, and export always fixes sizes of 0 and 1 "
+                "to constants: try T of 2 or more to see what the recurrent layer does.")
+    if outcome.failure == SPECIALIZED:
+        return ("Export promised a graph valid for *any* T, then found the traced code fixes "
+                "T to this run's value (the recurrent layer is traced as a fixed number of "
+                "steps), so it refused rather than ship a graph that is wrong for other lengths.")
+    return "Export could not keep T as a symbol; torch's message below says why."
+
+
+def explain_recompiles(capture: CompileCapture, tried: Sequence[int]) -> str:
+    """What the graphs dynamo captured for the lengths ``tried`` say (markdown)."""
+    distinct = len(set(tried))
+    if distinct == 1:
+        return ("Move **Sequence length T**: each length you try is replayed here, in "
+                "order, through one model wrapped in `torch.compile`.")
+    if len(capture.graphs) == distinct:
+        return ("Each new T broke a **guard**, dynamo's check that the input still has the shape it "
+                "traced, so it traced the model again: one static graph per length. Going back to a "
+                "length already seen reuses its graph. Every graph holds T as a fixed number "
+                f"(input shapes {', '.join(g.input_shape() for g in capture.graphs)}), never as a "
+                f"symbol. Past {recompile_limit()} graphs dynamo would stop compiling and run "
+                "the model eagerly.")
+    if capture.symbolic:
+        return (f"{distinct} lengths needed only {len(capture.graphs)} graphs: dynamo made T a "
+                "symbol (dynamic shapes) and one graph served several lengths.")
+    return (f"{distinct} lengths, but only {len(capture.graphs)} graphs: dynamo reached its "
+            f"limit of {recompile_limit()} graphs and ran the other calls eagerly.")
+
+
+def compile_steps_table(capture: CompileCapture) -> list[dict[str, object]]:
+    """One row per call through the compiled model: its T and what dynamo did."""
+    return [{"call": i + 1, "T": s.seq_len,
+             "what dynamo did": "captured a new graph" if s.new_graph
+             else f"reused graph {s.graph_index + 1}",
+             "graphs so far": s.graphs_so_far} for i, s in enumerate(capture.steps)]
+
+
+def ops_table(graph: StaticGraph) -> list[dict[str, str]]:
+    """The exported graph's inputs and ops, one row each, with their output shapes."""
+    return [{"node": op.name, "op": op.label, "output shape": op.shape}
+            for op in graph.ops if op.kind in ("input", "op", "branch")]
+
+
+def steps_source(model: type[EarlyStopRNN]) -> str:
+    """The ``run_steps`` method of an early-stop model, as a learner reads it."""
+    return textwrap.dedent(inspect.getsource(model.run_steps))

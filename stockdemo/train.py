@@ -327,3 +327,61 @@ def describe(config: TrainConfig, dataset: Dataset) -> str:
     return (f"{CELL_LABELS[config.cell]} reads {dataset.seq_len} days of "
             f"{len(dataset.feature_names)} feature{'s' if len(dataset.feature_names) > 1 else ''} "
             f"and predicts **{TARGET_LABELS[dataset.target]}**.")
+
+
+# --- Words and tables for the page ------------------------------------------------
+
+def describe_data(name: str, dataset: Dataset, config: TrainConfig) -> str:
+    """What the data is, how it was cut, and what the model reads and predicts (markdown)."""
+    first_day, last_day = np.datetime_as_string(dataset.dates[[0, -1]], unit="D")
+    return (f"**{name}**: {len(dataset.dates):,} trading days from {first_day} to {last_day}, "
+            f"cut into {len(dataset.y):,} windows: **{dataset.n_train:,}** to train, "
+            f"**{dataset.n_val:,}** to validate (early stopping), **{dataset.n_test:,}** held out to "
+            f"test. {describe(config, dataset)} Scaling is fitted on the training days only; the "
+            "split follows time and is never shuffled across it.")
+
+
+def progress_text(event: Progress) -> str:
+    """One line for the progress bar: the epoch, its losses, the time so far."""
+    if event.val_loss is None:  # a report from inside a long epoch
+        status = (f"Epoch {event.epoch + 1}/{event.max_epochs} running · training loss so far "
+                  f"{event.train_loss:.4f}")
+    else:
+        status = (f"Epoch {event.epoch}/{event.max_epochs} · training loss {event.train_loss:.4f} "
+                  f"· validation loss {event.val_loss:.4f}")
+    return f"{status} · {event.elapsed:.1f} s"
+
+
+def stopped_text(partial: list[Progress]) -> str:
+    when = f"after epoch {partial[-1].epoch}" if partial else "before the first epoch finished"
+    return f"Training stopped {when}. Press **Train** to start again."
+
+
+def summary(result: TrainResult) -> str:
+    """Why training ended, which epoch's model is kept, and how long it took."""
+    kept = (f"the model kept is the one from epoch {result.best_epoch} (best validation loss)"
+            if result.best_epoch else "no epoch finished, so the model is untrained")
+    return f"Training {result.stop_reason}; {kept}. {result.seconds:.1f} s in all."
+
+
+def metrics_table(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The metrics as shown: prices named as such, direction as a share or why it has none."""
+    shown = metrics.copy()
+    shown["Direction"] = [("n/a: never calls a move" if math.isnan(d) else f"{d:.1%}")
+                          for d in metrics["Direction"]]
+    return shown.rename(columns={"RMSE": "RMSE (price)", "MAE": "MAE (price)",
+                                 "Direction": "Direction right"})
+
+
+def verdict(result: TrainResult) -> str:
+    """Does the model beat the baselines on the test days? Said plainly, with the numbers."""
+    rmse = result.metrics["RMSE"]
+    winner = result.baseline_wins
+    if winner:
+        return (f"**The baseline wins.** *{winner}* has a lower test RMSE ({rmse[winner]:.3f}) "
+                f"than the model ({rmse[MODEL_ROW]:.3f}). That is the usual result on daily "
+                "prices: yesterday's close is a hard forecast to beat, and a model that seems to "
+                "follow the price is mostly copying it.")
+    return (f"**The model beats both baselines** on test RMSE ({rmse[MODEL_ROW]:.3f} against "
+            f"{rmse[PERSISTENCE_ROW]:.3f} and {rmse[MA_ROW]:.3f}). Before believing it, try other "
+            "seeds, tickers and date ranges: one lucky split proves little.")

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from stockdemo.config import RunConfig
 from stockdemo.live import run
-from stockdemo.render import _Layout, dot_id, render_dot
+from stockdemo.render import dot_id, dot_statements, layout, render_dot
 
 CASES = [(cell, view, seq_len) for cell in ("rnn", "gru", "lstm", "lstm_loop")
          for view in ("unrolled", "rolled") for seq_len in (1, 6)]
@@ -27,8 +27,7 @@ def through_graphviz(statements) -> str:
 
 
 def reference(graph, rendering) -> str:
-    layout = _Layout(graph, rolled=rendering.view == "rolled")
-    return through_graphviz(layout.statements(rendering.caption))
+    return through_graphviz(dot_statements(layout(graph, rendering.view)))
 
 
 @pytest.mark.parametrize("cell,view,seq_len", CASES)

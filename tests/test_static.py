@@ -3,6 +3,7 @@
 import re
 import threading
 
+import graphviz
 import pytest
 import torch
 from torch._dynamo.testing import CompileCounter
@@ -10,6 +11,7 @@ from torch._dynamo.testing import CompileCounter
 from stockdemo import static
 from stockdemo.config import RunConfig
 from stockdemo.live import build
+from stockdemo.render import dot_id
 
 DEFAULT = RunConfig()
 
@@ -189,8 +191,36 @@ def test_condense_keeps_the_cause_and_drops_log_pointers():
 def test_fx_dot_draws_every_op_once_and_each_weight_per_use(cell):
     graph = static.compile_capture(RunConfig(cell=cell, seq_len=3), (3,)).last_graph
     dot = static.fx_dot(graph)
-    labels = re.findall(r'label="([^"]*)"', dot)
-    assert all(not label.startswith("\\n") for label in labels)
+    labels = re.findall(r'\[label=("(?:[^"\\]|\\.)*"|[^ \]]+)', dot)
+    assert all(not label.strip('"').startswith("\\n") for label in labels)
     assert len(labels) == static.drawn_node_count(graph)
     ops = [op for op in graph.ops if op.kind == "op"]
-    assert all(f'"{op.name}" [label=' in dot for op in ops)
+    assert all(f"{dot_id(op.name)} [label=" in dot for op in ops)
+
+
+def test_fx_dot_is_the_graphviz_package_text_from_the_one_dot_writer():
+    graph = static.compile_capture(RunConfig(cell="gru_loop", seq_len=2), (2,)).last_graph
+    reference = graphviz.Digraph("fx")
+    for kind, target, attrs in static._fx_statements(graph):
+        if kind == "N":
+            reference.node(target, **attrs)
+        elif kind == "E":
+            reference.edge(*target, **attrs)
+        else:
+            reference.attr(kind, **attrs)
+    assert static.fx_dot(graph) == reference.source
+
+
+def test_dynamic_seq_len_failure_is_classified_from_torchs_error_type():
+    outcome = static.export_dynamic_seq_len(DEFAULT)
+    x, model = build(DEFAULT)
+    try:
+        torch.export.export(model, (x,), dynamic_shapes={"x": {1: torch.export.Dim("T", min=2, max=200)}})
+        raised = None
+    except Exception as error:
+        raised = error
+    finally:
+        torch._dynamo.reset()
+    violated = (isinstance(raised, torch._dynamo.exc.UserError)
+                and raised.error_type is torch._dynamo.exc.UserErrorType.CONSTRAINT_VIOLATION)
+    assert (outcome.failure == static.SPECIALIZED) == violated

@@ -1,0 +1,281 @@
+"""Replay a run: the order autograd wrote its graph down, and the order backward() walked it.
+
+``trace_run(config)`` runs the config again (same seed, so the same graph ids
+as ``live.run(config).graph``) and records, from torch itself:
+
+- **forward**: the op nodes in the order autograd created them
+  (``grad_fn._sequence_nr()``), each with the line of ``forward`` that ran
+  when it was made, and the loop's time step;
+- **backward**: ``output.sum().backward()`` with a prehook on every node
+  (``Node.register_prehook``): the engine's real execution order, and the
+  2-norm of all the gradients reaching each node together;
+- what autograd saved for each node, the parameters' ``.grad`` norms, and the
+  error a second ``backward()`` raises once the graph is freed.
+
+Which line made a node: torch's anomaly mode answers that by storing a
+formatted stack trace on every node (``metadata["traceback_"]``), which cost
+1.8-5 s at T 200, L 4 (11,248 nodes; the deeper the caller's stack, the
+slower) and is a process-wide switch, so concurrent sessions would pay for it
+and race to turn it off. A ``TorchFunctionMode`` sees every torch call made
+from Python, on this thread only: a call's nodes are the ones created between
+its start and its return, which sequence numbers tell (they count up, one per
+node, per thread). tests/test_trace.py checks the two agree, node for node.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import linecache
+import math
+import os
+import sys
+from bisect import bisect_left
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode
+
+from stockdemo import live
+from stockdemo.config import RunConfig
+from stockdemo.graph import STEP, Graph, capture_graph_nodes
+from stockdemo.model import LoopRNN, StockPredictor
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))  # frames here are "our code"
+REPO_ROOT = Path(PACKAGE_DIR).parent
+
+PLAYGROUND_ROOT = "output.sum()"
+TRAINING_ROOT = "loss (MSE)"
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    file: str  # path relative to the repo root when inside it, e.g. "stockdemo/model.py"
+    line: int
+    function: str  # e.g. "forward"
+    text: str  # the source line, stripped
+    indent: int = 0  # leading spaces the stripped text had (the code panel indents by it)
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    node_id: str  # graph node id (op nodes; parameters appear via param_grad_norms)
+    grad_norm: float  # 2-norm over all gradients flowing into the node together, as its prehook got them
+
+
+@dataclass(frozen=True)
+class Trace:
+    root: str  # what backward ran from: "output.sum()" or "loss (MSE)"
+    forward: tuple[str, ...]  # op node ids in creation order (grad_fn._sequence_nr())
+    backward: tuple[BackwardStep, ...]  # the engine's real execution order
+    param_grad_norms: dict[str, float]  # parameter node id -> ||param.grad||
+    source: dict[str, SourceLine]  # op node id -> the forward line that created it
+    saved: dict[str, tuple[int, int]]  # op node id -> (tensors saved for backward, bytes)
+    second_backward_error: str  # the real RuntimeError text of a second backward() ("" if none)
+    forward_code: tuple[SourceLine, ...]  # the forward code shown in the replay's code panel
+    step_of_frame: tuple[int | None, ...]  # per forward entry: the loop's step t (None outside it)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON-ready data (the command line prints it)."""
+        return {
+            "root": self.root,
+            "forward": list(self.forward),
+            "step_of_frame": list(self.step_of_frame),
+            "backward": [{"node": s.node_id, "grad_norm": s.grad_norm} for s in self.backward],
+            "param_grad_norms": self.param_grad_norms,
+            "source": {k: asdict(v) for k, v in self.source.items()},
+            "saved": {k: {"tensors": n, "bytes": b} for k, (n, b) in self.saved.items()},
+            "second_backward_error": self.second_backward_error,
+            "forward_code": [asdict(line) for line in self.forward_code],
+        }
+
+
+def trace_run(config: RunConfig) -> Trace:
+    """Run ``config`` again and replay it: forward creation order, backward of ``output.sum()``."""
+    x, model = live.build(config)  # x: (batch, seq_len, features)
+    sites = _CallSites()
+    with torch.enable_grad(), sites:
+        output = model(x)  # (batch, 1)
+    graph, grad_fns = capture_graph_nodes(output, model, x)
+    with torch.enable_grad():
+        root = output.sum()
+    return _replay(graph, grad_fns, sites, root, PLAYGROUND_ROOT, model)
+
+
+def trace_training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> Trace:
+    """Replay one training step: the MSE loss's graph, and its ``backward()``.
+
+    x: (batch, seq_len, features), y: (batch, 1). Node ids are those of
+    ``train.training_step_graph(model, x, y)``. The model is copied first, so
+    its parameters' ``.grad`` stay as they were.
+    """
+    model = copy.deepcopy(model)
+    model.zero_grad(set_to_none=True)
+    sites = _CallSites()
+    with torch.enable_grad(), sites:
+        loss = nn.functional.mse_loss(model(x), y)  # () scalar
+    graph, grad_fns = capture_graph_nodes(loss, model, x)
+    return _replay(graph, grad_fns, sites, loss, TRAINING_ROOT, model)
+
+
+def forward_code(model: nn.Module) -> tuple[SourceLine, ...]:
+    """The lines of ``StockPredictor.forward``, then ``LoopRNN.forward`` for a loop cell."""
+    functions = [StockPredictor.forward]
+    if isinstance(getattr(model, "rnn", None), LoopRNN):
+        functions.append(LoopRNN.forward)
+    lines = []
+    for fn in functions:
+        code, first = inspect.getsourcelines(fn)
+        path = _relative(inspect.getsourcefile(fn) or "")
+        for k, text in enumerate(code):
+            body = text.rstrip("\n")
+            lines.append(SourceLine(path, first + k, fn.__name__, body.strip(),
+                                    len(body) - len(body.lstrip())))
+    return tuple(lines)
+
+
+class _CallSites(TorchFunctionMode):
+    """For each torch call made from Python that created graph nodes: where it ran from.
+
+    Keeps (highest sequence number among the call's outputs, innermost frame
+    in stockdemo/). Calls that made no new node (e.g. ``new_zeros``, or a view
+    handed back unchanged) are skipped, so the numbers stay increasing.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ends: list[int] = []
+        self.frames: list[tuple[str, int, str] | None] = []
+        self._lines: dict[tuple[str, int, str], SourceLine] = {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        last = self.ends[-1] if self.ends else -1
+        newest = last
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            fn = t.grad_fn if isinstance(t, torch.Tensor) else None
+            if fn is not None:
+                newest = max(newest, fn._sequence_nr())
+        if newest > last:
+            frame = sys._getframe(1)
+            while frame is not None and os.path.dirname(frame.f_code.co_filename) != PACKAGE_DIR:
+                frame = frame.f_back
+            self.ends.append(newest)
+            self.frames.append(None if frame is None else
+                               (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        return out
+
+    def line_of(self, sequence_nr: int) -> SourceLine | None:
+        """The forward line that ran when the node numbered ``sequence_nr`` was created."""
+        k = bisect_left(self.ends, sequence_nr)
+        where = self.frames[k] if k < len(self.frames) else None
+        if where is None:
+            return None
+        found = self._lines.get(where)
+        if found is None:
+            path, line, function = where
+            text = linecache.getline(path, line).rstrip("\n")
+            found = self._lines[where] = SourceLine(_relative(path), line, function, text.strip(),
+                                                    len(text) - len(text.lstrip()))
+        return found
+
+
+def _replay(graph: Graph, grad_fns: dict[str, object], sites: _CallSites, root: torch.Tensor,
+            root_name: str, model: nn.Module) -> Trace:
+    ops = [n for n in graph.nodes if n.kind == "op"]
+    sequence = {n.id: grad_fns[n.id]._sequence_nr() for n in ops}
+    forward = tuple(sorted(sequence, key=sequence.__getitem__))
+    step = {n.id: n.step if n.role == STEP else None for n in ops}
+    source = {}
+    for node_id in forward:
+        line = sites.line_of(sequence[node_id])
+        if line is not None:
+            source[node_id] = line
+    saved = {node_id: _saved(grad_fns[node_id]) for node_id in forward}  # before backward frees them
+
+    reached: list[tuple[str, list[torch.Tensor]]] = []  # (node id, its incoming gradients)
+    handles = [grad_fns[node_id].register_prehook(_recorder(node_id, reached)) for node_id in forward]
+    try:
+        root.backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    backward = _norms(reached)
+    param_grad_norms = {}
+    for n in graph.nodes:
+        if n.kind == "parameter" and n.param is not None:
+            grad = model.get_parameter(n.param).grad
+            if grad is not None:
+                param_grad_norms[n.id] = float(torch.linalg.vector_norm(grad))
+    try:
+        root.backward()  # the graph was freed by the first: torch says so
+        error = ""
+    except RuntimeError as e:
+        error = str(e)
+    return Trace(root_name, forward, tuple(backward), param_grad_norms, source, saved, error,
+                 forward_code(model), tuple(step[i] for i in forward))
+
+
+def _recorder(node_id: str, reached: list[tuple[str, list[torch.Tensor]]]):
+    """A prehook noting ``node_id`` and the gradients reaching it, as the engine gets there."""
+    def prehook(grad_outputs):
+        reached.append((node_id, [g for g in grad_outputs if g is not None]))
+    return prehook
+
+
+def _norms(reached: list[tuple[str, list[torch.Tensor]]]) -> tuple[BackwardStep, ...]:
+    """Each node's 2-norm over all its incoming gradients together: sqrt(sum of squared norms)."""
+    flat = [g for _, grads in reached for g in grads]
+    # One batched call: a norm per tensor, 11,000 at T 200, L 4.
+    norms = torch.stack(torch._foreach_norm(flat)).double().tolist() if flat else []
+    steps = []
+    k = 0
+    for node_id, grads in reached:
+        squares = sum(n * n for n in norms[k:k + len(grads)])
+        k += len(grads)
+        steps.append(BackwardStep(node_id, math.sqrt(squares)))
+    return tuple(steps)
+
+
+# grad_fn type -> its ``_saved_*`` attributes that may hold tensors. An
+# attribute's C++ type is fixed per node type: one that held sizes or a
+# scalar once never holds a tensor, so it is dropped after the first look.
+_SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
+
+
+def _saved(fn) -> tuple[int, int]:
+    """(tensors, bytes) that autograd saved on ``fn`` for its backward."""
+    names = _SAVED_ATTRS.get(type(fn))
+    first_look = names is None
+    if first_look:
+        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+    count = size = 0
+    may_hold = []
+    for name in names:
+        try:
+            value = getattr(fn, name)
+        except RuntimeError:  # already freed
+            may_hold.append(name)
+            continue
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if value is None or not values or any(isinstance(t, torch.Tensor) for t in values):
+            may_hold.append(name)
+        for t in values:
+            if isinstance(t, torch.Tensor):
+                count += 1
+                size += t.numel() * t.element_size()
+    if first_look:
+        _SAVED_ATTRS[type(fn)] = tuple(may_hold)
+    return count, size
+
+
+@lru_cache(maxsize=64)
+def _relative(path: str) -> str:
+    """``path`` relative to the repo root (posix slashes) when inside it, else as given."""
+    try:
+        return Path(path).resolve().relative_to(REPO_ROOT.resolve()).as_posix()
+    except ValueError:
+        return path

@@ -1,0 +1,94 @@
+"""Results shared by every session, cached on the settings that made them.
+
+``st.cache_resource`` for objects handed out as they are (read them, never
+modify them); ``st.cache_data`` for values each caller gets a copy of.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from stockdemo import data, figures, inspection, lesson, static
+from stockdemo.config import RunConfig
+from stockdemo.live import RunResult, run, size_sweep
+from stockdemo.render import Rendering, render_dot
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def cached_run(config: RunConfig) -> RunResult:
+    """Shared by all sessions: read it, never train or modify it."""
+    return run(config)
+
+
+@st.cache_data(max_entries=96, show_spinner=False)
+def cached_render(config: RunConfig, view: str) -> Rendering:
+    return render_dot(cached_run(config).graph, view)
+
+
+@st.cache_resource(max_entries=192, show_spinner=False)
+def cached_figure(kind: str, config: RunConfig) -> go.Figure:
+    """The Playground's plotly figures, built once per config (plotly's checks are slow).
+
+    A resource, not data: unpickling a cached go.Figure re-validates it, which
+    costs as much as building it. Shared by all sessions: never modify it.
+    """
+    result = cached_run(config)
+    if kind == "predictions":
+        return figures.predictions_figure(result)
+    if kind == "ops":
+        return figures.ops_figure(figures.ops_table(result.graph))
+    sweep = cached_size_sweep(config.cell, config.num_layers)
+    return figures.size_figure(sweep, config, result.graph.stats["nodes"])
+
+
+@st.cache_data(max_entries=48, show_spinner=False)
+def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
+    return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str) -> inspection.Inspection:
+    """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
+    return inspection.inspect_run(config, weight_scale, nonlinearity)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
+    """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
+    run = cached_inspection(config, weight_scale, nonlinearity)
+    return inspection.captured_prints(run.model, run.inputs, step)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_prices_table(raw: bytes, min_rows: int) -> pd.DataFrame:
+    """An uploaded file's table, on its bytes: a 5 MB file takes ~0.6 s to parse."""
+    return data.read_prices_csv(raw, min_rows=min_rows)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_compile_capture(config: RunConfig, seq_lens: tuple[int, ...]) -> static.CompileCapture:
+    return static.compile_capture(config, seq_lens)
+
+
+EXPORTS = {"static": static.export_static, "dynamic": static.export_dynamic_seq_len,
+           "early_stop": static.export_early_stop, "cond": static.export_cond_stop}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_export(kind: str, config: RunConfig) -> static.ExportOutcome:
+    """``kind``: one of EXPORTS' keys."""
+    return EXPORTS[kind](config)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, str], ...]:
+    """Both eager runs of the early-stop model, each with its drawing as DOT."""
+    return tuple((run, render_dot(run.graph, "auto").dot) for run in static.early_stop_eager(config))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_answer(number: int) -> lesson.Answer:
+    """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
+    return lesson.STEPS[number - 1].reveal()

@@ -1,0 +1,288 @@
+"""Controls bound to the URL: one widget per knob, the link's values checked, presets, share links."""
+
+from __future__ import annotations
+
+import hashlib
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from stockdemo import data, inspection
+from stockdemo.config import (
+    BATCH_SIZE,
+    CELL,
+    END_YEAR,
+    EPOCHS,
+    FEATURES,
+    HIDDEN_SIZE,
+    INPUT_SIZE,
+    LEARNING_RATE,
+    NODE,
+    NONLINEARITY,
+    NUM_LAYERS,
+    PAGE_KNOBS,
+    PANEL,
+    PRESENT,
+    PRESETS,
+    RUN_KNOBS,
+    SEED,
+    SEQ_LEN,
+    SOURCE,
+    START_YEAR,
+    STEP,
+    SYNTH,
+    TARGET,
+    TEST_PCT,
+    TICKER,
+    VAL_PCT,
+    VIEW,
+    WEIGHT_SCALE,
+    ChoiceKnob,
+    IntKnob,
+    Preset,
+    RunConfig,
+    TrainConfig,
+    url_value,
+)
+from stockdemo.graph import Graph
+from stockdemo.ui.caches import cached_prices_table
+from stockdemo.ui.frame import page_link, page_url, presenting
+
+
+def knob_widget(knob: IntKnob | ChoiceKnob):
+    """One control for one knob, bound to the URL under the knob's name."""
+    if isinstance(knob, ChoiceKnob):
+        return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
+                            key=knob.name, help=knob.help, bind="query-params", format_func=knob.show)
+    if not number_box(knob):
+        return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
+                         key=knob.name, help=knob.help, bind="query-params")
+    # A float box shown as an integer: Streamlit's int number box raises on
+    # ?seed=inf ("cannot convert float infinity to integer"); a float box
+    # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
+    # "%.0f", not "%d": "%d" on a float box logs a warning, with a stack
+    # trace, on every rerun.
+    value = st.number_input(knob.label, float(knob.low), float(knob.high),
+                            value=float(knob.default), step=float(knob.step), format="%.0f",
+                            key=knob.name, help=knob.help, bind="query-params")
+    return int(value)
+
+
+def knob_row(*knobs: IntKnob | ChoiceKnob) -> dict[str, object]:
+    """A row of URL-bound controls -> {knob name: value}.
+
+    A row container, not st.columns: one block instead of one per column, and
+    every block is a message the server sends again on each rerun.
+    """
+    with st.container(horizontal=True, gap="medium"):
+        return {knob.name: knob_widget(knob) for knob in knobs}
+
+
+def number_box(knob: IntKnob | ChoiceKnob) -> bool:
+    """Wide integer ranges get a number box; the rest a slider or a select box."""
+    return isinstance(knob, IntKnob) and knob.high - knob.low > 300
+
+
+def url_messages(page: str) -> None:
+    """Validate the URL's values for ``page`` (its file) once per session, before its widgets read them.
+
+    Streamlit silently drops a bound query value it cannot use; we clamp it
+    instead (``?seq_len=999`` becomes 200) and say so on the page.
+    """
+    # The open tab and the node are read by their own code: Streamlit's tabs by
+    # title, the node against the run's graph (node_from_url).
+    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE)]
+    done_key = f"_url_checked:{page}"
+    if done_key in st.session_state:
+        messages = st.session_state[done_key]
+    else:
+        raw = {k.name: st.query_params.get_all(k.name) for k in knobs
+               if k.name in st.query_params}
+        messages = []
+        for knob in knobs:
+            if knob.name in raw:
+                value, message = knob.parse(raw[knob.name])
+                st.session_state[knob.name] = float(value) if number_box(knob) else value
+                if message:
+                    messages.append(message)
+                if len(raw[knob.name]) > 1:
+                    messages.append(f"{knob.label}: the link repeats this setting; "
+                                    f"the last value was used.")
+        st.session_state[done_key] = messages
+    for message in messages:
+        st.warning(message, icon=":material/link_off:")
+
+
+def run_controls() -> tuple[RunConfig, str]:
+    """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
+    url_messages("pages/playground.py")
+    model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+    with st.expander("More settings: batch, features, seed, graph view"):
+        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
+    view = more.pop(VIEW.name)
+    config = RunConfig(**model, **more)
+    return config, view
+
+
+def train_controls() -> tuple[TrainConfig, data.Upload | None]:
+    """The Train page's controls -> (TrainConfig, the uploaded file read, or None).
+
+    Every control is in the URL but the file. A bad file raises DataError.
+    """
+    url_messages("pages/train.py")
+    source_col, where_col = st.columns([2, 5])
+    with source_col:
+        source = knob_widget(SOURCE)
+    file, where = None, {}
+    with where_col:
+        if source == "stocks":
+            where = knob_row(TICKER, START_YEAR, END_YEAR)
+        elif source == "synthetic":
+            where = {SYNTH.name: knob_widget(SYNTH)}
+        else:
+            file = st.file_uploader(
+                f"Price history as CSV (up to {data.MAX_UPLOAD_BYTES // 2**20} MB)",
+                type=["csv", "txt"], key="upload_csv",
+                help="A Date column and a price column are enough; an exported "
+                     "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
+    model = {**knob_row(FEATURES, TARGET, CELL), **knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS)}
+    with st.expander("Training settings: epochs, learning rate, split, seed"):
+        training = knob_row(EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED)
+    config, notes = TrainConfig.checked(source=source, **where, **model, **training)
+    for note in notes:
+        st.caption(note)
+    if file is None:
+        return config, None
+    raw = file.getvalue()
+    table = cached_prices_table(raw, data.min_rows(config.seq_len))
+    candidates = data.price_columns(table)
+    column = candidates[0]
+    if len(candidates) > 1:
+        with where_col:
+            column = st.selectbox("Price column", candidates, key="upload_price",
+                                  help="Several columns hold numbers: which is the price?")
+    return config, data.Upload(table, file.name, column, hashlib.sha256(raw).hexdigest())
+
+
+def debug_controls() -> tuple[RunConfig, int, str]:
+    """Debugging's controls -> (config, recurrent weight scale in %, nonlinearity). All in the URL."""
+    url_messages("pages/debugging.py")
+    model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+    debug = knob_row(WEIGHT_SCALE, NONLINEARITY)
+    with st.expander("More settings: batch, features, seed"):
+        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED)
+    return RunConfig(**model, **more), int(debug[WEIGHT_SCALE.name]), debug[NONLINEARITY.name]
+
+
+def lesson_step() -> int:
+    """The lesson step on screen, kept in the URL (``?step=3``) so a link or a reload opens it.
+
+    Back from an experiment through the menu (no ``?step``), the class resumes where it left.
+    """
+    raw = st.query_params.get_all(STEP.name) or st.session_state.get("lesson_step")
+    number, message = STEP.parse(raw)
+    if message:
+        st.warning(message, icon=":material/link_off:")
+    if st.query_params.get(STEP.name) != str(number):
+        st.query_params[STEP.name] = str(number)
+    st.session_state["lesson_step"] = number
+    return number
+
+
+def go_to_step(number: int) -> None:
+    st.query_params[STEP.name] = str(number)
+
+
+# Lengths replayed through torch.compile on Static vs dynamic: each new one costs a capture.
+TRIED_LENGTHS = 4
+
+
+def static_controls() -> tuple[RunConfig, tuple[int, ...], bool]:
+    """Static vs dynamic's controls -> (config, the last lengths this session tried, captures on?)."""
+    url_messages("pages/static_vs_dynamic.py")
+    picked = knob_row(SEQ_LEN, CELL)
+    config = RunConfig(seq_len=int(picked[SEQ_LEN.name]), cell=picked[CELL.name])
+    # The lengths this session tried, in order, for this cell (per user, so in session_state).
+    history = st.session_state.setdefault("static_history", {"cell": config.cell, "seq_lens": []})
+    if history["cell"] != config.cell:
+        history.update(cell=config.cell, seq_lens=[])
+    if not history["seq_lens"] or history["seq_lens"][-1] != config.seq_len:
+        history["seq_lens"] = (history["seq_lens"] + [config.seq_len])[-TRIED_LENGTHS:]
+    if st.button("Capture static graphs", key="static_capture", type="primary",
+                 icon=":material/play_arrow:",
+                 help="Runs torch.compile and torch.export on this model. About a second or two per "
+                      "new setting, so they start on request; later changes re-run them."):
+        st.session_state["static_on"] = True
+    return config, tuple(history["seq_lens"]), st.session_state.get("static_on", False)
+
+
+def presets_bar() -> None:
+    """One click to a classroom starting point (same page: set the controls)."""
+    cols = st.columns(len(PRESETS))
+    for col, preset in zip(cols, PRESETS, strict=True):
+        with col:
+            if preset.page == "pages/playground.py":
+                st.button(preset.label, key=f"preset_{preset.key}", help=preset.lesson,
+                          on_click=_apply_preset, args=(preset,), width="stretch")
+            else:
+                page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
+
+
+def _apply_preset(preset: Preset) -> None:
+    config, _ = RunConfig.from_params(preset.params)
+    for knob in RUN_KNOBS:
+        st.session_state[knob.name] = getattr(config, knob.name)
+    st.session_state[VIEW.name] = VIEW.default
+
+
+def share_link(path: str, params: dict[str, str]) -> str:
+    """The link that reproduces this run: the page's URL with its non-default settings."""
+    url = page_url(path)
+    try:
+        parts = urlsplit(st.context.url)
+        url = f"{parts.scheme}://{parts.netloc}{url}"
+    except (AttributeError, ValueError, TypeError):
+        pass  # no browser (AppTest): a path relative to the app
+    if presenting():
+        params = {**params, PRESENT.name: "1"}
+    params = {k: url_value(k, v) for k, v in params.items()}
+    return url + ("?" + urlencode(params) if params else "")
+
+
+def capped_knob_widget(knob: IntKnob, high: int) -> int:
+    """A knob's URL-bound slider whose top is set by the run (e.g. a step below T).
+
+    A value left over from a longer run, or from the URL, is clamped first:
+    a slider may not hold a value beyond its range.
+    """
+    high = max(knob.low, min(knob.high, high))
+    if st.session_state.get(knob.name, knob.default) > high:
+        st.session_state[knob.name] = high
+    if high == knob.low:
+        st.caption(f"{knob.label}: {knob.low} (the only step of this run)")
+        return knob.low
+    return st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
+                     key=knob.name, help=knob.help, bind="query-params")
+
+
+def node_from_url(graph: Graph, default: str) -> None:
+    """The Debugging page's node picker state, before the picker is drawn.
+
+    A node named in the link, by id (``?node=L0.t2/Tanh0``) or by the label
+    Streamlit itself writes there, is used once per session; any other value
+    gets a message and the default node. A node that a new run no longer has
+    (T made shorter) falls back to the default too.
+    """
+    done_key = "_url_checked:debugging_node"
+    if done_key not in st.session_state:
+        message = None
+        raw, message = NODE.parse(st.query_params.get_all(NODE.name) or None)
+        if raw:
+            node_id, message = inspection.resolve_node(graph, raw)
+            if node_id is not None:
+                st.session_state[NODE.name] = node_id
+        st.session_state[done_key] = message
+    if st.session_state[done_key]:
+        st.warning(st.session_state[done_key], icon=":material/link_off:")
+    if st.session_state.get(NODE.name) not in graph.by_id:
+        st.session_state[NODE.name] = default

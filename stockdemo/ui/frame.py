@@ -1,0 +1,148 @@
+"""The page frame every page opens with: page config, sidebar menu, presenter mode, links.
+
+Every page calls ``setup_page`` first, so a page works the same whether it is
+reached from the sidebar, typed into a fresh tab, or run alone by AppTest.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from urllib.parse import urlencode
+
+import streamlit as st
+import torch
+from streamlit.errors import StreamlitPageNotFoundError
+
+from stockdemo import theme
+from stockdemo.config import PRESENT, url_value
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# (file relative to the app root, title, icon). A page shows in the menu once its file exists.
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/playground.py", "Playground", ":material/tune:"),
+    ("pages/train.py", "Train and predict", ":material/show_chart:"),
+    ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
+    ("pages/debugging.py", "Debugging", ":material/bug_report:"),
+    ("pages/lesson.py", "Lesson", ":material/school:"),
+)
+# Looked up once: checking the disk for every link on every rerun showed up under
+# load (os.path.realpath was 12 % of server time in a 30-session burst).
+MENU: tuple[tuple[str, str, str], ...] = tuple(p for p in PAGES if (ROOT / p[0]).exists())
+
+DATA_CREDIT = (
+    "Stock prices: Quandl WIKI Prices (public domain), as redistributed in "
+    "bokeh-sampledata. Prices as supplied, without accuracy guarantee."
+)
+
+# Set deliberately for a server shared by many sessions: one torch thread per
+# op gives steady run times under load on a 2-core box (measured: default
+# 2 threads stalled some runs for 20-57 s with 30 sessions).
+_THREADS = int(os.environ.get("STOCKDEMO_TORCH_THREADS", "1"))
+if torch.get_num_threads() != _THREADS:
+    torch.set_num_threads(_THREADS)
+try:
+    torch.set_num_interop_threads(_THREADS)
+except RuntimeError:
+    pass  # already set once in this process; it can only be set before first use
+
+
+def setup_page(title: str, icon: str, intro: str, source: str) -> None:
+    """Page config, sidebar menu and credits, title and the one-line intro.
+
+    ``source`` is the page file (``__file__``), shown and linked in the sidebar.
+    """
+    present = presenting()
+    # An emoji favicon: a Material icon here would be fetched from a font CDN,
+    # which fails offline and logs a console error on every page. "auto" lets
+    # Streamlit keep the sidebar closed on a phone instead of over the page.
+    st.set_page_config(page_title=f"{title} · stockdemo", page_icon="📈", layout="wide",
+                       initial_sidebar_state="collapsed" if present else "auto")
+    st.html(FRAME_CSS)
+    if present:
+        st.html(PRESENTER_CSS)
+    rel, code = page_source(source)
+    with st.sidebar:
+        st.markdown("### stockdemo")
+        st.caption("PyTorch's define-by-run graphs, live")
+        st.toggle(PRESENT.label, key="present_toggle", value=present, help=PRESENT.help,
+                  on_change=_set_presenting)
+        for path, label, page_icon in MENU:
+            page_link(path, label, page_icon)
+        st.divider()
+        base = os.environ.get("STOCKDEMO_SOURCE_URL", "").rstrip("/")
+        if base:
+            st.markdown(f"Code of this page: [`{rel}`]({base}/{rel})")
+        else:
+            st.markdown(f"Code of this page: `{rel}`")
+        with st.expander("Show this page's code"):
+            st.code(code, language="python")
+        st.caption(DATA_CREDIT)
+        st.caption("A teaching demo, not financial advice.")
+    st.title(f"{icon} {title}", anchor=False)
+    if not present:
+        st.markdown(intro)
+
+
+@functools.cache
+def page_source(source: str) -> tuple[str, str]:
+    """A page file -> (its path relative to the app root, its text); read once per process."""
+    path = Path(source).resolve()
+    return path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+
+
+# Keyboard users must see where they are. Streamlit shows a chart's toolbar
+# (fullscreen, download) only on hover, not when one of its buttons has the
+# focus, and marks a focused menu link only with the hover grey, which the
+# current page's link already has.
+FRAME_CSS = f"""<style>
+[data-testid="stElementToolbar"]:focus-within {{ opacity: 1; }}
+[data-testid="stPageLink-NavLink"]:focus-visible {{ outline: 2px solid {theme.BLUE}; outline-offset: 2px; }}
+</style>"""
+
+PRESENTER_CSS = """<style>
+html { font-size: 22px; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }
+[data-testid="stMetricValue"] { font-size: 2.4rem; }
+[data-testid="stMetricLabel"] p, [data-testid="stProgress"] p { font-size: 1rem; }
+</style>"""
+
+
+def presenting() -> bool:
+    """Presenter mode: ``?present=1`` in the link, or the sidebar toggle."""
+    if "present" not in st.session_state:
+        value, _ = PRESENT.parse(st.query_params.get_all(PRESENT.name) or None)
+        st.session_state["present"] = value == "1"
+    return bool(st.session_state["present"])
+
+
+def _set_presenting() -> None:
+    on = bool(st.session_state["present_toggle"])
+    st.session_state["present"] = on
+    if on:
+        st.query_params[PRESENT.name] = "1"
+    else:
+        st.query_params.pop(PRESENT.name, None)
+
+
+def page_url(path: str) -> str:
+    """The URL path of a page file: app.py is "/", pages/NAME.py is "/NAME"."""
+    return "/" if path == "app.py" else "/" + Path(path).stem
+
+
+def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
+    """A link to another page; a plain link where the page registry is not the app's.
+
+    (AppTest running one page file alone knows no other pages.)
+    """
+    query = None if query is None else {k: url_value(k, v) for k, v in query.items()}
+    try:
+        st.page_link(path, label=label, icon=icon, query_params=query)
+    except StreamlitPageNotFoundError:
+        url = page_url(path)
+        if query:
+            url += "?" + urlencode(query)
+        st.markdown(f"[{label}]({url})")

@@ -1,0 +1,216 @@
+"""Composite elements a page places with one call: pieces made of several Streamlit elements."""
+
+from __future__ import annotations
+
+import time
+from contextlib import closing
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from stockdemo import figures, static, train, workers
+from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, RunConfig, TrainConfig
+from stockdemo.data import Dataset
+from stockdemo.graph import Graph, describe_diff, graph_diff
+from stockdemo.live import RunResult
+from stockdemo.render import Rendering
+from stockdemo.train import TrainResult
+
+# Sent together, the graph and a plotly chart redraw in one browser frame and
+# the graph waits ~0.2 s for plotly. A pause before the chart lets the browser
+# draw the graph first (bench/bench_browser.py, default config: slider to
+# graph 0.49-0.53 s -> 0.36-0.39 s; the chart follows as before). Only when
+# the server answered quickly: a slow rerun means a busy server, where the
+# pause would only add to every learner's wait (bench/load.py).
+GRAPH_FIRST_PAUSE_S = 0.1
+PAUSE_ONLY_BELOW_S = 0.25
+
+
+def chart_after_graph(fig: go.Figure, alt: str, rerun_started: float) -> None:
+    """A full-width plotly chart, sent a moment after the graph above it.
+
+    ``rerun_started``: ``time.perf_counter()`` when this rerun began.
+    """
+    if time.perf_counter() - rerun_started < PAUSE_ONLY_BELOW_S:
+        time.sleep(GRAPH_FIRST_PAUSE_S)
+    st.plotly_chart(fig, width="stretch", alt=alt)
+
+
+# Training runs in a whole-page run, never in a fragment's: a click inside a
+# fragment waits for the fragment's run to end (Streamlit does not interrupt a
+# run for it), so Stop would only land after training. A Stop drawn outside the
+# fragment reruns the page, which interrupts the training loop at its next element.
+_JOB, _RESULT, _PARTIAL, _STOPPED = "train_job", "train_result", "train_partial", "train_stopped"
+
+
+def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResult | None:
+    """The Train button, or why the model is too big -> the result trained on ``key``, if any.
+
+    ``key`` names the data and settings; a press starts ``training_run`` in a page run.
+    """
+    workers.shared_pool()  # started on the page's first visit, so warm by the first press
+    refusal = train.too_big(dataset, config)
+    if refusal:
+        st.error(refusal, icon=":material/hourglass_disabled:")
+    button, note = st.columns([1, 7], vertical_alignment="center")
+    if button.button("Train", key="train_go", type="primary", icon=":material/play_arrow:",
+                     disabled=refusal is not None):
+        st.session_state.pop(_RESULT, None)
+        st.session_state[_JOB] = (key, dataset, config)
+        st.rerun(scope="app")
+    note.caption(f"A fresh model every time, at most {EPOCHS.high} epochs and {MAX_TRAIN_SECONDS:.0f} s. "
+                 "Same settings and seed: same curves.")
+    partial = st.session_state.pop(_STOPPED, None)
+    if partial is not None:
+        st.warning(train.stopped_text(partial), icon=":material/stop_circle:")
+        if partial:
+            st.plotly_chart(train.loss_figure(partial), width="stretch", key="loss_stopped")
+    stored = st.session_state.get(_RESULT)
+    if stored and stored[0] == key:
+        return stored[1]
+    if stored:
+        st.caption("The settings changed since the last training: press **Train** to train on these.")
+    return None
+
+
+def training_pending() -> bool:
+    return _JOB in st.session_state
+
+
+def _stop() -> None:
+    st.session_state.pop(_JOB, None)
+    st.session_state[_STOPPED] = st.session_state.pop(_PARTIAL, [])
+
+
+def training_run() -> None:
+    """The training a Train press asked for, live: progress, loss curves, a Stop button."""
+    if _JOB not in st.session_state:
+        return
+    key, dataset, config = st.session_state[_JOB]
+    st.button("Stop", key="train_stop", icon=":material/stop:", on_click=_stop,
+              help="Stops training; the curves so far stay on the page.")
+    bar = st.progress(0.0, text="Starting: building a fresh model...")
+    live_chart = st.empty()
+    history: list[train.Progress] = []
+    # In a worker process, off the server's GIL. Closing the stream (the loop ends, Stop's
+    # rerun interrupts it, the tab closes) takes the run out of the queue or stops its worker.
+    try:
+        with closing(workers.shared_pool().train(dataset, config)) as events:
+            for event in events:
+                if isinstance(event, workers.Queued):
+                    bar.progress(0.0, text=f"Waiting for a training worker: number {event.position} "
+                                           f"in line ({event.workers} training at once here)")
+                    continue
+                if isinstance(event, train.TrainResult):
+                    st.session_state[_RESULT] = (key, event)
+                    continue
+                if event.val_loss is not None:
+                    history.append(event)
+                    st.session_state[_PARTIAL] = list(history)
+                    live_chart.plotly_chart(train.loss_figure(history), width="stretch",
+                                            key=f"loss_live_{event.epoch}")
+                bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
+    except (workers.TrainingRefused, workers.WorkerLost) as err:
+        for done in (_JOB, _PARTIAL):
+            st.session_state.pop(done, None)
+        bar.empty()
+        st.error(str(err), icon=":material/error:")
+        return
+    for done in (_JOB, _PARTIAL):
+        st.session_state.pop(done, None)
+    st.rerun()
+
+
+def outcome_box(outcome: static.ExportOutcome, success: str, failure: str, ops: bool = False) -> None:
+    """An export outcome as measured: the exception's real type and text, or success.
+
+    ``ops``: on success, list the exported graph's ops too.
+    """
+    if outcome.ok:
+        st.success(f"**Exported** in {outcome.seconds:.2f} s. {success} {outcome.note}",
+                   icon=":material/check_circle:")
+        if ops and outcome.graph is not None:
+            st.dataframe(static.ops_table(outcome.graph), hide_index=True, width="stretch")
+    else:
+        st.error(f"**Failed** with `{outcome.error_name}` after {outcome.seconds:.2f} s. {failure}",
+                 icon=":material/error:")
+        st.caption(f"`{outcome.error_type}`, condensed:")
+        st.code(outcome.message, language="text", wrap_lines=True)
+
+
+def fx_graph(capture: static.CompileCapture) -> None:
+    """The FX graph dynamo captured last: drawn when small enough, and always as code."""
+    graph = capture.last_graph
+    if static.drawn_node_count(graph) <= static.MAX_DRAWN_FX_NODES:
+        st.graphviz_chart(static.fx_dot(graph), width="stretch",
+                          alt=f"FX graph captured by torch.compile: {graph.op_count} ops")
+    else:
+        st.warning(f"This FX graph has {graph.op_count} ops: too many to draw here. "
+                   "Its code is below.", icon=":material/visibility_off:")
+    reach = ("any input matching that shape" if capture.symbolic
+             else "any input of exactly that shape, and only for that shape")
+    st.caption(f"{graph.op_count} ops, traced once for input shape {graph.input_shape()}. "
+               f"Orange notes are the weights it takes as inputs. It runs again unchanged "
+               f"for {reach}.")
+    with st.expander("The captured graph as code (what dynamo recorded)"):
+        st.code(graph.code, language="python")
+
+
+def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: int) -> None:
+    """How many graphs the lengths tried took, and what dynamo did on each call."""
+    m = st.columns(4)
+    m[0].metric("Lengths you tried", len(set(tried)), help=f"The last {history} settings of T on this page.")
+    m[1].metric("Graphs captured", len(capture.graphs))
+    m[2].metric("Recompiles", capture.recompiles, help="Captures after the first one.")
+    m[3].metric("Capture time", f"{capture.seconds:.2f} s",
+                help="Measured when this sequence of lengths was first captured.")
+    st.dataframe(static.compile_steps_table(capture), hide_index=True, width="stretch")
+    st.markdown(static.explain_recompiles(capture, tried))
+
+
+def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | None]:
+    """What changed since this session's previous run (kept per user, not shared).
+
+    -> (a sentence, the change in node count; None on the session's first run)
+    """
+    previous = st.session_state.get("playground_previous")
+    if previous is None:
+        change = "First run of this session: every node is new."
+    elif previous["config"] != config:
+        change = describe_diff(graph_diff(previous["graph"], graph),
+                               previous["config"].__dict__, config.__dict__)
+        st.session_state["playground_change"] = change
+    else:
+        change = st.session_state.get("playground_change", "Same settings as before.")
+    st.session_state["playground_previous"] = {"config": config, "graph": graph}
+    return change, None if previous is None else graph.stats["nodes"] - previous["graph"].stats["nodes"]
+
+
+def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None:
+    """Output shape, parameters, graph size and times of one run, in one row."""
+    stats = result.graph.stats
+    # One row container rather than st.columns: fewer blocks to send on every move.
+    row = st.container(horizontal=True, gap="medium")
+    row.metric("Output shape", str(tuple(result.predictions.shape)))
+    row.metric("Parameters", f"{result.parameter_count:,}")
+    row.metric("Graph nodes", f"{stats['nodes']:,}", delta=delta)
+    row.metric("Graph edges", f"{stats['edges']:,}")
+    row.metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
+               help="Forward pass and graph capture, measured on the server when this config first ran.")
+    row.metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups.")
+
+
+def run_downloads(result: RunResult, rendering: Rendering) -> None:
+    """The run's graph as DOT and JSON, and its predictions as CSV."""
+    config = result.config
+    downloads = st.container(horizontal=True)
+    downloads.download_button("Download DOT", rendering.dot,
+                              file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
+                              mime="text/vnd.graphviz", icon=":material/download:")
+    # Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.
+    downloads.download_button("Download graph JSON", lambda: figures.graph_json(result.graph),
+                              file_name=f"graph_{config.cell}_T{config.seq_len}.json",
+                              mime="application/json", icon=":material/download:")
+    downloads.download_button("Download predictions CSV", lambda: figures.predictions_csv(result),
+                              file_name="predictions.csv", mime="text/csv",
+                              icon=":material/download:")
