@@ -21,8 +21,8 @@ Scenarios:
   on the Playground the moves follow the earlier plan (one move in three goes
   to a value every session shares). Pages without those sliders press their
   main button (Home: *Run it*; Lesson: *Reveal*) or rerun. Target: p95 <= 0.5 s,
-  zero errors. CPU/run: CPU seconds of all processes during the page's
-  burst (opening the sessions included) over the moves made.
+  zero errors. CPU/move: CPU seconds of all processes (servers, workers,
+  HAProxy) during the moves, over the moves made: the figure to size a host by.
 - **train**: one session trains alone twice (the second is one run's time:
   the first also waits for a worker to start), then N sessions press
   **Train** in the same second while one more session moves a Playground
@@ -475,6 +475,7 @@ def load_line() -> str:
 class Tally:
     times: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    cpu_per_run: float = float("nan")  # CPU seconds of every process over the runs timed
 
     def add(self, out: RunOutcome, label: str) -> None:
         self.times.append(out.seconds)
@@ -535,6 +536,7 @@ async def burst_page(target: Target, page: str, args) -> Tally:
                            for i, s in enumerate(sessions)))
     alive = [s for s in sessions if s.page_hash]
     plans = {id(s): playground_plan(i, args.moves, args.seed) for i, s in enumerate(alive)}
+    cpu0 = target.cpu_s()  # the moves only, not the first page loads
 
     async def move(i: int, s: Session, j: int) -> None:
         rng = random.Random(args.seed * 7919 + i * 31 + j)
@@ -551,6 +553,7 @@ async def burst_page(target: Target, page: str, args) -> Tally:
         await asyncio.sleep(args.pause)
         await asyncio.gather(*(guarded(tally, f"{page} s{i} move {j + 1}", move(i, s, j))
                                for i, s in enumerate(alive)))
+    tally.cpu_per_run = (target.cpu_s() - cpu0) / max(len(tally.times), 1)
     await asyncio.gather(*(s.close() for s in sessions))
     return tally
 
@@ -561,12 +564,11 @@ def scenario_burst(args) -> int:
     results, failed = {}, False
     try:
         for page in pages:
-            rss0, cpu0 = target.rss_now(), target.cpu_s()
+            rss0 = target.rss_now()
             t0 = time.monotonic()
             results[page] = asyncio.run(burst_page(target, page or "", args))
-            runs = len(results[page].times)
             print(results[page].line(page or "home")
-                  + f"  CPU/run {(target.cpu_s() - cpu0) / max(runs, 1) * 1e3:4.0f} ms"
+                  + f"  CPU/move {results[page].cpu_per_run * 1e3:4.0f} ms"
                   + f"  memory (PSS) peak {target.peak_rss(t0):.0f} MB (before {rss0:.0f})  {load_line()}",
                   flush=True)
     finally:
