@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from stockdemo.config import MAX_TRAIN_SECONDS
 from stockdemo.train import TrainResult
 
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is killed
 ABANDON_S = 15.0  # an event stream unread this long is taken as a closed tab
 QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
@@ -288,9 +289,12 @@ class TrainingPool:
 
     def _spawn(self) -> _Worker:
         parent, child = socket.socketpair()
+        # The server may run from any directory (streamlit run /path/app.py): point the
+        # worker at this copy of stockdemo.
+        path = os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))
         process = subprocess.Popen(
             [sys.executable, "-m", "stockdemo.workers", str(child.fileno()), str(self.torch_threads)],
-            pass_fds=(child.fileno(),))
+            pass_fds=(child.fileno(),), env={**os.environ, "PYTHONPATH": path})
         child.close()
         return _Worker(process, multiprocessing.connection.Connection(parent.detach()))
 
