@@ -54,6 +54,17 @@ def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str)
     return inspection.inspect_run(config, weight_scale, nonlinearity)
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_debug_figure(kind: str, config: RunConfig, weight_scale: float, nonlinearity: str) -> go.Figure:
+    """The Debugging page's figures ("hidden" heatmap, "gradient" norms), built once per run.
+
+    Built through plotly's checked API, they were 60 % of the server's time in a
+    30-session Debugging burst (py-spy). Shared by all sessions: never modify it.
+    """
+    run = cached_inspection(config, weight_scale, nonlinearity)
+    return figures.hidden_heatmap(run) if kind == "hidden" else figures.gradient_figure(run)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
     """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
