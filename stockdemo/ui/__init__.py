@@ -15,6 +15,7 @@ from stockdemo.ui.caches import (
     cached_export,
     cached_figure,
     cached_inspection,
+    cached_prices_figure,
     cached_prices_table,
     cached_prints,
     cached_render,
@@ -64,8 +65,8 @@ from stockdemo.ui.panels import (
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "cached_answer",
     "cached_compile_capture", "cached_debug_figure", "cached_early_stop_runs", "cached_export",
-    "cached_figure",
-    "cached_inspection", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
+    "cached_figure", "cached_inspection", "cached_prices_figure", "cached_prices_table",
+    "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "knob_row", "knob_widget", "lesson_step",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
