@@ -3,7 +3,7 @@
 #   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
 #   make serve  for a class: one app process per core (REPLICAS=n) behind HAProxy on PORT,
 #               with a shared redis-server (deploy/serve.py; installs both from Debian if root)
-# Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it).
+# Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it) and npm.
 
 PYTHON ?= python3
 VENV := .venv
@@ -30,7 +30,11 @@ run: $(VENV)/.installed
 serve: $(VENV)/.installed
 	$(BIN)/python deploy/serve.py --port $(PORT) $(if $(REPLICAS),--replicas $(REPLICAS))
 
-test: $(VENV)/.installed-dev
+# axe-core for the accessibility browser test, from the npm registry (package-lock.json).
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+test: $(VENV)/.installed-dev node_modules/.package-lock.json
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

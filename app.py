@@ -13,6 +13,21 @@ ui.setup_page(
     __file__,
 )
 
+
+# A fragment: pressing Run it reruns only the run and its output.
+@st.fragment
+def run_it() -> None:
+    if st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:"):
+        result = ui.cached_run(RunConfig())
+        st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
+        st.code(result.printed, language="text")
+        st.markdown(f"`predictions.shape` = `{tuple(result.predictions.shape)}`: one predicted "
+                    f"price for each of the {result.config.batch_size} sequences in the batch. "
+                    f"`grad_fn=<AddmmBackward0>` is the last node of the graph this run recorded.")
+        ui.page_link("pages/playground.py", "See that graph in the Playground",
+                     ":material/arrow_forward:")
+
+
 left, right = st.columns([4, 5], gap="large")
 with left:
     st.subheader("What is a computation graph?", anchor=False)
@@ -38,12 +53,4 @@ with right:
     st.markdown("A recurrent network that reads 5 days of 3 numbers and predicts one price:")
     st.code(reproduce_code(RunConfig()).replace("torch.manual_seed(0)\n", ""), language="python",
             wrap_lines=True)
-    if st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:"):
-        result = ui.cached_run(RunConfig())
-        st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
-        st.code(result.printed, language="text")
-        st.markdown(f"`predictions.shape` = `{tuple(result.predictions.shape)}`: one predicted "
-                    f"price for each of the {result.config.batch_size} sequences in the batch. "
-                    f"`grad_fn=<AddmmBackward0>` is the last node of the graph this run recorded.")
-        ui.page_link("pages/playground.py", "See that graph in the Playground",
-                     ":material/arrow_forward:")
+    run_it()

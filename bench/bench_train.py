@@ -29,9 +29,7 @@ from stockdemo.config import TrainConfig  # noqa: E402
 def one_run(config: TrainConfig) -> tuple[float, float, int]:
     """Load, window and train as the page does -> (seconds, max progress gap s, epochs)."""
     started = time.perf_counter()
-    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
-    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
-                           config.val_pct, config.test_pct)
+    dataset, _ = data.load_dataset(config)
     last, gap, epochs = started, 0.0, 0
     for event in train.train(dataset, config):
         now = time.perf_counter()

@@ -3,6 +3,8 @@
 import streamlit as st
 
 from stockdemo import lesson, ui
+from stockdemo.config import RunConfig
+from stockdemo.ui.graph_view import cached_picture, graph_view
 
 ui.setup_page(
     "Lesson", ":material/school:",
@@ -37,6 +39,10 @@ def live() -> None:
         figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
         figure.metric(answer.label, answer.value)
         words.markdown(answer.detail)
+        if isinstance(step.settings, RunConfig) and st.toggle("Show the graph of this run",
+                                                              key="lesson_graph_shown"):
+            graph_view(cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None,
+                       height=420)
     else:
         st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:", type="primary",
                   on_click=reveal, args=(number,))

@@ -7,6 +7,7 @@ import streamlit as st
 from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS, PANEL_LABELS
 from stockdemo.live import reproduce_code
+from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_toggle
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -28,11 +29,11 @@ def live_run() -> None:
     config, view = ui.run_controls()
     started = time.perf_counter()
     result = ui.cached_run(config)
-    rendering = ui.cached_render(config, view)
+    picture = cached_picture(config, view)
     elapsed_ms = (time.perf_counter() - started) * 1e3
     graph = result.graph
     stats = graph.stats
-    change, delta = ui.change_since_previous(config, graph)
+    change, delta, new_ids = ui.change_since_previous(config, graph)
     ui.run_metrics(result, delta, elapsed_ms)
     st.info(f"**Since the previous run:** {change}", icon=":material/difference:")
     if graph.meta.get("fused"):
@@ -47,19 +48,18 @@ def live_run() -> None:
 
     st.subheader("The autograd graph of this run", anchor=False)
     if not present:
-        st.caption(rendering.caption + ". Arrows follow the forward pass; `backward()` walks them in "
+        st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
                    "reverse. Orange arrows carry the hidden state from one step to the next.")
-    if rendering.view == "rolled" and view == "auto" and not present:
+    if picture.view == "rolled" and view == "auto" and not present:
         st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
                    "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-    st.graphviz_chart(rendering.dot, width="stretch",
-                      alt=f"Autograd graph: {stats['nodes']} nodes, {stats['edges']} edges, "
-                          f"{rendering.view} view")
+    trace = cached_trace(config) if replay_toggle() else None
+    graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph")
     st.markdown("**Link to this run** (same seed, same picture for every student):")
     st.code(ui.share_link("pages/playground.py",
                           {**config.to_params(), **({"view": view} if view != "auto" else {})}),
             language=None)
-    ui.run_downloads(result, rendering)
+    ui.run_downloads(result, ui.cached_render(config, view))
 
     # Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
     tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",

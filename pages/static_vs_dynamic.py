@@ -5,6 +5,8 @@ import time
 import streamlit as st
 
 from stockdemo import static, ui
+from stockdemo.render import layout
+from stockdemo.ui.graph_view import cached_picture, graph_view
 
 ui.setup_page(
     "Static vs dynamic", ":material/compare_arrows:",
@@ -23,15 +25,15 @@ def live() -> None:
     started = time.perf_counter()
     config, tried, captures_on = ui.static_controls()
     T = config.seq_len
-    result, rendering = ui.cached_run(config), ui.cached_render(config, "auto")
+    result, picture = ui.cached_run(config), cached_picture(config, "auto")
 
     st.subheader("One model, two kinds of graph", anchor=False)
     # The unrolled eager graph runs across (time), the FX graph runs down: give width to the first.
     left, right = st.columns([3, 2], gap="large")
     left.markdown(f"**Eager autograd: recorded while this run's Python ran** (T = {T})")
-    left.graphviz_chart(rendering.dot, width="stretch",
-                        alt=f"Autograd graph of this run: {result.graph.stats['nodes']} nodes")
-    left.caption(rendering.caption + ". A new graph like this is recorded on every call, "
+    with left:
+        graph_view(picture, settings=config.to_params(), key="eager_graph", height=420)
+    left.caption(picture.caption + ". A new graph like this is recorded on every call, "
                  "whatever the shapes or the branches taken.")
     right.markdown(f"**torch.compile: the static FX graph dynamo captured for T = {T}**")
     if captures_on:
@@ -71,11 +73,12 @@ def live() -> None:
         f"`if` on a tensor's **value** (threshold {runs[0][0].threshold}, set from this input). Eager "
         "PyTorch just runs the Python, so two inputs record two differently sized graphs:")
     st.code(static.steps_source(static.EarlyStopRNN), language="python")
-    for col, (run, dot) in zip(st.columns(2, gap="large"), runs, strict=True):
+    for i, (col, (run, _)) in enumerate(zip(st.columns(2, gap="large"), runs, strict=True)):
         col.markdown(f"**{run.label}** (x × {run.scale:g}): ran **{run.steps} of {run.seq_len}** "
                      f"steps, **{run.graph.stats['nodes']} nodes** recorded")
-        col.graphviz_chart(dot, width="stretch",
-                           alt=f"Autograd graph of the {run.label}: {run.graph.stats['nodes']} nodes")
+        with col:
+            graph_view(layout(run.graph, "auto", max_nodes=None), key=f"early_stop_graph_{i}",
+                       url_key=None, height=320)
     if runs[0][0].steps == runs[1][0].steps:
         st.caption("At this length both inputs ran the same number of steps; try T of 3 or more to "
                    "see them part ways.")

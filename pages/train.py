@@ -4,7 +4,8 @@ import streamlit as st
 
 from stockdemo import data, train, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
-from stockdemo.render import render_dot
+from stockdemo.render import layout
+from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
     "Train and predict", ":material/show_chart:",
@@ -58,13 +59,12 @@ def live() -> None:
     st.plotly_chart(train.loss_figure(result.history), width="stretch", key="loss_chart")
 
     st.subheader("The graph of one training step", anchor=False)
-    rendering = render_dot(result.step_graph, "auto")
-    st.caption(f"{rendering.caption}. One batch of {TRAIN_BATCH_SIZE} windows runs forward "
+    picture = layout(result.step_graph, "auto", max_nodes=None)
+    st.caption(f"{picture.caption}. One batch of {TRAIN_BATCH_SIZE} windows runs forward "
                "and into the MSE loss: the same dynamic graph as in the Playground, now ending in "
                "a loss (the targets need no gradient, so they get no node). `loss.backward()` walks "
                "it in reverse to get every weight's gradient.")
-    st.graphviz_chart(rendering.dot, width="stretch",
-                      alt=f"Autograd graph of one training step: {result.step_graph.stats['nodes']} nodes")
+    graph_view(picture, key="train_graph")
     st.download_button("Download test forecasts CSV", result.forecasts.to_csv(),
                        file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:")
 

@@ -134,13 +134,9 @@ class TextKnob:
 
     name: str
     label: str
-    default: str
-    max_len: int
     help: str
-    type = str
-
-    def bounds(self) -> str:
-        return f"text of up to {self.max_len} characters"
+    max_len: int = 120
+    default: str = ""
 
     def parse(self, raw: object) -> tuple[str, str | None]:
         """Untrusted value -> (stripped text cut to ``max_len``, None). Never raises.
@@ -167,19 +163,19 @@ INPUT_SIZE = IntKnob("input_size", "Features", 3, 1, 16, 1,
                      "Numbers per time step (for stocks: open, close, volume...).")
 CELL = ChoiceKnob("cell", "Cell", "rnn", CELLS,
                   "Which recurrent cell runs the sequence: a built-in nn module, "
-                  "or an explicit Python for-loop over the matching cell.", CELL_LABELS)
+                  "or an explicit Python for-loop over the matching cell.", labels=CELL_LABELS)
 SEED = IntKnob("seed", "Seed", 0, 0, 2**31 - 1, 1,
                "torch.manual_seed before drawing the input and building the model.")
 VIEW = ChoiceKnob("view", "Graph view", "auto", VIEWS,
                   "Unrolled draws every node; rolled draws one block per layer with its count.",
-                  VIEW_LABELS)
+                  labels=VIEW_LABELS)
 # The Playground's open tab, by the tab's title (Streamlit binds tabs by their text).
 PANEL_LABELS: dict[str, str] = {
     "predictions": "Predictions", "ops": "Ops by type", "size": "Graph size against T",
     "code": "Code for this run",
 }
 PANEL = ChoiceKnob("panel", "Panel", "predictions", tuple(PANEL_LABELS),
-                   "The Playground's open tab.", PANEL_LABELS)
+                   "The Playground's open tab.", labels=PANEL_LABELS)
 
 PRESENT = ChoiceKnob("present", "Presenter mode", "0", ("0", "1"),
                     "Large type and collapsed controls, for a projector.")
@@ -315,23 +311,25 @@ TRAIN_LABELS: dict[str, str] = {
 
 SOURCE = ChoiceKnob("source", "Data", "stocks", SOURCES,
                     "Real prices shipped with the app, a seeded synthetic series, or your own CSV.",
-                    TRAIN_LABELS)
+                    labels=TRAIN_LABELS)
 TICKER = ChoiceKnob("ticker", "Ticker", "aapl", TICKERS, "Which bundled stock (daily, 2000-2013).",
-                    TRAIN_LABELS)
+                    labels=TRAIN_LABELS)
 SYNTH = ChoiceKnob("series", "Synthetic series", "gbm", SERIES,
-                   "Generated from the seed: noise has no pattern to learn; a sine has one.", TRAIN_LABELS)
-START_YEAR = IntKnob("start_year", "From year", 2010, 2000, 2013, 1,
-                     "First calendar year of bundled prices used (real data only).")
-END_YEAR = IntKnob("end_year", "To year", 2013, 2000, 2013, 1,
-                   "Last calendar year used, inclusive (the data stops on 2013-03-01).")
+                   "Generated from the seed: noise has no pattern to learn; a sine has one.",
+                   labels=TRAIN_LABELS)
+# The bundled prices run from 2000 to 2013-03-01.
+START_YEAR = IntKnob("start_year", "From year", default=2010, low=2000, high=2013, step=1,
+                     help="First calendar year of bundled prices used (real data only).")
+END_YEAR = IntKnob("end_year", "To year", default=2013, low=2000, high=2013, step=1,
+                   help="Last calendar year used, inclusive (the data stops on 2013-03-01).")
 FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_SETS,
                       "Numbers per day fed to the model; their count is the model's input_size. "
                       "return: log(close / previous close); close: standardised; "
                       "MA: close over its 5-day moving average, minus 1; volume: log(1 + volume).",
-                      TRAIN_LABELS)
+                      labels=TRAIN_LABELS)
 TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
                     "What the model learns to predict for the next trading day.",
-                    {**TRAIN_LABELS, "return": "next day's return"})
+                    labels={**TRAIN_LABELS, "return": "next day's return"})
 EPOCHS = IntKnob("epochs", "Max epochs", 30, 1, 200, 1,
                  "Passes over the training windows; early stopping may end sooner.")
 LEARNING_RATE = ChoiceKnob("lr", "Learning rate", "0.01", LEARNING_RATES, "Adam's step size.")
@@ -427,10 +425,10 @@ PRESETS: tuple[Preset, ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", "Lesson step", 1, 1, 8, 1,
+STEP = IntKnob("step", "Lesson step", 1, 1, 9, 1,
                "The lesson's experiment on screen; Back and Next move it.")
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
-NODE = TextKnob("node", "Node", "", 120,
+NODE = TextKnob("node", "Node",
                 "A node of the run's graph, by id (L0.t4/Tanh0) or as the node picker shows it.")
 
 # The knobs each page binds to its URL, besides PRESENT on every page: its links,
@@ -456,3 +454,51 @@ CHOICE_LABELS: dict[str, Mapping[str, str]] = {
 def url_value(name: str, value: object) -> str:
     """A setting as a link carries it: a select box's displayed text, else the value."""
     return CHOICE_LABELS.get(name, {}).get(str(value), str(value))
+
+
+# --- Lab page (pages/lab.py, stockdemo/lab.py) --------------------------------
+# Each experiment's config (in stockdemo/lab.py) is made of these knobs. Names
+# carry a lab_ prefix where another page already uses the plain word.
+
+LAB_CELLS: tuple[str, ...] = ("rnn", "gru", "lstm")
+LAB_TICKERS: tuple[str, ...] = ("aapl", "ibm", "msft")  # the three with prices in every year
+CUTS: tuple[str, ...] = ("weeks", "set")
+
+LAB_CELL = ChoiceKnob("lab_cell", "Cell", "rnn", LAB_CELLS,
+                      "The built-in recurrent module the experiment runs.",
+                      {"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"})
+LAB_TICKER = ChoiceKnob("lab_ticker", "Ticker", "aapl", LAB_TICKERS,
+                        "Whose daily closes fill the windows (bundled prices).",
+                        {t: t.upper() for t in LAB_TICKERS})
+LAB_YEAR = IntKnob("lab_year", "Year", 2012, 2001, 2012, 1,
+                   "The batch holds the first weeks of this year: New Year, Martin Luther King "
+                   "and Presidents' Day make some of them four trading days long.")
+WEEKS = IntKnob("weeks", "Windows in the batch", 8, 2, 16, 1,
+                "How many sequences the batch holds.")
+CUT = ChoiceKnob("cut", "Cut the days", "weeks", CUTS,
+                 "At calendar weeks (holidays make short weeks), or into windows of two "
+                 "lengths you set, alternating.",
+                 {"weeks": "at calendar weeks", "set": "two lengths I set"})
+SHORT_LEN = IntKnob("short_len", "Short window (days)", 3, 1, 30, 1,
+                    "Length of every second window when you set the lengths.")
+LONG_LEN = IntKnob("long_len", "Long window (days)", 5, 1, 30, 1,
+                   "Length of the other windows when you set the lengths.")
+LAB_T = IntKnob("lab_t", "Days per window T", 5, 1, 30, 1,
+                "Trading days in each input window: one recorded block per day.")
+BATCHES = IntKnob("batches", "Batches in a row", 6, 2, 12, 1,
+                  "Batches of consecutive days read one after another, the hidden state "
+                  "carried from each to the next.")
+LAB_BATCH = IntKnob("lab_batch", "Windows per batch", 32, 1, 128, 1,
+                    "Sequences run side by side in one forward pass.")
+LAB_HIDDEN = IntKnob("lab_hidden", "Hidden size", 10, 1, 64, 1,
+                     "Units in the hidden state: saved tensors grow with it, the node count does not.")
+# Upper bounds keep the slowest corner (GRU, 12 batches of 30 days carried; the
+# sweep at batch 128, hidden 64, T 100) to a few seconds on a shared 2-core box.
+MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 100, 5,
+                "The sweep runs T = 1, 2, 5, 10, 20, ... up to this length, for every cell.")
+
+# Every control of the Lab, once. The open experiment is a tab, bound by its title.
+LAB_KNOBS: tuple[Knob, ...] = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL,
+                               LAB_T, BATCHES, LAB_BATCH, LAB_HIDDEN, MAX_T, SEED)
+PAGE_KNOBS["pages/lab.py"] = LAB_KNOBS
+CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})

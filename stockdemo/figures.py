@@ -59,7 +59,7 @@ def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> Sh
     """
     layout = {"title": {"text": title}, "height": height,
               "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "colorway": PALETTE,
-              "legend": {"orientation": "h", "y": -0.2}, "font": {"size": 14}, **layout}
+              "legend": {"orientation": "h", "y": -0.2}, "font": dict(FONT), **layout}
     return SharedFigure({"data": data, "layout": layout})
 
 
@@ -78,7 +78,7 @@ def predictions_figure(result: RunResult) -> SharedFigure:
     data.append({"type": "scatter", "x": [seq_len] * shown, "y": _typed(pred[:shown]), "mode": "markers",
                  "name": "predictions",
                  "marker": {"color": colours, "size": 14, "symbol": "star",
-                            "line": {"width": 1, "color": "#333"}}})
+                            "line": {"width": 1, "color": theme.BORDER}}})
     more = f", first {shown} of {x.shape[0]} shown" if shown < x.shape[0] else ""
     # No legend: the colours pair each line with its star, and a legend is the
     # costliest part of redrawing this chart on every slider move.

@@ -263,17 +263,9 @@ def inspect_run(config: RunConfig, weight_scale: float = 1.0,
     model.zero_grad(set_to_none=True)
     with torch.enable_grad():
         output = model(x)
-    return Inspection(
-        config=config,
-        weight_scale=weight_scale,
-        nonlinearity=nonlinearity,
-        inputs=x,
-        model=model,
-        output=output,
-        graph=capture_graph(output, model, x),
-        hidden=tuple(torch.stack([h[0] for h in layer]).numpy() for layer in states),
-        grad_norms=norms.numpy(),
-    )
+    hidden = tuple(torch.stack([h[0] for h in layer]).numpy() for layer in states)
+    return Inspection(config, weight_scale, nonlinearity, x, model, output,
+                      capture_graph(output, model, x), hidden, norms.numpy())
 
 
 def grad_fns_by_id(output: torch.Tensor, graph: Graph, model: nn.Module) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""The guided lesson: eight experiments declared as data, each answered by a live run.
+"""The guided lesson: eight experiments and an optional ninth, declared as data, each answered live.
 
 A step names the page and settings that show one idea, asks the class a
 question, and computes the answer from the core, never from a constant: when
@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stockdemo import data, inspection, static, train
+from stockdemo import data, inspection, lab, static, train
 from stockdemo.config import CELL_LABELS, PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, op_name
 from stockdemo.graph import STEP as STEP_ROLE
@@ -35,8 +35,9 @@ class Step:
     question: str
     page: str  # page file relative to the app root
     link_label: str
-    settings: RunConfig | TrainConfig  # what the linked page opens with, and what the answer runs
-    answer: Callable[[RunConfig | TrainConfig], Answer]
+    # what the linked page opens with, and what the answer runs
+    settings: RunConfig | TrainConfig | lab.LengthsConfig
+    answer: Callable[[RunConfig | TrainConfig | lab.LengthsConfig], Answer]
 
     @property
     def link_knobs(self) -> tuple[str, ...]:
@@ -161,6 +162,17 @@ def honest_baseline(config: TrainConfig) -> Answer:
                   f"tomorrow = today {naive:.3f} (dollars). {verdict}")
 
 
+def padded_weeks(config: lab.LengthsConfig) -> Answer:
+    result = lab.different_lengths(config)
+    short = sum(n < max(result.lengths) for n in result.lengths)
+    packed = "exactly equal" if result.packed_gap == 0 else f"within {result.packed_gap:.1g}"
+    sizes = ", ".join(sorted({f"{n} days: {g.stats['nodes']} nodes"
+                              for n, g in zip(result.lengths, result.window_graphs, strict=True)}))
+    return Answer("Short weeks' predictions moved by", f"up to {result.padded_gaps.max():.3g}",
+                  f"{short} of {len(result.lengths)} weeks are short, and read the zeros as flat days. "
+                  f"Packed with `pack_padded_sequence`: {packed} to each week run alone ({sizes}).")
+
+
 STEPS: tuple[Step, ...] = (
     Step("What is a computation graph?",
          "Every operation the model runs is written down as a node; `backward()` walks that "
@@ -202,4 +214,8 @@ STEPS: tuple[Step, ...] = (
          "Will it beat the naive forecast *tomorrow's price = today's*?",
          "pages/train.py", "Open Train and predict, press Train", TrainConfig(),
          honest_baseline),
+    Step("Optional: weeks of different lengths",
+         "A holiday week has four trading days; to batch it with five-day weeks we pad it with zeros.",
+         "Does the padding change the short weeks' predictions?",
+         "pages/lab.py", "Open the Lab: different lengths", lab.LengthsConfig(), padded_weeks),
 )

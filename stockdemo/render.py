@@ -26,6 +26,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 
 from stockdemo import theme
 from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
@@ -117,6 +118,11 @@ def layout(graph: Graph, view: str = "auto", max_nodes: int | None = MAX_DRAWN_N
 
     ``max_nodes=None`` never folds (the interactive view draws every node).
     """
+    return _lay_out(graph, view, max_nodes, complete=True)
+
+
+def _lay_out(graph: Graph, view: str, max_nodes: int | None, complete: bool) -> Picture:
+    """``complete=False``: ``drawn_as`` skips rolled-away steps the edges never reach (DOT needs no more)."""
     if view not in ("auto", "rolled", "unrolled"):
         raise ValueError(f"view must be auto, rolled or unrolled, got {view!r}")
     if view == "auto":
@@ -128,7 +134,7 @@ def layout(graph: Graph, view: str = "auto", max_nodes: int | None = MAX_DRAWN_N
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        placed = _Layout(graph, rolled=(view == "rolled"), max_nodes=max_nodes)
+        placed = _Layout(graph, rolled=(view == "rolled"), max_nodes=max_nodes, complete=complete)
         picture = placed.picture(view, _caption(graph, view, placed.folded))
     finally:
         if gc_was_enabled:
@@ -149,7 +155,7 @@ def _caption(graph: Graph, view: str, folded: int) -> str:
 
 def render_dot(graph: Graph, view: str = "auto") -> Rendering:
     """Graph -> DOT with pinned positions (time across, layers down)."""
-    picture = layout(graph, view)
+    picture = _lay_out(graph, view, MAX_DRAWN_NODES, complete=False)  # ~10 ms less at T 200 L 4
     return Rendering(write_dot(picture), picture.view, len(picture.nodes), picture.folded_steps,
                      picture.caption)
 
@@ -174,10 +180,11 @@ def box_size(label: str) -> tuple[float, float]:
 class _Layout:
     """Positions for one view of one graph, from the nodes' layer, step, role and kind."""
 
-    def __init__(self, graph: Graph, rolled: bool, max_nodes: int | None) -> None:
+    def __init__(self, graph: Graph, rolled: bool, max_nodes: int | None, complete: bool) -> None:
         self.graph = graph
         self.rolled = rolled
         self.max_nodes = max_nodes
+        self.complete = complete
         # drawn id -> (node, centre x, centre y, label, w, h); markers included
         self.placed: dict[str, tuple[Node, float, float, str, float, float]] = {}
         self.frames: list[Frame] = []
@@ -203,6 +210,7 @@ class _Layout:
                 params[n.layer].append(n)
             else:
                 special[n.kind] = n
+        self._blocks = blocks
 
         layers = sorted({k[0] for k in blocks if k[0] is not None})
         steps = {layer: sorted(k[2] for k in blocks if k[0] == layer and k[1] == STEP)
@@ -215,6 +223,12 @@ class _Layout:
             self._put(special["input"], COL, y)
             y += ROW * 1.3
         param_w = max((self._box_of(p)[1] for p in g.nodes if p.kind == "parameter"), default=0.0)
+        after_params = max(PARAM_COL * 0.6, param_w / 2 + COL * 0.45) + BLOCK_GAP
+        # Every layer's steps start at one x, so step t of each layer stands in one column.
+        set_up = {layer: sum(self._measure(blocks[(layer, role, None)])[0] + BLOCK_GAP * 2
+                             for role in (PRE, FUSED) if (layer, role, None) in blocks)
+                  for layer in layers}
+        steps_x = after_params + max(set_up.values(), default=0.0)
         for layer in layers:
             x = 0.0
             band_top = y
@@ -223,13 +237,14 @@ class _Layout:
             for i, p in enumerate(params.get(layer, [])):
                 self._put(p, x, y + i * ROW)
             heights.append(len(params.get(layer, [])) * ROW)
-            x += max(PARAM_COL * 0.6, param_w / 2 + COL * 0.45) + BLOCK_GAP
+            x += after_params
             for role in (PRE, FUSED):
                 block = blocks.get((layer, role, None))
                 if block:
                     w, h = self._place_block(block, x, y, caption=self._caption(role, layer))
                     x += w + BLOCK_GAP * 2
                     heights.append(h)
+            x = steps_x
             drawn = shown_steps.get(layer, [])
             for t in drawn:
                 if t is None:
@@ -291,16 +306,7 @@ class _Layout:
 
     def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
         """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
-        ops = tuple(n.op for n in block)
-        grid = self._grids.get(ops)
-        if grid is None:
-            # Steps that run the same ops ran the same code, so they wire them
-            # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
-            grid = self._grids[ops] = self._grid(block)
-        cells, width, rows = grid
-        box_of = self._box_of
-        boxes = [box_of(n) for n in block]
-        col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
+        width, col, (cells, _, rows), boxes = self._measure(block)
         top = y + (CAPTION_H if caption else 0.0)
         placed, alias = self.placed, self.alias
         for n, (d, i), (label, w, h) in zip(block, cells, boxes, strict=True):
@@ -311,9 +317,21 @@ class _Layout:
             self._layer_top[layer] = min(self._layer_top.get(layer, top), top)
         height = rows * ROW + (CAPTION_H if caption else 0.0)
         if caption:
-            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25,
-                                     width * col - col * 0.1, height))
-        return width * col, height
+            self.frames.append(Frame(caption, x - col * 0.45, y - ROW * 0.25, width - col * 0.1, height))
+        return width, height
+
+    def _measure(self, block: list[Node]):
+        """-> (width, column width, grid, each node's box) of a block."""
+        ops = tuple(map(_OP, block))
+        grid = self._grids.get(ops)
+        if grid is None:
+            # Steps that run the same ops ran the same code, so they wire them
+            # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
+            grid = self._grids[ops] = self._grid(block)
+        box_of = self._box_of
+        boxes = [box_of(n) for n in block]
+        col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
+        return grid[1] * col, col, grid, boxes
 
     def _grid(self, block: list[Node]) -> tuple[list[tuple[int, int]], int, int]:
         """Each node's (row, column) in its block: row = depth among the block's own nodes.
@@ -348,13 +366,21 @@ class _Layout:
 
     def _alias_other_steps(self, layer: int, steps: list[int], shown: int, blocks, loop_id: str) -> None:
         """Rolled: every step's node is drawn as the same op (same name, same rank) of the step shown."""
-        counterpart: dict[tuple[str | None, int], str] = {}
-        for key, n in _ranked(blocks[(layer, STEP, shown)]):
-            counterpart[key] = n.id
+        shown_block = blocks[(layer, STEP, shown)]
+        shown_ops, shown_ids = tuple(map(_OP, shown_block)), list(map(_ID, shown_block))
+        counterpart: dict[tuple[str | None, int], str] | None = None
+        alias = self.alias
         for t in steps:
-            if t != shown:
-                for key, n in _ranked(blocks[(layer, STEP, t)]):
-                    self.alias[n.id] = counterpart.get(key, loop_id)
+            if t == shown or not (self.complete or t in (shown - 1, shown - 2)):
+                continue  # the edges reach back two steps at most: the recurrence
+            block = blocks[(layer, STEP, t)]
+            if tuple(map(_OP, block)) == shown_ops:  # the usual step: the same ops, in order
+                alias.update(zip(map(_ID, block), shown_ids, strict=True))
+                continue
+            if counterpart is None:
+                counterpart = {key: n.id for key, n in _ranked(shown_block)}
+            for key, n in _ranked(block):
+                alias[n.id] = counterpart.get(key, loop_id)
 
     def _box_of(self, n: Node) -> tuple[str, float, float]:
         """(box text, width, height) of a node: its label, its shape on the last line."""
@@ -408,8 +434,8 @@ class _Layout:
             return edges
         if self.rolled:  # drawn nodes, and the step before the one shown (the recurrence)
             targets = list(self.placed)
-            targets += [n.id for n in self.graph.nodes if n.role == STEP
-                        and n.step == self.first_step.get(n.layer, 0) - 1]
+            for layer, t in self.first_step.items():
+                targets += map(_ID, self._blocks.get((layer, STEP, t - 1), ()))
             preds = self._preds
             pairs: Iterable[tuple[str, str]] = (
                 (src, dst) for dst in targets for src in preds.get(dst, ()))
@@ -460,6 +486,9 @@ class _Layout:
                 drawn_as.pop(p.id)
         return Picture(view, nodes, tuple(self.edges()), tuple(frames), width, height, caption,
                        self.folded, drawn_as)
+
+
+_OP, _ID = attrgetter("op"), attrgetter("id")
 
 
 def _ranked(block: list[Node]) -> Iterator[tuple[tuple[str | None, int], Node]]:

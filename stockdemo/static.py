@@ -465,10 +465,10 @@ def fx_dot(graph: StaticGraph) -> str:
     Parameters are drawn once per use (no hub wired to every step), so
     Graphviz's ``dot`` layout stays fast on these small graphs.
     """
-    return write_statements(_fx_statements(graph), "fx")
+    return write_statements(fx_statements(graph), "fx")
 
 
-def _fx_statements(graph: StaticGraph) -> Iterator[tuple[str, object, dict[str, str]]]:
+def fx_statements(graph: StaticGraph) -> Iterator[tuple[str, object, dict[str, str]]]:
     """``write_statements``'s statements: defaults, then each op and each parameter use with its edges."""
     yield "graph", None, {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3", "bgcolor": "transparent"}
     yield "node", None, {"shape": "box", "style": "filled", "fontname": theme.FONT_FAMILY, "fontsize": "12",

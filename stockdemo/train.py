@@ -263,7 +263,8 @@ def training_step_graph(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> G
 
 def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", y=-0.15), font=dict(size=14),
+                      legend=dict(orientation="h", y=-0.15),
+                      font=dict(family=theme.FONT_FAMILY, size=theme.FONT_SIZE, color=theme.TEXT),
                       hovermode="x unified")
     return fig
 
@@ -320,7 +321,7 @@ def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> go.Figure:
     fig.add_trace(go.Scatter(x=epochs, y=[p.val_loss for p in history], mode="lines+markers",
                              name="validation loss", line=dict(color=PALETTE["val"], width=2)))
     if history and history[-1].best_epoch:
-        fig.add_vline(x=history[-1].best_epoch, line_dash="dot", line_color="#8C8C8C",
+        fig.add_vline(x=history[-1].best_epoch, line_dash="dot", line_color=theme.MUTED,
                       annotation_text="best validation", annotation_position="top")
     fig.update_xaxes(title="epoch", rangemode="tozero")
     fig.update_yaxes(title="MSE (standardised target)")

@@ -146,3 +146,16 @@ def test_auto_view_rolls_big_graphs_and_fused_graphs_stay_unrolled():
     assert layout(graph_of("lstm", 120, 1), "rolled").view == "unrolled"
     with pytest.raises(ValueError):
         layout(graph_of("rnn", 5, 1), "sideways")
+
+
+@pytest.mark.parametrize("cell", GROWING)
+def test_step_t_of_every_layer_stands_in_one_column(cell):
+    picture = layout(graph_of(cell, 5, 3), "unrolled")
+    x_of_step = defaultdict(set)
+    for frame in picture.frames:
+        steps = {p.node.step for p in picture.nodes if inside(p, frame) and p.node.role == STEP}
+        if steps:
+            (t,) = steps
+            x_of_step[t].add(round(frame.x, 3))
+    assert sorted(x_of_step) == list(range(5))
+    assert all(len(xs) == 1 for xs in x_of_step.values())

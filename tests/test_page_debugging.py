@@ -1,6 +1,5 @@
 """The Debugging page under AppTest: every figure comes from the live run."""
 
-import base64
 import json
 
 import numpy as np
@@ -9,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import inspection
 from stockdemo.config import RunConfig
+from tests.helpers import plotly_values as values
 
 PAGE = "../pages/debugging.py"
 
@@ -19,14 +19,6 @@ def figure(at: AppTest, title_part: str) -> dict:
         if title_part in fig["layout"]["title"]["text"]:
             return fig
     raise AssertionError(f"no plotly chart titled with {title_part!r}")
-
-
-def values(v) -> np.ndarray:
-    """Plotly 6+ ships arrays as base64 {dtype, bdata, shape}; older ones as lists."""
-    if isinstance(v, dict) and "bdata" in v:
-        array = np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
-        return array.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else array
-    return np.asarray(v)
 
 
 def fresh(**params: str) -> AppTest:

@@ -3,9 +3,10 @@
 from urllib.parse import urlencode
 
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import data, inspection, static, train
+from stockdemo import data, inspection, lab, static, train
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.lesson import STEPS
 from stockdemo.live import build, run
@@ -24,9 +25,7 @@ def nodes(**changes) -> int:
 
 def trained() -> train.TrainResult:
     config = TrainConfig()
-    prices = data.load_stock(config.ticker, config.start_year, config.end_year)
-    dataset = data.prepare(prices, config.feature_names, config.target, config.seq_len,
-                           config.val_pct, config.test_pct)
+    dataset, _ = data.load_dataset(config)
     return train.run_training(dataset, config)
 
 
@@ -81,8 +80,17 @@ def check_baseline(value: str, detail: str) -> None:
     assert f"model {model:.3f}, tomorrow = today {naive:.3f}" in detail
 
 
+def check_padded_weeks(value: str, detail: str) -> None:
+    model = lab.seeded_model("rnn", 10, 0)
+    weeks = [torch.from_numpy(w.returns[:, None].copy()) for w in lab.cut_windows(lab.LengthsConfig())]
+    alone = torch.cat([model(w[None]) for w in weeks])
+    padded = model(torch.nn.utils.rnn.pad_sequence(weeks, batch_first=True))
+    assert value == f"up to {(padded - alone).abs().max().item():.3g}"
+    assert f"{sum(len(w) < 5 for w in weeks)} of {len(weeks)} weeks" in detail
+
+
 CHECKS = (check_grad_fn, check_seed_shape, check_node_gain, check_blocks, check_fused_lstm,
-          check_recompiles, check_vanishing, check_baseline)
+          check_recompiles, check_vanishing, check_baseline, check_padded_weeks)
 
 
 def test_lesson_has_one_step_per_value_of_the_step_knob():
@@ -121,7 +129,7 @@ def test_a_link_opens_the_lesson_at_its_step_and_back_returns():
     assert at.query_params["step"] == "2"
 
 
-@pytest.mark.parametrize(("raw", "shown"), [("99", 8), ("0", 1), ("two", 1)])
+@pytest.mark.parametrize(("raw", "shown"), [("99", STEP.high), ("0", 1), ("two", 1)])
 def test_a_bad_step_in_the_url_is_clamped_and_said(raw: str, shown: int):
     at = fresh()
     at.query_params["step"] = raw

@@ -11,16 +11,15 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
 from tests.conftest import ROOT
+from tests.helpers import metric
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
 
-def metric(at, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
-
-def dot(at) -> str:
-    return at.get("graphviz_chart")[0].proto.spec
+def graph(at) -> dict:
+    """What the graph view was sent: the laid-out picture (stockdemo/ui/graph_view.py)."""
+    return json.loads(at.get("bidi_component")[0].proto.json)
 
 
 def fresh() -> AppTest:
@@ -30,12 +29,14 @@ def fresh() -> AppTest:
 def test_moving_sequence_length_changes_node_count_and_graph(clear_caches):
     at = fresh().run()
     assert not at.exception
-    nodes_before, dot_before = metric(at, "Graph nodes"), dot(at)
-    assert nodes_before == "38" and "t = 4" in dot_before and "t = 5" not in dot_before
+    nodes_before, frames_before = metric(at, "Graph nodes"), graph(at)["frames"]["label"]
+    assert nodes_before == "38" and "t = 4" in frames_before and "t = 5" not in frames_before
     at.slider(key="seq_len").set_value(6).run()
     assert not at.exception
     assert metric(at, "Graph nodes") == "42"
-    assert dot(at) != dot_before and "t = 5" in dot(at)
+    assert "t = 5" in graph(at)["frames"]["label"] and len(graph(at)["nodes"]["id"]) == 42
+    new = {graph(at)["nodes"]["id"][i] for i in graph(at)["new"]}
+    assert new and all(i.startswith("L0.t5/") for i in new)  # marked on the graph itself
     change = " ".join(i.value for i in at.info)
     assert "+1 time step" in change and "+4 nodes" in change and "Tanh" in change
 
@@ -89,7 +90,7 @@ def test_no_exception_at_maximal_settings(cell):
     at.run()
     assert not at.exception
     assert metric(at, "Output shape") == "(64, 1)"
-    assert "rolled" in at.get("graphviz_chart")[0].proto.spec or cell == "lstm"
+    assert graph(at)["view"] == "rolled" or cell == "lstm"
 
 
 def test_tampered_url_values_are_clamped_with_a_visible_message():

@@ -1,20 +1,26 @@
 """The Static vs dynamic page under AppTest: defaults, the capture button, T changes."""
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import static
 from stockdemo.config import RunConfig
+from stockdemo.ui.graph_view import node_text
+from tests.helpers import metric
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file
 TIMEOUT = 180
 
 
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
 def charts(at: AppTest) -> list[str]:
+    """The static FX graphs, as DOT."""
     return [c.proto.spec for c in at.get("graphviz_chart")]
+
+
+def views(at: AppTest) -> list[dict]:
+    """The autograd graphs, as sent to the graph view (stockdemo/ui/graph_view.py)."""
+    return [json.loads(c.proto.json) for c in at.get("bidi_component")]
 
 
 def test_defaults_draw_eager_graphs_and_wait_for_the_button(clear_caches):
@@ -23,7 +29,7 @@ def test_defaults_draw_eager_graphs_and_wait_for_the_button(clear_caches):
     assert at.slider(key="seq_len").value == 5
     assert at.button(key="static_capture")
     # This run's autograd graph and the early-stop model's two: no capture has run yet.
-    assert len(charts(at)) == 3
+    assert len(views(at)) == 3 and not charts(at)
     assert not [m for m in at.metric if m.label == "Recompiles"]
     calm, volatile = static.early_stop_eager(RunConfig())
     text = " ".join(m.value for m in at.markdown)
@@ -36,15 +42,15 @@ def test_capture_then_changing_seq_len_climbs_the_recompile_count():
     at.button(key="static_capture").click().run()
     assert not at.exception
     assert metric(at, "Recompiles") == "0"
-    assert len(charts(at)) == 4  # eager, static FX, and the two early-stop graphs
-    assert "torch.rnn_tanh" in charts(at)[1]
+    assert len(views(at)) == 3 and len(charts(at)) == 1  # eager, static FX, two early-stop graphs
+    assert "torch.rnn_tanh" in charts(at)[0]
 
     at.slider(key="seq_len").set_value(8).run()
     assert not at.exception
     expected = static.compile_capture(RunConfig(), (5, 8))
     assert metric(at, "Recompiles") == str(expected.recompiles)
     assert metric(at, "Graphs captured") == str(len(expected.graphs))
-    assert "(10, 8, 3)" in charts(at)[1]  # the static graph shown is the one for T=8
+    assert "(10, 8, 3)" in charts(at)[0]  # the static graph shown is the one for T=8
 
     at.slider(key="seq_len").set_value(5).run()
     assert metric(at, "Recompiles") == str(expected.recompiles)  # T=5 was seen: no new graph
@@ -72,4 +78,4 @@ def test_url_sets_the_sequence_length():
     at.run()
     assert not at.exception
     assert at.slider(key="seq_len").value == 7
-    assert "10×7×3" in charts(at)[0]  # the eager graph's input node
+    assert "input x\n10×7×3" in node_text(views(at)[0], "label")  # the eager graph's input node

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import train
+from stockdemo.ui.graph_view import node_text
 from tests.test_data import BAD_FILES
 
 PAGE = "../pages/train.py"
@@ -37,8 +38,8 @@ def test_training_at_the_defaults_shows_metrics_next_to_both_baselines(clear_cac
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     names = {t.get("name") for f in figures for t in f["data"]}
     assert {"model forecast", train.PERSISTENCE_ROW, train.MA_ROW, "validation loss"} <= names
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert "MseLoss" in dot and "loss (MSE)" in dot
+    labels = " ".join(node_text(json.loads(at.get("bidi_component")[0].proto.json), "label"))
+    assert "MseLoss" in labels and "loss (MSE)" in labels
     assert any("Not financial advice" in i.value for i in at.info)
     assert any("next trading day's log return" in m.value for m in at.markdown)
 

@@ -201,7 +201,7 @@ def test_fx_dot_draws_every_op_once_and_each_weight_per_use(cell):
 def test_fx_dot_is_the_graphviz_package_text_from_the_one_dot_writer():
     graph = static.compile_capture(RunConfig(cell="gru_loop", seq_len=2), (2,)).last_graph
     reference = graphviz.Digraph("fx")
-    for kind, target, attrs in static._fx_statements(graph):
+    for kind, target, attrs in static.fx_statements(graph):
         if kind == "N":
             reference.node(target, **attrs)
         elif kind == "E":

@@ -8,17 +8,19 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
 from torch.autograd.graph import GradientEdge
 
 from stockdemo import train
-from stockdemo.config import RunConfig
+from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
+from stockdemo.data import load_dataset
 from stockdemo.graph import HEAD, STEP
 from stockdemo.live import build, run
 from stockdemo.model import LoopRNN, StockPredictor
-from stockdemo.trace import trace_run, trace_training_step
+from stockdemo.trace import trace_first_training_step, trace_run, trace_training_step
 
 from .conftest import ROOT
 
@@ -146,6 +148,11 @@ def test_recurrent_and_head_ops_point_into_the_models_forward(case):
     assert "self.fc(" in last.text
 
 
+def test_the_code_panel_holds_every_source_line(case):
+    config, trace, graph = case
+    assert set(trace.source.values()) <= set(trace.forward_code)
+
+
 def test_step_of_each_forward_entry_is_its_nodes_step(case):
     config, trace, graph = case
     for node_id, t in zip(trace.forward, trace.step_of_frame, strict=True):
@@ -206,6 +213,8 @@ def test_training_step_replays_the_loss_and_leaves_the_model_alone():
     expected = {f"param/{name}": float(g.norm()) for name, g in zip(params, grads, strict=True)}
     assert trace.param_grad_norms == pytest.approx(expected, rel=1e-5)
     assert "Trying to backward through the graph a second time" in trace.second_backward_error
+    loss_line = trace.source[first.node_id]  # the line that computed the loss is on the panel too
+    assert "mse_loss(" in loss_line.text and loss_line in trace.forward_code
 
 
 def test_command_line_prints_the_replay_as_json():
@@ -220,3 +229,33 @@ def test_command_line_prints_the_replay_as_json():
     assert data["root"] == trace.root and data["param_grad_norms"] == trace.param_grad_norms
     assert {k: v["line"] for k, v in data["source"].items()} == \
         {k: v.line for k, v in trace.source.items()}
+
+
+def test_first_training_step_has_the_train_pages_graph_and_its_first_gradients():
+    config = TrainConfig(epochs=1, seq_len=4, hidden_size=6, cell="gru_loop")
+    dataset, _ = load_dataset(config)
+    trace = trace_first_training_step(dataset, config)
+    result = train.run_training(dataset, config)
+    assert set(trace.forward) == {n.id for n in result.step_graph.op_nodes}
+    assert result.step_graph.by_id[trace.backward[0].node_id].op == "MseLossBackward0"
+    # the first batch train() draws, and a fresh model as it builds one
+    _, model = build(config.model_config)
+    part = dataset.part("train")
+    first = torch.randperm(len(dataset.x[part]), generator=torch.Generator().manual_seed(config.seed))
+    first = first[:TRAIN_BATCH_SIZE]
+    x = torch.from_numpy(dataset.x[part])[first]
+    y = torch.from_numpy(dataset.y[part]).unsqueeze(1)[first]
+    params = dict(model.named_parameters())
+    grads = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y), list(params.values()))
+    expected = {f"param/{name}": float(g.norm()) for name, g in zip(params, grads, strict=True)}
+    assert trace.param_grad_norms == pytest.approx(expected, rel=1e-5)
+
+
+def test_replays_in_parallel_threads_do_not_mix():
+    """The Streamlit server runs sessions in threads: each replay must see only its own calls."""
+    configs = [config_of("lstm_loop", 6, 2), config_of("gru", 7, 1)] * 2
+    alone = [trace_run(c) for c in configs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(trace_run, configs))
+    for a, b in zip(alone, together, strict=True):
+        assert (a.forward, a.source, a.backward) == (b.forward, b.source, b.backward)

@@ -27,6 +27,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/train.py", "Train and predict", ":material/show_chart:"),
     ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
     ("pages/debugging.py", "Debugging", ":material/bug_report:"),
+    ("pages/lab.py", "Lab", ":material/science:"),
     ("pages/lesson.py", "Lesson", ":material/school:"),
 )
 # Looked up once: checking the disk for every link on every rerun showed up under
@@ -94,20 +95,30 @@ def page_source(source: str) -> tuple[str, str]:
     return path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
 
 
+def _tokens(*kinds: str) -> str:
+    """Code highlighting's token classes, one notch more specific than Streamlit's own rules."""
+    return ", ".join(f'[data-testid="stCode"] code .token.{kind}' for kind in kinds)
+
+
 # Keyboard users must see where they are. Streamlit shows a chart's toolbar
 # (fullscreen, download) only on hover, not when one of its buttons has the
 # focus, and marks a focused menu link only with the hover grey, which the
-# current page's link already has.
+# current page's link already has. Text colours: see theme.CAPTION.
 FRAME_CSS = f"""<style>
 [data-testid="stElementToolbar"]:focus-within {{ opacity: 1; }}
 [data-testid="stPageLink-NavLink"]:focus-visible {{ outline: 2px solid {theme.BLUE}; outline-offset: 2px; }}
+[data-testid="stCaptionContainer"] {{ color: {theme.CAPTION}; opacity: 1; }}
+[data-testid="stCaptionContainer"] code {{ color: {theme.CODE_TEXT}; }}
+{_tokens("keyword", "function", "class-name", "builtin")} {{ color: {theme.CODE_KEYWORD}; }}
+{_tokens("boolean", "number", "string", "constant")} {{ color: {theme.CODE_LITERAL}; }}
+{_tokens("comment", "operator", "punctuation")} {{ color: {theme.CODE_COMMENT}; }}
 </style>"""
 
-PRESENTER_CSS = """<style>
-html { font-size: 22px; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }
-[data-testid="stMetricValue"] { font-size: 2.4rem; }
-[data-testid="stMetricLabel"] p, [data-testid="stProgress"] p { font-size: 1rem; }
+PRESENTER_CSS = f"""<style>
+html {{ font-size: {theme.PRESENTER_ROOT_PX}px; }}
+[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }}
+[data-testid="stMetricValue"] {{ font-size: 2.4rem; }}
+[data-testid="stMetricLabel"] p, [data-testid="stProgress"] p {{ font-size: 1rem; }}
 </style>"""
 
 

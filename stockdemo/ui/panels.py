@@ -168,22 +168,26 @@ def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: 
     st.markdown(static.explain_recompiles(capture, tried))
 
 
-def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | None]:
+def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | None, tuple[str, ...]]:
     """What changed since this session's previous run (kept per user, not shared).
 
-    -> (a sentence, the change in node count; None on the session's first run)
+    -> (a sentence, the change in node count; None on the session's first run,
+    the ids of the nodes added since the previous run, for the graph view to mark)
     """
     previous = st.session_state.get("playground_previous")
     if previous is None:
         change = "First run of this session: every node is new."
+        st.session_state["playground_new"] = ()
     elif previous["config"] != config:
-        change = describe_diff(graph_diff(previous["graph"], graph),
-                               previous["config"].__dict__, config.__dict__)
+        diff = graph_diff(previous["graph"], graph)
+        change = describe_diff(diff, previous["config"].__dict__, config.__dict__)
         st.session_state["playground_change"] = change
+        st.session_state["playground_new"] = tuple(n.id for n in diff.added_nodes)
     else:
         change = st.session_state.get("playground_change", "Same settings as before.")
     st.session_state["playground_previous"] = {"config": config, "graph": graph}
-    return change, None if previous is None else graph.stats["nodes"] - previous["graph"].stats["nodes"]
+    delta = None if previous is None else graph.stats["nodes"] - previous["graph"].stats["nodes"]
+    return change, delta, st.session_state["playground_new"]
 
 
 def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None:

@@ -6,51 +6,14 @@ does not start fails the run with a message saying what to install.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("STOCKDEMO_CHROMIUM", "/usr/bin/chromium")
+from tests.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "SHOTS", "free_port", "start_server"]
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-    "--no-first-run", "--disable-quic",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    """Start the app as a user would, and wait until it answers."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-         "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early:\n{proc.stdout.read()}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("streamlit did not answer on /_stcore/health within 60 s")
 
 
 @pytest.fixture(scope="session")
@@ -59,11 +22,7 @@ def server():
     port = free_port()
     proc = start_server(port)
     yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_server(proc)
 
 
 @pytest.fixture(scope="session")

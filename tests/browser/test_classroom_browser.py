@@ -43,15 +43,15 @@ def test_presenter_mode_at_720p_shows_the_graph_with_large_type(server, browser)
     page = context.new_page()
     page.goto(f"{server}/playground?present=1&seq_len=6")
     wait_for_run(page)
-    page.wait_for_selector("[data-testid='stGraphVizChart'] svg g.node")
+    page.wait_for_selector("[data-testid='graph-view'][data-drawn-graph]")
     assert page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 22
     sidebar_right = page.locator("[data-testid='stSidebar']").evaluate(
         "e => e.getBoundingClientRect().right")
     assert sidebar_right <= 1  # collapsed: off screen
-    width = page.locator("[data-testid='stGraphVizChart']").bounding_box()["width"]
+    width = page.locator("[data-testid='graph-view']").bounding_box()["width"]
     assert width > 0.85 * 1280
     screenshot(page, "playground_presenter_720p")
-    page.locator("[data-testid='stGraphVizChart']").scroll_into_view_if_needed()
+    page.locator("[data-testid='graph-view']").scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot(page, "playground_presenter_720p").with_name(
         "playground_presenter_720p_graph.png")))
     context.close()

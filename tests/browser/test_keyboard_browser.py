@@ -21,7 +21,6 @@ pytestmark = pytest.mark.browser
 
 WAIT = 60_000  # ms: generous, the box has 2 cores and may be running a benchmark
 MAX_PRESSES = 100  # more Tab stops than any page has, so a miss fails instead of looping
-GRAPH_WIDTH = "document.querySelector(\"[data-testid='stGraphVizChart']\").getBoundingClientRect().width"
 HEADINGS = {path: "Dynamic graphs, live" if path == "app.py" else title for path, title, _ in PAGES}
 
 FOCUSED = """() => { const e = document.activeElement;
@@ -46,7 +45,8 @@ def tab_to(page: Page, target: Locator, backwards: bool = False) -> None:
     key = "Shift+Tab" if backwards else "Tab"
     for _ in range(MAX_PRESSES):
         page.keyboard.press(key)
-        if target.evaluate("e => e === document.activeElement"):
+        # getRootNode: inside a component's shadow root, document.activeElement is its host
+        if target.evaluate("e => e === e.getRootNode().activeElement"):
             return
     raise AssertionError(f"{MAX_PRESSES} x {key} never reached {target}; "
                          f"focus ended on {page.evaluate(FOCUSED)}")
@@ -121,7 +121,7 @@ def test_every_sidebar_menu_link_opens_its_page_by_keyboard(server, page):
 
 
 def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page):
-    open_page(page, f"{server}/playground", ready="[data-testid='stGraphVizChart'] svg g.node")
+    open_page(page, f"{server}/playground", ready="[data-testid='graph-view'][data-drawn-graph]")
     main = page.get_by_test_id("stMain")
 
     preset = page.get_by_role("button", name="A deep stack")
@@ -159,16 +159,17 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     press_and_wait(page, "Enter")
     wait_for_param(page, "seed", "42")
 
-    width = page.get_by_test_id("stGraphVizChart").bounding_box()["width"]
-    fullscreen = page.get_by_role("button", name="Fullscreen: Autograd graph")
+    view = page.get_by_test_id("graph-view")
+    width = view.bounding_box()["width"]
+    fullscreen = view.locator("[data-act=fullscreen]")
     tab_to(page, fullscreen)
-    # its toolbar shows while a button in it has the focus, not only on hover
-    expect(page.get_by_test_id("stGraphVizChart").locator("..").get_by_test_id(
-        "stElementToolbar")).to_have_css("opacity", "1")
+    assert fullscreen.evaluate(RING) != ""
     page.keyboard.press("Enter")
-    page.wait_for_function(f"w => {GRAPH_WIDTH} > w + 200", arg=width, timeout=WAIT)
-    page.keyboard.press("Escape")
-    page.wait_for_function(f"w => {GRAPH_WIDTH} <= w + 1", arg=width, timeout=WAIT)
+    expect(view).to_have_attribute("data-fullscreen", "1", timeout=WAIT)
+    assert view.bounding_box()["width"] > width + 200
+    page.keyboard.press("f")  # the view's own key leaves fullscreen (Escape is the browser's)
+    expect(view).to_have_attribute("data-fullscreen", "0", timeout=WAIT)
+    assert view.bounding_box()["width"] <= width + 1
 
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     link = main.get_by_test_id("stCode").filter(has_text="/playground?")

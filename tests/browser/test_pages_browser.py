@@ -7,6 +7,7 @@ Playwright with Debian's chromium.
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from stockdemo.ui import PAGES, page_url
 from tests.browser.drive import screenshot, wait_for_run
@@ -18,7 +19,7 @@ EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 # Streamlit's front end probes the page path for its endpoints before falling back
 # to the root (e.g. /playground/_stcore/health); those 404s are not our errors.
 STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")
-GRAPH_NODES = "[data-testid='stGraphVizChart'] svg g.node"
+GRAPH = "[data-testid='graph-view'][data-drawn-graph]"  # the graph view once it has drawn
 
 
 def real_console_errors(page) -> list[str]:
@@ -56,15 +57,15 @@ def test_every_page_loads_with_no_error_box_and_no_console_error(server, page, p
 def test_playground_slider_by_keyboard_grows_the_drawn_graph(server, page):
     page.goto(f"{server}/playground")
     wait_for_run(page)
-    page.wait_for_selector(GRAPH_NODES)
-    before = page.locator(GRAPH_NODES).count()
+    view = page.locator(GRAPH)
+    before = int(view.get_attribute("data-nodes"))
     thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
     thumb.focus()
     thumb.press("ArrowRight")
     wait_for_run(page)
-    page.wait_for_function(f'n => document.querySelectorAll("{GRAPH_NODES}").length > n',
-                           arg=before, timeout=20_000)
-    assert page.locator(GRAPH_NODES).count() > before
+    expect(view).not_to_have_attribute("data-nodes", str(before), timeout=20_000)
+    assert int(view.get_attribute("data-nodes")) > before
+    assert view.get_attribute("data-drawn-graph") == view.get_attribute("data-graph")
     assert "seq_len=6" in page.url
     assert error_boxes(page) == [] and real_console_errors(page) == []
     screenshot(page, "playground_after_slider")

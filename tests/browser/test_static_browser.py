@@ -1,12 +1,16 @@
 """Static vs dynamic in a real browser: deep link, run the captures, every graph drawn."""
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 
-CHART_NODES = "[data-testid='stGraphVizChart'] svg g.node"
+FX_CHART = "[data-testid='stGraphVizChart']"
+GRAPH_VIEW = "[data-testid='graph-view']"  # the autograd graphs: stockdemo/ui/graph_view.py
 
 
 def test_static_page_captures_draws_both_graphs_and_counts_a_recompile(server, page):
@@ -14,12 +18,12 @@ def test_static_page_captures_draws_both_graphs_and_counts_a_recompile(server, p
     wait_for_run(page)
     page.get_by_role("button", name="Capture static graphs").click()
     wait_for_run(page, timeout=180_000)
-    page.wait_for_function(
-        "n => document.querySelectorAll(\"[data-testid='stGraphVizChart']\").length >= n",
-        arg=4, timeout=30_000)
-    charts = page.locator("[data-testid='stGraphVizChart']")
-    assert all(charts.nth(i).locator("svg g.node").count() > 0 for i in range(charts.count()))
-    assert "torch.rnn_tanh" in charts.nth(1).inner_text()
+    page.wait_for_selector(f"{FX_CHART} svg g.node", timeout=30_000)
+    assert "torch.rnn_tanh" in page.locator(FX_CHART).inner_text()
+    views = page.locator(GRAPH_VIEW)
+    assert views.count() == 3  # this run's graph and the early-stop model's two
+    for i in range(3):
+        expect(views.nth(i)).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)
     recompiles = page.locator("[data-testid='stMetric']", has_text="Recompiles")
     assert recompiles.locator("[data-testid='stMetricValue']").inner_text() == "0"
     thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.browser.conftest import free_port, start_server
 from tests.browser.drive import screenshot, wait_for_run
+from tests.helpers import running_server
 
 pytestmark = pytest.mark.browser
 
@@ -12,11 +12,8 @@ pytestmark = pytest.mark.browser
 def own_server():
     """A server of its own: in a server that served the other browser tests, the
     Stop click was seen to wait over a minute to interrupt the run (cause not found)."""
-    port = free_port()
-    proc = start_server(port)
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with running_server() as url:
+        yield url
 
 
 def test_train_page_trains_and_shows_metrics_chart_and_step_graph(server, page):
@@ -25,7 +22,7 @@ def test_train_page_trains_and_shows_metrics_chart_and_step_graph(server, page):
     page.get_by_role("button", name="Train").click()
     wait_for_run(page, timeout=90_000)
     page.wait_for_selector("[data-testid='stDataFrame']", timeout=30_000)
-    page.wait_for_selector("[data-testid='stGraphVizChart'] svg g.node", timeout=30_000)
+    page.wait_for_selector("[data-testid='graph-view'][data-drawn-graph]", timeout=30_000)
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=30_000)
     text = page.inner_text("[data-testid='stMain']")
     assert "Persistence (tomorrow = today)" in page.content()

@@ -1,0 +1,313 @@
+// Drawing one picture on a 2D canvas, in the server's coordinates (points, y down).
+//
+// Measured in headless Chromium on 2 cores (issue 13): one SVG element per node
+// took 846 ms a zoom frame at 11,200 nodes, so everything here is a few batched
+// canvas paths: boxes grouped by fill colour, edges grouped by kind, labels only
+// where they are readable, and only what lies inside the viewport.
+
+export const LABEL_MIN_PX = 6; // screen font size below which labels are skipped
+export const FONT_PT = 11; // label font, in points at scale 1
+const SHORT_MIN_BOX_PX = 9; // below this box height on screen, no text at all
+const FRAME_FONT_PT = 11;
+const ARROW_PT = 6;
+
+// Colour-blind safe sequential scale for gradient norms (viridis, 9 stops).
+const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962",
+  "#addc30", "#fde725"];
+
+export function viridis(t) {
+  const x = Math.max(0, Math.min(1, t)) * (VIRIDIS.length - 1);
+  return VIRIDIS[Math.round(x)];
+}
+
+export const GRADIENT_STOPS = VIRIDIS;
+
+/** Dark fills get white text. */
+export function textOn(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  const r = (n >> 16) & 255, g = (n >> 8) & 255, b = n & 255;
+  return 0.299 * r + 0.587 * g + 0.114 * b < 140 ? "#FFFFFF" : "#1A1A1A";
+}
+
+/**
+ * Everything derived once per picture: typed arrays, fill groups, edge end points
+ * clipped to the boxes, and a grid for hit tests.
+ */
+export function prepare(data) {
+  const nd = data.nodes;
+  const n = nd.id.length;
+  const x = Float64Array.from(nd.x), y = Float64Array.from(nd.y);
+  const w = Float64Array.from(nd.w), h = Float64Array.from(nd.h);
+  const index = new Map();
+  for (let i = 0; i < n; i++) index.set(nd.id[i], i);
+  const groups = new Map(); // fill index -> node indices
+  for (let i = 0; i < n; i++) {
+    const f = nd.fill[i];
+    if (!groups.has(f)) groups.set(f, []);
+    groups.get(f).push(i);
+  }
+  // Texts come as indices into one table of strings (-1: none).
+  const text = (field) => nd[field].map((j) => (j < 0 ? null : data.strings[j]));
+  const label = text("label");
+  const lines = label.map((l) => l.split("\n"));
+  const ed = data.edges;
+  const m = ed.src.length;
+  const ex0 = new Float64Array(m), ey0 = new Float64Array(m);
+  const ex1 = new Float64Array(m), ey1 = new Float64Array(m);
+  for (let e = 0; e < m; e++) {
+    const a = ed.src[e], b = ed.dst[e];
+    const dx = x[b] - x[a], dy = y[b] - y[a];
+    const [sx, sy] = clip(x[a], y[a], w[a] / 2, h[a] / 2, dx, dy);
+    const [tx, ty] = clip(x[b], y[b], w[b] / 2, h[b] / 2, -dx, -dy);
+    ex0[e] = sx; ey0[e] = sy; ex1[e] = tx; ey1[e] = ty;
+  }
+  const cell = 120;
+  const grid = new Map();
+  for (let i = 0; i < n; i++) {
+    const c0 = Math.floor((x[i] - w[i] / 2) / cell), c1 = Math.floor((x[i] + w[i] / 2) / cell);
+    const r0 = Math.floor((y[i] - h[i] / 2) / cell), r1 = Math.floor((y[i] + h[i] / 2) / cell);
+    for (let c = c0; c <= c1; c++) {
+      for (let r = r0; r <= r1; r++) {
+        const k = c + "," + r;
+        if (!grid.has(k)) grid.set(k, []);
+        grid.get(k).push(i);
+      }
+    }
+  }
+  const minH = n ? Math.min(...h) : 20;
+  return { n, x, y, w, h, index, groups, lines, label, op: text("op"), shape: text("shape"),
+    param: text("param"), ex0, ey0, ex1, ey1, grid, cell, minH,
+    kind: nd.kind.map((k) => data.kinds[k]), fills: data.fills };
+}
+
+function clip(cx, cy, hw, hh, dx, dy) {
+  if (dx === 0 && dy === 0) return [cx, cy];
+  const s = Math.min(dx ? hw / Math.abs(dx) : Infinity, dy ? hh / Math.abs(dy) : Infinity);
+  return [cx + dx * s, cy + dy * s];
+}
+
+/** The node under world point (wx, wy), within `slop` world units, or -1. */
+export function hit(p, wx, wy, slop) {
+  const k = Math.floor(wx / p.cell) + "," + Math.floor(wy / p.cell);
+  const cands = p.grid.get(k);
+  if (!cands) return -1;
+  let best = -1, bestD = Infinity;
+  for (const i of cands) {
+    const dx = Math.abs(wx - p.x[i]) - p.w[i] / 2, dy = Math.abs(wy - p.y[i]) - p.h[i] / 2;
+    if (dx <= slop && dy <= slop) {
+      const d = Math.max(dx, dy);
+      if (d < bestD) { bestD = d; best = i; }
+    }
+  }
+  return best;
+}
+
+/**
+ * Draw the picture. `look` says how each node is shown right now:
+ *   look.alpha(i)  -> 0..1 (replay: not yet created nodes are ghosts)
+ *   look.fill(i)   -> colour override or null
+ *   look.edgeShown(e) -> bool
+ */
+export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
+  const { k } = t;
+  const [W, H] = size;
+  const x0 = -t.x / k, y0 = -t.y / k, x1 = (W - t.x) / k, y1 = (H - t.y) / k;
+  const px = 1 / k; // one screen pixel in world units
+  ctx.save();
+  ctx.setTransform(t.dpr * k, 0, 0, t.dpr * k, t.dpr * t.x, t.dpr * t.y);
+  const labels = FONT_PT * k >= LABEL_MIN_PX;
+
+  // Frames: dashed outlines of the blocks (time steps).
+  const fr = data.frames;
+  ctx.lineWidth = px;
+  ctx.strokeStyle = colors.muted;
+  ctx.setLineDash([4 * px, 3 * px]);
+  ctx.beginPath();
+  for (let f = 0; f < fr.x.length; f++) {
+    if (fr.x[f] > x1 || fr.y[f] > y1 || fr.x[f] + fr.w[f] < x0 || fr.y[f] + fr.h[f] < y0) continue;
+    ctx.rect(fr.x[f], fr.y[f], fr.w[f], fr.h[f]);
+  }
+  ctx.stroke();
+  ctx.setLineDash([]);
+  if (labels) {
+    ctx.fillStyle = colors.muted;
+    ctx.font = `${FRAME_FONT_PT}px ${colors.font}`;
+    ctx.textBaseline = "top";
+    ctx.textAlign = "left";
+    for (let f = 0; f < fr.x.length; f++) {
+      if (!fr.label[f] || fr.x[f] > x1 || fr.y[f] > y1 || fr.x[f] + fr.w[f] < x0 || fr.y[f] + fr.h[f] < y0) continue;
+      ctx.fillText(fr.label[f], fr.x[f] + 4, fr.y[f] + 3, fr.w[f] - 8);
+    }
+  }
+
+  // Edges: one path per kind (plain, recurrent), arrow heads when big enough to see.
+  const ed = data.edges;
+  const arrows = ARROW_PT * k >= 3;
+  for (const recurrent of [0, 1]) {
+    ctx.beginPath();
+    const heads = [];
+    for (let e = 0; e < ed.src.length; e++) {
+      if (ed.recurrent[e] !== recurrent || !look.edgeShown(e)) continue;
+      const ax = p.ex0[e], ay = p.ey0[e], bx = p.ex1[e], by = p.ey1[e];
+      if (Math.max(ax, bx) < x0 || Math.min(ax, bx) > x1 || Math.max(ay, by) < y0 || Math.min(ay, by) > y1) continue;
+      ctx.moveTo(ax, ay);
+      ctx.lineTo(bx, by);
+      if (arrows) heads.push(e);
+    }
+    ctx.strokeStyle = recurrent ? colors.recurrent : colors.edge;
+    ctx.lineWidth = (recurrent ? 1.6 : 1) * px;
+    ctx.stroke();
+    if (heads.length) {
+      ctx.beginPath();
+      for (const e of heads) {
+        const ax = p.ex0[e], ay = p.ey0[e], bx = p.ex1[e], by = p.ey1[e];
+        const len = Math.hypot(bx - ax, by - ay) || 1;
+        const ux = (bx - ax) / len, uy = (by - ay) / len;
+        const s = Math.min(ARROW_PT, len / 3);
+        ctx.moveTo(bx, by);
+        ctx.lineTo(bx - ux * s - uy * s * 0.45, by - uy * s + ux * s * 0.45);
+        ctx.lineTo(bx - ux * s + uy * s * 0.45, by - uy * s - ux * s * 0.45);
+        ctx.closePath();
+      }
+      ctx.fillStyle = recurrent ? colors.recurrent : colors.edge;
+      ctx.fill();
+    }
+  }
+
+  // Boxes, batched by fill; replay overrides and ghosts drawn after.
+  const visible = [];
+  for (let i = 0; i < p.n; i++) {
+    const hw = p.w[i] / 2, hh = p.h[i] / 2;
+    if (p.x[i] + hw < x0 || p.x[i] - hw > x1 || p.y[i] + hh < y0 || p.y[i] - hh > y1) continue;
+    visible.push(i);
+  }
+  const special = [];
+  const byFill = new Map();
+  for (const i of visible) {
+    const a = look.alpha(i);
+    const over = look.fill(i);
+    const kind = p.kind[i];
+    if (a < 1 || over || kind === "fold" || kind === "loop") { special.push(i); continue; }
+    const f = data.nodes.fill[i];
+    if (!byFill.has(f)) byFill.set(f, []);
+    byFill.get(f).push(i);
+  }
+  const strokes = p.minH * k >= 4;
+  for (const [f, idx] of byFill) {
+    ctx.beginPath();
+    for (const i of idx) ctx.rect(p.x[i] - p.w[i] / 2, p.y[i] - p.h[i] / 2, p.w[i], p.h[i]);
+    ctx.fillStyle = p.fills[f];
+    ctx.fill();
+    if (strokes) {
+      ctx.strokeStyle = colors.border;
+      ctx.lineWidth = px;
+      ctx.stroke();
+    }
+  }
+  // Data and weights get a heavier frame than ops.
+  if (strokes) {
+    ctx.beginPath();
+    for (const idx of byFill.values()) {
+      for (const i of idx) {
+        const kind = p.kind[i];
+        if (kind === "input" || kind === "output" || kind === "parameter") {
+          ctx.rect(p.x[i] - p.w[i] / 2, p.y[i] - p.h[i] / 2, p.w[i], p.h[i]);
+        }
+      }
+    }
+    ctx.strokeStyle = colors.border;
+    ctx.lineWidth = 2 * px;
+    ctx.stroke();
+  }
+  for (const i of special) {
+    const a = look.alpha(i);
+    const kind = p.kind[i];
+    ctx.globalAlpha = a;
+    const bx = p.x[i] - p.w[i] / 2, by = p.y[i] - p.h[i] / 2;
+    if (kind === "fold" || kind === "loop") {
+      ctx.fillStyle = colors.background;
+      ctx.fillRect(bx, by, p.w[i], p.h[i]);
+      ctx.setLineDash([4 * px, 3 * px]);
+      ctx.strokeStyle = kind === "loop" ? colors.recurrent : colors.muted;
+      ctx.lineWidth = 1.4 * px;
+      ctx.strokeRect(bx, by, p.w[i], p.h[i]);
+      ctx.setLineDash([]);
+    } else {
+      ctx.fillStyle = look.fill(i) || p.fills[data.nodes.fill[i]];
+      ctx.fillRect(bx, by, p.w[i], p.h[i]);
+      if (strokes) {
+        ctx.strokeStyle = colors.border;
+        ctx.lineWidth = px;
+        ctx.strokeRect(bx, by, p.w[i], p.h[i]);
+      }
+    }
+  }
+  ctx.globalAlpha = 1;
+
+  // Marks: new since the previous run, the replay's current node, hover, selection.
+  const ring = (i, color, width, gap) => {
+    const g = gap * px;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width * px;
+    ctx.strokeRect(p.x[i] - p.w[i] / 2 - g, p.y[i] - p.h[i] / 2 - g, p.w[i] + 2 * g, p.h[i] + 2 * g);
+  };
+  if (marks.newSet.size) {
+    ctx.beginPath();
+    for (const i of visible) {
+      if (!marks.newSet.has(i) || look.alpha(i) < 1) continue;
+      const g = 2.5 * px;
+      ctx.rect(p.x[i] - p.w[i] / 2 - g, p.y[i] - p.h[i] / 2 - g, p.w[i] + 2 * g, p.h[i] + 2 * g);
+    }
+    ctx.strokeStyle = colors.newMark;
+    ctx.lineWidth = 2.5 * px;
+    ctx.stroke();
+  }
+  if (marks.current >= 0) ring(marks.current, colors.current, 3, 3);
+  if (marks.cursor >= 0) ring(marks.cursor, colors.text, 2, 5);
+  if (marks.hover >= 0 && marks.hover !== marks.selected) ring(marks.hover, colors.text, 1.5, 2);
+  if (marks.selected >= 0) ring(marks.selected, colors.selected, 3.5, 4);
+
+  // Labels, only where readable: every line once the font is big enough, else the
+  // first line (the op) alone, sized to the box, while boxes are >= 9 px tall.
+  const shortLabels = !labels && p.minH * k >= SHORT_MIN_BOX_PX;
+  if (shortLabels) {
+    const fpx = Math.min(p.minH * 0.55, 9 / k); // world units: 55 % of the box, at most 9 px
+    ctx.font = `${fpx}px ${colors.font}`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (const i of visible) {
+      const a = look.alpha(i);
+      if (a < 0.3) continue;
+      ctx.globalAlpha = a;
+      const over = look.fill(i);
+      const kind = p.kind[i];
+      ctx.fillStyle = kind === "fold" || kind === "loop" ? colors.muted
+        : textOn(over || p.fills[data.nodes.fill[i]]);
+      ctx.fillText(p.lines[i][0], p.x[i], p.y[i], p.w[i] - 2);
+    }
+    ctx.globalAlpha = 1;
+  }
+  if (labels) {
+    ctx.font = `${FONT_PT}px ${colors.font}`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    const lh = FONT_PT * 1.2;
+    for (const i of visible) {
+      const a = look.alpha(i);
+      if (a < 0.3) continue; // Record's ghosts stay blank: those nodes do not exist yet
+      ctx.globalAlpha = a;
+      const lines = p.lines[i];
+      const over = look.fill(i);
+      const kind = p.kind[i];
+      ctx.fillStyle = kind === "fold" || kind === "loop" ? colors.muted
+        : textOn(over || p.fills[data.nodes.fill[i]]);
+      const top = p.y[i] - ((lines.length - 1) * lh) / 2;
+      for (let l = 0; l < lines.length; l++) {
+        ctx.fillText(lines[l], p.x[i], top + l * lh, p.w[i] - 4);
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
+  ctx.restore();
+  return visible.length;
+}

@@ -1,0 +1,657 @@
+// stockdemo's graph view: a Streamlit components v2 frontend.
+//
+// The server sends a picture already laid out (positions in points, y down) and,
+// when asked, the trace of the run; this file only draws, zooms (d3-zoom) and
+// replays. The one value sent back is the selected node's id.
+
+import { select } from "d3-selection";
+import { zoom, zoomIdentity } from "d3-zoom";
+import { drawPicture, hit, prepare, GRADIENT_STOPS, FONT_PT, LABEL_MIN_PX } from "./draw.js";
+import { buildReplay, frameCount, lookAt } from "./replay.js";
+
+const SPEEDS = [1, 2, 5, 10, 25, 100, 500]; // frames a second
+const KEY_PAN_PX = 80;
+const KEY_ZOOM = 1.25;
+
+const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − zoom, arrows pan, "
+  + "0 fits, Shift+arrows move between nodes, Enter selects, Space plays the replay.";
+
+const views = new WeakMap();
+
+export default function graphView(component) {
+  const { parentElement, data, setStateValue } = component;
+  let view = views.get(parentElement);
+  if (!view) {
+    view = new GraphView(parentElement);
+    views.set(parentElement, view);
+  }
+  view.setStateValue = setStateValue;
+  view.update(data);
+  return () => {
+    view.destroy();
+    views.delete(parentElement);
+  };
+}
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function button(act, text, label) {
+  const b = el("button", { type: "button", "data-act": act, class: "gv-btn" }, text);
+  if (label) {
+    b.setAttribute("aria-label", label);
+    b.title = label;
+  }
+  return b;
+}
+
+function fmtBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MB`;
+}
+
+function fmtNorm(v) {
+  if (v === 0) return "0";
+  return Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(2) : v.toPrecision(3);
+}
+
+class GraphView {
+  constructor(parent) {
+    this.parent = parent;
+    this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-draws": "0" });
+    const bar = el("div", { class: "gv-bar", role: "toolbar", "aria-label": "Graph view" });
+    bar.append(
+      button("fit", "Fit", "Fit the whole graph (key 0)"),
+      button("zoomout", "−", "Zoom out (key −)"),
+      button("zoomin", "+", "Zoom in (key +)"),
+      button("fullscreen", "Fullscreen", "Fullscreen (key f)"),
+    );
+    this.replayBar = el("span", { class: "gv-replay", role: "group", "aria-label": "Replay this run" });
+    this.scrub = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0",
+      class: "gv-scrub", "aria-label": "Replay position" });
+    this.speed = el("select", { class: "gv-speed", "aria-label": "Replay speed" });
+    for (const s of SPEEDS) this.speed.append(el("option", { value: String(s) }, `${s} /s`));
+    this.replayBar.append(
+      button("forward", "● Record", "Replay the forward pass: nodes appear as autograd recorded them"),
+      button("backward", "◀ Backward", "Replay backward(): the engine's real order, coloured by gradient norm"),
+      button("prev", "◀ Step", "Step back (key ,)"),
+      button("play", "▶ Play", "Play or pause (Space)"),
+      button("next", "Step ▶", "Step forward (key .)"),
+      this.scrub, this.speed,
+    );
+    bar.append(this.replayBar);
+    this.status = el("div", { class: "gv-status", "aria-live": "polite" });
+    const main = el("div", { class: "gv-main" });
+    this.stage = el("div", { class: "gv-stage" });
+    this.canvas = el("canvas", { tabindex: "0", role: "application", "aria-roledescription": "graph",
+      "aria-label": "Autograd graph. " + HELP });
+    this.tip = el("div", { class: "gv-tip", role: "tooltip" });
+    this.tip.hidden = true;
+    this.stage.append(this.canvas, this.tip);
+    this.side = el("aside", { class: "gv-side", "aria-label": "Selected node, forward code and replay" });
+    this.side.hidden = true;
+    this.selBox = el("section", { class: "gv-selected", "aria-label": "Selected node" });
+    this.selBox.hidden = true;
+    this.sideHead = el("div", { class: "gv-side-head" });
+    this.code = el("ol", { class: "gv-code" });
+    this.legend = el("div", { class: "gv-legend" });
+    this.error = el("div", { class: "gv-error", role: "alert" });
+    this.error.hidden = true;
+    this.side.append(this.selBox, this.sideHead, this.code, this.legend, this.error);
+    main.append(this.stage, this.side);
+    this.help = el("div", { class: "gv-help" });
+    this.root.append(bar, this.status, main, this.help);
+    parent.append(this.root);
+
+    this.ctx = this.canvas.getContext("2d");
+    this.t = zoomIdentity;
+    this.fitted = true; // the view follows the picture until the user zooms or pans
+    this.hover = -1;
+    this.cursor = -1;
+    this.selected = -1;
+    this.mode = null;
+    this.pos = 0;
+    this.playing = false;
+    this.draws = 0;
+    this.frame = 0;
+    this.size = [0, 0];
+
+    this.zoom = zoom()
+      .scaleExtent([0.01, 8])
+      .on("zoom", (ev) => {
+        this.t = ev.transform;
+        if (ev.sourceEvent) this.fitted = false;
+        this.schedule();
+      });
+    this.sel = select(this.canvas).call(this.zoom).on("dblclick.zoom", null);
+
+    bar.onclick = (ev) => {
+      const b = ev.target.closest("button");
+      if (b) this.act(b.dataset.act);
+    };
+    this.scrub.oninput = () => {
+      this.pause();
+      this.pos = Number(this.scrub.value);
+      this.schedule();
+    };
+    this.speed.onchange = () => this.canvas.focus({ preventScroll: true });
+    this.canvas.onpointermove = (ev) => this.onHover(ev);
+    this.canvas.onpointerleave = () => this.setHover(-1);
+    this.canvas.onclick = (ev) => this.onClick(ev);
+    this.canvas.onkeydown = (ev) => this.onKey(ev);
+    this.onFullscreen = () => {
+      this.root.dataset.fullscreen = this.root.matches(":fullscreen") ? "1" : "0";
+      this.resize();
+    };
+    this.root.dataset.fullscreen = "0";
+    document.addEventListener("fullscreenchange", this.onFullscreen);
+    this.observer = new ResizeObserver(() => this.resize());
+    this.observer.observe(this.stage);
+  }
+
+  destroy() {
+    this.pause();
+    this.observer.disconnect();
+    document.removeEventListener("fullscreenchange", this.onFullscreen);
+    this.root.remove();
+  }
+
+  // -- data from Python ------------------------------------------------------
+  update(data) {
+    const newGraph = !this.data || data.graph !== this.data.graph;
+    const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
+    this.data = data;
+    if (newGraph) {
+      this.p = prepare(data);
+      this.hover = -1;
+      this.cursor = -1;
+      this.root.dataset.graph = data.graph;
+      this.root.dataset.nodes = String(this.p.n);
+      this.readColors();
+    }
+    this.newSet = new Set(data.new);
+    this.selected = data.selected ?? -1;
+    this.root.dataset.selected = this.selected >= 0 ? data.nodes.id[this.selected] : "";
+    this.showSelected();
+    if (newTrace) {
+      this.pause();
+      this.rp = buildReplay(data, this.p);
+      this.mode = null;
+      this.pos = 0;
+      this.buildCode();
+    }
+    this.replayBar.hidden = !this.rp;
+    this.help.textContent = HELP + (data.new.length
+      ? " Blue outline: new since the previous run." : "");
+    this.resize(newGraph);
+    if (newGraph && this.selected >= 0 && !this.shownOnce) this.centerOn(this.selected);
+    this.shownOnce = true;
+    this.updateControls();
+  }
+
+  readColors() {
+    const cs = getComputedStyle(this.root);
+    const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+    const c = this.data.colors;
+    this.colors = {
+      ...c,
+      background: v("--st-background-color", "#FFFFFF"),
+      text: v("--st-text-color", c.text),
+      font: v("--st-font", "sans-serif").split(",")[0] ? v("--st-font", "sans-serif") : "sans-serif",
+    };
+  }
+
+  // -- size, fit, zoom ---------------------------------------------------------
+  resize(refit = false) {
+    // A wide, flat picture gets a flatter box: no tall empty band under it.
+    const wide = this.stage.getBoundingClientRect().width;
+    const d = this.data;
+    const fitH = Math.round(d.height * Math.min(2, (wide - 24) / Math.max(1, d.width)) + 24);
+    const boxH = document.fullscreenElement ? null : Math.max(260, Math.min(d.box_height, fitH));
+    const want = boxH === null ? "" : `${boxH}px`;
+    if (this.root.style.getPropertyValue("--gv-height") !== want) {
+      if (want) this.root.style.setProperty("--gv-height", want);
+      else this.root.style.removeProperty("--gv-height");
+    }
+    const r = this.stage.getBoundingClientRect();
+    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
+    const dpr = window.devicePixelRatio || 1;
+    if (W !== this.size[0] || H !== this.size[1] || this.dpr !== dpr) {
+      this.size = [W, H];
+      this.dpr = dpr;
+      this.canvas.width = Math.round(W * dpr);
+      this.canvas.height = Math.round(H * dpr);
+      this.canvas.style.width = `${W}px`;
+      this.canvas.style.height = `${H}px`;
+      refit = refit || this.fitted;
+    }
+    if (refit && this.fitted) this.fit();
+    else this.schedule();
+  }
+
+  fitTransform() {
+    const [W, H] = this.size;
+    const d = this.data;
+    const pad = 12;
+    const k = Math.min((W - 2 * pad) / Math.max(d.width, 1), (H - 2 * pad) / Math.max(d.height, 1), 2);
+    return zoomIdentity.translate((W - d.width * k) / 2, (H - d.height * k) / 2).scale(k);
+  }
+
+  fit() {
+    const f = this.fitTransform();
+    this.zoom.scaleExtent([Math.min(f.k / 2, 0.5), 8]);
+    this.zoom.transform(this.sel, f);
+    this.fitted = true;
+  }
+
+  centerOn(i) {
+    const [W, H] = this.size;
+    const k = Math.max(this.t.k, Math.min(1.2, 8));
+    const p = this.p;
+    this.zoom.transform(this.sel, zoomIdentity.translate(W / 2 - p.x[i] * k, H / 2 - p.y[i] * k).scale(k));
+    this.fitted = false;
+  }
+
+  ensureVisible(i) {
+    const [W, H] = this.size;
+    const sx = this.p.x[i] * this.t.k + this.t.x, sy = this.p.y[i] * this.t.k + this.t.y;
+    if (sx < 20 || sy < 20 || sx > W - 20 || sy > H - 20) {
+      this.zoom.translateBy(this.sel, (W / 2 - sx) / this.t.k, (H / 2 - sy) / this.t.k);
+      this.fitted = false;
+    }
+  }
+
+  zoomBy(f) {
+    this.zoom.scaleBy(this.sel, f, [this.size[0] / 2, this.size[1] / 2]);
+    this.fitted = false;
+  }
+
+  panBy(dx, dy) {
+    this.zoom.translateBy(this.sel, dx / this.t.k, dy / this.t.k);
+    this.fitted = false;
+  }
+
+  // -- drawing -------------------------------------------------------------------
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame((now) => {
+      this.frame = 0;
+      this.tick(now);
+    });
+  }
+
+  tick(now) {
+    if (this.playing) {
+      const dt = this.lastTick ? (now - this.lastTick) / 1000 : 0;
+      this.lastTick = now;
+      const n = frameCount(this.rp, this.mode);
+      this.pos = Math.min(n, this.pos + dt * Number(this.speed.value));
+      if (this.pos >= n) this.pause();
+      this.scrub.value = String(Math.floor(this.pos));
+    }
+    this.draw();
+    if (this.playing) this.schedule();
+  }
+
+  draw() {
+    const started = performance.now();
+    const [W, H] = this.size;
+    const ctx = this.ctx;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    const look = lookAt(this.rp, this.mode, this.pos, this.p, this.data);
+    this.look = look;
+    const t = { k: this.t.k, x: this.t.x, y: this.t.y, dpr: this.dpr };
+    drawPicture(ctx, this.p, this.data, t, [W, H], look, {
+      newSet: this.newSet, hover: this.hover, selected: this.selected, cursor: this.cursor,
+      current: look.current,
+    }, this.colors);
+    this.draws += 1;
+    const ds = this.root.dataset;
+    ds.draws = String(this.draws);
+    ds.scale = this.t.k.toFixed(4);
+    ds.tx = this.t.x.toFixed(2);
+    ds.ty = this.t.y.toFixed(2);
+    ds.labels = FONT_PT * this.t.k >= LABEL_MIN_PX ? "1" : "0";
+    ds.mode = this.mode || "";
+    ds.frame = String(Math.floor(this.pos));
+    ds.frames = this.rp && this.mode ? String(frameCount(this.rp, this.mode)) : "0";
+    ds.playing = this.playing ? "1" : "0";
+    this.updateReplayText(look);
+    // For tests and bench/bench_browser.py: which picture is on screen, and when it was drawn.
+    ds.drawnGraph = this.data.graph;
+    ds.drawnAt = performance.now().toFixed(1);
+    ds.drawMs = (ds.drawnAt - started).toFixed(1);
+  }
+
+  // -- pointer and keyboard ------------------------------------------------------
+  pick(ev) {
+    const r = this.canvas.getBoundingClientRect();
+    const [wx, wy] = this.t.invert([ev.clientX - r.left, ev.clientY - r.top]);
+    const slop = (ev.pointerType === "touch" || ev.sourceCapabilities?.firesTouchEvents ? 10 : 3) / this.t.k;
+    return hit(this.p, wx, wy, slop);
+  }
+
+  onHover(ev) {
+    if (ev.buttons) return;
+    this.setHover(this.pick(ev), ev);
+  }
+
+  setHover(i, ev) {
+    if (i !== this.hover) {
+      this.hover = i;
+      this.root.dataset.hover = i >= 0 ? this.data.nodes.id[i] : "";
+      this.schedule();
+    }
+    if (i >= 0) this.showTip(i, ev);
+    else if (this.cursor < 0) this.tip.hidden = true;
+  }
+
+  onClick(ev) {
+    const i = this.pick(ev);
+    if (i >= 0) {
+      this.setHover(i, ev);
+      this.select(i);
+    } else if (this.selected >= 0) {
+      this.select(-1);
+    }
+  }
+
+  select(i) {
+    this.selected = i;
+    const id = i >= 0 ? this.data.nodes.id[i] : null;
+    this.root.dataset.selected = id || "";
+    this.showSelected();
+    this.schedule();
+    this.setStateValue("selected", id);
+  }
+
+  onKey(ev) {
+    const k = ev.key;
+    let handled = true;
+    if (ev.shiftKey && k.startsWith("Arrow")) this.moveCursor(k);
+    else if (k === "+" || k === "=") this.zoomBy(KEY_ZOOM);
+    else if (k === "-" || k === "_") this.zoomBy(1 / KEY_ZOOM);
+    else if (k === "0") this.fit();
+    else if (k === "ArrowLeft") this.panBy(KEY_PAN_PX, 0);
+    else if (k === "ArrowRight") this.panBy(-KEY_PAN_PX, 0);
+    else if (k === "ArrowUp") this.panBy(0, KEY_PAN_PX);
+    else if (k === "ArrowDown") this.panBy(0, -KEY_PAN_PX);
+    else if (k === "Enter" && this.cursor >= 0) this.select(this.cursor);
+    else if ((k === " " || k === "Enter") && this.rp) this.act("play");
+    else if (k === "," && this.rp) this.act("prev");
+    else if (k === "." && this.rp) this.act("next");
+    else if (k === "f") this.act("fullscreen");
+    else if (k === "Escape" && this.cursor >= 0) {
+      this.cursor = -1;
+      this.tip.hidden = true;
+      this.schedule();
+    } else handled = false;
+    if (handled) {
+      ev.preventDefault();
+      ev.stopPropagation();
+    }
+  }
+
+  /** Shift+arrow: the nearest node in that direction (the first key picks the one in view). */
+  moveCursor(key) {
+    const p = this.p;
+    const [W, H] = this.size;
+    if (this.cursor < 0) {
+      const [cx, cy] = this.t.invert([W / 2, H / 2]);
+      let best = -1, bestD = Infinity;
+      for (let i = 0; i < p.n; i++) {
+        const d = Math.hypot(p.x[i] - cx, p.y[i] - cy);
+        if (d < bestD) { bestD = d; best = i; }
+      }
+      this.cursor = best;
+    } else {
+      const [dx, dy] = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[key];
+      const c = this.cursor;
+      let best = -1, bestD = Infinity;
+      for (let i = 0; i < p.n; i++) {
+        if (i === c) continue;
+        const vx = p.x[i] - p.x[c], vy = p.y[i] - p.y[c];
+        const along = vx * dx + vy * dy;
+        if (along <= 1) continue;
+        const across = Math.abs(vx * dy - vy * dx);
+        const d = along + 2 * across;
+        if (d < bestD) { bestD = d; best = i; }
+      }
+      if (best >= 0) this.cursor = best;
+    }
+    if (this.cursor >= 0) {
+      this.ensureVisible(this.cursor);
+      this.root.dataset.cursor = this.data.nodes.id[this.cursor];
+      this.showTip(this.cursor);
+    }
+    this.schedule();
+  }
+
+  // -- details -------------------------------------------------------------------
+  details(i) {
+    const d = this.data, nd = d.nodes, tr = d.trace, p = this.p;
+    const rows = [];
+    const add = (k, v) => { if (v !== null && v !== undefined && v !== "") rows.push([k, String(v)]); };
+    add("node", nd.id[i]);
+    add("op", p.op[i]);
+    add("parameter", p.param[i]);
+    add("output shape", p.shape[i]);
+    if (nd.step[i] !== null || nd.layer[i] !== null) {
+      add("step, layer", `t ${nd.step[i] ?? "–"}, layer ${nd.layer[i] ?? "–"}`);
+    }
+    if (tr) {
+      const s = tr.saved_n[i];
+      if (s >= 0) add("saved for backward", `${s} tensor${s === 1 ? "" : "s"}, ${fmtBytes(tr.saved_bytes[i])}`);
+      const line = tr.source[i];
+      if (line >= 0) {
+        const L = tr.lines[line];
+        add("created by", `${L.file}:${L.line} (${L.function})  ${L.text}`);
+      }
+    }
+    const norm = this.look && this.look.norm && this.look.norm.get(i);
+    if (norm !== undefined && norm !== null) {
+      add(p.param[i] ? "‖.grad‖" : "‖incoming grad‖", fmtNorm(norm));
+    }
+    if (this.newSet.has(i)) add("new", "since the previous run");
+    return rows;
+  }
+
+  showTip(i, ev) {
+    const tip = this.tip;
+    tip.replaceChildren();
+    const title = el("div", { class: "gv-tip-title" }, this.p.label[i].split("\n")[0]);
+    const dl = el("dl");
+    for (const [k, v] of this.details(i)) dl.append(el("dt", {}, k), el("dd", {}, v));
+    tip.append(title, dl);
+    tip.hidden = false;
+    const [W, H] = this.size;
+    let sx, sy;
+    if (ev && ev.clientX !== undefined) {
+      const r = this.canvas.getBoundingClientRect();
+      sx = ev.clientX - r.left;
+      sy = ev.clientY - r.top;
+    } else {
+      sx = this.p.x[i] * this.t.k + this.t.x;
+      sy = (this.p.y[i] + this.p.h[i] / 2) * this.t.k + this.t.y;
+    }
+    const tw = tip.offsetWidth, th = tip.offsetHeight;
+    tip.style.left = `${Math.max(4, Math.min(W - tw - 4, sx + 14))}px`;
+    tip.style.top = `${sy + 14 + th > H ? Math.max(4, sy - th - 10) : sy + 14}px`;
+  }
+
+  // -- replay ----------------------------------------------------------------------
+  act(a) {
+    if (a === "fit") this.fit();
+    else if (a === "zoomin") this.zoomBy(KEY_ZOOM);
+    else if (a === "zoomout") this.zoomBy(1 / KEY_ZOOM);
+    else if (a === "fullscreen") this.toggleFullscreen();
+    else if (!this.rp) return;
+    else if (a === "forward" || a === "backward") this.start(a);
+    else if (a === "play") {
+      if (!this.mode) this.start("forward");
+      else if (this.playing) this.pause();
+      else this.play();
+    } else if (a === "prev" || a === "next") {
+      if (!this.mode) this.mode = "forward";
+      this.pause();
+      const n = frameCount(this.rp, this.mode);
+      this.pos = a === "next" ? Math.min(n, Math.floor(this.pos) + 1) : Math.max(0, Math.ceil(this.pos) - 1);
+      this.updateControls();
+      this.schedule();
+    }
+  }
+
+  start(mode) {
+    this.mode = mode;
+    this.pos = 0;
+    const n = frameCount(this.rp, mode);
+    // About eight seconds whatever the size, never slower than 5 frames a second.
+    const want = Math.max(5, n / 8);
+    this.speed.value = String(SPEEDS.find((s) => s >= want) || SPEEDS[SPEEDS.length - 1]);
+    this.buildCode();
+    this.play();
+  }
+
+  play() {
+    const n = frameCount(this.rp, this.mode);
+    if (this.pos >= n) this.pos = 0;
+    this.playing = true;
+    this.lastTick = 0;
+    this.updateControls();
+    this.schedule();
+  }
+
+  pause() {
+    if (!this.playing) return;
+    this.playing = false;
+    this.updateControls();
+  }
+
+  updateControls() {
+    const play = this.root.querySelector("[data-act=play]");
+    play.textContent = this.playing ? "Pause" : "▶ Play";
+    play.setAttribute("aria-pressed", this.playing ? "true" : "false");
+    for (const m of ["forward", "backward"]) {
+      this.root.querySelector(`[data-act=${m}]`).setAttribute("aria-pressed", this.mode === m ? "true" : "false");
+    }
+    if (this.rp) {
+      this.scrub.max = String(this.mode ? frameCount(this.rp, this.mode) : 0);
+      this.scrub.value = String(Math.floor(this.pos));
+    }
+    this.root.dataset.playing = this.playing ? "1" : "0";
+  }
+
+  toggleFullscreen() {
+    if (document.fullscreenElement) document.exitFullscreen();
+    else this.root.requestFullscreen?.().catch(() => {});
+    this.canvas.focus({ preventScroll: true });
+  }
+
+  buildCode() {
+    const tr = this.data.trace;
+    this.code.replaceChildren();
+    this.legend.replaceChildren();
+    this.error.hidden = true;
+    this.showSide();
+    if (!tr) return;
+    this.codeItems = tr.code.map((li) => {
+      const L = tr.lines[li];
+      const item = el("li", { value: String(L.line) });
+      item.append(el("code", {}, " ".repeat(L.indent || 0) + L.text));
+      this.code.append(item);
+      return item;
+    });
+    if (this.mode === "backward") {
+      const bar = el("div", { class: "gv-ramp" });
+      bar.style.background = `linear-gradient(to right, ${GRADIENT_STOPS.join(",")})`;
+      const lo = el("span", {}, fmtNorm(10 ** this.rp.lo)), hi = el("span", {}, fmtNorm(10 ** this.rp.hi));
+      this.legend.append(el("div", {}, "gradient norm (log scale)"), bar, el("div", { class: "gv-ramp-ends" }));
+      this.legend.lastChild.append(lo, hi);
+    }
+  }
+
+  /** The side panel holds the selected node's details and, while replaying, the code. */
+  showSide() {
+    const replaying = !!(this.rp && this.mode);
+    for (const e of [this.sideHead, this.code, this.legend]) e.hidden = !replaying;
+    if (!replaying) this.error.hidden = true;
+    const had = !this.side.hidden;
+    this.side.hidden = !replaying && this.selected < 0;
+    if (had !== !this.side.hidden) this.resize();
+  }
+
+  showSelected() {
+    const i = this.selected;
+    this.selBox.replaceChildren();
+    this.selBox.hidden = i < 0;
+    if (i >= 0) {
+      this.selBox.append(el("div", { class: "gv-side-head" }, `Selected: ${this.p.label[i].split("\n")[0]}`));
+      const dl = el("dl");
+      for (const [k, v] of this.details(i)) dl.append(el("dt", {}, k), el("dd", {}, v));
+      this.selBox.append(dl);
+    }
+    this.showSide();
+  }
+
+  updateReplayText(look) {
+    if (!this.rp || !this.mode) {
+      this.status.textContent = "";
+      this.root.dataset.status = "";
+      return;
+    }
+    const tr = this.rp.tr, nd = this.data.nodes;
+    const n = frameCount(this.rp, this.mode);
+    const done = Math.ceil(this.pos) - 1;
+    let text;
+    let line = -1;
+    let step = null;
+    if (this.mode === "forward") {
+      text = `Record (forward): ${Math.max(0, done + 1)} of ${n} nodes created`;
+      if (done >= 0) {
+        text += ` · ${nd.id[tr.forward[done]]}`;
+        line = tr.forward_line[done];
+        step = tr.forward_step[done];
+        if (step !== null && step >= 0) text += ` · loop step t = ${step}`;
+      }
+      this.sideHead.textContent = step !== null && step >= 0
+        ? `forward(): the loop at step t = ${step}` : "forward(): the line running now";
+    } else {
+      const B = tr.backward.length;
+      text = `Backward of ${tr.root}: ${Math.min(Math.max(0, done + 1), B)} of ${B} nodes run`;
+      if (done >= 0 && done < B) {
+        text += ` · ${nd.id[tr.backward[done]]} · ‖grad‖ ${fmtNorm(tr.backward_norm[done])}`;
+        line = tr.source[tr.backward[done]]; // the forward line whose op is being undone
+      } else if (done >= B) {
+        text += " · parameters hold their .grad";
+      }
+      this.sideHead.textContent = `backward() of ${tr.root}: the line that made the node it runs now`;
+      const freed = done >= B + 1;
+      this.error.hidden = !freed;
+      if (freed) {
+        this.error.textContent = "The graph is freed. A second backward() raises:\n" + tr.error;
+        text += " · graph freed";
+      }
+    }
+    this.showSide();
+    this.status.textContent = text;
+    this.root.dataset.status = text;
+    if (this.codeItems) {
+      this.codeItems.forEach((item, j) => item.classList.toggle("gv-now", tr.code[j] === line));
+      const now = line >= 0 ? this.codeItems[tr.code.indexOf(line)] : null;
+      // Scroll the panel only: scrollIntoView would scroll the page too.
+      if (now && this.lastLine !== line) {
+        const top = now.offsetTop - this.code.offsetTop;
+        if (top < this.code.scrollTop || top + now.offsetHeight > this.code.scrollTop + this.code.clientHeight) {
+          this.code.scrollTop = top - this.code.clientHeight / 3;
+        }
+      }
+      this.lastLine = line;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+"""Lab: one batch of different lengths, and the mistakes a graph recorded at run time allows."""
+
+import streamlit as st
+
+from stockdemo import lab, lab_figures, ui
+from stockdemo.render import render_dot
+
+ui.setup_page(
+    "Lab", ":material/science:",
+    "Pick an experiment and move its controls: each one runs for real, breaks the way it does in "
+    "your own code, and shows **torch's own message**, the graph before and after, and the fix.",
+    __file__,
+)
+ui.url_messages("pages/lab.py")
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def run_experiment(name: str, config: lab.LabConfig) -> lab_figures.Report:
+    """Shared by all sessions: the report holds graphs and figures to read, never change."""
+    return lab_figures.report(lab.EXPERIMENTS[name][1](config))
+
+
+# A fragment per experiment: moving one of its controls reruns only that experiment.
+@st.fragment
+def experiment(name: str) -> None:
+    config_class = lab.EXPERIMENTS[name][0]
+    report = run_experiment(name, config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state))))
+    st.markdown(report.headline)
+    row = st.container(horizontal=True, gap="medium")
+    for label, value, help_text in report.metrics:
+        row.metric(label, value, help=help_text or None)
+    for what, message in report.errors:
+        st.markdown(f"{what} raises, word for word:")
+        st.code(message, language=None, wrap_lines=True)
+    if report.code:
+        for column, (caption, code) in zip(st.columns(len(report.code)), report.code, strict=True):
+            column.markdown(f"**{caption}**")
+            column.code(code, language="python", wrap_lines=True)
+    for note in report.notes:
+        st.markdown(note)
+    for figure, alt in report.figures:
+        st.plotly_chart(figure, width="stretch", alt=alt)
+    columns = st.columns(min(2, len(report.graphs) or 1))
+    for i, (caption, graph) in enumerate(report.graphs):
+        with columns[i % len(columns)]:
+            st.markdown(f"**{caption}**")
+            st.graphviz_chart(render_dot(graph).dot, width="stretch", alt=caption)
+    if report.table is not None:
+        with st.expander("Every number of this run"):
+            st.dataframe(report.table, hide_index=True, width="stretch")
+
+
+# Lazy tabs bound to the link (?lab=NaN): only the open experiment runs.
+tabs = st.tabs(list(lab.EXPERIMENTS), key="lab", bind="query-params")
+for tab, name in zip(tabs, lab.EXPERIMENTS, strict=True):
+    with tab:
+        if tab.open:
+            experiment(name)

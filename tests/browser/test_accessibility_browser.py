@@ -1,0 +1,72 @@
+"""axe-core over every page in Chromium: no serious or critical WCAG 2.0/2.1 A or AA violation.
+
+axe-core comes from the npm registry (package.json, ``npm ci``; `make test` runs it).
+Its file missing is a failure, not a skip: the check must run.
+"""
+
+import pytest
+
+from stockdemo.ui import PAGES, page_url
+from tests.browser.drive import screenshot, wait_for_run
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
+PHONE = {"width": 390, "height": 844}
+
+
+def axe_source() -> str:
+    if not AXE.exists():
+        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `npm ci` at the repository root "
+                    "(`make test` does). The accessibility check is required, not optional.")
+    return AXE.read_text(encoding="utf-8")
+
+
+def serious_violations(page) -> list[str]:
+    """Run axe-core on the page as it is now -> one line per serious or critical violation."""
+    page.add_script_tag(content=axe_source())
+    violations = page.evaluate(
+        "async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))", TAGS)
+    return [f"{v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"][:5])
+            for v in violations if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("path,title", EXISTING, ids=[title for _, title in EXISTING])
+def test_no_serious_or_critical_wcag_violation_on_the_page(server, page, path, title):
+    page.goto(server + page_url(path))
+    wait_for_run(page)
+    page.wait_for_timeout(1000)  # the sidebar menu arrives after the first run
+    assert serious_violations(page) == []
+
+
+def test_no_serious_or_critical_wcag_violation_after_capturing_static_graphs(server, page):
+    page.goto(f"{server}/static_vs_dynamic")
+    wait_for_run(page)
+    page.get_by_role("button", name="Capture static graphs").click()
+    wait_for_run(page, timeout=180_000)
+    page.locator("[data-testid='stMetric']", has_text="Recompiles").wait_for(timeout=180_000)
+    assert serious_violations(page) == []
+
+
+def test_on_a_phone_the_sidebar_starts_closed_and_opens_on_request(server, browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/playground")
+        wait_for_run(page)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        assert sidebar.get_attribute("data-collapsed") == "true"
+        box = sidebar.bounding_box()
+        assert box is None or box["x"] + box["width"] <= 0  # off screen, not over the page
+        assert page.get_by_role("heading", name="Playground").is_visible()
+        screenshot(page, "phone_playground")
+        page.locator("[data-testid='stExpandSidebarButton']").click()
+        page.wait_for_timeout(500)
+        assert sidebar.get_attribute("data-collapsed") == "false"
+    finally:
+        context.close()

@@ -1,0 +1,246 @@
+"""The interactive graph view in Chromium: zoom, hover, select by click and by link, replay,
+the keyboard, and a phone's touch screen.
+
+Node positions come from ``stockdemo.render.layout`` run here on the same config: the
+browser must draw each node where the server placed it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from stockdemo import RunConfig, run
+from stockdemo.render import layout
+from tests.browser.drive import screenshot, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+VIEW = "[data-testid='graph-view']"
+
+
+def open_playground(page, server: str, query: str = "") -> object:
+    page.goto(f"{server}/playground{'?' + query if query else ''}")
+    wait_for_run(page)
+    view = page.locator(VIEW)
+    expect(view).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)
+    view.scroll_into_view_if_needed()
+    return view
+
+
+def attr(view, name: str) -> str:
+    return view.get_attribute(f"data-{name}") or ""
+
+
+def until(view, name: str, holds, timeout: float = 10.0) -> float:
+    """Wait until ``holds(float(data-<name>))``: the view updates on its next animation frame."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = float(attr(view, name) or "nan")
+        if holds(value):
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"data-{name} is {value}")
+        time.sleep(0.02)
+
+
+def screen_xy(page, view, node) -> tuple[float, float]:
+    """Where the browser draws ``node`` (a PlacedNode), in page coordinates."""
+    box = view.locator("canvas").bounding_box()
+    k, tx, ty = (float(attr(view, n)) for n in ("scale", "tx", "ty"))
+    return box["x"] + node.x * k + tx, box["y"] + node.y * k + ty
+
+
+def placed(config: RunConfig, node_id: str, view: str = "unrolled"):
+    picture = layout(run(config).graph, view, max_nodes=None)
+    return next(p for p in picture.nodes if p.id == node_id)
+
+
+def turn_replay_on(page, view) -> None:
+    page.get_by_text("Replay this run").click()
+    wait_for_run(page)
+    expect(view.locator("[data-act=forward]")).to_be_visible(timeout=30_000)
+
+
+def play_to_end(view, mode: str) -> None:
+    view.locator(".gv-speed").select_option("500")
+    expect(view).to_have_attribute("data-mode", mode)
+    expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
+    assert attr(view, "frame") == attr(view, "frames") != "0"
+
+
+def second_backward_error() -> str:
+    """The error torch itself raises on a second backward() of a run's output."""
+    result = run(RunConfig())
+    out = result.model(result.inputs).sum()
+    out.backward()
+    with pytest.raises(RuntimeError) as err:
+        out.backward()
+    return str(err.value).split("\n")[0]
+
+
+def test_wheel_and_keys_zoom_and_fit(page, server):
+    view = open_playground(page, server)
+    fitted = float(attr(view, "scale"))
+    canvas = view.locator("canvas")
+    box = canvas.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -400)
+    until(view, "scale", lambda k: k > fitted * 1.2)
+    view.locator("[data-act=fit]").click()
+    expect(view).to_have_attribute("data-scale", f"{fitted:.4f}")
+    canvas.focus()
+    page.keyboard.press("+")
+    page.keyboard.press("+")
+    until(view, "scale", lambda k: k == pytest.approx(fitted * 1.25 ** 2, rel=0.01))
+    page.keyboard.press("-")
+    until(view, "scale", lambda k: k == pytest.approx(fitted * 1.25, rel=0.01))
+    tx = float(attr(view, "tx"))
+    page.keyboard.press("ArrowLeft")
+    until(view, "tx", lambda x: x > tx)
+    page.keyboard.press("0")
+    expect(view).to_have_attribute("data-scale", f"{fitted:.4f}")
+
+
+def test_hover_shows_the_nodes_details_and_a_click_puts_it_in_the_link(page, server):
+    config = RunConfig()
+    view = open_playground(page, server)
+    turn_replay_on(page, view)
+    graph = run(config).graph
+    tanh = next(n for n in graph.op_nodes if n.step == 2 and n.label == "Tanh")
+    x, y = screen_xy(page, view, placed(config, tanh.id))
+    page.mouse.move(x, y)
+    expect(view).to_have_attribute("data-hover", tanh.id)
+    tip = view.locator(".gv-tip")
+    expect(tip).to_be_visible()
+    text = tip.inner_text()
+    assert tanh.op in text and "10×10" in text and "t 2, layer 0" in text
+    assert re.search(r"\d+ tensors?, [\d.]+ (B|KB)", text)  # what autograd saved for backward
+    assert "stockdemo/model.py" in text  # the forward line that created it
+    page.mouse.click(x, y)
+    wait_for_run(page)
+    expect(view).to_have_attribute("data-selected", tanh.id)
+    assert parse_qs(urlsplit(page.url).query)["node"] == [tanh.id]
+    link = page.get_by_role("link", name=re.compile("inspect what autograd saved"))
+    assert parse_qs(urlsplit(link.get_attribute("href")).query)["node"] == [tanh.id]
+    screenshot(page, "graph_view_selected")
+
+    # The link opens on the same node, in a fresh tab.
+    fresh = page.context.new_page()
+    again = open_playground(fresh, server, urlsplit(page.url).query)
+    expect(again).to_have_attribute("data-selected", tanh.id)
+    fresh.close()
+
+
+def test_a_link_to_an_unknown_node_selects_nothing_and_says_so(page, server):
+    view = open_playground(page, server, "node=L7.t99/Nope0")
+    expect(view).to_have_attribute("data-selected", "")
+    expect(page.get_by_text("which this run's graph does not have")).to_be_visible()
+
+
+def test_record_and_backward_play_to_the_end(page, server):
+    view = open_playground(page, server)
+    turn_replay_on(page, view)
+    view.locator("[data-act=forward]").click()
+    play_to_end(view, "forward")
+    graph = run(RunConfig()).graph
+    assert attr(view, "frames") == str(len(graph.op_nodes))  # one frame per op autograd created
+    assert view.locator(".gv-code li.gv-now").count() == 1  # the line of forward that ran
+    view.locator("[data-act=backward]").click()
+    play_to_end(view, "backward")
+    error = view.locator(".gv-error")
+    expect(error).to_be_visible()
+    assert second_backward_error() in error.inner_text()
+    # Step back one frame: the graph is not freed yet, the parameters hold their .grad.
+    view.locator("[data-act=prev]").click()
+    expect(error).to_be_hidden()
+    assert ".grad" in attr(view, "status")
+
+
+def test_everything_from_the_keyboard(page, server):
+    config = RunConfig()
+    view = open_playground(page, server)
+    turn_replay_on(page, view)
+    canvas = view.locator("canvas")
+    canvas.focus()
+    fitted = float(attr(view, "scale"))
+    page.keyboard.press("=")
+    until(view, "scale", lambda k: k > fitted)
+    page.keyboard.press("0")
+    # Shift+arrows walk the nodes and show their details; Enter selects.
+    page.keyboard.press("Shift+ArrowRight")
+    first = attr(view, "cursor")
+    assert first
+    page.keyboard.press("Shift+ArrowRight")
+    second = attr(view, "cursor")
+    assert second and second != first
+    assert placed(config, second).x > placed(config, first).x
+    expect(view.locator(".gv-tip")).to_contain_text(second)
+    page.keyboard.press("Enter")
+    wait_for_run(page)
+    expect(view).to_have_attribute("data-selected", second)
+    assert parse_qs(urlsplit(page.url).query)["node"] == [second]
+    # Space plays the replay; Tab reaches the replay's buttons, Enter presses them.
+    canvas.focus()
+    page.keyboard.press(" ")
+    expect(view).to_have_attribute("data-mode", "forward")
+    view.locator("[data-act=backward]").focus()
+    page.keyboard.press("Enter")
+    expect(view).to_have_attribute("data-mode", "backward")
+    view.locator(".gv-speed").focus()
+    page.keyboard.press("End")  # the fastest speed
+    page.keyboard.press("Shift+Tab")  # back to Step ▶
+    expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
+    assert attr(view, "frame") == attr(view, "frames")
+    expect(view.locator(".gv-error")).to_be_visible()
+
+
+def test_pinch_and_tap_on_a_phone(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        view = open_playground(page, server)
+        close = page.locator("[data-testid='stSidebarCollapseButton'] button")
+        if close.is_visible():  # a phone may open with the menu over the page
+            close.tap()
+            page.wait_for_timeout(500)
+        view.scroll_into_view_if_needed()
+        fitted = float(attr(view, "scale"))
+        box = view.locator("canvas").bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        cdp = page.context.new_cdp_session(page)
+
+        def touch(kind: str, spread: float) -> None:
+            points = [] if kind == "touchEnd" else [
+                {"x": cx - spread, "y": cy, "id": 0}, {"x": cx + spread, "y": cy, "id": 1}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        touch("touchStart", 20)
+        for spread in (40, 60, 80):
+            touch("touchMove", spread)
+        touch("touchEnd", 0)
+        until(view, "scale", lambda k: k > fitted * 2.5)  # fingers four times as far apart
+        screenshot(page, "graph_view_phone_pinched")
+
+        view.locator("[data-act=fit]").tap()
+        expect(view).to_have_attribute("data-scale", f"{fitted:.4f}")
+        config = RunConfig()
+        node = next(n for n in run(config).graph.op_nodes if n.step == 4 and n.label == "Tanh")
+        x, y = screen_xy(page, view, placed(config, node.id))
+        page.touchscreen.tap(x, y)
+        wait_for_run(page)
+        expect(view).to_have_attribute("data-selected", node.id)
+        assert parse_qs(urlsplit(page.url).query)["node"] == [node.id]
+    finally:
+        context.close()
+
+
+def test_unrolled_view_draws_every_node_of_the_largest_run(page, server):
+    config = RunConfig(seq_len=200, num_layers=4, cell="gru")
+    view = open_playground(page, server, "seq_len=200&num_layers=4&cell=gru&view=unrolled")
+    expect(view).to_have_attribute("data-nodes", str(len(run(config).graph.nodes)), timeout=60_000)

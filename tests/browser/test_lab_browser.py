@@ -1,0 +1,69 @@
+"""The Lab in a real browser: every experiment opened from its tab, run and drawn."""
+
+import urllib.parse
+
+import pytest
+
+from stockdemo import lab
+from stockdemo.lab_figures import report
+from tests.browser.drive import screenshot, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+GRAPH_NODES = "[data-testid='stGraphVizChart'] svg g.node"
+
+
+def metric(page, label: str) -> str:
+    box = page.locator("[data-testid='stMetric']").filter(has_text=label).first
+    return box.locator("[data-testid='stMetricValue']").inner_text()
+
+
+def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
+    page.goto(f"{server}/lab")
+    wait_for_run(page)
+    first = next(iter(lab.EXPERIMENTS))
+    for name, (config_class, run) in lab.EXPERIMENTS.items():
+        page.get_by_role("tab", name=name, exact=True).click()
+        wait_for_run(page)
+        page.wait_for_selector("[data-testid='stMetric']:has-text('Run time')", timeout=60_000)
+        expected = report(run(config_class()))
+        if expected.graphs:
+            page.wait_for_function(
+                f"() => document.querySelectorAll(\"[data-testid='stGraphVizChart']\").length == "
+                f"{len(expected.graphs)} && [...document.querySelectorAll(\"[data-testid="
+                f"'stGraphVizChart']\")].every(c => c.querySelector('svg g.node'))",
+                timeout=60_000)
+        if expected.figures:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
+                f".filter(c => c.querySelector('.main-svg')).length == {len(expected.figures)}",
+                timeout=60_000)
+        assert page.locator("[data-testid='stException']").count() == 0, name
+        for _, message in expected.errors:
+            # torch's message, word for word, in a code block
+            assert message.split("\n")[0][:60] in "\n".join(
+                page.locator("[data-testid='stCode']").all_inner_texts()), name
+        # the first tab is the default, which a link leaves out
+        in_link = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query).get("lab")
+        assert in_link == (None if name == first else [name])
+    assert not [e for e in page.console_errors if "404" not in e], page.console_errors
+
+
+def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
+    page.goto(f"{server}/lab?lab=Carried+hidden+state")
+    wait_for_run(page)
+    page.wait_for_selector(GRAPH_NODES, timeout=60_000)
+    assert metric(page, "carried") == "174"
+    thumb = page.locator("[data-testid='stSlider']").filter(has_text="Batches in a row") \
+        .get_by_role("slider")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    wait_for_run(page)
+    page.wait_for_selector("[data-testid='stMetric']:has-text('Nodes at batch 7, carried')",
+                           timeout=60_000)
+    seven = lab.carried_state(lab.DetachConfig(batches=7))
+    assert metric(page, "Nodes at batch 7, carried") == str(seven.retained[-1].nodes)
+    assert "batches=7" in page.url
+    page.set_viewport_size({"width": 1440, "height": 2600})
+    page.wait_for_timeout(1500)
+    screenshot(page, "lab_carried")

@@ -1,0 +1,103 @@
+"""What tests and benchmarks share: paths, a free port, the app's server, reading a page back.
+
+No ``stockdemo`` import here: a benchmark that measures the server from outside
+(bench/load.py) can use it without loading torch into its own process.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("STOCKDEMO_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+    "--no-first-run", "--disable-quic",
+]
+
+
+def page_paths() -> dict[str, str]:
+    """Every page's URL path -> its file relative to the app root: "/" is app.py, "/NAME" pages/NAME.py."""
+    return {"/": "app.py", **{f"/{p.stem}": f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("*.py"))}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_command(port: int, *options: str) -> list[str]:
+    """``streamlit run app.py`` on loopback at ``port``, headless; ``options`` added at the end."""
+    return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            "--server.headless", "true", "--server.port", str(port),
+            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *options]
+
+
+def wait_healthy(proc: subprocess.Popen, port: int, timeout: float = 60.0) -> float:
+    """Wait until the server answers /_stcore/health -> seconds waited. Raises if it exits or hangs."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            raise RuntimeError(f"streamlit exited early:\n{out}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
+                return time.monotonic() - started
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not answer on /_stcore/health within {timeout:.0f} s")
+
+
+def start_server(port: int, *options: str) -> subprocess.Popen:
+    """Start the app as a user would, and wait until it answers."""
+    proc = subprocess.Popen(server_command(port, *options), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    wait_healthy(proc, port)
+    return proc
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@contextmanager
+def running_server(*options: str) -> Iterator[str]:
+    """A server of its own on a free port, for the ``with`` block: yields its base URL."""
+    port = free_port()
+    proc = start_server(port, *options)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+def metric(at, label: str) -> str:
+    """An AppTest page's metric value, by the metric's label."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def plotly_values(v) -> np.ndarray:
+    """Plotly 6+ ships arrays as base64 {dtype, bdata, shape}; older ones as lists."""
+    if isinstance(v, dict) and "bdata" in v:
+        array = np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
+        return array.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else array
+    return np.asarray(v)

@@ -1,0 +1,192 @@
+"""The graph view's payload: what the browser gets is the picture the server laid out."""
+
+import json
+from urllib.parse import quote
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from stockdemo import RunConfig, lesson, run
+from stockdemo.graph import graph_diff
+from stockdemo.render import NODE_BUDGET, layout
+from stockdemo.trace import trace_run
+from stockdemo.ui.graph_view import node_table, node_text, selected_from_url, view_payload
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def default_run():
+    return run(RunConfig())
+
+
+def test_every_box_and_edge_of_the_picture_reaches_the_browser(default_run):
+    picture = layout(default_run.graph, "unrolled", max_nodes=None)
+    payload = json.loads(json.dumps(view_payload(picture)))  # what the browser parses
+    nodes = payload["nodes"]
+    assert nodes["id"] == [p.id for p in picture.nodes]
+    for i, p in enumerate(picture.nodes):
+        assert abs(nodes["x"][i] - p.x) <= 0.05 and abs(nodes["y"][i] - p.y) <= 0.05
+        assert abs(nodes["w"][i] - p.w) <= 0.05 and abs(nodes["h"][i] - p.h) <= 0.05
+        assert payload["fills"][nodes["fill"][i]] == p.fill
+        assert payload["kinds"][nodes["kind"][i]] == p.kind
+    assert node_text(payload, "label") == [p.label for p in picture.nodes]
+    sent = {(nodes["id"][a], nodes["id"][b], bool(r)) for a, b, r in
+            zip(payload["edges"]["src"], payload["edges"]["dst"], payload["edges"]["recurrent"], strict=True)}
+    assert sent == {(e.src, e.dst, e.recurrent) for e in picture.edges}
+    assert len(payload["frames"]["x"]) == len(picture.frames)
+
+
+def test_node_fields_come_from_the_graph_nodes(default_run):
+    graph = default_run.graph
+    picture = layout(graph, "unrolled", max_nodes=None)
+    payload = view_payload(picture)
+    nodes = payload["nodes"]
+    ops, params, shapes = (node_text(payload, f) for f in ("op", "param", "shape"))
+    for i, node_id in enumerate(nodes["id"]):
+        node = graph.by_id[node_id]
+        assert ops[i] == node.op and params[i] == node.param
+        assert nodes["step"][i] == node.step and nodes["layer"][i] == node.layer
+        assert (shapes[i] is None) == (node.shape is None)
+        assert shapes[i] is None or shapes[i].split("×") == [str(d) for d in node.shape] or \
+            (shapes[i] == "scalar" and node.shape == ())
+
+
+def test_nodes_new_since_the_previous_run_are_the_graph_diffs_added_nodes():
+    before, after = run(RunConfig(seq_len=5)).graph, run(RunConfig(seq_len=6)).graph
+    added = [n.id for n in graph_diff(before, after).added_nodes]
+    picture = layout(after, "unrolled", max_nodes=None)
+    payload = view_payload(picture, new_ids=added)
+    marked = {payload["nodes"]["id"][i] for i in payload["new"]}
+    assert marked == set(added) and marked
+    assert all(after.by_id[i].step == 5 for i in marked)
+
+
+def test_selection_names_the_same_node_and_unknown_ids_select_nothing(default_run):
+    picture = layout(default_run.graph, "unrolled", max_nodes=None)
+    node_id = next(n.id for n in default_run.graph.op_nodes if n.step == 2)
+    chosen, message = selected_from_url(picture, [node_id])
+    assert chosen == node_id and message is None
+    payload = view_payload(picture, selected=chosen)
+    assert payload["nodes"]["id"][payload["selected"]] == node_id
+    for raw in (["L9.t99/Nope0"], ["<script>"], ["x" * 500], [""]):
+        chosen, message = selected_from_url(picture, raw)
+        assert chosen is None and "does not have" in message
+    assert selected_from_url(picture, []) == (None, None)
+
+
+def test_rolled_view_marks_a_step_node_on_the_box_drawn_for_it():
+    graph = run(RunConfig(seq_len=8)).graph
+    picture = layout(graph, "rolled")
+    hidden = next(n.id for n in graph.op_nodes if n.step == 6)
+    payload = view_payload(picture, new_ids=[hidden], selected=hidden)
+    drawn = picture.drawn_as[hidden]
+    assert payload["nodes"]["id"][payload["selected"]] == drawn
+    assert [payload["nodes"]["id"][i] for i in payload["new"]] == [drawn]
+
+
+def test_unrolled_view_draws_every_node_at_the_largest_run():
+    graph = run(RunConfig(seq_len=200, num_layers=4, cell="gru")).graph
+    picture = layout(graph, "unrolled", max_nodes=None)
+    payload = view_payload(picture)
+    graph_ids = {n.id for n in graph.nodes}
+    assert graph_ids <= set(payload["nodes"]["id"])
+    assert len(graph_ids) > 11_000
+    # Past the node budget the default stays the rolled view, a few dozen boxes.
+    rolled = layout(graph, "auto")
+    assert len(graph.nodes) > NODE_BUDGET and rolled.view == "rolled"
+    assert len(view_payload(rolled)["nodes"]["id"]) < NODE_BUDGET
+
+
+def test_the_graph_key_changes_when_a_label_changes():
+    a = view_payload(layout(run(RunConfig(hidden_size=10)).graph, "unrolled"))
+    b = view_payload(layout(run(RunConfig(hidden_size=12)).graph, "unrolled"))
+    same = view_payload(layout(run(RunConfig(hidden_size=10, seed=3)).graph, "unrolled"))
+    assert a["nodes"]["id"] == b["nodes"]["id"] and a["graph"] != b["graph"]
+    assert a["graph"] == same["graph"]  # another seed: the same picture, zoom kept
+
+
+def test_table_lists_the_drawn_graph_nodes_sortably(default_run):
+    picture = layout(default_run.graph, "unrolled", max_nodes=None)
+    table = node_table(picture)
+    assert list(table["id"]) == [p.node.id for p in picture.nodes if p.node is not None]
+    assert list(table.columns) == ["id", "op", "shape", "step", "layer", "order in forward",
+                                   "order in backward", "gradient norm"]
+    steps = table.sort_values("step")["step"].dropna()
+    assert steps.is_monotonic_increasing and steps.max() == default_run.config.seq_len - 1
+
+
+def test_replay_frames_follow_the_traces_orders_node_for_node():
+    config = RunConfig(seq_len=4, num_layers=2)
+    trace = trace_run(config)
+    picture = layout(run(config).graph, "unrolled", max_nodes=None)
+    payload = json.loads(json.dumps(view_payload(picture, trace)))
+    ids, replay = payload["nodes"]["id"], payload["trace"]
+    assert [ids[i] for i in replay["forward"]] == list(trace.forward)
+    assert [ids[i] for i in replay["backward"]] == [b.node_id for b in trace.backward]
+    assert replay["backward_norm"] == pytest.approx([b.grad_norm for b in trace.backward], rel=1e-5)
+    assert dict(zip([ids[i] for i in replay["param"]], replay["param_norm"], strict=True)) \
+        == pytest.approx(trace.param_grad_norms, rel=1e-5)
+    assert replay["forward_step"] == [-1 if s is None else s for s in trace.step_of_frame]
+    for frame, node_id in enumerate(trace.forward):
+        line = replay["lines"][replay["forward_line"][frame]]
+        assert (line["file"], line["line"]) == (trace.source[node_id].file, trace.source[node_id].line)
+    shown = [replay["lines"][i]["line"] for i in replay["code"]]
+    assert shown == [s.line for s in trace.forward_code]
+    assert replay["error"] == trace.second_backward_error and "second time" in replay["error"]
+
+
+def test_table_orders_and_norms_come_from_the_trace(default_run):
+    trace = trace_run(default_run.config)
+    table = node_table(layout(default_run.graph, "unrolled", max_nodes=None), trace).set_index("id")
+    by_forward = table.dropna(subset=["order in forward"]).sort_values("order in forward")
+    assert list(by_forward.index) == list(trace.forward)
+    by_backward = table.dropna(subset=["order in backward"]).sort_values("order in backward")
+    assert list(by_backward.index) == [b.node_id for b in trace.backward]
+    for node_id, norm in trace.param_grad_norms.items():
+        assert table.loc[node_id, "gradient norm"] == pytest.approx(norm)
+
+
+PLAYGROUND = str(ROOT / "pages" / "playground.py")
+
+
+def sent(at: AppTest) -> dict:
+    return json.loads(at.get("bidi_component")[0].proto.json)
+
+
+def test_a_link_naming_a_node_selects_it_and_links_to_its_inspector():
+    node_id = next(n.id for n in run(RunConfig(seq_len=6)).graph.op_nodes if n.step == 3)
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120)
+    at.query_params["seq_len"] = "6"
+    at.query_params["node"] = node_id
+    at.run()
+    assert not at.exception
+    payload = sent(at)
+    assert payload["nodes"]["id"][payload["selected"]] == node_id
+    link = next(m.value for m in at.markdown if "Debugging" in m.value)
+    assert f"/debugging?seq_len=6&node={quote(node_id, safe='')}" in link
+
+
+def test_a_link_naming_an_unknown_node_selects_nothing_with_a_message():
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120)
+    at.query_params["node"] = "L3.t9/Nothing0"
+    at.run()
+    assert not at.exception and sent(at)["selected"] is None
+    assert any("does not have" in w.value for w in at.warning)
+
+
+def test_replay_toggle_sends_the_runs_trace():
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120).run()
+    assert sent(at)["trace"] is None
+    at.toggle(key="replay").set_value(True).run()
+    payload = sent(at)
+    ids = payload["nodes"]["id"]
+    assert [ids[i] for i in payload["trace"]["forward"]] == list(trace_run(RunConfig()).forward)
+
+
+def test_lesson_shows_the_graph_of_the_revealed_run():
+    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120).run()
+    at.button(key="lesson_reveal").click().run()
+    at.toggle(key="lesson_graph_shown").set_value(True).run()
+    assert not at.exception
+    settings = lesson.STEPS[0].settings
+    assert len(sent(at)["nodes"]["id"]) == len(layout(run(settings).graph, "auto").nodes)
