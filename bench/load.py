@@ -84,14 +84,9 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from deploy.serve import free_port  # noqa: E402
-from stockdemo.config import SEQ_LEN  # noqa: E402
+from tests.helpers import free_port, page_paths, server_command  # noqa: E402
 
 CORES = len(os.sched_getaffinity(0))
-# url path -> file; Lab only once its page exists.
-PAGES = {"": "app.py", "playground": "pages/playground.py", "train": "pages/train.py",
-         "static_vs_dynamic": "pages/static_vs_dynamic.py", "debugging": "pages/debugging.py",
-         "lesson": "pages/lesson.py", "lab": "pages/lab.py"}
 PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without model sliders
 MODEL_SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3)}
 SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)  # Playground: values every session visits
@@ -101,7 +96,8 @@ TARGETS = {"burst_p95_s": 0.5, "rss_mb": 1536.0, "train_first_s": 1.0, "train_sl
 
 
 def page_names() -> list[str]:
-    return [name for name, path in PAGES.items() if (ROOT / path).exists()]
+    """Every page's URL name, Home as "" (as Streamlit's page_name), Lab included once it exists."""
+    return [path.lstrip("/") for path in page_paths()]
 
 
 # --------------------------------------------------------------------------- processes
@@ -157,10 +153,7 @@ class Target:
                                                delete=False)
         self.state_file = Path(tempfile.mkdtemp(prefix="stockdemo-load-")) / "serve.json"
         if kind == "single":
-            cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-                   "--server.headless", "true", "--server.port", str(self.port),
-                   "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-                   "--server.fileWatcherType", "none"]
+            cmd = server_command(self.port, "--server.fileWatcherType", "none")
         else:
             cmd = [sys.executable, str(ROOT / "deploy" / "serve.py"), "--port", str(self.port),
                    "--address", "127.0.0.1", "--state", str(self.state_file)]
@@ -257,6 +250,7 @@ class Session:
         self.key_to_id: dict[str, str] = {}
         self.kind_of: dict[str, str] = {}
         self.bounds: dict[str, tuple[float, float]] = {}
+        self.defaults: dict[str, float] = {}  # slider key -> its default, as the page declares it
         self.query: dict[str, str] = dict(query or {})
         self.fragment_of: dict[str, str] = {}  # widget id -> the fragment that drew it
         self.rerun_fragment = ""  # as the frontend: a widget in a fragment reruns only it
@@ -339,6 +333,8 @@ class Session:
             return
         if kind in ("slider", "number_input"):
             self.bounds[w.id] = (w.min, w.max)
+        if kind == "slider":
+            self.defaults[key] = w.default[0]
         state = self.widgets.get(w.id)
         if state is not None and not w.set_value:
             return  # the frontend keeps the value the user set
@@ -757,7 +753,7 @@ async def failover(target: Target, args) -> dict:
                     continue
                 moved += s.replica != was
                 # A value at its default is left out of the URL: the page shows the default.
-                restored.append(int(s.value("seq_len")) == int(s.query.get("seq_len", SEQ_LEN.default)))
+                restored.append(int(s.value("seq_len")) == int(s.query.get("seq_len", s.defaults["seq_len"])))
                 tally.add(out, f"s{i} reconnect")
                 s.set_value("seq_len", max(2, value))
 
