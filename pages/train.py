@@ -33,11 +33,11 @@ def live() -> None:
     st.markdown(train.describe_data(name, dataset, config))
     if config.source == "stocks":
         st.caption(ui.DATA_CREDIT)
-    result = ui.train_button(dataset, config, (config, upload and (upload.digest, upload.price_column)))
+    key = (config, upload and (upload.digest, upload.price_column))
+    result = ui.train_button(dataset, config, key)
     if result is None:
         if not ui.training_pending():
-            st.plotly_chart(train.prices_figure(dataset, "The data, split by time"), width="stretch",
-                            key="prices_chart")
+            st.plotly_chart(ui.cached_prices_figure(key, dataset), width="stretch", key="prices_chart")
         return
 
     st.subheader("How good is it? The held-out test days", anchor=False)
