@@ -4,6 +4,7 @@ import streamlit as st
 
 from stockdemo import lesson, ui
 from stockdemo.config import RunConfig
+from stockdemo.ui import classroom as class_ui
 from stockdemo.ui.graph_view import cached_picture, graph_view
 
 ui.setup_page(
@@ -16,6 +17,9 @@ ui.setup_page(
 
 def reveal(number: int) -> None:
     st.session_state.setdefault("lesson_revealed", set()).add(number)
+
+
+class_ui.follow_bar("lesson")  # before the step is read: a following student takes the teacher's
 
 
 @st.fragment
@@ -33,6 +37,7 @@ def live() -> None:
     st.header(f"{number}. {step.title}", anchor=False)
     st.markdown(step.context)
     st.subheader(f":material/help: {step.question}", anchor=False)
+    class_ui.lesson_hook(number)
     if number in st.session_state.get("lesson_revealed", set()):
         with st.spinner("Running it live…"):
             answer = ui.cached_answer(number)

@@ -440,6 +440,7 @@ PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
     "pages/lesson.py": (STEP,),
+    "pages/classroom.py": (),  # its class code is parsed by parse_class_code below
 }
 
 
@@ -502,3 +503,48 @@ LAB_KNOBS: tuple[Knob, ...] = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG
                                LAB_T, BATCHES, LAB_BATCH, LAB_HIDDEN, MAX_T, SEED)
 PAGE_KNOBS["pages/lab.py"] = LAB_KNOBS
 CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})
+
+
+# --- Class mode (stockdemo/classroom.py, pages/classroom.py) -----------------
+# The join link carries the class code (?class=K7QM3XPA) and, once a student
+# has joined, their seat (?seat=...): a random token, nothing personal, kept in
+# the URL so a reconnect to another replica is still the same student.
+CLASS_KEY = "class"
+SEAT_KEY = "seat"
+# No look-alikes (0/O, 1/I/L): 31 ** 8 ≈ 8.5e11 codes, read aloud or typed from
+# a projector without mistakes, and too many to find by trying (tries are
+# rate-limited too).
+CLASS_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CLASS_CODE_LEN = 8
+_SEAT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def parse_class_code(raw: object) -> tuple[str | None, str | None]:
+    """Untrusted class code -> (code or None, message or None). Never raises.
+
+    Case, spaces and dashes are forgiven ("k7qm-3xpa" is K7QM3XPA).
+    """
+    text = _last(raw)
+    if text is None or not text.strip():
+        return None, None
+    if len(text) > 4 * CLASS_CODE_LEN:
+        return None, "That is too long to be a class code."
+    code = "".join(text.split()).replace("-", "").upper()
+    if len(code) != CLASS_CODE_LEN or not set(code) <= set(CLASS_ALPHABET):
+        return None, (f"A class code is {CLASS_CODE_LEN} letters and digits, like "
+                      f"{show_class_code('K7QM3XPA')}; {_show(text)} is not one.")
+    return code, None
+
+
+def show_class_code(code: str) -> str:
+    """K7QM3XPA -> 'K7QM-3XPA': two halves, easier to read off a projector."""
+    half = len(code) // 2
+    return f"{code[:half]}-{code[half:]}"
+
+
+def parse_seat(raw: object) -> str | None:
+    """A student's seat token from the URL, or None if it is not one of ours. Never raises."""
+    text = _last(raw)
+    if text is None or not 16 <= len(text) <= 64 or not set(text) <= _SEAT_CHARS:
+        return None
+    return text

@@ -29,6 +29,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/debugging.py", "Debugging", ":material/bug_report:"),
     ("pages/lab.py", "Lab", ":material/science:"),
     ("pages/lesson.py", "Lesson", ":material/school:"),
+    ("pages/classroom.py", "Class", ":material/groups:"),
 )
 # Looked up once: checking the disk for every link on every rerun showed up under
 # load (os.path.realpath was 12 % of server time in a 30-session burst).

@@ -1,0 +1,232 @@
+"""Class mode through AppTest: a teacher's tab and students' tabs in one process share the class."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from stockdemo.classroom import UNAVAILABLE, Teacher
+from stockdemo.config import show_class_code
+from stockdemo.lesson import STEPS
+from stockdemo.ui import classroom as class_ui
+from tests.conftest import ROOT
+from tests.redis_server import RedisServer
+
+CLASS_PAGE = str(ROOT / "pages" / "classroom.py")
+PLAYGROUND = str(ROOT / "pages" / "playground.py")
+LESSON = str(ROOT / "pages" / "lesson.py")
+
+
+@pytest.fixture(autouse=True)
+def memory_class(monkeypatch):
+    """Each test starts with an empty in-memory class store (one process: `make run`)."""
+    monkeypatch.delenv("STOCKDEMO_REDIS_URL", raising=False)
+    class_ui.class_room.clear()
+    yield
+    class_ui.class_room.clear()
+
+
+def app(path: str, **query: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=120)
+    for name, value in query.items():
+        at.query_params[name] = value
+    return at
+
+
+def start_class() -> tuple[AppTest, Teacher]:
+    at = app(CLASS_PAGE).run()
+    at.button(key="class_start").click().run()
+    assert not at.exception
+    return at, at.session_state["class_teacher"]
+
+
+def playground_works(at: AppTest) -> bool:
+    """The Playground ran its model: its graph-size figure is on the page."""
+    return not at.exception and any(m.label == "Graph nodes" for m in at.metric)
+
+
+def texts(at: AppTest) -> str:
+    return " ".join(e.value for kind in ("markdown", "caption", "warning", "info", "success")
+                    for e in getattr(at, kind))
+
+
+def test_the_teacher_gets_a_code_a_join_link_without_the_key_and_a_qr_code():
+    at, teacher = start_class()
+    assert show_class_code(teacher.code) in texts(at)
+    link = next(c.value for c in at.code if f"class={teacher.code}" in c.value)
+    assert teacher.key not in link and "key" not in link
+    assert link.startswith("/playground?")
+    assert at.get("image")  # the QR code, drawn offline from the link
+    assert "0** connected · **0** following" in texts(at)
+
+
+def test_a_student_following_the_link_takes_every_move_of_the_teacher():
+    _, teacher = start_class()
+    desk = app(PLAYGROUND)
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    desk.slider(key="seq_len").set_value(8).run()
+    desk.selectbox(key="cell").select("gru").run()
+    assert not desk.exception
+    student = app(PLAYGROUND, **{"class": teacher.code.lower()}).run()
+    assert not student.exception
+    assert student.slider(key="seq_len").value == 8
+    assert student.selectbox(key="cell").value == "gru"
+    assert "following the teacher" in texts(student)
+    seat = student.session_state["class_seat"]
+    assert student.query_params["seat"] == seat  # a reconnect keeps the same seat
+    desk.slider(key="num_layers").set_value(3).run()
+    student.run()
+    assert student.slider(key="num_layers").value == 3
+    counts = app(CLASS_PAGE)
+    counts.session_state["class_teacher"] = teacher
+    counts.run()
+    assert "1** connected · **1** following" in texts(counts)
+
+
+def test_a_student_breaks_away_explores_and_follows_again():
+    _, teacher = start_class()
+    desk = app(PLAYGROUND)
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    desk.slider(key="seq_len").set_value(8).run()
+    student = app(PLAYGROUND, **{"class": teacher.code}).run()
+    student.button(key="class_break_away").click().run()
+    student.slider(key="seq_len").set_value(30).run()
+    desk.slider(key="seq_len").set_value(9).run()
+    student.run()
+    assert student.slider(key="seq_len").value == 30  # exploring: the teacher's move waits
+    assert "exploring on your own" in texts(student)
+    student.button(key="class_follow").click().run()
+    assert student.slider(key="seq_len").value == 9
+
+
+def test_a_following_students_controls_hold_the_teachers_settings():
+    _, teacher = start_class()
+    desk = app(PLAYGROUND)
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    desk.slider(key="seq_len").set_value(8).run()
+    student = app(PLAYGROUND, **{"class": teacher.code}).run()
+    # what a browser sends when it polls before it has drawn the teacher's move
+    student.slider(key="seq_len").set_value(5).run()
+    assert student.slider(key="seq_len").value == 8
+    assert student.session_state["class_following"]
+
+
+def test_the_lesson_step_follows_the_teacher():
+    _, teacher = start_class()
+    desk = app(LESSON, step="4")
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    assert not desk.exception
+    student = app(LESSON, **{"class": teacher.code}).run()
+    assert not student.exception
+    assert student.header[0].value.startswith("4. ")
+    assert student.query_params["step"] == "4"
+
+
+def test_a_student_answers_before_the_reveal_then_sees_the_live_answer_beside_the_guess():
+    desk, teacher = start_class()
+    desk.selectbox(key="class_question_step").select(3).run()
+    desk.button(key="class_open").click().run()
+    student = app(CLASS_PAGE, **{"class": teacher.code}).run()
+    assert STEPS[2].question in texts(student)
+    student.number_input(key="class_number_3").set_value(4)
+    next(b for b in student.button if b.label == "Send my answer").click().run()
+    assert not student.exception
+    assert "Answer sent: **4**" in texts(student)
+    desk.run()
+    figure = json.loads(desk.get("plotly_chart")[0].proto.spec)
+    bars = figure["data"][0]
+    assert list(bars["x"]) == ["4"] and "1** answer" in texts(desk)
+    desk.button(key="class_reveal").click().run()
+    assert not desk.exception
+    live = STEPS[2].reveal()
+    student.run()
+    metrics = {m.label: m.value for m in student.metric}
+    assert metrics == {"Your guess": "4", live.label: live.value}
+    assert "Right!" in texts(student) or live.value.lstrip("+") != "4"
+
+
+def test_a_second_answer_from_the_same_tab_is_not_counted():
+    desk, teacher = start_class()
+    desk.selectbox(key="class_question_step").select(3).run()
+    desk.button(key="class_open").click().run()
+    student = app(CLASS_PAGE, **{"class": teacher.code}).run()
+    student.number_input(key="class_number_3").set_value(4)
+    next(b for b in student.button if b.label == "Send my answer").click().run()
+    # a reload of the same tab (same seat in the address) finds the answer already given
+    again = app(CLASS_PAGE, **{"class": teacher.code,
+                               "seat": student.session_state["class_seat"]}).run()
+    assert "Your answer: **4**" in texts(again)
+    assert not any(b.label == "Send my answer" for b in again.button)
+
+
+def test_wrong_codes_get_a_message_and_a_burst_is_slowed_down():
+    start_class()
+    student = app(CLASS_PAGE).run()
+    for attempt in range(7):
+        student.text_input[0].set_value("ZZZZ-ZZZZ" if attempt % 2 else "nonsense")
+        next(b for b in student.button if b.label == "Join the class").click().run()
+        assert not student.exception
+    assert "Too many wrong codes" in texts(student)
+
+
+def test_a_student_cannot_become_the_teacher_with_a_wrong_key():
+    _, teacher = start_class()
+    intruder = app(CLASS_PAGE).run()
+    intruder.text_input(key="class_resume_code").set_value(teacher.code)
+    intruder.text_input(key="class_resume_key").set_value("guess")
+    next(b for b in intruder.button if b.label == "Teach this class").click().run()
+    assert "Only the teacher" in texts(intruder)
+    assert "class_teacher" not in intruder.session_state
+
+
+def test_ending_the_class_sends_every_student_back_to_working_alone():
+    desk, teacher = start_class()
+    student = app(PLAYGROUND, **{"class": teacher.code}).run()
+    desk.button(key="class_end").click().run()
+    student.run()
+    assert "The class has ended" in texts(student)
+    assert "class" not in student.query_params
+    assert playground_works(student)
+
+
+def test_with_redis_down_every_page_says_so_once_and_works_alone(monkeypatch):
+    monkeypatch.setenv("STOCKDEMO_REDIS_URL", "redis://127.0.0.1:1/0")  # nobody answers
+    class_ui.class_room.clear()
+    page = app(CLASS_PAGE).run()
+    page.button(key="class_start").click().run()
+    assert not page.exception and UNAVAILABLE in texts(page)
+    student = app(PLAYGROUND, **{"class": "K7QM3XPA"}).run()
+    assert not student.exception
+    assert [w.value for w in student.warning] == [UNAVAILABLE]
+    assert playground_works(student)
+
+
+def test_redis_stopped_mid_class_then_restarted_the_student_follows_again(tmp_path, monkeypatch):
+    server = RedisServer(tmp_path).start()
+    try:
+        monkeypatch.setenv("STOCKDEMO_REDIS_URL", server.url)
+        class_ui.class_room.clear()
+        _, teacher = start_class()
+        student = app(PLAYGROUND, **{"class": teacher.code}).run()
+        assert "following the teacher" in texts(student)
+        server.stop()
+        student.slider(key="seq_len")  # the page still has its controls
+        student.run()
+        assert not student.exception and UNAVAILABLE in texts(student)
+        assert playground_works(student)
+        server.start()
+        desk = app(PLAYGROUND)
+        desk.session_state["class_teacher"] = teacher
+        desk.run()
+        desk.slider(key="seq_len").set_value(7).run()
+        student.run()
+        assert UNAVAILABLE not in texts(student)
+        assert student.slider(key="seq_len").value == 7
+    finally:
+        server.stop()
