@@ -1,6 +1,8 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    creates/reuses .venv, installs requirements.txt, starts the app
 #   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
+#   make serve  for a class: one app process per core (REPLICAS=n) behind HAProxy on PORT,
+#               with a shared redis-server (deploy/serve.py; installs both from Debian if root)
 # Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it) and npm.
 
 PYTHON ?= python3
@@ -8,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint bench clean
+.PHONY: run serve test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +26,9 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 
 run: $(VENV)/.installed
 	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+serve: $(VENV)/.installed
+	$(BIN)/python deploy/serve.py --port $(PORT) $(if $(REPLICAS),--replicas $(REPLICAS))
 
 # axe-core for the accessibility browser test, from the npm registry (package-lock.json).
 node_modules/.package-lock.json: package.json package-lock.json

@@ -2,9 +2,9 @@
 
     python bench/class_load.py [--students 30] [--moves 5] [--no-kill]
 
-Two app replicas share one redis-server (started here on free loopback ports,
-as `make serve` does; students are spread over both, as HAProxy's cookie
-affinity does). The teacher starts a class on the Class page, opens the
+Runs `make serve`'s deploy/serve.py on free loopback ports: two app replicas
+behind HAProxy (cookie affinity spreads the students over both) sharing one
+redis-server. The teacher starts a class on the Class page, opens the
 Playground and moves T ``--moves`` times. Each student opened the join link
 (``/playground?class=CODE``); their browser-side poll (the fragment's
 ``run_every`` timer, mirrored here) finds the new version and their page reruns.
@@ -32,7 +32,6 @@ import asyncio
 import os
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -45,8 +44,6 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from tests.redis_server import RedisServer  # noqa: E402
-
 TARGET_P95_S = 1.0
 MOVES = (9, 14, 20, 27, 35, 44, 54, 65)  # T values the teacher moves to
 QUESTION = 3  # "T goes from 5 to 6: how many nodes will the graph gain?" (a number)
@@ -55,10 +52,8 @@ QUESTION = 3  # "T goes from 5 to 6: how many nodes will the graph gain?" (a num
 class Member(load.Session):
     """One browser tab on any page, read continuously: runs, buttons, forms, auto-reruns."""
 
-    def __init__(self, port: int, page: str, query: dict[str, str], timeout: float):
-        super().__init__(port, timeout)
-        self.page = page
-        self.query = dict(query)
+    def __init__(self, base: str, page: str, query: dict[str, str], timeout: float):
+        super().__init__(base, page, timeout, query)
         self.buttons: dict[str, tuple[str, str]] = {}  # key or label -> (widget id, fragment)
         self.auto: dict[str, float] = {}  # fragment id -> interval (s)
         self.texts: list[str] = []  # markdown, captions and alerts since the last full run
@@ -69,11 +64,8 @@ class Member(load.Session):
         self._tasks: list[asyncio.Task] = []
 
     async def open(self) -> None:
-        saved, load.PAGE = load.PAGE, self.page
-        try:
-            await super().open()
-        finally:
-            load.PAGE = saved
+        await super().open()
+        self.closed = False
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._poll())]
 
     async def close(self) -> None:
@@ -89,13 +81,6 @@ class Member(load.Session):
         self.widgets.clear()
         self.key_to_id.clear()
         self.rerun_fragment = ""
-
-    def _rerun_msg(self):
-        msg = super()._rerun_msg()
-        if not self.page_hash:
-            msg.rerun_script.page_name = self.page
-        msg.rerun_script.context_info.url = f"http://127.0.0.1:{self.port}/{self.page}"
-        return msg
 
     async def send(self, fragment: str = "", triggers: tuple[str, ...] = (),
                    states: tuple[WidgetState, ...] = (), auto: bool = False) -> float:
@@ -179,8 +164,6 @@ class Member(load.Session):
                 entry = (el.button.id, msg.delta.fragment_id)
                 self.buttons[key] = entry
                 self.buttons[el.button.label] = entry
-            elif etype == "number_input":
-                self.key_to_id[el.number_input.id.rsplit("-", 1)[-1]] = el.number_input.id
             elif etype == "markdown":
                 self.texts.append(el.markdown.body)
             elif etype == "code":
@@ -194,7 +177,7 @@ class Member(load.Session):
         elif kind == "script_finished":
             seq = None
             if "seq_len" in self.key_to_id and self.key_to_id["seq_len"] in self.widgets:
-                seq = self.slider_value("seq_len")
+                seq = int(self.value("seq_len"))
             self.finished.append((time.perf_counter(), msg.script_finished, seq))
 
 
@@ -221,17 +204,17 @@ async def answer(member: Member, value: int, timeout: float) -> str:
 
 
 async def drive(args) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix="stockdemo-class-"))
-    store = RedisServer(tmp).start()
-    os.environ["STOCKDEMO_REDIS_URL"] = store.url
-    replicas = [load.Server(load.free_port()) for _ in range(2)]
+    # `make serve`: two replicas behind HAProxy (cookie affinity) and one redis-server.
+    target = load.Target("serve", replicas=2)
     members: list[Member] = []
     out: dict = {"latencies": [], "errors": [], "students": args.students}
     try:
-        for replica in replicas:
-            replica.wait_healthy()
-        ports = [r.port for r in replicas]
-        teacher = Member(ports[0], "classroom", {}, args.timeout)
+        target.wait_ready()
+        state = target.state()
+        base = target.url
+        redis_url = f"redis://127.0.0.1:{state['redis_port']}/0"
+        replicas = {r["name"]: r["pid"] for r in state["replicas"]}
+        teacher = Member(base, "classroom", {}, args.timeout)
         await teacher.open()
         members.append(teacher)
         await teacher.run_page()
@@ -241,20 +224,21 @@ async def drive(args) -> dict:
         teacher.go("playground")
         await teacher.run_page()
 
-        students = [Member(ports[i % 2], "playground", {"class": code}, args.timeout)
+        students = [Member(base, "playground", {"class": code}, args.timeout)
                     for i in range(args.students)]
         members.extend(students)
         for student in students:
             await student.open()
         await asyncio.gather(*(s.run_page() for s in students))
+        out["spread"] = {n: sum(s.replica == n for s in students) for n in replicas}
         not_following = [i for i, s in enumerate(students) if not s.seen("following the teacher")]
         if not_following:
             out["errors"].append(f"students not following after joining: {not_following}")
         # What following costs while nothing moves: every student's poll, twice a second.
-        cpu0, t0 = [r.cpu_s() for r in replicas], time.monotonic()
+        cpu0, t0 = {n: load.cpu_s(p) for n, p in replicas.items()}, time.monotonic()
         await asyncio.sleep(5.0)
-        out["idle_cores"] = [round((r.cpu_s() - c) / (time.monotonic() - t0), 2)
-                             for r, c in zip(replicas, cpu0, strict=True)]
+        out["idle_cores"] = {n: round((load.cpu_s(p) - cpu0[n]) / (time.monotonic() - t0), 2)
+                             for n, p in replicas.items()}
 
         for value in MOVES[:args.moves]:
             count = [len(s.finished) for s in students]
@@ -265,7 +249,7 @@ async def drive(args) -> dict:
                              if seq == value and status != ForwardMsg.FINISHED_EARLY_FOR_RERUN),
                             None)
 
-            teacher.set_slider("seq_len", value)
+            teacher.set_value("seq_len", value)
             moved = await teacher.send(teacher.rerun_fragment)
             try:
                 await asyncio.gather(*(s.until(lambda i=i: arrived(i) is not None,
@@ -278,7 +262,7 @@ async def drive(args) -> dict:
                                     if arrived(i) is not None)
             await asyncio.sleep(args.pause)
         final = MOVES[args.moves - 1]
-        out["on_settings"] = sum(s.slider_value("seq_len") == final for s in students)
+        out["on_settings"] = sum(int(s.value("seq_len")) == final for s in students)
 
         # Question 3 on the Lesson page: open it; students answer; a replica dies half-way.
         teacher.go("lesson", {"step": str(QUESTION)})
@@ -293,20 +277,13 @@ async def drive(args) -> dict:
                              if isinstance(r, Exception))
         out["outcomes"] = [r for r in first if isinstance(r, str)]
         if args.kill:
-            replicas[1].proc.kill()
-            replicas[1].proc.wait()
-            out["killed"] = f"replica on port {ports[1]} (pid {replicas[1].proc.pid})"
-            moved_over = []
-            for i, s in enumerate(students):
-                if s.port == ports[1]:
-                    await s.until(lambda s=s: s.closed, 10)
-                    await s.close()
-                    # The same address (class and seat in it) reconnects to the live replica.
-                    students[i] = Member(ports[0], "playground", s.query, args.timeout)
-                    members.append(students[i])
-                    moved_over.append(students[i])
+            doomed = students[-1].replica  # a replica some students are on
+            out["killed"] = f"replica {doomed} (pid {target.kill_replica(doomed)})"
+            moved_over = [s for s in students if s.replica == doomed]
             for s in moved_over:
-                await s.open()
+                await s.until(lambda s=s: s.closed, 30)
+            # As the browser: the same address (class and seat in it), HAProxy picks a live replica.
+            await asyncio.gather(*(s.reconnect() for s in moved_over))
             await asyncio.gather(*(s.run_page() for s in moved_over))
         # Everyone answers now: those on the dead replica who had answered see their answer.
         rest = await asyncio.gather(*(answer(s, 4 + i % 3, args.timeout)
@@ -316,30 +293,25 @@ async def drive(args) -> dict:
                              for i, (s, r) in enumerate(zip(students, rest, strict=True))
                              if isinstance(r, Exception))
         out["outcomes"] += [r for r in rest if isinstance(r, str)]
-        db = redis.Redis.from_url(store.url, decode_responses=True)
+        db = redis.Redis.from_url(redis_url, decode_responses=True)
         out["answers"] = db.hlen(f"sd:class:{code}:answers:{QUESTION}")
-        out["spread"] = [sum(1 for i in range(args.students) if i % 2 == k) for k in (0, 1)]
         for m in members:
             out["errors"].extend(m.errors)
         out["loadavg"] = os.getloadavg()
     finally:
         for m in members:
             await m.close()
-        for replica in replicas:
-            if replica.proc.poll() is None:
-                replica.stop()
-            out.setdefault("log", []).extend(p for p in replica.log_problems()
-                                             if "Session State API" not in p
-                                             and "check_session_state_rules" not in p)
-        store.stop()
+        target.stop()
+        out["log"] = [p for p in target.log_problems()
+                      if "Session State API" not in p and "check_session_state_rules" not in p]
     return out
 
 
 def report(out: dict, args) -> int:
     lat = out["latencies"]
     n = args.students
-    print(f"\nclass mode: 1 teacher, {n} students on 2 replicas ({out.get('spread')}) sharing "
-          f"one redis-server, {args.moves} teacher moves")
+    print(f"\nclass mode through `make serve` (deploy/serve.py: HAProxy, 2 replicas, redis-server): "
+          f"1 teacher, {n} students (per replica: {out.get('spread')}), {args.moves} teacher moves")
     print(f"teacher's move -> student's finished rerun with the new T, over {len(lat)} "
           f"(student, move) pairs: p50 {load.pct(lat, 50):.2f} s, p95 {load.pct(lat, 95):.2f} s, "
           f"max {max(lat, default=float('nan')):.2f} s (target p95 <= {TARGET_P95_S} s)")

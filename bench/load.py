@@ -1,53 +1,59 @@
-"""Load test: N concurrent real sessions on the Playground, over Streamlit's own websocket.
+"""Load test: real sessions over Streamlit's own websocket, one process or replicas behind HAProxy.
 
-    python bench/load.py [--sessions 1 10 30] [--moves 6] [--pattern burst|stagger]
-                         [--watch] [--keep-log]
+One command per scenario; each prints p50/p95/errors/RSS and the machine's load:
 
-Exit status 1 when a target is missed (N >= 30: p95 <= 2 s, no errors,
-RSS <= 1.5 GB; any N: cold start <= 6 s).
+    python bench/load.py burst    [--target serve|single] [--pages all|NAME...] [--sessions 30]
+    python bench/load.py train    [--target serve|single] [--sessions 30]
+    python bench/load.py soak     [--target serve|single] [--sessions 30] [--minutes 10]
+    python bench/load.py failover [--sessions 30]              (always --target serve)
 
-For each N the script starts a fresh ``streamlit run app.py`` on 127.0.0.1 and a
-free port (nothing else is contacted), measures the cold start, opens N sessions
-on /playground the way the browser does, and has each one move sliders K times.
-It stops the server itself before the next N.
+Exit status 1 when a target is missed. ``--target serve`` (default) starts
+``deploy/serve.py`` (``make serve``: one replica per core, or ``--replicas``,
+behind HAProxy, with redis) on free loopback ports; ``single`` starts one
+``streamlit run app.py``, as ``make run``. Nothing else is contacted.
 
-How a session talks (what the browser sends, mirrored from the 1.67 frontend):
+Scenarios:
 
-- GET /playground (the HTML; gives the ``_streamlit_xsrf`` cookie), then a
-  websocket to ``/_stcore/stream`` with subprotocols ``streamlit, <xsrf token>``;
-- a ``rerun_script`` BackMsg: query string, the states of every widget the page
-  has drawn so far, ``page_name="playground"`` on the first run and the page's
-  script hash afterwards, and the browser's context info;
-- the server answers with ForwardMsgs (new_session, deltas, ...,
-  script_finished). A slider move is the same BackMsg with the slider's new
-  value in its widget state (``double_array_value``), as the frontend sends it.
+- **burst**: on each page in turn, N sessions open it, then move a control in
+  the same half second, ``--moves`` rounds. A move nudges one of the model's
+  sliders (sequence length, hidden size, layers) where the page has them, as
+  the browser does (a widget inside a fragment reruns only that fragment);
+  on the Playground the moves follow the earlier plan (one move in three goes
+  to a value every session shares). Pages without those sliders press their
+  main button (Home: *Run it*; Lesson: *Reveal*) or rerun. Target: p95 <= 0.5 s,
+  zero errors. CPU/move: CPU seconds of all processes (servers, workers,
+  HAProxy) during the moves, over the moves made: the figure to size a host by.
+- **train**: one session trains alone twice (the second is one run's time:
+  the first also waits for a worker to start), then N sessions press
+  **Train** in the same second while one more session moves a Playground
+  slider every second. Targets: every session sees its place in line or its
+  first epoch within 1 s; the last run finishes within (N / cores) x one run's
+  time + 2 s; the Playground answers in <= 1 s.
+- **soak**: N sessions for ``--minutes``, each opening a random page and
+  making 1-3 moves 1-3 s apart, then another page. Memory of every process
+  (replicas, training workers, HAProxy, redis) summed every half second, as
+  PSS: plain RSS would count torch's shared libraries once per process. Targets:
+  zero errors, total RSS after warm-up flat (the last fifth within 10 % of the
+  first fifth after the first minute) and <= 1.5 GB.
+- **failover**: two replicas; N sessions on the Playground, each with its own
+  sequence length in its URL, move in bursts; after the second round one
+  replica is killed (SIGKILL). A disconnected session reconnects as the
+  browser does (the same cookies, so HAProxy sends it to the survivor) and
+  reruns its URL; its page must show the sequence length its URL carries.
+  Target: errors only in the first 5 s after the kill, none after.
 
-Measured per move: the time from sending the BackMsg to receiving
-``script_finished`` (what the learner waits for, minus the browser's drawing),
-and the Playground's own "This page update" metric (server-side work inside the
-script, so the difference is queueing: GIL, threads, websocket). Errors are:
-exception elements or ``st.error`` alerts in the deltas, runs without a graph,
-runs that did not finish successfully, timeouts, and disconnects; the server's
-log is scanned for tracebacks. The server's RSS (``VmRSS`` of the streamlit
-process) is sampled every 0.1 s; ``VmHWM`` (the kernel's own peak) is printed
-too.
+How a session talks (mirrored from the 1.67 frontend): GET the page (gives the
+``_streamlit_xsrf`` cookie and, through HAProxy, the ``SRV`` affinity cookie),
+a websocket to ``/_stcore/stream`` with those cookies, then ``rerun_script``
+BackMsgs carrying the query string and the widget states; the server answers
+with ForwardMsgs up to ``script_finished``. Measured per move: send to
+``script_finished``. Errors: exception elements, ``st.error`` alerts, runs that
+did not finish successfully, timeouts, disconnects, and tracebacks in the
+servers' log.
 
-Moves: ``burst`` (default) has every session move at the same moment (plus up to
-``--jitter`` s), round after round: the classroom's "everyone drag T to 40 now",
-the worst case. ``stagger`` lets each session move after its own 0.5-2 s pause.
-Of each six moves, four change T, one the hidden size and one the layer count.
-The first goes to a T all sessions share (one session computes it, the others
-hit the cache); the other T moves go to values of the session's own (usually
-uncached), and the hidden size is one of four values, so some sessions share it.
-
-The server runs without Streamlit's file watcher, as hosted (``--watch`` turns
-it on: then a source file saved during the run makes Streamlit unload modules
-that other sessions are importing, and runs fail with ``KeyError`` on
-``sys.modules``).
-
-The client runs on the same machine as the server, so on a small box it takes
-some CPU from the server: figures are an upper bound on what remote learners
-would see, and noisy on a shared machine.
+The client runs on the same machine as the servers and takes CPU from them:
+figures are an upper bound on what remote learners would see, and noisy on a
+shared machine (the 1-minute load average is printed with every figure).
 """
 
 from __future__ import annotations
@@ -55,10 +61,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.cookies
+import json
 import os
 import random
 import re
-import socket
+import signal
 import subprocess
 import sys
 import tempfile
@@ -69,122 +76,150 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-PAGE = "playground"
-TARGETS = {"p95_s": 2.0, "rss_mb": 1536.0, "cold_s": 6.0}
-SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)   # values every session visits
+from tests.helpers import free_port, page_paths, server_command  # noqa: E402
+
+CORES = len(os.sched_getaffinity(0))
+PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without model sliders
+MODEL_SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3)}
+SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)  # Playground: values every session visits
 FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+TARGETS = {"burst_p95_s": 0.5, "rss_mb": 1536.0, "train_first_s": 1.0, "train_slack_s": 2.0,
+           "train_playground_s": 1.0, "failover_grace_s": 5.0}
 
 
-# --------------------------------------------------------------------------- server
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def page_names() -> list[str]:
+    """Every page's URL name, Home as "" (as Streamlit's page_name), Lab included once it exists."""
+    return [path.lstrip("/") for path in page_paths()]
 
 
-class Server:
-    """``streamlit run app.py`` on loopback, its log in a temp file, its RSS sampled."""
+# --------------------------------------------------------------------------- processes
 
-    def __init__(self, port: int, watch: bool = False):
-        self.port = port
-        self.log = tempfile.NamedTemporaryFile("w+", prefix="stockdemo-load-", suffix=".log",
+def descendants(pid: int) -> list[int]:
+    """pid and every process below it (replicas, training workers, HAProxy, redis)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def pss_mb(pid: int) -> float:
+    """Proportional set size: shared pages (torch's libraries, in every process) counted once overall."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cpu_s(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class Target:
+    """The app under test: ``single`` (streamlit run) or ``serve`` (deploy/serve.py)."""
+
+    def __init__(self, kind: str, replicas: int = 0):
+        self.kind = kind
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.NamedTemporaryFile("w+", prefix=f"stockdemo-load-{kind}-", suffix=".log",
                                                delete=False)
+        self.state_file = Path(tempfile.mkdtemp(prefix="stockdemo-load-")) / "serve.json"
+        if kind == "single":
+            cmd = server_command(self.port, "--server.fileWatcherType", "none")
+        else:
+            cmd = [sys.executable, str(ROOT / "deploy" / "serve.py"), "--port", str(self.port),
+                   "--address", "127.0.0.1", "--state", str(self.state_file)]
+            if replicas:
+                cmd += ["--replicas", str(replicas)]
         self.t_start = time.monotonic()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-             "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             # As hosted (see docs/hosting.md): no file watcher. With it on, a file
-             # saved during the run makes Streamlit drop modules from sys.modules
-             # while other sessions' threads import them (seen: KeyError).
-             "--server.fileWatcherType", "auto" if watch else "none"],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True,
-        )
-        self.rss_samples: list[tuple[float, float]] = []
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True)
+        self.rss: list[tuple[float, float]] = []  # (time, MB of every process together, PSS)
         self._stop = threading.Event()
-        self._sampler = threading.Thread(target=self._sample, daemon=True)
-        self._sampler.start()
-
-    def _status(self, field_name: str) -> float | None:
-        try:
-            with open(f"/proc/{self.proc.pid}/status") as f:
-                for line in f:
-                    if line.startswith(field_name + ":"):
-                        return int(line.split()[1]) / 1024  # kB -> MB
-        except OSError:
-            return None
-        return None
+        threading.Thread(target=self._sample, daemon=True).start()
 
     def _sample(self) -> None:
-        while not self._stop.wait(0.1):
-            rss = self._status("VmRSS")
-            if rss is not None:
-                self.rss_samples.append((time.monotonic(), rss))
+        while not self._stop.wait(0.5):
+            self.rss.append((time.monotonic(), self.rss_now()))
 
     def rss_now(self) -> float:
-        return self._status("VmRSS") or float("nan")
-
-    def peak_rss(self, since: float = 0.0) -> float:
-        values = [r for t, r in self.rss_samples if t >= since]
-        return max(values) if values else float("nan")
+        return sum(pss_mb(p) for p in descendants(self.proc.pid))
 
     def cpu_s(self) -> float:
-        """User + system CPU seconds the server process has used so far."""
-        try:
-            with open(f"/proc/{self.proc.pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return float("nan")
+        return sum(cpu_s(p) for p in descendants(self.proc.pid))
 
-    def hwm(self) -> float:
-        return self._status("VmHWM") or float("nan")
+    def peak_rss(self, since: float = 0.0) -> float:
+        return max((r for t, r in self.rss if t >= since), default=float("nan"))
 
-    def wait_healthy(self, timeout: float = 60.0) -> float:
+    def state(self) -> dict:
+        return json.loads(self.state_file.read_text())
+
+    def wait_ready(self, timeout: float = 120.0) -> float:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited early, see {self.log.name}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stcore/health",
-                                            timeout=1):
-                    return time.monotonic() - self.t_start
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"streamlit did not answer /_stcore/health in {timeout:.0f} s")
+                raise RuntimeError(f"{self.kind} exited early, see {self.log.name}")
+            ready = self.kind == "single" or self.state_file.exists()
+            if ready:
+                try:
+                    with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1):
+                        return time.monotonic() - self.t_start
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.kind} did not answer /_stcore/health in {timeout:.0f} s")
+
+    def kill_replica(self, name: str) -> int:
+        [replica] = [r for r in self.state()["replicas"] if r["name"] == name]
+        os.kill(replica["pid"], signal.SIGKILL)
+        return replica["pid"]
 
     def stop(self) -> None:
         self._stop.set()
-        self.proc.terminate()
+        self.proc.send_signal(signal.SIGINT if self.kind == "serve" else signal.SIGTERM)
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=10)
         self.log.flush()
 
     def log_problems(self) -> list[str]:
-        """Error/warning lines of the server log, with the first traceback in full."""
+        """Lines of the log with tracebacks or errors, the first traceback in full."""
         lines = Path(self.log.name).read_text(errors="replace").splitlines()
         out, first_tb = [], True
         for i, ln in enumerate(lines):
             if ln.startswith("Traceback") and first_tb:
                 first_tb = False
-                block = [ln]
-                for nxt in lines[i + 1:i + 40]:
-                    block.append(nxt)
-                    if nxt and not nxt.startswith((" ", "Traceback", "During", "The above")):
-                        break
-                out.extend(block)
-            elif re.search(r"Traceback|Error|Exception|WARNING", ln):
+                out.extend(lines[i:i + 30])
+            elif re.search(r"Traceback|Error|Exception", ln):
                 out.append(ln)
         return out
 
@@ -196,49 +231,67 @@ class RunOutcome:
     seconds: float
     ok: bool
     errors: list[str] = field(default_factory=list)
-    page_ms: float | None = None       # the page's own "This page update" metric
-    after_graph: float | None = None   # s from the graph element to script_finished
-    nodes: str | None = None
-    first_of_config: bool = False      # first request of this config in this server
-
-
-class SessionError(Exception):
-    pass
+    first_of_config: bool = False
+    progress: list[tuple[float, str]] = field(default_factory=list)  # (s after send, bar text)
+    finished_at: float = 0.0  # time.monotonic() at script_finished
 
 
 class Session:
-    """One learner's tab: a websocket, the widget states the frontend would hold."""
+    """One learner's tab: cookies, a websocket, the widget states the frontend would hold."""
 
-    def __init__(self, port: int, run_timeout: float):
-        self.port = port
+    def __init__(self, base: str, page: str, run_timeout: float = 60.0, query: dict | None = None):
+        self.base = base
+        self.page = page
         self.run_timeout = run_timeout
         self.ws = None
+        self.cookies: dict[str, str] = {}
         self.page_hash = ""
-        self.widgets: dict[str, WidgetState] = {}   # id -> state, in draw order
+        self.widgets: dict[str, WidgetState] = {}  # id -> state, in draw order
         self.key_to_id: dict[str, str] = {}
-        self.query: dict[str, str] = {}
+        self.kind_of: dict[str, str] = {}
+        self.bounds: dict[str, tuple[float, float]] = {}
+        self.defaults: dict[str, float] = {}  # slider key -> its default, as the page declares it
+        self.query: dict[str, str] = dict(query or {})
         self.fragment_of: dict[str, str] = {}  # widget id -> the fragment that drew it
         self.rerun_fragment = ""  # as the frontend: a widget in a fragment reruns only it
+        self.triggers: list[str] = []
+
+    @property
+    def replica(self) -> str | None:
+        """The replica HAProxy's cookie sends this session to (None: one process)."""
+        return self.cookies.get("SRV")
 
     async def open(self) -> None:
-        base = f"http://127.0.0.1:{self.port}"
-        xsrf = await asyncio.to_thread(self._get_page, f"{base}/{PAGE}")
-        protocols = ["streamlit"] + ([xsrf] if xsrf else [])
+        await asyncio.to_thread(self._get_page)
+        protocols = ["streamlit"] + ([self.cookies["_streamlit_xsrf"]]
+                                     if "_streamlit_xsrf" in self.cookies else [])
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        ws_base = self.base.replace("http://", "ws://")
         self.ws = await asyncio.wait_for(connect(
-            f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=protocols,
-            origin=base, max_size=64 * 2**20, ping_interval=None,
-            additional_headers={"Cookie": f"_streamlit_xsrf={xsrf}"} if xsrf else None,
+            f"{ws_base}/_stcore/stream", subprotocols=protocols, origin=self.base,
+            max_size=64 * 2**20, ping_interval=None,
+            additional_headers={"Cookie": cookie} if cookie else None,
         ), timeout=self.run_timeout)
 
-    @staticmethod
-    def _get_page(url: str) -> str | None:
-        with urllib.request.urlopen(url, timeout=30) as r:
+    def _get_page(self) -> None:
+        qs = "&".join(f"{k}={v}" for k, v in self.query.items())
+        request = urllib.request.Request(f"{self.base}/{self.page}" + (f"?{qs}" if qs else ""))
+        if self.cookies:
+            request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        with urllib.request.urlopen(request, timeout=30) as r:
             r.read()
-            cookies = http.cookies.SimpleCookie()
+            jar = http.cookies.SimpleCookie()
             for header in r.headers.get_all("Set-Cookie") or []:
-                cookies.load(header)
-        morsel = cookies.get("_streamlit_xsrf")
-        return morsel.value if morsel else None
+                jar.load(header)
+        self.cookies.update({k: m.value for k, m in jar.items()})
+
+    async def reconnect(self) -> None:
+        """As the browser after a lost connection: same cookies and URL, widget states from the URL."""
+        await self.close()
+        self.page_hash = ""
+        self.widgets.clear()
+        self.rerun_fragment = ""
+        await self.open()
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -249,17 +302,18 @@ class Session:
         cs = msg.rerun_script
         cs.query_string = "&".join(f"{k}={v}" for k, v in self.query.items())
         cs.widget_states.widgets.extend(self.widgets.values())
+        for wid in self.triggers:
+            cs.widget_states.widgets.append(WidgetState(id=wid, trigger_value=True))
+        self.triggers = []
         if self.rerun_fragment:
             cs.fragment_id = self.rerun_fragment
         if self.page_hash:
             cs.page_script_hash = self.page_hash
         else:
-            cs.page_name = PAGE
+            cs.page_name = self.page
         ci = cs.context_info
-        ci.timezone = "UTC"
-        ci.timezone_offset = 0
-        ci.locale = "en-US"
-        ci.url = f"http://127.0.0.1:{self.port}/{PAGE}"
+        ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
+        ci.url = f"{self.base}/{self.page}"
         ci.is_embedded = False
         ci.color_scheme = "light"
         return msg
@@ -267,11 +321,20 @@ class Session:
     def _see_element(self, el, fragment_id: str = "") -> None:
         """Record a widget's state as the frontend would after drawing it."""
         kind = el.WhichOneof("type")
-        if kind not in ("slider", "selectbox", "number_input"):
+        if kind not in ("slider", "selectbox", "number_input", "button"):
             return
         w = getattr(el, kind)
+        key = w.id.rsplit("-", 1)[-1]
+        self.key_to_id[key] = w.id
+        self.kind_of[w.id] = kind
         if fragment_id:
             self.fragment_of[w.id] = fragment_id
+        if kind == "button":
+            return
+        if kind in ("slider", "number_input"):
+            self.bounds[w.id] = (w.min, w.max)
+        if kind == "slider":
+            self.defaults[key] = w.default[0]
         state = self.widgets.get(w.id)
         if state is not None and not w.set_value:
             return  # the frontend keeps the value the user set
@@ -280,21 +343,37 @@ class Session:
             state.double_array_value.data.extend(list(w.value) if w.set_value else list(w.default))
         elif kind == "selectbox":
             state.string_value = w.raw_value if w.set_value else w.options[w.default]
+        elif w.data_type == w.INT:
+            state.int_value = int(w.value if w.set_value else w.default)
         else:
             state.double_value = w.value if w.set_value else w.default
         self.widgets[w.id] = state
-        key = w.id.rsplit("-", 1)[-1]
-        self.key_to_id[key] = w.id
 
-    def slider_value(self, key: str) -> int:
-        return int(self.widgets[self.key_to_id[key]].double_array_value.data[0])
+    def has(self, key: str) -> bool:
+        return key in self.key_to_id
 
-    def set_slider(self, key: str, value: int) -> None:
+    def value(self, key: str) -> float:
+        state = self.widgets[self.key_to_id[key]]
+        kind = state.WhichOneof("value")
+        return state.double_array_value.data[0] if kind == "double_array_value" else getattr(state, kind)
+
+    def set_value(self, key: str, value: int) -> None:
+        """Move a slider or number box, as a learner does: its state, the URL, its fragment."""
         wid = self.key_to_id[key]
         state = WidgetState(id=wid)
-        state.double_array_value.data.append(float(value))
+        if self.kind_of[wid] == "slider":
+            state.double_array_value.data.append(float(value))
+        elif self.widgets[wid].WhichOneof("value") == "int_value":
+            state.int_value = int(value)
+        else:
+            state.double_value = float(value)
         self.widgets[wid] = state
-        self.query[key] = str(value)   # the frontend rewrites the URL of a bound widget
+        self.query[key] = str(value)  # the frontend rewrites the URL of a bound widget
+        self.rerun_fragment = self.fragment_of.get(wid, "")
+
+    def press(self, key: str) -> None:
+        wid = self.key_to_id[key]
+        self.triggers.append(wid)
         self.rerun_fragment = self.fragment_of.get(wid, "")
 
     async def run(self) -> RunOutcome:
@@ -302,9 +381,7 @@ class Session:
         t0 = time.perf_counter()
         await self.ws.send(self._rerun_msg().SerializeToString())
         errors: list[str] = []
-        page_ms = nodes = None
-        saw_graph = False
-        t_graph = None
+        progress: list[tuple[float, str]] = []
         deadline = t0 + self.run_timeout
         while True:
             left = deadline - time.perf_counter()
@@ -317,12 +394,10 @@ class Session:
             if kind == "new_session" and msg.new_session.page_script_hash:
                 self.page_hash = msg.new_session.page_script_hash
             elif kind == "navigation" and msg.navigation.page_script_hash:
-                self.page_hash = msg.navigation.page_script_hash   # the page this run drew
+                self.page_hash = msg.navigation.page_script_hash  # the page this run drew
             elif kind == "page_info_changed":
                 qs = msg.page_info_changed.query_string
                 self.query = dict(p.split("=", 1) for p in qs.split("&") if "=" in p)
-            elif kind == "ref_hash":
-                saw_graph = True  # a cached big message (graph/plot) the client holds
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 el = msg.delta.new_element
                 etype = el.WhichOneof("type")
@@ -330,14 +405,8 @@ class Session:
                     errors.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
                 elif etype == "alert" and el.alert.format == el.alert.ERROR:
                     errors.append(f"st.error: {el.alert.body[:200]}")
-                elif etype == "graphviz_chart":
-                    saw_graph = True
-                    t_graph = time.perf_counter()
-                elif etype == "metric":
-                    if el.metric.label == "This page update":
-                        page_ms = float(el.metric.body.split()[0].replace(",", ""))
-                    elif el.metric.label == "Graph nodes":
-                        nodes = el.metric.body
+                elif etype == "progress":
+                    progress.append((time.perf_counter() - t0, el.progress.text))
                 self._see_element(el, msg.delta.fragment_id)
             elif kind == "script_finished":
                 status = msg.script_finished
@@ -346,162 +415,44 @@ class Session:
                 seconds = time.perf_counter() - t0
                 if status not in FINISHED_OK:
                     errors.append(f"script_finished status {status}")
-                if not saw_graph:
-                    errors.append("run finished without a graph")
-                after = None if t_graph is None else time.perf_counter() - t_graph
-                return RunOutcome(seconds, not errors, errors, page_ms, after, nodes)
+                self.rerun_fragment = ""
+                return RunOutcome(seconds, not errors, errors, progress=progress,
+                                  finished_at=time.monotonic())
 
 
-# --------------------------------------------------------------------------- plan
+def nudge(s: Session, rng: random.Random) -> None:
+    """One learner's move on any page: a model slider a few steps, else the page's button."""
+    keys = [k for k in MODEL_SLIDERS if s.has(k) and s.key_to_id[k] in s.widgets]
+    if keys:
+        key = rng.choice(keys)
+        low, high = MODEL_SLIDERS[key]
+        current = int(s.value(key))
+        choices = [v for v in range(low, high + 1) if v != current and abs(v - current) <= 5]
+        s.set_value(key, rng.choice(choices or [low]))
+    elif s.page in PAGE_BUTTONS and s.has(PAGE_BUTTONS[s.page]):
+        s.press(PAGE_BUTTONS[s.page])
 
-def plan_moves(idx: int, moves: int, seed: int) -> list[tuple[str, int | None]]:
-    """(slider key, value or None = pick at move time): distinct seq_len values per session."""
+
+def playground_plan(idx: int, moves: int, seed: int) -> list[tuple[str, int | None]]:
+    """(slider key, value or None = another layer count): shared and own sequence lengths."""
     rng = random.Random(seed * 1000 + idx)
     kinds = ("seq_len", "seq_len", "hidden_size", "seq_len", "num_layers", "seq_len")
     plan, used = [], {5}
     for j in range(moves):
         key = kinds[j % len(kinds)]
+        value = None
         if key == "seq_len":
-            if j % 2 == 0:
-                value = SHARED_SEQ[(j // 2) % len(SHARED_SEQ)]
-            else:
-                value = rng.randint(2, 200)
+            value = SHARED_SEQ[(j // 2) % len(SHARED_SEQ)] if j % 2 == 0 else rng.randint(2, 200)
             while value in used:
                 value = rng.randint(2, 200)
             used.add(value)
         elif key == "hidden_size":
             value = rng.choice((16, 32, 64, 128))
-        else:
-            value = None  # a layer count different from the current one
         plan.append((key, value))
     return plan
 
 
-@dataclass
-class LoadResult:
-    n: int
-    health_s: float
-    cold_s: float
-    cold_errors: list[str]
-    rest_rss: float
-    moves: list[RunOutcome] = field(default_factory=list)
-    first_loads: list[RunOutcome] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)   # timeouts, disconnects
-    peak_rss: float = float("nan")
-    hwm: float = float("nan")
-    wall_s: float = 0.0
-    server_cpu_s: float = float("nan")
-    client_cpu_s: float = float("nan")
-    loadavg: float = float("nan")
-    log_problems: list[str] = field(default_factory=list)
-
-
-async def drive(n: int, args) -> LoadResult:
-    port = free_port()
-    server = Server(port, watch=args.watch)
-    result = LoadResult(n, float("nan"), float("nan"), [], float("nan"))
-    try:
-        result.health_s = server.wait_healthy()
-        # Cold start: process start -> the first page rendered (first script_finished).
-        probe = Session(port, args.timeout)
-        try:
-            await probe.open()
-            cold = await probe.run()
-            result.cold_s = time.monotonic() - server.t_start
-            result.cold_errors = cold.errors
-        except (TimeoutError, ConnectionClosed, OSError) as exc:
-            result.cold_errors = [f"cold start: {exc!r}"]
-            return result
-        finally:
-            await probe.close()
-        await asyncio.sleep(1.0)
-        result.rest_rss = server.rss_now()
-        t_load = time.monotonic()
-        cpu0_server, cpu0_client = server.cpu_s(), time.process_time()
-        seen_configs: set[tuple] = set()
-        rounds = [asyncio.Event() for _ in range(args.moves)]
-        done = [0] * args.moves
-        progress = asyncio.Condition()
-
-        async def bump(rounds_done: range) -> None:
-            async with progress:
-                for j in rounds_done:
-                    done[j] += 1
-                progress.notify_all()
-
-        async def one(idx: int) -> None:
-            s = Session(port, args.timeout)
-            rng = random.Random(idx)
-            j = -1   # the move under way
-            try:
-                await s.open()
-                out = await s.run()
-                result.first_loads.append(out)
-                for j, (key, value) in enumerate(plan_moves(idx, args.moves, args.seed)):
-                    if args.pattern == "burst":
-                        await rounds[j].wait()
-                        await asyncio.sleep(rng.uniform(0, args.jitter))
-                    else:
-                        await asyncio.sleep(rng.uniform(0.5, 2.0))
-                    if value is None:
-                        value = s.slider_value(key) % 4 + 1
-                    s.set_slider(key, value)
-                    config = tuple(s.slider_value(k) for k in ("seq_len", "hidden_size",
-                                                               "num_layers"))
-                    first = config not in seen_configs
-                    seen_configs.add(config)
-                    out = await s.run()
-                    out.first_of_config = first
-                    result.moves.append(out)
-                    await bump(range(j, j + 1))
-            except TimeoutError:
-                result.failures.append(f"session {idx}: timeout after {args.timeout:.0f} s "
-                                       f"(move {j + 1}; 0 = first load)")
-                await bump(range(max(j, 0), args.moves))
-            except (ConnectionClosed, OSError) as exc:
-                result.failures.append(f"session {idx}: disconnected ({exc!r}) at move {j + 1}")
-                await bump(range(max(j, 0), args.moves))
-            except Exception as exc:  # e.g. a page that failed before drawing its sliders
-                result.failures.append(f"session {idx}: gave up at move {j + 1}: {exc!r}")
-                await bump(range(max(j, 0), args.moves))
-            finally:
-                await s.close()
-
-        tasks = [asyncio.create_task(one(i)) for i in range(n)]
-        if args.pattern == "burst":
-            # Open every session first (the class loads the link), then move together.
-            await asyncio.sleep(0)
-            deadline = time.monotonic() + args.timeout * (args.moves + 2)
-            while len(result.first_loads) + len(result.failures) < n and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            for j in range(args.moves):
-                await asyncio.sleep(args.pause)
-                rounds[j].set()
-                async with progress:
-                    try:
-                        await asyncio.wait_for(progress.wait_for(lambda j=j: done[j] >= n),
-                                               timeout=args.timeout * 2)
-                    except TimeoutError:
-                        result.failures.append(f"round {j + 1}: not all sessions finished")
-        try:
-            await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.timeout * (args.moves + 3))
-        except TimeoutError:
-            result.failures.append("sessions still running at the overall time limit")
-        result.wall_s = time.monotonic() - t_load
-        result.server_cpu_s = server.cpu_s() - cpu0_server
-        result.client_cpu_s = time.process_time() - cpu0_client
-        result.loadavg = os.getloadavg()[0]
-        result.peak_rss = server.peak_rss(since=t_load)
-        result.hwm = server.hwm()
-        return result
-    finally:
-        server.stop()
-        result.log_problems = server.log_problems()
-        if not args.keep_log:
-            os.unlink(server.log.name)
-
-
-# --------------------------------------------------------------------------- report
+# --------------------------------------------------------------------------- figures
 
 def pct(values: list[float], p: float) -> float:
     if not values:
@@ -512,87 +463,370 @@ def pct(values: list[float], p: float) -> float:
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
-def report(results: list[LoadResult], args) -> int:
-    print()
-    print(f"stockdemo load test: Playground, {args.moves} slider moves per session, "
-          f"pattern {args.pattern}"
-          + (f" (all sessions within {args.jitter} s)" if args.pattern == "burst" else "")
-          + f", file watcher {'on' if args.watch else 'off'}")
-    print("Seconds from a slider change to script_finished. Client and server share this "
-          "2-core machine; figures are noisy.")
-    head = (f"{'N':>3} {'moves':>5} {'p50':>6} {'p95':>6} {'max':>6} {'p95new':>6} "
-            f"{'p95hit':>6} {'core50':>6} {'tail50':>6} {'load95':>6} {'errors':>6} "
-            f"{'RSSrest':>7} {'RSSpeak':>7} {'HWM':>6} {'cold':>5}")
-    print(head)
-    print("-" * len(head))
-    failed = False
-    for r in results:
-        t = [m.seconds for m in r.moves]
-        new = [m.seconds for m in r.moves if m.first_of_config]
-        hit = [m.seconds for m in r.moves if not m.first_of_config]
-        core = [m.page_ms / 1e3 for m in r.moves if m.page_ms is not None]
-        tail = [m.after_graph for m in r.moves if m.after_graph is not None]
-        loads = [m.seconds for m in r.first_loads]
-        errs = (sum(not m.ok for m in r.moves + r.first_loads) + len(r.failures)
-                + len(r.cold_errors))
-        print(f"{r.n:>3} {len(t):>5} {pct(t, 50):>6.2f} {pct(t, 95):>6.2f} "
-              f"{max(t, default=float('nan')):>6.2f} {pct(new, 95):>6.2f} {pct(hit, 95):>6.2f} "
-              f"{pct(core, 50):>6.3f} {pct(tail, 50):>6.2f} {pct(loads, 95):>6.2f} {errs:>6} "
-              f"{r.rest_rss:>6.0f}M {r.peak_rss:>6.0f}M {r.hwm:>5.0f}M {r.cold_s:>5.1f}")
-        if r.n >= 30:
-            failed |= bool(pct(t, 95) > TARGETS["p95_s"] or errs or r.hwm > TARGETS["rss_mb"]
-                           or len(t) < r.n * args.moves)
-        failed |= r.cold_s > TARGETS["cold_s"]
-    print()
-    for r in results:
-        print(f"N={r.n}: load phase {r.wall_s:.1f} s wall; CPU used: server "
-              f"{r.server_cpu_s:.1f} s ({r.server_cpu_s / max(r.wall_s, 1e-9):.2f} cores), "
-              f"this client {r.client_cpu_s:.1f} s; 1-min load average at the end "
-              f"{r.loadavg:.1f} (everyone's work on the machine)")
-    print(f"""
-p95new/p95hit: moves to a config no session had run yet / to one already run (cached).
-core50: the page's own "This page update" metric (cached_run + cached_render only).
-tail50: from the graph element to script_finished (plots, tabs, size sweep, code).
-load95: each session's first page load. RSSrest: after the cold start, before the
-sessions; RSSpeak: VmRSS sampled every 0.1 s during the load; HWM: the kernel's VmHWM.
-cold: process start -> first Playground run finished; /_stcore/health answered after
-{", ".join(f"{r.health_s:.1f} s" for r in results)}.
-Targets: N=30 p95 <= {TARGETS["p95_s"]} s, 0 errors, RSS <= {TARGETS["rss_mb"] / 1024:.1f} GB; \
-cold start <= {TARGETS["cold_s"]} s.""")
-    for r in results:
-        problems = [e for m in r.moves + r.first_loads for e in m.errors] + r.failures + \
-            r.cold_errors
-        if problems:
-            print(f"\nN={r.n}: {len(problems)} error(s); first ones:")
-            for p in problems[:8]:
-                print("   ", p)
-        if r.log_problems:
-            print(f"\nN={r.n}: server log, lines with errors or warnings:")
-            for line in r.log_problems[:40]:
-                print("   ", line[:200])
+def load_line() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+@dataclass
+class Tally:
+    times: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    cpu_per_run: float = float("nan")  # CPU seconds of every process over the runs timed
+
+    def add(self, out: RunOutcome, label: str) -> None:
+        self.times.append(out.seconds)
+        self.errors.extend(f"{label}: {e}" for e in out.errors)
+
+    def line(self, name: str) -> str:
+        return (f"{name:<20} runs {len(self.times):>4}  p50 {pct(self.times, 50):6.2f} s  "
+                f"p95 {pct(self.times, 95):6.2f} s  max {max(self.times, default=float('nan')):6.2f} s  "
+                f"errors {len(self.errors)}")
+
+
+async def guarded(tally: Tally, label: str, coro):
+    """Run one session's coroutine; a timeout or disconnect is an error, not a crash of the bench."""
+    try:
+        return await coro
+    except TimeoutError:
+        tally.errors.append(f"{label}: timeout")
+    except (ConnectionClosed, InvalidStatus, OSError) as exc:
+        tally.errors.append(f"{label}: disconnected ({exc!r})")
+    except (KeyError, ValueError, IndexError) as exc:  # a page that did not draw its controls
+        tally.errors.append(f"{label}: {exc!r}")
+    return None
+
+
+def start(args) -> Target:
+    target = Target(args.target, args.replicas)
+    ready = target.wait_ready()
+    print(f"{args.target}: ready after {ready:.1f} s"
+          + (f", replicas {[r['name'] for r in target.state()['replicas']]}" if args.target == "serve"
+             else "") + f"; {load_line()}", flush=True)
+    return target
+
+
+def finish(target: Target, problems: list[str]) -> list[str]:
+    target.stop()
+    log = target.log_problems()
+    if log:
+        print("servers' log, lines with errors:")
+        for line in log[:30]:
+            print("   ", line[:200])
+    os.unlink(target.log.name)
+    for p in problems[:10]:
+        print("   ", p[:240])
+    return log
+
+
+# --------------------------------------------------------------------------- scenarios
+
+async def burst_page(target: Target, page: str, args) -> Tally:
+    tally = Tally()
+    sessions = [Session(target.url, page, args.timeout) for _ in range(args.sessions)]
+
+    async def first(i: int, s: Session) -> None:
+        await s.open()
+        await s.run()
+
+    await asyncio.gather(*(guarded(tally, f"{page} s{i} open", first(i, s))
+                           for i, s in enumerate(sessions)))
+    alive = [s for s in sessions if s.page_hash]
+    plans = {id(s): playground_plan(i, args.moves, args.seed) for i, s in enumerate(alive)}
+    cpu0 = target.cpu_s()  # the moves only, not the first page loads
+
+    async def move(i: int, s: Session, j: int) -> None:
+        rng = random.Random(args.seed * 7919 + i * 31 + j)
+        await asyncio.sleep(rng.uniform(0, args.jitter))
+        if page == "playground":
+            key, value = plans[id(s)][j]
+            s.set_value(key, value if value is not None else int(s.value(key)) % 4 + 1)
+        else:
+            nudge(s, rng)
+        out = await s.run()
+        tally.add(out, f"{page} s{i} move {j + 1}")
+
+    for j in range(args.moves):
+        await asyncio.sleep(args.pause)
+        await asyncio.gather(*(guarded(tally, f"{page} s{i} move {j + 1}", move(i, s, j))
+                               for i, s in enumerate(alive)))
+    tally.cpu_per_run = (target.cpu_s() - cpu0) / max(len(tally.times), 1)
+    await asyncio.gather(*(s.close() for s in sessions))
+    return tally
+
+
+def scenario_burst(args) -> int:
+    pages = page_names() if args.pages == ["all"] else args.pages
+    target = start(args)
+    results, failed = {}, False
+    try:
+        for page in pages:
+            rss0 = target.rss_now()
+            t0 = time.monotonic()
+            results[page] = asyncio.run(burst_page(target, page or "", args))
+            print(results[page].line(page or "home")
+                  + f"  CPU/move {results[page].cpu_per_run * 1e3:4.0f} ms"
+                  + f"  memory (PSS) peak {target.peak_rss(t0):.0f} MB (before {rss0:.0f})  {load_line()}",
+                  flush=True)
+    finally:
+        problems = [e for t in results.values() for e in t.errors]
+        log = finish(target, problems)
+    for t in results.values():
+        failed |= pct(t.times, 95) > TARGETS["burst_p95_s"] or bool(t.errors)
+    print(f"\nburst, {args.target}, {args.sessions} sessions x {args.moves} moves per page: "
+          f"target p95 <= {TARGETS['burst_p95_s']} s and no errors: {'MISSED' if failed else 'met'}")
+    return 1 if failed or log else 0
+
+
+async def train_burst(target: Target, args) -> dict:
+    out: dict = {}
+    lone = Session(target.url, "train", 120)
+    await lone.open()
+    await lone.run()
+    trained = []
+    for _ in range(4):  # the first run also waits for its replica's worker to import torch
+        lone.press("train_go")
+        run = await lone.run()
+        out.setdefault("alone_errors", []).extend(run.errors)
+        if any(text.startswith("Epoch") for _, text in run.progress):  # a press that trained
+            trained.append(run.seconds)
+        if len(trained) == 2:
+            break
+    out["alone_s"] = trained[-1] if trained else float("nan")
+    await lone.close()
+
+    tally, first_seen, finished = Tally(), [], []
+    sessions = [Session(target.url, "train", 180) for _ in range(args.sessions)]
+
+    async def ready(s: Session) -> None:
+        await s.open()
+        await s.run()
+
+    await asyncio.gather(*(guarded(tally, f"train s{i} open", ready(s)) for i, s in enumerate(sessions)))
+    watcher = Session(target.url, "playground", 30)
+    await watcher.open()
+    await watcher.run()
+    play = Tally()
+    stop = asyncio.Event()
+
+    async def watch() -> None:
+        rng = random.Random(1)
+        while not stop.is_set():
+            await asyncio.sleep(1.0)
+            watcher.set_value("seq_len", rng.randint(2, 60))
+            play.add(await watcher.run(), "playground during training")
+
+    watching = asyncio.create_task(guarded(play, "playground", watch()))
+    t_press = time.monotonic()
+
+    async def press(i: int, s: Session) -> None:
+        await asyncio.sleep(random.Random(i).uniform(0, 0.5))  # the same second
+        s.press("train_go")
+        sent = time.monotonic()
+        result = await s.run()
+        tally.add(result, f"train s{i}")
+        seen = [t for t, text in result.progress if re.search(r"in line|Epoch", text, re.I)]
+        first_seen.append(seen[0] if seen else float("inf"))
+        finished.append(result.finished_at - t_press)
+        out.setdefault("press_spread", []).append(sent - t_press)
+
+    await asyncio.gather(*(guarded(tally, f"train s{i}", press(i, s)) for i, s in enumerate(sessions)
+                           if s.page_hash))
+    stop.set()
+    await watching
+    await asyncio.gather(*(s.close() for s in sessions), watcher.close())
+    out.update(tally=tally, first_seen=first_seen, finished=finished, play=play)
+    return out
+
+
+def scenario_train(args) -> int:
+    target = start(args)
+    try:
+        r = asyncio.run(train_burst(target, args))
+    finally:
+        peak = target.peak_rss()
+        log = finish(target, [])
+    tally, play = r["tally"], r["play"]
+    budget = args.sessions / CORES * r["alone_s"] + TARGETS["train_slack_s"]
+    last = max(r["finished"], default=float("inf"))
+    print(f"\ntrain, {args.target}, {args.sessions} presses of Train in the same second ({CORES} cores)")
+    print(f"one run alone: {r['alone_s']:.2f} s (errors {len(r['alone_errors'])})")
+    print(f"place in line or first epoch seen: p50 {pct(r['first_seen'], 50):.2f} s, "
+          f"max {max(r['first_seen'], default=float('nan')):.2f} s (target <= {TARGETS['train_first_s']} s)")
+    print(f"last run finished {last:.1f} s after the presses (target <= {budget:.1f} s = "
+          f"{args.sessions}/{CORES} x {r['alone_s']:.2f} + {TARGETS['train_slack_s']:.0f})")
+    print(tally.line("train runs"))
+    print(play.line("playground meanwhile") + f" (target <= {TARGETS['train_playground_s']} s)")
+    print(f"memory (PSS) peak, all processes: {peak:.0f} MB; {load_line()}")
+    for e in (tally.errors + play.errors)[:10]:
+        print("   ", e[:240])
+    failed = (max(r["first_seen"], default=99) > TARGETS["train_first_s"] or last > budget
+              or max(play.times, default=99) > TARGETS["train_playground_s"]
+              or tally.errors or play.errors or log)
+    return 1 if failed else 0
+
+
+async def soak(target: Target, args) -> Tally:
+    tally = Tally()
+    end = time.monotonic() + args.minutes * 60
+    pages = page_names()
+
+    async def learner(i: int) -> None:
+        rng = random.Random(args.seed * 104729 + i)
+        await asyncio.sleep(rng.uniform(0, 3))
+        while time.monotonic() < end:
+            page = rng.choice([p for p in pages if p != "train"] + ["train"] * (rng.random() < 0.1))
+            s = Session(target.url, page, args.timeout)
+            try:
+                await s.open()
+                tally.add(await s.run(), f"s{i} {page or 'home'} open")
+                for _ in range(rng.randint(1, 3)):
+                    await asyncio.sleep(rng.uniform(1, 3))
+                    if page == "train" and s.has("train_go") and rng.random() < 0.5:
+                        s.press("train_go")
+                    else:
+                        nudge(s, rng)
+                    tally.add(await s.run(), f"s{i} {page or 'home'} move")
+            finally:
+                await s.close()
+
+    async def guarded_learner(i: int) -> None:
+        while time.monotonic() < end:
+            if await guarded(tally, f"s{i}", learner(i)) is None and time.monotonic() < end:
+                await asyncio.sleep(1)  # errored: counted; the learner carries on
+
+    await asyncio.gather(*(guarded_learner(i) for i in range(args.sessions)))
+    return tally
+
+
+def scenario_soak(args) -> int:
+    target = start(args)
+    t0 = time.monotonic()
+    try:
+        tally = asyncio.run(soak(target, args))
+    finally:
+        samples = [(t - t0, r) for t, r in target.rss if t >= t0]
+        log = finish(target, [])
+    warm = [r for t, r in samples if t >= min(60.0, args.minutes * 60 / 5)]
+    fifth = max(1, len(warm) // 5)
+    early, late = pct(warm[:fifth], 50), pct(warm[-fifth:], 50)
+    peak = max((r for _, r in samples), default=float("nan"))
+    print(f"\nsoak, {args.target}, {args.sessions} sessions, {args.minutes:g} min, random pages and moves")
+    print(tally.line("all runs"))
+    print(f"memory (PSS) of all processes: after warm-up {early:.0f} MB, at the end {late:.0f} MB, "
+          f"peak {peak:.0f} MB (target flat and <= {TARGETS['rss_mb']:.0f} MB); {load_line()}")
+    for e in tally.errors[:10]:
+        print("   ", e[:240])
+    failed = tally.errors or log or peak > TARGETS["rss_mb"] or late > 1.1 * early
+    return 1 if failed else 0
+
+
+async def failover(target: Target, args) -> dict:
+    tally = Tally()
+    rng = random.Random(args.seed)
+    settings = rng.sample(range(2, 60), args.sessions)
+    sessions = [Session(target.url, "playground", args.timeout, {"seq_len": str(t)}) for t in settings]
+    events: list[tuple[float, str]] = []  # (time, error) to place errors against the kill
+    restored, moved = [], 0
+
+    async def open_one(s: Session) -> None:
+        await s.open()
+        await s.run()
+
+    await asyncio.gather(*(guarded(tally, f"s{i} open", open_one(s)) for i, s in enumerate(sessions)))
+    victim = "r1"
+    on_victim = [s for s in sessions if s.replica == victim]
+    killed_at = float("inf")
+
+    async def move(i: int, s: Session, j: int) -> None:
+        nonlocal moved
+        await asyncio.sleep(random.Random(i * 100 + j).uniform(0, args.jitter))
+        value = settings[i] + (j % 3) - 1
+        s.set_value("seq_len", max(2, value))
+        was = s.replica
+        for attempt in range(40):
+            try:
+                tally.add(await s.run(), f"s{i} move {j + 1}")
+                return
+            except (ConnectionClosed, InvalidStatus, OSError, TimeoutError) as exc:
+                events.append((time.monotonic(), f"s{i} move {j + 1}: {exc!r}"))
+                await asyncio.sleep(0.5)
+                try:
+                    await s.reconnect()
+                    out = await s.run()  # the browser's rerun from its URL on the new replica
+                except (ConnectionClosed, InvalidStatus, OSError, TimeoutError) as again:
+                    events.append((time.monotonic(), f"s{i} reconnect {attempt + 1}: {again!r}"))
+                    continue
+                moved += s.replica != was
+                # A value at its default is left out of the URL: the page shows the default.
+                restored.append(int(s.value("seq_len")) == int(s.query.get("seq_len", s.defaults["seq_len"])))
+                tally.add(out, f"s{i} reconnect")
+                s.set_value("seq_len", max(2, value))
+
+    async def kill_mid_round() -> None:
+        nonlocal killed_at
+        await asyncio.sleep(args.jitter / 2)
+        target.kill_replica(victim)
+        killed_at = time.monotonic()
+
+    for j in range(args.moves):
+        await asyncio.sleep(args.pause)
+        if j == 2:
+            asyncio.create_task(kill_mid_round())
+        await asyncio.gather(*(guarded(tally, f"s{i} move {j + 1}", move(i, s, j))
+                               for i, s in enumerate(sessions) if s.page_hash or s.ws))
+    await asyncio.gather(*(s.close() for s in sessions))
+    return dict(tally=tally, events=events, killed_at=killed_at, on_victim=len(on_victim),
+                restored=restored, moved=moved)
+
+
+def scenario_failover(args) -> int:
+    args.target, args.replicas = "serve", max(2, args.replicas)
+    target = start(args)
+    try:
+        r = asyncio.run(failover(target, args))
+    finally:
+        log = finish(target, [])
+    tally, late = r["tally"], [e for t, e in r["events"] if t > r["killed_at"] + TARGETS["failover_grace_s"]]
+    late += tally.errors
+    print(f"\nfailover, {args.replicas} replicas, {args.sessions} sessions on the Playground; "
+          f"replica r1 (serving {r['on_victim']}) killed before round 3 of {args.moves}")
+    print(tally.line("all runs"))
+    print(f"disconnections and failed reconnects: {len(r['events'])}, of them more than "
+          f"{TARGETS['failover_grace_s']:.0f} s after the kill: "
+          f"{sum(t > r['killed_at'] + TARGETS['failover_grace_s'] for t, _ in r['events'])}")
+    print(f"sessions moved to the survivor: {r['moved']} of {r['on_victim']}; page drawn with the "
+          f"URL's settings after reconnecting: {sum(r['restored'])} of {len(r['restored'])}; {load_line()}")
+    for e in late[:10]:
+        print("   ", e[:240])
+    # The killed replica's log lines (its restart by serve.py) are expected; tracebacks are not.
+    failed = late or r["moved"] < r["on_victim"] or not all(r["restored"]) or \
+        any("Traceback" in line for line in log)
     return 1 if failed else 0
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
-    ap.add_argument("--moves", type=int, default=6, help="slider moves per session")
-    ap.add_argument("--pattern", choices=("burst", "stagger"), default="burst")
-    ap.add_argument("--jitter", type=float, default=0.5, help="burst: spread of one round, s")
-    ap.add_argument("--pause", type=float, default=1.0, help="burst: pause between rounds, s")
+    ap.add_argument("scenario", choices=("burst", "train", "soak", "failover"))
+    ap.add_argument("--target", choices=("serve", "single"), default="serve")
+    ap.add_argument("--replicas", type=int, default=0, help="serve: app processes (default one per core)")
+    ap.add_argument("--sessions", type=int, default=30)
+    ap.add_argument("--pages", nargs="+", default=["all"],
+                    help=f"burst: 'all' or some of {[p or 'home' for p in page_names()]}")
+    ap.add_argument("--moves", type=int, default=3, help="burst/failover: rounds of moves")
+    ap.add_argument("--minutes", type=float, default=10.0, help="soak: length")
+    ap.add_argument("--jitter", type=float, default=0.5, help="spread of one round, s")
+    ap.add_argument("--pause", type=float, default=1.0, help="pause between rounds, s")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--watch", action="store_true",
-                    help="keep Streamlit's file watcher on (default off, as hosted)")
-    ap.add_argument("--keep-log", action="store_true", help="keep the server log (temp file)")
     args = ap.parse_args()
-    if not 1 <= args.moves <= 50 or not all(1 <= n <= 100 for n in args.sessions):
-        ap.error("--moves must be 1..50 and --sessions 1..100")
-    results = []
-    for n in args.sessions:
-        print(f"N={n}: starting a fresh server and {n} session(s)...", flush=True)
-        results.append(asyncio.run(drive(n, args)))
-    return report(results, args)
+    args.pages = ["" if p == "home" else p for p in args.pages]
+    if not 1 <= args.sessions <= 100 or not 1 <= args.moves <= 50:
+        ap.error("--sessions must be 1..100 and --moves 1..50")
+    if args.scenario == "failover":
+        args.moves = max(args.moves, 5)
+    print(f"bench/load.py {args.scenario}: {CORES} cores; {load_line()}", flush=True)
+    return {"burst": scenario_burst, "train": scenario_train, "soak": scenario_soak,
+            "failover": scenario_failover}[args.scenario](args)
 
 
 if __name__ == "__main__":

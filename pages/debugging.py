@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from stockdemo import figures, inspection, ui
+from stockdemo import inspection, ui
 from stockdemo.config import PRINT_STEP
 
 ui.setup_page(
@@ -29,7 +29,8 @@ def live() -> None:
 
     st.subheader("1 · The hidden state at every step", anchor=False)
     left, right = st.columns([5, 4], gap="large")
-    left.plotly_chart(figures.hidden_heatmap(run), width="stretch", key="hidden_heatmap")
+    left.plotly_chart(ui.cached_debug_figure("hidden", config, scale_pct / 100, nonlinearity),
+                      width="stretch", key="hidden_heatmap")
     right.markdown("A **forward hook** on each cell sees every hidden state the moment it is made:")
     right.code(inspection.HOOK_CODE.format(T=T), language="python", wrap_lines=True)
     right.caption("Each column is one time step, each row one unit of the hidden state. "
@@ -45,7 +46,8 @@ def live() -> None:
                 "(vanishing); above 1 it grows (exploding). Last layer.")
     left, right = st.columns([5, 4], gap="large")
     with left:
-        st.plotly_chart(figures.gradient_figure(run), width="stretch", key="gradient_norms")
+        st.plotly_chart(ui.cached_debug_figure("gradient", config, scale_pct / 100, nonlinearity),
+                        width="stretch", key="gradient_norms")
         zeros = int((run.grad_norms == 0).sum())
         if zeros:
             st.caption(f"{zeros} point{'s' if zeros != 1 else ''} underflowed to exactly 0 (below "

@@ -8,7 +8,7 @@ from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS, PANEL_LABELS
 from stockdemo.live import reproduce_code
 from stockdemo.ui import classroom as class_ui
-from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_toggle
+from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_control
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -55,13 +55,13 @@ def live_run() -> None:
     if picture.view == "rolled" and view == "auto" and not present:
         st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
                    "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-    trace = cached_trace(config) if replay_toggle() else None
-    graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph")
+    graph_view(picture, replay_control(lambda: cached_trace(config)), new_ids=new_ids,
+               settings=config.to_params(), key="graph")
     st.markdown("**Link to this run** (same seed, same picture for every student):")
     st.code(ui.share_link("pages/playground.py",
                           {**config.to_params(), **({"view": view} if view != "auto" else {})}),
             language=None)
-    ui.run_downloads(result, ui.cached_render(config, view))
+    ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
 
     # Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
     tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",

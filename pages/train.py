@@ -5,7 +5,7 @@ import streamlit as st
 from stockdemo import data, train, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
 from stockdemo.render import layout
-from stockdemo.ui.graph_view import graph_view
+from stockdemo.ui.graph_view import graph_view, replay_control, training_trace
 
 ui.setup_page(
     "Train and predict", ":material/show_chart:",
@@ -33,11 +33,11 @@ def live() -> None:
     st.markdown(train.describe_data(name, dataset, config))
     if config.source == "stocks":
         st.caption(ui.DATA_CREDIT)
-    result = ui.train_button(dataset, config, (config, upload and (upload.digest, upload.price_column)))
+    key = (config, upload and (upload.digest, upload.price_column))
+    result = ui.train_button(dataset, config, key)
     if result is None:
         if not ui.training_pending():
-            st.plotly_chart(train.prices_figure(dataset, "The data, split by time"), width="stretch",
-                            key="prices_chart")
+            st.plotly_chart(ui.cached_prices_figure(key, dataset), width="stretch", key="prices_chart")
         return
 
     st.subheader("How good is it? The held-out test days", anchor=False)
@@ -64,7 +64,8 @@ def live() -> None:
                "and into the MSE loss: the same dynamic graph as in the Playground, now ending in "
                "a loss (the targets need no gradient, so they get no node). `loss.backward()` walks "
                "it in reverse to get every weight's gradient.")
-    graph_view(picture, key="train_graph")
+    trace = replay_control(lambda: training_trace(dataset, result), key="train_replay", in_url=False)
+    graph_view(picture, trace, key="train_graph")
     st.download_button("Download test forecasts CSV", result.forecasts.to_csv(),
                        file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:")
 

@@ -190,3 +190,17 @@ def test_lesson_shows_the_graph_of_the_revealed_run():
     assert not at.exception
     settings = lesson.STEPS[0].settings
     assert len(sent(at)["nodes"]["id"]) == len(layout(run(settings).graph, "auto").nodes)
+
+
+def test_train_page_replays_the_first_training_step_backward_from_the_loss():
+    at = AppTest.from_file(str(ROOT / "pages" / "train.py"), default_timeout=180).run()
+    at.button(key="train_go").click().run()
+    at.toggle(key="train_replay").set_value(True).run()
+    assert not at.exception
+    payload = sent(at)
+    replay = payload["trace"]
+    assert replay["root"] == "loss (MSE)"  # the screen says what backward ran from
+    ids = payload["nodes"]["id"]
+    step = [ids[i] for i in replay["backward"]]
+    assert step and all(i in ids for i in step)
+    assert "MseLoss" in " ".join(node_text(payload, "op")[i] or "" for i in replay["forward"])

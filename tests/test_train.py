@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 import torch
 
@@ -151,3 +152,17 @@ def test_train_config_from_untrusted_params_clamps_swaps_and_never_raises():
     assert len(messages) == 6 and any("swapped" in m for m in messages)
     assert TrainConfig.from_params(None) == (TrainConfig(), [])
     assert TrainConfig().model_config.input_size == 3  # the seed example's three features
+
+
+def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
+    config = TrainConfig(epochs=1)
+    ds = small_dataset(config)
+    fig = train.prices_figure(ds, "t")
+    reference = go.Figure()
+    for shape, note in zip(fig.layout.shapes, fig.layout.annotations, strict=True):
+        reference.add_vrect(x0=shape.x0, x1=shape.x1, fillcolor=shape.fillcolor, opacity=shape.opacity,
+                            line_width=0, annotation_text=note.text, annotation_position="top left")
+    assert fig.layout.shapes == reference.layout.shapes
+    assert fig.layout.annotations == reference.layout.annotations
+    val_start, test_start = ds.target_day[[ds.n_train, ds.n_train + ds.n_val]]
+    assert [s.x0 for s in fig.layout.shapes] == [ds.dates[val_start], ds.dates[test_start]]

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from stockdemo import data, figures, inspection, lesson, static
+from stockdemo import data, figures, inspection, lesson, static, train
 from stockdemo.config import RunConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
@@ -52,6 +52,27 @@ def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
 def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str) -> inspection.Inspection:
     """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
     return inspection.inspect_run(config, weight_scale, nonlinearity)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
+    """The Train page's price chart, built once per data set (``key`` names its data and settings).
+
+    Its shaded validation and test spans (plotly's ``add_vrect``) were 56 % of the
+    server's time in a 30-session Train-page burst (py-spy). Never modify it.
+    """
+    return train.prices_figure(_dataset, "The data, split by time")
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_debug_figure(kind: str, config: RunConfig, weight_scale: float, nonlinearity: str) -> go.Figure:
+    """The Debugging page's figures ("hidden" heatmap, "gradient" norms), built once per run.
+
+    Built through plotly's checked API, they were 60 % of the server's time in a
+    30-session Debugging burst (py-spy). Shared by all sessions: never modify it.
+    """
+    run = cached_inspection(config, weight_scale, nonlinearity)
+    return figures.hidden_heatmap(run) if kind == "hidden" else figures.gradient_figure(run)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -43,7 +43,9 @@ from stockdemo.graph import op_name
 from stockdemo.render import Picture, layout
 
 if TYPE_CHECKING:
+    from stockdemo.data import Dataset
     from stockdemo.trace import Trace
+    from stockdemo.train import TrainResult
 
 ASSETS = Path(__file__).with_name("graph_view")
 HEIGHT = 560  # px: the graph's box on a laptop; fullscreen gives it the screen
@@ -322,12 +324,31 @@ def cached_trace(config: RunConfig) -> Trace:
     return trace_run(config)
 
 
-def replay_toggle(key: str = "replay") -> bool:
-    """The control that asks for a replay (bound to the URL, so a link can start with it)."""
-    return st.toggle("Replay this run", key=key, bind="query-params",
-                     help="Runs the model again with hooks: the order autograd created each node, the "
-                          "line of forward that made it, and a real backward() in the engine's order. "
-                          "Then play it here, in your browser: Record, Backward, step or scrub.")
+def replay_control(make_trace: Callable[[], Trace], *, key: str = "replay",
+                   in_url: bool = True) -> Trace | None:
+    """The "Replay this run" toggle; on, -> ``make_trace()`` for the view, else None.
+
+    ``in_url``: the toggle is bound to the URL under ``key``, so a link can start with it.
+    """
+    on = st.toggle("Replay this run", key=key, bind="query-params" if in_url else None,
+                   help="Runs the model again with hooks: the order autograd created each node, the "
+                        "line of forward that made it, and a real backward() in the engine's order. "
+                        "Then play it here, in your browser: Record, Backward, step or scrub.")
+    if not on:
+        return None
+    with st.spinner("Replaying the run with hooks on every node…"):
+        return make_trace()
+
+
+def training_trace(dataset: Dataset, result: TrainResult) -> Trace:
+    """The first training step of ``result``, replayed; kept in this session while it stands."""
+    from stockdemo.trace import trace_first_training_step
+
+    kept = st.session_state.get("_graph_view_training_trace")
+    if kept is None or kept[0] is not result:
+        kept = (result, trace_first_training_step(dataset, result.config))
+        st.session_state["_graph_view_training_trace"] = kept
+    return kept[1]
 
 
 def _sync_selection(key: str, url_key: str | None) -> None:

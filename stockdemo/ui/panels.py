@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextlib import closing
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from stockdemo import figures, static, train
+from stockdemo import figures, static, train, workers
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, RunConfig, TrainConfig
 from stockdemo.data import Dataset
 from stockdemo.graph import Graph, describe_diff, graph_diff
 from stockdemo.live import RunResult
-from stockdemo.render import Rendering
 from stockdemo.train import TrainResult
 
 # Sent together, the graph and a plotly chart redraw in one browser frame and
@@ -47,6 +48,7 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResu
 
     ``key`` names the data and settings; a press starts ``training_run`` in a page run.
     """
+    workers.shared_pool()  # started on the page's first visit, so warm by the first press
     refusal = train.too_big(dataset, config)
     if refusal:
         st.error(refusal, icon=":material/hourglass_disabled:")
@@ -90,16 +92,30 @@ def training_run() -> None:
     bar = st.progress(0.0, text="Starting: building a fresh model...")
     live_chart = st.empty()
     history: list[train.Progress] = []
-    for event in train.train(dataset, config):
-        if isinstance(event, train.TrainResult):
-            st.session_state[_RESULT] = (key, event)
-            continue
-        if event.val_loss is not None:
-            history.append(event)
-            st.session_state[_PARTIAL] = list(history)
-            live_chart.plotly_chart(train.loss_figure(history), width="stretch",
-                                    key=f"loss_live_{event.epoch}")
-        bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
+    # In a worker process, off the server's GIL. Closing the stream (the loop ends, Stop's
+    # rerun interrupts it, the tab closes) takes the run out of the queue or stops its worker.
+    try:
+        with closing(workers.shared_pool().train(dataset, config)) as events:
+            for event in events:
+                if isinstance(event, workers.Queued):
+                    bar.progress(0.0, text=f"Waiting for a training worker: number {event.position} "
+                                           f"in line ({event.workers} training at once here)")
+                    continue
+                if isinstance(event, train.TrainResult):
+                    st.session_state[_RESULT] = (key, event)
+                    continue
+                if event.val_loss is not None:
+                    history.append(event)
+                    st.session_state[_PARTIAL] = list(history)
+                    live_chart.plotly_chart(train.loss_figure(history), width="stretch",
+                                            key=f"loss_live_{event.epoch}")
+                bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
+    except (workers.TrainingRefused, workers.WorkerLost) as err:
+        for done in (_JOB, _PARTIAL):
+            st.session_state.pop(done, None)
+        bar.empty()
+        st.error(str(err), icon=":material/error:")
+        return
     for done in (_JOB, _PARTIAL):
         st.session_state.pop(done, None)
     st.rerun()
@@ -188,11 +204,15 @@ def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None
     row.metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups.")
 
 
-def run_downloads(result: RunResult, rendering: Rendering) -> None:
-    """The run's graph as DOT and JSON, and its predictions as CSV."""
+def run_downloads(result: RunResult, dot: Callable[[], str]) -> None:
+    """The run's graph as DOT and JSON, and its predictions as CSV.
+
+    ``dot`` builds the DOT text when the button is pressed: at 11,000 nodes it
+    took a tenth of a second of every slider move.
+    """
     config = result.config
     downloads = st.container(horizontal=True)
-    downloads.download_button("Download DOT", rendering.dot,
+    downloads.download_button("Download DOT", dot,
                               file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
                               mime="text/vnd.graphviz", icon=":material/download:")
     # Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.

@@ -1,0 +1,253 @@
+"""One command for a class: N app replicas behind HAProxy, with a shared Redis.
+
+    python deploy/serve.py [--replicas N] [--port 8501] [--address 0.0.0.0] [--state FILE]
+
+(``make serve`` runs this; ``REPLICAS=n`` and ``PORT`` choose.) It starts:
+
+- ``redis-server`` (Debian's) on a free loopback port, no persistence: the
+  shared class state. Every replica gets its address as
+  ``STOCKDEMO_REDIS_URL=redis://127.0.0.1:<port>/0``.
+- N ``streamlit run app.py`` replicas (default: one per core) on free
+  loopback ports, each with ``STOCKDEMO_TRAIN_WORKERS`` set so that all
+  replicas together train on one worker process per core, and one
+  ``server.cookieSecret`` for all (generated per start).
+- HAProxy (Debian's) on ``--address:--port``, from ``deploy/haproxy.cfg``:
+  cookie affinity, websockets kept open, health checks on
+  ``/_stcore/health``.
+
+A replica that exits is taken out by HAProxy's health check (its sessions
+reconnect to another replica and rebuild their pages from their URLs) and
+started again here. Ctrl-C (or SIGTERM) stops everything this started.
+``--state FILE`` writes the ports and process ids as JSON once everything
+answers (tests and bench/load.py read it).
+
+If ``haproxy`` or ``redis-server`` is missing, this installs them with
+``apt-get`` when run as root, and otherwise says what to install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
+PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server"}  # program -> Debian package
+SBIN_PATH = "/usr/local/sbin:/usr/sbin:/sbin"  # Debian puts haproxy in /usr/sbin
+START_TIMEOUT_S = 90.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when serve.py dies, even by SIGKILL (Linux prctl)."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def find_programs() -> dict[str, str]:
+    """program -> path; installs what is missing with apt-get when root, else exits with a message."""
+    search = os.environ.get("PATH", "") + os.pathsep + SBIN_PATH
+    missing = [p for p in PROGRAMS if not shutil.which(p, path=search)]
+    if missing:
+        packages = " ".join(PROGRAMS[p] for p in missing)
+        if os.geteuid() != 0 or not shutil.which("apt-get"):
+            sys.exit(f"serve: {', '.join(missing)} not found. Install Debian's packages: "
+                     f"sudo apt-get install {packages}")
+        print(f"serve: installing {packages} (apt-get)", flush=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *PROGRAMS.values()], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
+    return {p: shutil.which(p, path=search) for p in PROGRAMS}
+
+
+def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]]) -> str:
+    """The template with this start's address and servers filled in."""
+    servers = "\n".join(f"    server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas)
+    return string.Template(TEMPLATE.read_text()).substitute(bind=bind, port=port, servers=servers)
+
+
+@dataclass
+class Replica:
+    name: str
+    port: int
+    env: dict[str, str]
+    proc: subprocess.Popen | None = None
+    started: float = 0.0
+
+    def start(self, log) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent)
+        self.started = time.monotonic()
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def redis_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def wait_until(check, what: str, procs: list[subprocess.Popen]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not check():
+        dead = [p for p in procs if p.poll() is not None]
+        if dead:
+            raise RuntimeError(f"{what}: {dead[0].args[0]} exited with {dead[0].returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not answer within {START_TIMEOUT_S:.0f} s")
+        time.sleep(0.1)
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    deadline = time.monotonic() + 10
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def serve(args: argparse.Namespace) -> int:
+    programs = find_programs()
+    cores = len(os.sched_getaffinity(0))
+    n = args.replicas or cores
+    workdir = Path(tempfile.mkdtemp(prefix="stockdemo-serve-"))
+    log = sys.stdout  # the replicas' and HAProxy's lines, interleaved: one terminal to watch
+    procs: list[subprocess.Popen] = []
+    replicas: list[Replica] = []
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        redis_port = free_port()
+        redis = subprocess.Popen(
+            [programs["redis-server"], "--port", str(redis_port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--dir", str(workdir), "--loglevel", "warning"],
+            # Its one start-up warning (memory overcommit) concerns snapshots, which are off here.
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        procs.append(redis)
+        env = {**os.environ,
+               "STOCKDEMO_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+               # All replicas together: one training worker per core.
+               "STOCKDEMO_TRAIN_WORKERS": str(max(1, cores // n)),
+               # One secret for all replicas, so a session's cookies are valid on any of them.
+               "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
+               # As hosted: a file changed under a running server must not unload modules.
+               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}
+        for i in range(n):
+            replica = Replica(f"r{i + 1}", free_port(), env)
+            replica.start(log)
+            replicas.append(replica)
+            procs.append(replica.proc)
+        cfg = workdir / "haproxy.cfg"
+        cfg.write_text(haproxy_config(args.address, args.port, [(r.name, r.port) for r in replicas]))
+        check = subprocess.run([programs["haproxy"], "-c", "-f", str(cfg)], capture_output=True, text=True)
+        if check.returncode:
+            raise RuntimeError(f"haproxy rejected {cfg}:\n{check.stdout}{check.stderr}")
+        wait_until(lambda: redis_answers(redis_port), "redis-server", procs)
+        for r in replicas:
+            wait_until(lambda r=r: healthy(f"http://127.0.0.1:{r.port}/_stcore/health"),
+                       f"replica {r.name}", procs)
+        haproxy = subprocess.Popen([programs["haproxy"], "-db", "-f", str(cfg)],
+                                   stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        procs.append(haproxy)
+        local = "127.0.0.1" if args.address in ("0.0.0.0", "::") else args.address
+        wait_until(lambda: healthy(f"http://{local}:{args.port}/_stcore/health"), "haproxy", procs)
+
+        def write_state() -> None:
+            if args.state:
+                state = {"port": args.port, "url": f"http://{local}:{args.port}",
+                         "redis_port": redis_port, "haproxy_pid": haproxy.pid,
+                         "redis_pid": redis.pid, "config": str(cfg),
+                         "replicas": [{"name": r.name, "port": r.port, "pid": r.proc.pid}
+                                      for r in replicas]}
+                tmp = Path(args.state + ".tmp")
+                tmp.write_text(json.dumps(state))
+                tmp.replace(args.state)
+
+        write_state()
+        print(f"serve: stockdemo on http://{local}:{args.port} ({n} replicas on ports "
+              f"{', '.join(str(r.port) for r in replicas)}, redis on {redis_port}); Ctrl-C stops it",
+              flush=True)
+        while True:
+            time.sleep(0.5)
+            for p in (redis, haproxy):
+                if p.poll() is not None:
+                    raise RuntimeError(f"{p.args[0]} exited with {p.returncode}")
+            for r in replicas:
+                if r.proc.poll() is not None:
+                    print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again",
+                          flush=True)
+                    procs.remove(r.proc)
+                    r.start(log)
+                    procs.append(r.proc)
+                    write_state()
+    except KeyboardInterrupt:
+        print("serve: stopping", flush=True)
+        return 0
+    except RuntimeError as err:
+        print(f"serve: {err}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        # The balancer first, so nobody is sent to a replica that is stopping.
+        stop(procs[::-1])
+        if args.state:
+            Path(args.state).unlink(missing_ok=True)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--replicas", type=int, default=int(os.environ.get("REPLICAS") or 0),
+                    help="app processes (default: one per core)")
+    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8501))
+    ap.add_argument("--address", default="0.0.0.0", help="where HAProxy listens")
+    ap.add_argument("--state", help="write ports and process ids here as JSON once ready")
+    args = ap.parse_args()
+    if args.replicas < 0 or not 0 < args.port < 65536:
+        ap.error("--replicas must be >= 1 and --port 1..65535")
+    return serve(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

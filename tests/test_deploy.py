@@ -1,0 +1,83 @@
+"""deploy/: the Kubernetes manifests against Kubernetes' own schemas, the HAProxy config against haproxy."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from deploy.serve import haproxy_config
+
+ROOT = Path(__file__).resolve().parent.parent
+K8S = ROOT / "deploy" / "k8s"
+KUBERNETES_VERSION = "1.37.0"
+
+
+def documents() -> list[dict]:
+    docs = [d for path in sorted(K8S.glob("*.yaml")) for d in yaml.safe_load_all(path.read_text()) if d]
+    assert docs, "no manifests in deploy/k8s"
+    return docs
+
+
+def by_kind(kind: str) -> list[dict]:
+    return [d for d in documents() if d["kind"] == kind]
+
+
+@pytest.mark.parametrize("doc", documents(), ids=lambda d: f"{d['kind']}/{d['metadata']['name']}")
+def test_every_manifest_validates_against_the_kubernetes_schema(doc):
+    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+
+
+def test_the_validator_rejects_a_broken_deployment():
+    broken = copy.deepcopy(by_kind("Deployment")[0])
+    broken["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["httpGet"]["port"] = [8501]
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
+
+
+def test_service_and_ingress_reach_the_app_pods_on_their_health_checked_port():
+    [app] = [d for d in by_kind("Deployment") if d["metadata"]["name"] == "stockdemo"]
+    pod = app["spec"]["template"]
+    [container] = pod["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"]["port"] in ports
+    services = {s["metadata"]["name"]: s for s in by_kind("Service")}
+    [ingress] = by_kind("Ingress")
+    for rule in ingress["spec"]["rules"]:
+        for path in rule["http"]["paths"]:
+            backend = path["backend"]["service"]
+            service = services[backend["name"]]
+            assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+            [port] = [p for p in service["spec"]["ports"] if p["name"] == backend["port"]["name"]]
+            assert port["targetPort"] in ports
+    # The image's own port is the one the manifests use.
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert f"EXPOSE {ports['http']}" in dockerfile
+
+
+def test_the_app_finds_redis_at_the_service_the_manifests_define():
+    [app] = [d for d in by_kind("Deployment") if d["metadata"]["name"] == "stockdemo"]
+    env = {e["name"]: e.get("value") for e in app["spec"]["template"]["spec"]["containers"][0]["env"]}
+    host_port = env["STOCKDEMO_REDIS_URL"].removeprefix("redis://").split("/")[0]
+    host, port = host_port.split(":")
+    [service] = [s for s in by_kind("Service") if s["metadata"]["name"] == host]
+    assert int(port) in [p["port"] for p in service["spec"]["ports"]]
+
+
+def test_haproxy_accepts_the_rendered_config(tmp_path):
+    haproxy = shutil.which("haproxy", path="/usr/sbin:/usr/bin:/sbin:/bin")
+    if haproxy is None:
+        pytest.fail("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(haproxy_config("127.0.0.1", 8501, [("r1", 9001), ("r2", 9002)]))
+    check = subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    # And rejects a broken one: the check is not a formality.
+    cfg.write_text(cfg.read_text().replace("balance leastconn", "balance sideways"))
+    assert subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True).returncode != 0

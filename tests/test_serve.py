@@ -1,0 +1,111 @@
+"""make serve's set-up, for real: two replicas and Debian's HAProxy and redis-server on free ports.
+
+A session sticks to one replica by HAProxy's cookie; when that replica dies the
+same browser (same cookies, same URL) lands on the other and its page comes
+back with the settings its URL carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+import urllib.request
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from bench.load import Session, Target, descendants
+
+
+@pytest.fixture(scope="module")
+def served():
+    for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
+        if not os.path.exists(program):
+            pytest.fail(f"{program} is missing: apt-get install haproxy redis-server "
+                        "(.ci/run installs them). These tests are required.")
+    target = Target("serve", replicas=2)
+    try:
+        target.wait_ready()
+        yield target
+    finally:
+        target.stop()
+        os.unlink(target.log.name)
+
+
+def fresh_cookie(url: str) -> str | None:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        for header in r.headers.get_all("Set-Cookie") or []:
+            if header.startswith("SRV="):
+                return header.split(";")[0].removeprefix("SRV=")
+    return None
+
+
+def test_new_visitors_are_spread_over_both_replicas(served):
+    names = {r["name"] for r in served.state()["replicas"]}
+    seen = {fresh_cookie(f"{served.url}/playground") for _ in range(6)}
+    assert seen == names
+
+
+def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
+    async def scenario() -> None:
+        tab = Session(served.url, "playground", 60, {"seq_len": "7"})
+        await tab.open()
+        first = await tab.run()
+        assert first.ok, first.errors
+        home = tab.replica
+        assert home in {r["name"] for r in served.state()["replicas"]}
+        # Every later request with the tab's cookies goes to the same replica (no new cookie).
+        for _ in range(5):
+            await asyncio.to_thread(tab._get_page)
+            assert tab.replica == home
+        tab.set_value("seq_len", 9)
+        assert (await tab.run()).ok
+        assert tab.query["seq_len"] == "9"
+
+        pid = served.kill_replica(home)
+        with pytest.raises((ConnectionClosed, OSError, TimeoutError)):
+            await tab.run()
+        # As the browser: reconnect with the same cookies and URL until a replica answers.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await tab.reconnect()
+                back = await tab.run()
+                break
+            except (ConnectionClosed, OSError, TimeoutError):
+                assert time.monotonic() < deadline, "no replica took the session within 30 s"
+                await asyncio.sleep(0.5)
+        assert tab.replica != home
+        assert back.ok, back.errors
+        assert int(tab.value("seq_len")) == 9  # the page rebuilt from its URL
+        await tab.close()
+        # serve.py starts the dead replica again.
+        deadline = time.monotonic() + 60
+        while {r["pid"] for r in served.state()["replicas"] if r["name"] == home} == {pid}:
+            assert time.monotonic() < deadline, "the killed replica was not restarted"
+            time.sleep(0.5)
+
+    asyncio.run(scenario())
+
+
+def test_ctrl_c_stops_every_process_it_started():
+    target = Target("serve", replicas=1)
+    target.wait_ready()
+    started = [p for p in descendants(target.proc.pid) if p != target.proc.pid]
+    assert len(started) >= 3  # a replica, haproxy, redis-server
+    target.proc.send_signal(signal.SIGINT)
+    target.proc.wait(timeout=30)
+    time.sleep(0.5)
+    assert [p for p in started if _alive(p)] == []
+    target.stop()
+    os.unlink(target.log.name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

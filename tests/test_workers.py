@@ -1,0 +1,149 @@
+"""The training pool, with real worker processes: streams, queue, stop, abandon, crash."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from stockdemo import data, train, workers
+from stockdemo.config import TrainConfig
+
+QUICK = TrainConfig(source="synthetic", series="gbm", epochs=4, seed=3)
+# About 1.5 s per epoch (train.estimated_seconds), 200 epochs allowed: it runs until stopped.
+LONG = TrainConfig(source="synthetic", series="gbm", hidden_size=128, seq_len=100, epochs=200,
+                   lr="0.0003")
+LONG_LIMIT_S = 120.0
+ABANDON_S = 2.0
+
+
+def dataset_for(config: TrainConfig, days: int | None = None) -> data.Dataset:
+    prices = data.synthetic_prices(config.series, 7, **({"days": days} if days else {}))
+    return data.prepare(prices, config.feature_names, config.target, config.seq_len,
+                        config.val_pct, config.test_pct)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    p = workers.TrainingPool(workers=1, max_waiting=2, abandon_after=ABANDON_S)
+    p.start()
+    wait_for(lambda: p.status()["ready"] == 1, 60, "the worker did not start")
+    yield p
+    p.close()
+
+
+@pytest.fixture(autouse=True)
+def idle_pool_after(request):
+    yield
+    if "pool" in request.fixturenames:
+        p = request.getfixturevalue("pool")
+        wait_for(lambda: p.status() == {"workers": 1, "ready": 1, "running": 0, "waiting": 0},
+                 30, f"the pool did not become idle: {p.status()}")
+
+
+def wait_for(condition, seconds: float, message: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(message)
+        time.sleep(0.05)
+
+
+def first_progress(stream) -> train.Progress:
+    for event in stream:
+        if isinstance(event, train.Progress):
+            return event
+    raise AssertionError("the stream ended before any progress")
+
+
+def test_worker_streams_the_same_epochs_as_training_in_process(pool):
+    ds = dataset_for(QUICK, days=300)
+    events = list(pool.train(ds, QUICK))
+    here = train.run_training(ds, QUICK)
+    assert isinstance(events[-1], train.TrainResult)
+    epochs = [e for e in events if isinstance(e, train.Progress) and e.val_loss is not None]
+    # Seeded: the worker's losses are torch's own for these settings, bit for bit.
+    assert [(p.train_loss, p.val_loss) for p in epochs] == \
+        [(p.train_loss, p.val_loss) for p in here.history]
+    assert events[-1].forecasts["model"].tolist() == here.forecasts["model"].tolist()
+
+
+def test_waiting_runs_see_their_place_and_a_full_queue_refuses(pool):
+    ds = dataset_for(LONG)
+    running = pool.train(ds, LONG, LONG_LIMIT_S)
+    first_progress(running)
+    quick = dataset_for(QUICK, days=300)
+    second, third = pool.train(quick, QUICK), pool.train(quick, QUICK)
+    assert next(second) == workers.Queued(1, 1)
+    assert next(third) == workers.Queued(2, 1)
+    with pytest.raises(workers.TrainingRefused, match="busy"):
+        next(pool.train(quick, QUICK))
+    running.close()  # Stop: the second starts, the third moves up
+    assert isinstance(first_progress(second), train.Progress)
+    assert next(third) == workers.Queued(1, 1)
+    third.close()
+    assert isinstance(list(second)[-1], train.TrainResult)
+
+
+def test_stop_interrupts_a_running_run_within_a_heartbeat(pool):
+    ds = dataset_for(LONG)
+    stream = pool.train(ds, LONG, LONG_LIMIT_S)
+    seen = first_progress(stream)
+    assert seen.epoch < 3  # still running: far from its 200 epochs
+    stream.close()
+    started = time.monotonic()
+    wait_for(lambda: pool.status()["running"] == 0, workers.STOP_GRACE_S, "the worker kept training")
+    assert time.monotonic() - started < 2 * train.HEARTBEAT_S + 1.0
+
+
+def test_a_stream_nobody_reads_is_abandoned_and_frees_its_worker(pool):
+    ds = dataset_for(LONG)
+    tab = pool.train(ds, LONG, LONG_LIMIT_S)
+    first_progress(tab)  # then the tab is closed without the stream being closed
+    waiting = pool.train(dataset_for(QUICK, days=300), QUICK)
+    assert next(waiting) == workers.Queued(1, 1)
+    started = time.monotonic()
+    assert isinstance(first_progress(waiting), train.Progress)
+    assert ABANDON_S - 0.5 < time.monotonic() - started < ABANDON_S + 3
+    waiting.close()
+    tab.close()
+
+
+def test_a_killed_worker_ends_only_its_run_and_is_replaced(pool):
+    ds = dataset_for(LONG)
+    stream = pool.train(ds, LONG, LONG_LIMIT_S)
+    first_progress(stream)
+    [pid] = pool.worker_pids()
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(workers.WorkerLost, match="stopped unexpectedly") as lost:
+        for _ in stream:
+            pass
+    assert str(-signal.SIGKILL) in str(lost.value)  # the exit code multiprocessing reports
+    wait_for(lambda: pool.status()["ready"] == 1, 60, "no new worker")
+    assert pool.worker_pids() != [pid]
+    quick = dataset_for(QUICK, days=300)
+    assert isinstance(list(pool.train(quick, QUICK))[-1], train.TrainResult)
+
+
+class ExitOnArrival:
+    """Unpickled in the worker as os._exit(3): a crash inside the worker process itself."""
+
+    def __reduce__(self):
+        return os._exit, (3,)
+
+
+def test_a_worker_that_exits_gives_its_session_a_message(pool):
+    with pytest.raises(workers.WorkerLost, match=r"exit code 3\)"):
+        list(pool.train(ExitOnArrival(), QUICK))
+    wait_for(lambda: pool.status()["ready"] == 1, 60, "no new worker")
+
+
+def test_a_model_too_big_is_refused_with_trains_own_message(pool):
+    huge = TrainConfig(source="synthetic", series="gbm", hidden_size=256, seq_len=200, num_layers=4)
+    ds = dataset_for(huge)
+    assert train.too_big(ds, huge)
+    with pytest.raises(ValueError) as refused:
+        list(pool.train(ds, huge))
+    assert str(refused.value) == train.too_big(ds, huge)
