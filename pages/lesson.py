@@ -44,14 +44,14 @@ def live() -> None:
         figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
         figure.metric(answer.label, answer.value)
         words.markdown(answer.detail)
-        if isinstance(step.settings, RunConfig) and st.toggle("Show the graph of this run",
-                                                              key="lesson_graph_shown"):
-            graph_view(cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None,
-                       height=420)
     else:
         st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:", type="primary",
                   on_click=reveal, args=(number,))
+    # The link first: on a 1280x720 projector the answer and the link fit above the fold.
     ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)
+    if number in st.session_state.get("lesson_revealed", set()) and isinstance(step.settings, RunConfig) \
+            and st.toggle("Show the graph of this run", key="lesson_graph_shown"):
+        graph_view(cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None, height=420)
 
 
 live()
