@@ -4,8 +4,8 @@
 
 (``make serve`` runs this; ``REPLICAS=n`` and ``PORT`` choose.) It starts:
 
-- ``redis-server`` (Debian's) on a free loopback port, no persistence: the
-  shared class state. Every replica gets its address as
+- ``redis-server`` (Debian's) on a free loopback port, with an append-only
+  file in a temporary folder, restarted if it dies: the shared class state. Every replica gets its address as
   ``STOCKDEMO_REDIS_URL=redis://127.0.0.1:<port>/0``.
 - N ``streamlit run app.py`` replicas (default: one per core) on free
   loopback ports, each with ``STOCKDEMO_TRAIN_WORKERS`` set so that all
@@ -160,11 +160,17 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_term)
     try:
         redis_port = free_port()
-        redis = subprocess.Popen(
-            [programs["redis-server"], "--port", str(redis_port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", str(workdir), "--loglevel", "warning"],
-            # Its one start-up warning (memory overcommit) concerns snapshots, which are off here.
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+
+        def start_redis() -> subprocess.Popen:
+            # An append-only file in the work dir: a redis-server that dies is started
+            # again on the same port and reloads it, so a class goes on where it was.
+            return subprocess.Popen(
+                [programs["redis-server"], "--port", str(redis_port), "--bind", "127.0.0.1",
+                 "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+                 "--dir", str(workdir), "--loglevel", "warning"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+
+        redis = start_redis()
         procs.append(redis)
         env = {**os.environ,
                "STOCKDEMO_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
@@ -211,9 +217,15 @@ def serve(args: argparse.Namespace) -> int:
               flush=True)
         while True:
             time.sleep(0.5)
-            for p in (redis, haproxy):
-                if p.poll() is not None:
-                    raise RuntimeError(f"{p.args[0]} exited with {p.returncode}")
+            if haproxy.poll() is not None:
+                raise RuntimeError(f"haproxy exited with {haproxy.returncode}")
+            if redis.poll() is not None:
+                # Meanwhile the replicas say "class mode unavailable" and work solo.
+                print(f"serve: redis-server exited ({redis.returncode}); starting it again", flush=True)
+                procs.remove(redis)
+                redis = start_redis()
+                procs.append(redis)
+                write_state()
             for r in replicas:
                 if r.proc.poll() is not None:
                     print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again",
