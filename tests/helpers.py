@@ -6,11 +6,13 @@ No ``stockdemo`` import here: a benchmark that measures the server from outside
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -101,3 +103,25 @@ def plotly_values(v) -> np.ndarray:
         array = np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
         return array.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else array
     return np.asarray(v)
+
+
+def run_async(coro):
+    """asyncio.run on a thread of its own -> the coroutine's result (its exception re-raised).
+
+    In the full suite Playwright's sync browser, a session fixture, keeps an event
+    loop running on the main thread, where asyncio.run refuses to start another.
+    """
+    out: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as err:  # handed to the caller's thread
+            out["error"] = err
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")

@@ -25,6 +25,7 @@ from stockdemo.classroom import (
 )
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
 from tests.conftest import ROOT
+from tests.helpers import run_async
 from tests.redis_server import RedisServer
 
 
@@ -371,14 +372,13 @@ def test_a_small_class_on_two_replicas_follows_every_move_and_counts_each_answer
     Timing is the bench's business (p95 <= 1 s with 30 students); here: every student
     followed every move, ended on the teacher's settings, and each answer counted once.
     """
-    import asyncio
     import sys
 
     sys.path.insert(0, str(ROOT / "bench"))
     import class_load
 
     args = class_load.parse_args(["--students", "6", "--moves", "2", "--follow-timeout", "60"])
-    out = asyncio.run(class_load.drive(args))
+    out = run_async(class_load.drive(args))
     assert out["errors"] == []
     assert len(out["latencies"]) == 6 * 2
     assert out["on_settings"] == 6

@@ -17,6 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from bench.load import Session, Target, descendants
+from tests.helpers import run_async
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,7 @@ def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
             assert time.monotonic() < deadline, "the killed replica was not restarted"
             time.sleep(0.5)
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_killed_redis_comes_back_with_the_class_it_held(served):
