@@ -52,6 +52,15 @@ def texts(at: AppTest) -> str:
                     for e in getattr(at, kind))
 
 
+def teachers_playground(teacher, seq_len: int):
+    """The teacher's own Playground, T moved to ``seq_len``: the move the class follows."""
+    desk = app(PLAYGROUND)
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    desk.slider(key="seq_len").set_value(seq_len).run()
+    return desk
+
+
 def test_the_teacher_gets_a_code_a_join_link_without_the_key_and_a_qr_code():
     at, teacher = start_class()
     assert show_class_code(teacher.code) in texts(at)
@@ -64,10 +73,7 @@ def test_the_teacher_gets_a_code_a_join_link_without_the_key_and_a_qr_code():
 
 def test_a_student_following_the_link_takes_every_move_of_the_teacher():
     _, teacher = start_class()
-    desk = app(PLAYGROUND)
-    desk.session_state["class_teacher"] = teacher
-    desk.run()
-    desk.slider(key="seq_len").set_value(8).run()
+    desk = teachers_playground(teacher, seq_len=8)
     desk.selectbox(key="cell").select("gru").run()
     assert not desk.exception
     student = app(PLAYGROUND, **{"class": teacher.code.lower()}).run()
@@ -88,10 +94,7 @@ def test_a_student_following_the_link_takes_every_move_of_the_teacher():
 
 def test_a_student_breaks_away_explores_and_follows_again():
     _, teacher = start_class()
-    desk = app(PLAYGROUND)
-    desk.session_state["class_teacher"] = teacher
-    desk.run()
-    desk.slider(key="seq_len").set_value(8).run()
+    desk = teachers_playground(teacher, seq_len=8)
     student = app(PLAYGROUND, **{"class": teacher.code}).run()
     student.button(key="class_break_away").click().run()
     student.slider(key="seq_len").set_value(30).run()
@@ -105,10 +108,7 @@ def test_a_student_breaks_away_explores_and_follows_again():
 
 def test_a_following_students_controls_hold_the_teachers_settings():
     _, teacher = start_class()
-    desk = app(PLAYGROUND)
-    desk.session_state["class_teacher"] = teacher
-    desk.run()
-    desk.slider(key="seq_len").set_value(8).run()
+    teachers_playground(teacher, seq_len=8)
     student = app(PLAYGROUND, **{"class": teacher.code}).run()
     # what a browser sends when it polls before it has drawn the teacher's move
     student.slider(key="seq_len").set_value(5).run()
@@ -221,10 +221,7 @@ def test_redis_stopped_mid_class_then_restarted_the_student_follows_again(tmp_pa
         assert not student.exception and UNAVAILABLE in texts(student)
         assert playground_works(student)
         server.start()
-        desk = app(PLAYGROUND)
-        desk.session_state["class_teacher"] = teacher
-        desk.run()
-        desk.slider(key="seq_len").set_value(7).run()
+        teachers_playground(teacher, seq_len=7)
         student.run()
         assert UNAVAILABLE not in texts(student)
         assert student.slider(key="seq_len").value == 7
