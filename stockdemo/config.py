@@ -51,6 +51,10 @@ class IntKnob:
         """The values it takes, in words: '1..200; default 5'."""
         return f"{self.low}..{self.high}; default {self.default}"
 
+    def variant(self, name: str, **changes: object) -> IntKnob:
+        """The same control under another URL key, e.g. with other bounds or words."""
+        return dataclasses.replace(self, name=name, **changes)
+
     def parse(self, raw: object) -> tuple[int, str | None]:
         """Untrusted value -> (valid value, message or None). Never raises."""
         text = _last(raw)
@@ -104,6 +108,12 @@ class ChoiceKnob:
 
     def bounds(self) -> str:
         return f"one of {', '.join(self.choices)}; default {self.default}"
+
+    def variant(self, name: str, choices: tuple[str, ...], **changes: object) -> ChoiceKnob:
+        """The same menu under another URL key, offering only ``choices`` (with their labels)."""
+        labels = {c: self.labels[c] for c in choices if c in self.labels}
+        return dataclasses.replace(self, name=name, choices=choices,
+                                   **{"labels": labels, **changes})
 
     def show(self, choice: str) -> str:
         """What the menu shows for ``choice`` (and what a bound menu writes into the URL)."""
@@ -465,12 +475,11 @@ LAB_CELLS: tuple[str, ...] = ("rnn", "gru", "lstm")
 LAB_TICKERS: tuple[str, ...] = ("aapl", "ibm", "msft")  # the three with prices in every year
 CUTS: tuple[str, ...] = ("weeks", "set")
 
-LAB_CELL = ChoiceKnob("lab_cell", "Cell", "rnn", LAB_CELLS,
-                      "The built-in recurrent module the experiment runs.",
-                      {"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"})
-LAB_TICKER = ChoiceKnob("lab_ticker", "Ticker", "aapl", LAB_TICKERS,
-                        "Whose daily closes fill the windows (bundled prices).",
-                        {t: t.upper() for t in LAB_TICKERS})
+# Where a Lab control is a run control with other bounds, it is declared as that.
+LAB_CELL = CELL.variant("lab_cell", LAB_CELLS, help="The built-in recurrent module the experiment runs.",
+                        labels={"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"})
+LAB_TICKER = TICKER.variant("lab_ticker", LAB_TICKERS,
+                            help="Whose daily closes fill the windows (bundled prices).")
 LAB_YEAR = IntKnob("lab_year", "Year", 2012, 2001, 2012, 1,
                    "The batch holds the first weeks of this year: New Year, Martin Luther King "
                    "and Presidents' Day make some of them four trading days long.")
@@ -484,15 +493,16 @@ SHORT_LEN = IntKnob("short_len", "Short window (days)", 3, 1, 30, 1,
                     "Length of every second window when you set the lengths.")
 LONG_LEN = IntKnob("long_len", "Long window (days)", 5, 1, 30, 1,
                    "Length of the other windows when you set the lengths.")
-LAB_T = IntKnob("lab_t", "Days per window T", 5, 1, 30, 1,
-                "Trading days in each input window: one recorded block per day.")
+LAB_T = SEQ_LEN.variant("lab_t", label="Days per window T", high=30,
+                        help="Trading days in each input window: one recorded block per day.")
 BATCHES = IntKnob("batches", "Batches in a row", 6, 2, 12, 1,
                   "Batches of consecutive days read one after another, the hidden state "
                   "carried from each to the next.")
-LAB_BATCH = IntKnob("lab_batch", "Windows per batch", 32, 1, 128, 1,
-                    "Sequences run side by side in one forward pass.")
-LAB_HIDDEN = IntKnob("lab_hidden", "Hidden size", 10, 1, 64, 1,
-                     "Units in the hidden state: saved tensors grow with it, the node count does not.")
+LAB_BATCH = BATCH_SIZE.variant("lab_batch", label="Windows per batch", default=32, high=128,
+                               help="Sequences run side by side in one forward pass.")
+LAB_HIDDEN = HIDDEN_SIZE.variant(
+    "lab_hidden", high=64,
+    help="Units in the hidden state: saved tensors grow with it, the node count does not.")
 # Upper bounds keep the slowest corner (GRU, 12 batches of 30 days carried; the
 # sweep at batch 128, hidden 64, T 100) to a few seconds on a shared 2-core box.
 MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 100, 5,

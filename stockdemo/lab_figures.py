@@ -54,6 +54,16 @@ def run_time(result) -> tuple[str, str, str]:
             "The whole experiment, measured on the server when these settings first ran.")
 
 
+def mistake(result: lab.Broken, did: str, *, caption: str = "The mistake",
+            fix: str = "The fix") -> dict[str, tuple[tuple[str, str], ...]]:
+    """What every mistake made on purpose shows: torch's own message, the code, the fix.
+
+    ``did``: what the code did when torch raised, e.g. "The second `loss.backward()`".
+    """
+    return {"errors": ((did, result.error),),
+            "code": ((caption, result.mistake), (fix, result.fix))}
+
+
 def snapshot_table(*snapshots: lab.Snapshot) -> pd.DataFrame:
     return pd.DataFrame([{"moment": s.label, "nodes": s.saved.nodes,
                           "saved tensors held": s.saved.tensors, "saved bytes held": s.saved.bytes,
@@ -168,8 +178,8 @@ def _twice(result: lab.TwiceResult) -> Report:
              "Gradients add up: two passes give twice one pass's."),
             run_time(result),
         ),
-        errors=(("The second `loss.backward()`", result.error),),
-        code=(("The mistake", result.mistake), ("The fix, if you really need two passes", result.fix)),
+        **mistake(result, "The second `loss.backward()`",
+                  fix="The fix, if you really need two passes"),
         notes=(
             f"After the first `backward()` the graph's {a.saved.nodes} nodes are all still reachable "
             f"from `loss.grad_fn`; what went are the {a.saved.freed} tensors they saved "
@@ -221,10 +231,9 @@ def _carried(result: lab.DetachResult) -> Report:
             ("Saved, detached", size(cut[-1].saved_bytes), ""),
             run_time(result),
         ),
-        errors=((f"`loss.backward()` at batch {result.failed_at}, hidden state not detached",
-                 result.error),),
-        code=(("The mistake: carry h as it is", result.mistake),
-              ("The fix: detach() (truncated backpropagation through time)", result.fix)),
+        **mistake(result, f"`loss.backward()` at batch {result.failed_at}, hidden state not detached",
+                  caption="The mistake: carry h as it is",
+                  fix="The fix: detach() (truncated backpropagation through time)"),
         notes=(
             f"Batch {result.failed_at}'s graph starts where batch {result.failed_at - 1}'s ended: "
             "`h` still points into it, and that part was freed by the previous `backward()`.",
@@ -259,8 +268,7 @@ def _in_place(result: lab.InPlaceResult) -> Report:
             ("Fix runs backward()", "yes" if result.fix_ran else "no", ""),
             run_time(result),
         ),
-        errors=(("`loss.backward()` after `h.mul_()`", result.error),),
-        code=(("The mistake", result.mistake), ("The fix", result.fix)),
+        **mistake(result, "`loss.backward()` after `h.mul_()`"),
         notes=(
             "Every tensor keeps a version counter that in-place operations bump. A node that saved "
             "a tensor remembers its version; at backward time a different version means the value "
@@ -294,8 +302,7 @@ def _nan(result: lab.NanResult) -> Report:
             ("Fix: gradients finite", "yes" if result.fix_ran else "no", ""),
             run_time(result),
         ),
-        errors=(("`loss.backward()` inside `torch.autograd.detect_anomaly()`", result.error),),
-        code=(("The mistake", result.mistake), ("The fix", result.fix)),
+        **mistake(result, "`loss.backward()` inside `torch.autograd.detect_anomaly()`"),
         notes=(
             f"Without anomaly mode `backward()` runs without a word and leaves NaN in "
             f"{nan_entries} gradient entries; one optimizer step later the model predicts NaN for "
