@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from stockdemo import data, train, ui
+from stockdemo import data, figures, train, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
 from stockdemo.render import layout
 from stockdemo.ui.graph_view import graph_view, replay_control, training_trace
@@ -52,11 +52,11 @@ def live() -> None:
         verdict_col.warning(train.verdict(result), icon=":material/balance:")
     else:
         verdict_col.success(train.verdict(result), icon=":material/check_circle:")
-    st.plotly_chart(train.forecast_figure(dataset, result), width="stretch", key="forecast_chart")
+    st.plotly_chart(figures.forecast_figure(dataset, result), width="stretch", key="forecast_chart")
     st.caption("Each forecast is made from the days before it only. A forecast that trails the "
                "actual line by one day is persistence in disguise. The chart opens on the test days: "
                "double-click it twice to see all of history.")
-    st.plotly_chart(train.loss_figure(result.history), width="stretch", key="loss_chart")
+    st.plotly_chart(figures.loss_figure(result.history), width="stretch", key="loss_chart")
 
     st.subheader("The graph of one training step", anchor=False)
     picture = layout(result.step_graph, "auto", max_nodes=None)

@@ -9,13 +9,14 @@ import json
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from stockdemo import theme
 from stockdemo.config import CELL_LABELS, RunConfig
+from stockdemo.data import WARMUP, Dataset
 from stockdemo.graph import Graph
 from stockdemo.inspection import LOSS, Inspection
 from stockdemo.live import RunResult
+from stockdemo.train import MA_ROW, PERSISTENCE_ROW, Progress, TrainResult
 
 PALETTE = list(theme.PALETTE)
 FONT = {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE, "color": theme.TEXT}
@@ -43,10 +44,13 @@ class SharedFigure(go.Figure):
         return self._shared_dict
 
 
-def _typed(values: np.ndarray) -> dict:
+def typed_array(values: np.ndarray) -> dict:
     """An array as plotly.js's typed-array spec, which is how plotly itself sends numpy arrays."""
     values = np.ascontiguousarray(values)
-    return {"dtype": values.dtype.str.lstrip("<|="), "bdata": base64.b64encode(values.tobytes()).decode()}
+    spec = {"dtype": values.dtype.str.lstrip("<|="), "bdata": base64.b64encode(values.tobytes()).decode()}
+    if values.ndim > 1:
+        spec["shape"] = ", ".join(str(n) for n in values.shape)
+    return spec
 
 
 def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> SharedFigure:
@@ -71,11 +75,11 @@ def predictions_figure(result: RunResult) -> SharedFigure:
     shown = min(MAX_LINES, x.shape[0])
     colours = [PALETTE[b % len(PALETTE)] for b in range(shown)]
     steps = list(range(seq_len))
-    data = [{"type": "scatter", "x": steps, "y": _typed(x[b]), "mode": "lines",
+    data = [{"type": "scatter", "x": steps, "y": typed_array(x[b]), "mode": "lines",
              "line": {"color": colours[b], "width": 2}, "name": f"sequence {b}",
              "hovertemplate": "t=%{x}: %{y:.3f}"} for b in range(shown)]
     # one trace for all predictions: fewer traces keep this figure cheap to draw
-    data.append({"type": "scatter", "x": [seq_len] * shown, "y": _typed(pred[:shown]), "mode": "markers",
+    data.append({"type": "scatter", "x": [seq_len] * shown, "y": typed_array(pred[:shown]), "mode": "markers",
                  "name": "predictions",
                  "marker": {"color": colours, "size": 14, "symbol": "star",
                             "line": {"width": 1, "color": theme.BORDER}}})
@@ -161,37 +165,143 @@ def predictions_csv(result: RunResult) -> str:
     return buf.getvalue()
 
 
-def hidden_heatmap(run: Inspection) -> go.Figure:
-    """Sequence 0's hidden state, unit by time step, one panel per layer, red positive, blue negative."""
+# Plotly's "RdBu_r", as its checker spells it out: red positive, blue negative.
+_RED_BLUE = [[i / 10, c] for i, c in enumerate((
+    "rgb(5,48,97)", "rgb(33,102,172)", "rgb(67,147,195)", "rgb(146,197,222)", "rgb(209,229,240)",
+    "rgb(247,247,247)", "rgb(253,219,199)", "rgb(244,165,130)", "rgb(214,96,77)", "rgb(178,24,43)",
+    "rgb(103,0,31)"))]
+_PANEL_GAP = 0.1  # between the heatmap's stacked panels, as a share of the plot's height
+
+
+def hidden_heatmap(run: Inspection) -> SharedFigure:
+    """Sequence 0's hidden state, unit by time step, one panel per layer, red positive, blue negative.
+
+    The panels are laid out as plotly's ``make_subplots(rows=L, shared_xaxes=True)``
+    would, written out: its checked path was most of the Debugging page's
+    server time in a 30-session burst (py-spy).
+    """
     config = run.config
     T, L = config.seq_len, config.num_layers
-    fig = make_subplots(rows=L, cols=1, shared_xaxes=True, vertical_spacing=0.1,
-                        subplot_titles=[f"layer {layer}" for layer in range(L)])
     limit = max(float(abs(h).max()) for h in run.hidden) or 1.0
+    panel = (1 - _PANEL_GAP * (L - 1)) / L
+    data, layout, titles = [], {}, []
     for layer, h in enumerate(run.hidden):  # h: (T, hidden)
-        fig.add_trace(go.Heatmap(z=h.T, x=list(range(T)), y=list(range(h.shape[1])),
-                                 colorscale="RdBu_r", zmin=-limit, zmax=limit, zmid=0,
-                                 showscale=layer == 0, colorbar=dict(title="h"),
-                                 hovertemplate="t=%{x}, unit %{y}: %{z:.3f}<extra></extra>"),
-                      row=layer + 1, col=1)
-        fig.update_yaxes(title="unit", row=layer + 1, col=1)
-    fig.update_xaxes(title="time step t", row=L, col=1)
-    fig.update_layout(title=f"Hidden state h_t of sequence 0 (T = {T}, hidden = {config.hidden_size})",
-                      height=170 + 150 * L + min(config.hidden_size, 64) * 2 * L,
-                      margin=dict(l=10, r=10, t=70, b=10), font=FONT)
-    return fig
+        n = "" if layer == 0 else str(layer + 1)
+        top = 1 - layer * (panel + _PANEL_GAP)
+        bottom = max(0.0, top - panel)
+        data.append({"type": "heatmap", "z": typed_array(h.T), "x": list(range(T)),
+                     "y": list(range(h.shape[1])), "colorscale": _RED_BLUE,
+                     "zmin": -limit, "zmax": limit, "zmid": 0, "showscale": layer == 0,
+                     "colorbar": {"title": {"text": "h"}},
+                     "hovertemplate": "t=%{x}, unit %{y}: %{z:.3f}<extra></extra>",
+                     "xaxis": f"x{n}", "yaxis": f"y{n}"})
+        last = layer == L - 1
+        layout[f"xaxis{n}"] = {"anchor": f"y{n}", "domain": [0.0, 1.0],
+                               **({"title": {"text": "time step t"}} if last else
+                                  {"matches": f"x{L if L > 1 else ''}", "showticklabels": False})}
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [bottom, top], "title": {"text": "unit"}}
+        titles.append({"font": {"size": 16}, "showarrow": False, "text": f"layer {layer}",
+                       "x": 0.5, "xanchor": "center", "xref": "paper", "y": top,
+                       "yanchor": "bottom", "yref": "paper"})
+    return _figure(data, {**layout, "annotations": titles, "margin": {"l": 10, "r": 10, "t": 70, "b": 10}},
+                   f"Hidden state h_t of sequence 0 (T = {T}, hidden = {config.hidden_size})",
+                   height=170 + 150 * L + min(config.hidden_size, 64) * 2 * L)
 
 
-def gradient_figure(run: Inspection) -> go.Figure:
+def gradient_figure(run: Inspection) -> SharedFigure:
     """‖∂L/∂h_t‖ against t, one line per layer, on a log scale."""
     T = run.config.seq_len
-    fig = go.Figure()
-    for layer, norms in enumerate(run.grad_norms):
-        fig.add_trace(go.Scatter(x=list(range(T)), y=norms, mode="lines+markers", name=f"layer {layer}",
-                                 line=dict(color=PALETTE[layer % len(PALETTE)], width=3)))
-    fig.update_yaxes(type="log", title="‖∂L/∂h_t‖ (log scale)", exponentformat="power")
-    fig.update_xaxes(title=f"time step t (T = {T})", range=[-0.5, T - 0.5])
-    fig.update_layout(title=f"Gradient of L = {LOSS} at each step's hidden state",
-                      height=400, margin=dict(l=10, r=10, t=60, b=10), font=FONT,
-                      legend=dict(orientation="h", y=-0.25))
-    return fig
+    data = [{"type": "scatter", "x": list(range(T)), "y": typed_array(np.asarray(norms)),
+             "mode": "lines+markers", "name": f"layer {layer}",
+             "line": {"color": PALETTE[layer % len(PALETTE)], "width": 3}}
+            for layer, norms in enumerate(run.grad_norms)]
+    return _figure(data, {
+        "yaxis": {"type": "log", "title": {"text": "‖∂L/∂h_t‖ (log scale)"}, "exponentformat": "power"},
+        "xaxis": {"title": {"text": f"time step t (T = {T})"}, "range": [-0.5, T - 0.5]},
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "legend": {"orientation": "h", "y": -0.25},
+    }, f"Gradient of L = {LOSS} at each step's hidden state", height=400)
+
+
+# --- Train and predict ---------------------------------------------------------
+
+SERIES = theme.SERIES
+
+
+def _train_figure(data: list[dict], layout: dict, title: str, height: int) -> SharedFigure:
+    """A Train page figure in plotly's canonical form (see ``_figure``), dates on x, one hover for all."""
+    return SharedFigure({"data": data, "layout": {
+        **layout, "title": {"text": title}, "height": height,
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "legend": {"orientation": "h", "y": -0.15},
+        "font": dict(FONT), "hovermode": "x unified"}})
+
+
+def _prices_spec(dataset: Dataset) -> tuple[list[dict], dict]:
+    """The close over the whole period, validation and held-out test days shaded -> (data, layout).
+
+    The shapes and labels are what plotly's ``add_vrect`` makes, written out:
+    its axis bookkeeping was 43 % of the Train page's server time under load.
+    """
+    dates = dataset.dates
+    val_start, test_start = dataset.target_day[[dataset.n_train, dataset.n_train + dataset.n_val]]
+    spans = ((val_start, test_start, SERIES["val_region"], "validation"),
+             (test_start, len(dates) - 1, SERIES["test_region"], "test (held out)"))
+    data = [{"type": "scatter", "x": dates, "y": typed_array(dataset.close[WARMUP:]), "mode": "lines",
+             "name": "actual close", "line": {"color": SERIES["actual"], "width": 1.5}}]
+    layout = {
+        "shapes": [{"type": "rect", "xref": "x", "yref": "y domain", "x0": dates[start],
+                    "x1": dates[end], "y0": 0, "y1": 1, "fillcolor": colour, "opacity": 0.18,
+                    "line": {"width": 0}} for start, end, colour, _ in spans],
+        "annotations": [{"text": label, "xref": "x", "yref": "y domain", "x": dates[start], "y": 1,
+                         "xanchor": "left", "yanchor": "top", "showarrow": False}
+                        for start, _, _, label in spans],
+        "xaxis": {"title": {"text": "date"}}, "yaxis": {"title": {"text": "close"}},
+    }
+    return data, layout
+
+
+def prices_figure(dataset: Dataset, title: str) -> SharedFigure:
+    """Close over the whole period, the validation and held-out test days shaded."""
+    return _train_figure(*_prices_spec(dataset), title, 420)
+
+
+def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
+    """prices_figure plus next-day forecasts on the test days, opened on the test days."""
+    data, layout = _prices_spec(dataset)
+    f = result.forecasts
+    days = f.index.to_numpy()
+    for column, name, line, more in (
+            ("model", "model forecast", {"width": 2.5}, {}),
+            ("persistence", PERSISTENCE_ROW, {"width": 1.5, "dash": "dot"}, {}),
+            ("moving_average", MA_ROW, {"width": 1.5, "dash": "dash"}, {"visible": "legendonly"})):
+        data.append({"type": "scatter", "x": days, "y": typed_array(f[column].to_numpy()),
+                     "mode": "lines", "name": name, "line": {"color": SERIES[column], **line}, **more})
+    # Open on the test days with some context; double-click zooms out to all of history.
+    test_days = dataset.target_day[dataset.part("test")]
+    first = max(0, int(test_days[0]) - len(test_days) // 2)
+    shown = np.concatenate([dataset.close[WARMUP + first:], f[["model", "persistence"]].to_numpy().ravel()])
+    pad = 0.05 * (shown.max() - shown.min()) or 1.0
+    layout["xaxis"]["range"] = [dataset.dates[first], dataset.dates[-1]]
+    layout["yaxis"]["range"] = [float(shown.min() - pad), float(shown.max() + pad)]
+    return _train_figure(data, layout, "Held-out test days: actual close against next-day forecasts", 420)
+
+
+def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> SharedFigure:
+    """Training and validation loss per epoch (MSE on the standardised target), best epoch marked.
+
+    Redrawn at every progress report while a run trains, so written in canonical form too.
+    """
+    epochs = [p.epoch for p in history]
+    data = [{"type": "scatter", "x": epochs, "y": [getattr(p, key) for p in history],
+             "mode": "lines+markers", "name": name, "line": {"color": SERIES[colour], "width": 2}}
+            for key, name, colour in (("train_loss", "training loss", "train"),
+                                      ("val_loss", "validation loss", "val"))]
+    layout = {"xaxis": {"title": {"text": "epoch"}, "rangemode": "tozero"},
+              "yaxis": {"title": {"text": "MSE (standardised target)"}}}
+    best = history[-1].best_epoch if history else 0
+    if best:  # what plotly's add_vline(annotation_position="top") makes
+        layout["shapes"] = [{"type": "line", "xref": "x", "yref": "y domain", "x0": best, "x1": best,
+                             "y0": 0, "y1": 1, "line": {"color": theme.MUTED, "dash": "dot"}}]
+        layout["annotations"] = [{"text": "best validation", "showarrow": False, "x": best,
+                                  "xanchor": "center", "xref": "x", "y": 1, "yanchor": "bottom",
+                                  "yref": "y domain"}]
+    return _train_figure(data, layout, "Loss per epoch", 340)

@@ -229,10 +229,16 @@ def gradient_norms(model: StockPredictor, x: torch.Tensor) -> torch.Tensor:
 
     x: (batch, seq_len, features) -> (num_layers, seq_len)
     """
+    return _states_and_norms(model, x)[1]
+
+
+def _states_and_norms(model: StockPredictor, x: torch.Tensor,
+                      ) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
+    """One pass for both: every hidden state (``hidden_states``) and ``gradient_norms``."""
     with torch.enable_grad():
         predictions, states = hidden_states(model, x, on_step=lambda _l, _t, h: h.retain_grad())
         predictions.sum().backward()
-    return torch.tensor([[h.grad.norm().item() for h in layer] for layer in states])
+    return states, torch.tensor([[h.grad.norm().item() for h in layer] for layer in states])
 
 
 def captured_prints(model: StockPredictor, x: torch.Tensor, step: int) -> str:
@@ -257,13 +263,11 @@ def inspect_run(config: RunConfig, weight_scale: float = 1.0,
                 nonlinearity: str = "tanh") -> Inspection:
     """Hidden states, per-step gradient norms and the live graph of one run."""
     x, model = prepare(config, weight_scale, nonlinearity)
-    with torch.no_grad():
-        _, states = hidden_states(model, x)
-    norms = gradient_norms(model, x)
+    states, norms = _states_and_norms(model, x)
     model.zero_grad(set_to_none=True)
     with torch.enable_grad():
         output = model(x)
-    hidden = tuple(torch.stack([h[0] for h in layer]).numpy() for layer in states)
+    hidden = tuple(torch.stack([h[0].detach() for h in layer]).numpy() for layer in states)
     return Inspection(config, weight_scale, nonlinearity, x, model, output,
                       capture_graph(output, model, x), hidden, norms.numpy())
 

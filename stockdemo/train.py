@@ -18,11 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from stockdemo import theme
 from stockdemo.config import (
     CELL_LABELS,
     MAX_TRAIN_SECONDS,
@@ -40,7 +38,6 @@ HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can red
 FLOPS_PER_SECOND = 5e9
 STEP_OVERHEAD_S = 1e-4
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
-PALETTE = theme.SERIES
 
 
 @dataclass(frozen=True)
@@ -257,75 +254,6 @@ def training_step_graph(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> G
     graph = capture_graph(loss, model, x)
     nodes = tuple(n._replace(label="loss (MSE)") if n.id == OUTPUT_ID else n for n in graph.nodes)
     return Graph(nodes, graph.edges, graph.meta)
-
-
-# --- Figures ---------------------------------------------------------------------
-
-def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", y=-0.15),
-                      font=dict(family=theme.FONT_FAMILY, size=theme.FONT_SIZE, color=theme.TEXT),
-                      hovermode="x unified")
-    return fig
-
-
-def prices_figure(dataset: Dataset, title: str) -> go.Figure:
-    """Close over the whole period, the validation and held-out test days shaded."""
-    fig = go.Figure(go.Scatter(x=dataset.dates, y=dataset.close[WARMUP:],
-                               mode="lines", name="actual close",
-                               line=dict(color=PALETTE["actual"], width=1.5)))
-    val_start, test_start = dataset.target_day[[dataset.n_train, dataset.n_train + dataset.n_val]]
-    # The shapes and labels add_vrect would make, given directly: add_vrect's axis
-    # bookkeeping was 43 % of the Train page's server time under load (py-spy).
-    spans = ((val_start, test_start, PALETTE["val_region"], "validation"),
-             (test_start, len(dataset.dates) - 1, PALETTE["test_region"], "test (held out)"))
-    fig.update_layout(
-        shapes=[dict(type="rect", xref="x", yref="y domain", x0=dataset.dates[start],
-                     x1=dataset.dates[end], y0=0, y1=1, fillcolor=colour, opacity=0.18, line_width=0)
-                for start, end, colour, _ in spans],
-        annotations=[dict(text=label, xref="x", yref="y domain", x=dataset.dates[start], y=1,
-                          xanchor="left", yanchor="top", showarrow=False)
-                     for start, _, _, label in spans])
-    fig.update_xaxes(title="date")
-    fig.update_yaxes(title="close")
-    return _layout(fig, title, 420)
-
-
-def forecast_figure(dataset: Dataset, result: TrainResult) -> go.Figure:
-    """prices_figure plus next-day forecasts on the test days."""
-    fig = prices_figure(dataset, "Held-out test days: actual close against next-day forecasts")
-    f = result.forecasts
-    fig.add_trace(go.Scatter(x=f.index, y=f["model"], mode="lines", name="model forecast",
-                             line=dict(color=PALETTE["model"], width=2.5)))
-    fig.add_trace(go.Scatter(x=f.index, y=f["persistence"], mode="lines", name=PERSISTENCE_ROW,
-                             line=dict(color=PALETTE["persistence"], width=1.5, dash="dot")))
-    fig.add_trace(go.Scatter(x=f.index, y=f["moving_average"], mode="lines", name=MA_ROW,
-                             line=dict(color=PALETTE["moving_average"], width=1.5, dash="dash"),
-                             visible="legendonly"))
-    # Open on the test days with some context; double-click zooms out to all of history.
-    test_days = dataset.target_day[dataset.part("test")]
-    first = max(0, int(test_days[0]) - len(test_days) // 2)
-    shown = np.concatenate([dataset.close[WARMUP + first:], f[["model", "persistence"]].to_numpy().ravel()])
-    pad = 0.05 * (shown.max() - shown.min()) or 1.0
-    fig.update_xaxes(range=[dataset.dates[first], dataset.dates[-1]])
-    fig.update_yaxes(range=[shown.min() - pad, shown.max() + pad])
-    return fig
-
-
-def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> go.Figure:
-    """Training and validation loss per epoch (MSE on the standardised target)."""
-    epochs = [p.epoch for p in history]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=epochs, y=[p.train_loss for p in history], mode="lines+markers",
-                             name="training loss", line=dict(color=PALETTE["train"], width=2)))
-    fig.add_trace(go.Scatter(x=epochs, y=[p.val_loss for p in history], mode="lines+markers",
-                             name="validation loss", line=dict(color=PALETTE["val"], width=2)))
-    if history and history[-1].best_epoch:
-        fig.add_vline(x=history[-1].best_epoch, line_dash="dot", line_color=theme.MUTED,
-                      annotation_text="best validation", annotation_position="top")
-    fig.update_xaxes(title="epoch", rangemode="tozero")
-    fig.update_yaxes(title="MSE (standardised target)")
-    return _layout(fig, "Loss per epoch", 340)
 
 
 def describe(config: TrainConfig, dataset: Dataset) -> str:

@@ -1,4 +1,4 @@
-"""The Playground's figures are built without plotly's checks, so hold them to those checks here."""
+"""The figures are built without plotly's checks, so hold them to those checks here."""
 
 import json
 
@@ -9,6 +9,7 @@ import pytest
 
 from stockdemo import figures
 from stockdemo.config import RunConfig
+from stockdemo.inspection import inspect_run
 from stockdemo.live import run, size_sweep
 
 CONFIGS = [RunConfig(), RunConfig(seq_len=1, batch_size=1, input_size=3),
@@ -52,3 +53,41 @@ def test_a_shared_figure_hands_out_one_dict_equal_to_plotlys_own():
     fig = figures.predictions_figure(run(RunConfig()))
     assert fig.to_dict() is fig.to_dict()
     assert as_json(fig) == json.loads(pio.to_json(go.Figure.to_dict(fig), validate=False))
+
+
+@pytest.mark.parametrize("layers", [1, 2, 4])
+def test_debugging_figures_are_in_checked_form_and_stack_one_panel_per_layer(layers):
+    """The heatmap's panels written out are what ``make_subplots(rows=L, shared_xaxes=True)`` lays out."""
+    config = RunConfig(seq_len=7, hidden_size=5, num_layers=layers, cell="gru")
+    run_ = inspect_run(config)
+    for fig in (figures.hidden_heatmap(run_), figures.gradient_figure(run_)):
+        assert as_json(go.Figure(fig.to_dict())) == as_json(fig)
+    from plotly.subplots import make_subplots
+    grid = make_subplots(rows=layers, cols=1, shared_xaxes=True, vertical_spacing=0.1).to_dict()["layout"]
+    heat = as_json(figures.hidden_heatmap(run_))
+    for name, axis in grid.items():
+        if not name.startswith(("xaxis", "yaxis")):
+            continue
+        for key, value in axis.items():
+            assert heat["layout"][name][key] == pytest.approx(value), (name, key)
+    assert [t["yaxis"] for t in heat["data"]] == ["y"] + [f"y{n}" for n in range(2, layers + 1)]
+    assert heat["data"][0]["z"]["shape"] == "5, 7"  # units by time steps
+    line = as_json(figures.gradient_figure(run_))
+    assert len(line["data"]) == layers and line["layout"]["yaxis"]["type"] == "log"
+
+
+def test_train_figures_are_in_checked_form_with_the_best_epoch_marked_as_add_vline_would():
+    from stockdemo import data, train
+    from stockdemo.config import TrainConfig
+    config = TrainConfig(epochs=2, source="synthetic")
+    dataset, _ = data.load_dataset(config)
+    result = train.run_training(dataset, config)
+    loss = figures.loss_figure(result.history)
+    for fig in (figures.prices_figure(dataset, "t"), figures.forecast_figure(dataset, result), loss):
+        assert as_json(go.Figure(fig.to_dict())) == as_json(fig)
+    reference = go.Figure()
+    reference.add_vline(x=result.history[-1].best_epoch, line_dash="dot", line_color=figures.theme.MUTED,
+                        annotation_text="best validation", annotation_position="top")
+    assert loss.layout.shapes == reference.layout.shapes
+    assert loss.layout.annotations == reference.layout.annotations
+    assert "shapes" not in as_json(figures.loss_figure(result.history[:0]))["layout"]

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
-from stockdemo import data, train
+from stockdemo import data, figures, train
 from stockdemo.config import PATIENCE, TrainConfig
 from stockdemo.graph import OUTPUT_ID
 from stockdemo.live import run
@@ -125,7 +125,7 @@ def test_step_graph_runs_from_prediction_through_the_loss():
 def test_figures_put_dates_on_the_x_axis_and_shade_the_held_out_days():
     config = TrainConfig(epochs=1)
     ds = small_dataset(config)
-    fig = train.forecast_figure(ds, train.run_training(ds, config))
+    fig = figures.forecast_figure(ds, train.run_training(ds, config))
     assert np.issubdtype(np.asarray(fig.data[0].x).dtype, np.datetime64)
     shaded = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(shaded) == 2
@@ -157,7 +157,7 @@ def test_train_config_from_untrusted_params_clamps_swaps_and_never_raises():
 def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
     config = TrainConfig(epochs=1)
     ds = small_dataset(config)
-    fig = train.prices_figure(ds, "t")
+    fig = figures.prices_figure(ds, "t")
     reference = go.Figure()
     for shape, note in zip(fig.layout.shapes, fig.layout.annotations, strict=True):
         reference.add_vrect(x0=shape.x0, x1=shape.x1, fillcolor=shape.fillcolor, opacity=shape.opacity,

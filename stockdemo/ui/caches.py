@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from stockdemo import data, figures, inspection, lesson, static, train
+from stockdemo import data, figures, inspection, lesson, static
 from stockdemo.config import RunConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
@@ -61,7 +61,7 @@ def cached_prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
     Its shaded validation and test spans (plotly's ``add_vrect``) were 56 % of the
     server's time in a 30-session Train-page burst (py-spy). Never modify it.
     """
-    return train.prices_figure(_dataset, "The data, split by time")
+    return figures.prices_figure(_dataset, "The data, split by time")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

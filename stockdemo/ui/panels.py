@@ -64,7 +64,7 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResu
     if partial is not None:
         st.warning(train.stopped_text(partial), icon=":material/stop_circle:")
         if partial:
-            st.plotly_chart(train.loss_figure(partial), width="stretch", key="loss_stopped")
+            st.plotly_chart(figures.loss_figure(partial), width="stretch", key="loss_stopped")
     stored = st.session_state.get(_RESULT)
     if stored and stored[0] == key:
         return stored[1]
@@ -107,7 +107,7 @@ def training_run() -> None:
                 if event.val_loss is not None:
                     history.append(event)
                     st.session_state[_PARTIAL] = list(history)
-                    live_chart.plotly_chart(train.loss_figure(history), width="stretch",
+                    live_chart.plotly_chart(figures.loss_figure(history), width="stretch",
                                             key=f"loss_live_{event.epoch}")
                 bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
     except (workers.TrainingRefused, workers.WorkerLost) as err:
