@@ -26,7 +26,7 @@ def live() -> None:
                     "```\nDate,Close\n2013-02-26,441.40\n2013-02-27,444.57\n```",
                     icon=":material/upload_file:")
             return
-        dataset, name = data.load_dataset(config, upload)
+        dataset, name = ui.cached_dataset(config, upload)
     except data.DataError as err:
         st.error(f"**This data cannot be used.** {err}", icon=":material/error:")
         return
@@ -37,7 +37,8 @@ def live() -> None:
     result = ui.train_button(dataset, config, key)
     if result is None:
         if not ui.training_pending():
-            st.plotly_chart(ui.cached_prices_figure(key, dataset), width="stretch", key="prices_chart")
+            st.plotly_chart(ui.cached_prices_figure(config, upload, dataset), width="stretch",
+                            key="prices_chart")
         return
 
     st.subheader("How good is it? The held-out test days", anchor=False)

@@ -421,6 +421,19 @@ def load_prices(config: TrainConfig, upload: Upload | None = None) -> tuple[pd.D
     return prices, f"{upload.name}, column {upload.price_column}"
 
 
+def dataset_key(config: TrainConfig, upload: Upload | None = None) -> tuple:
+    """What ``load_dataset`` reads of a config and an upload: equal keys, equal data sets.
+
+    The model's size, cell, epochs and learning rate are not in it: moving those
+    reuses the data set (and its chart) as it is.
+    """
+    where = {"stocks": (config.ticker, config.start_year, config.end_year),
+             "synthetic": (config.series, config.seed),
+             "upload": upload and (upload.digest, upload.price_column)}[config.source]
+    return (config.source, where, config.features, config.target, config.seq_len,
+            config.val_pct, config.test_pct)
+
+
 def load_dataset(config: TrainConfig, upload: Upload | None = None) -> tuple[Dataset, str]:
     """Load the prices a TrainConfig names, then window, split and scale them as it says.
 

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stockdemo import data
+from stockdemo.config import TrainConfig
 from stockdemo.data import DataError, read_prices_csv
 
 BUNDLED_SHA256 = "5abadf99b2d394f920120a27de6f0df129859d71d4cfb0bf661bcc99446ab1fd"
@@ -210,3 +211,16 @@ def test_volume_feature_without_volume_is_a_data_error():
     prices = data.prices_from_table(table, "Close")
     with pytest.raises(DataError, match="without volume"):
         prepared(prices, feature_names=("return", "volume"))
+
+
+def test_dataset_key_changes_with_what_the_data_set_reads_and_only_that():
+    base = TrainConfig()
+    key = data.dataset_key(base)
+    for model_only in ({"hidden_size": 64}, {"num_layers": 3}, {"cell": "gru"}, {"epochs": 5},
+                       {"lr": "0.001"}, {"seed": 7}):
+        assert data.dataset_key(base.replace(**model_only)) == key, model_only
+    for data_change in ({"seq_len": 6}, {"ticker": "ibm"}, {"start_year": 2011}, {"features": "return"},
+                        {"target": "price"}, {"val_pct": 20}, {"test_pct": 20}, {"source": "synthetic"}):
+        assert data.dataset_key(base.replace(**data_change)) != key, data_change
+    synthetic = base.replace(source="synthetic")
+    assert data.dataset_key(synthetic.replace(seed=7)) != data.dataset_key(synthetic)

@@ -10,6 +10,7 @@ from stockdemo.ui.caches import (
     EXPORTS,
     cached_answer,
     cached_compile_capture,
+    cached_dataset,
     cached_debug_figure,
     cached_early_stop_runs,
     cached_export,
@@ -65,7 +66,7 @@ from stockdemo.ui.panels import (
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "cached_answer",
     "cached_compile_capture", "cached_debug_figure", "cached_early_stop_runs", "cached_export",
-    "cached_figure", "cached_inspection", "cached_prices_figure", "cached_prices_table",
+    "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "knob_row", "knob_widget", "lesson_step",

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from stockdemo import data, figures, inspection, lesson, static
-from stockdemo.config import RunConfig
+from stockdemo.config import RunConfig, TrainConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
 
@@ -54,14 +54,33 @@ def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str)
     return inspection.inspect_run(config, weight_scale, nonlinearity)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _dataset(key: tuple, _config: TrainConfig, _upload: data.Upload | None) -> tuple[data.Dataset, str]:
+    return data.load_dataset(_config, _upload)
+
+
+def cached_dataset(config: TrainConfig, upload: data.Upload | None) -> tuple[data.Dataset, str]:
+    """``data.load_dataset``, once per data set (``data.dataset_key``) for every session.
+
+    Read it, never modify it. Loading and windowing the bundled prices was 20 %
+    of the Train page's server time in a 30-session burst of model-slider moves.
+    A DataError is raised again on every call (errors are not cached).
+    """
+    return _dataset(data.dataset_key(config, upload), config, upload)
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def cached_prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
-    """The Train page's price chart, built once per data set (``key`` names its data and settings).
+def _prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
+    return figures.prices_figure(_dataset, "The data, split by time")
+
+
+def cached_prices_figure(config: TrainConfig, upload: data.Upload | None, dataset: data.Dataset) -> go.Figure:
+    """The Train page's price chart, built once per data set (``data.dataset_key``). Never modify it.
 
     Its shaded validation and test spans (plotly's ``add_vrect``) were 56 % of the
-    server's time in a 30-session Train-page burst (py-spy). Never modify it.
+    server's time in a 30-session Train-page burst (py-spy).
     """
-    return figures.prices_figure(_dataset, "The data, split by time")
+    return _prices_figure(data.dataset_key(config, upload), dataset)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
