@@ -32,7 +32,6 @@ class RunResult:
     model: StockPredictor
     graph: Graph
     timings_ms: dict[str, float]  # stage -> milliseconds
-    printed: str  # what print(predictions) shows, grad_fn included
 
     @property
     def parameter_count(self) -> int:
@@ -75,7 +74,6 @@ def run(config: RunConfig) -> RunResult:
             "forward": (t2 - t1) * 1e3,
             "capture": (t3 - t2) * 1e3,
         },
-        printed=str(output),
     )
 
 
