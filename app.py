@@ -4,7 +4,7 @@ import streamlit as st
 
 from stockdemo import ui
 from stockdemo.config import RunConfig
-from stockdemo.live import reproduce_code
+from stockdemo.live import printed, reproduce_code
 
 ui.setup_page(
     "Dynamic graphs, live", ":material/home:",
@@ -20,7 +20,7 @@ def run_it() -> None:
     if st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:"):
         result = ui.cached_run(RunConfig())
         st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
-        st.code(result.printed, language="text")
+        st.code(printed(result.config), language="text")
         st.markdown(f"`predictions.shape` = `{tuple(result.predictions.shape)}`: one predicted "
                     f"price for each of the {result.config.batch_size} sequences in the batch. "
                     f"`grad_fn=<AddmmBackward0>` is the last node of the graph this run recorded.")

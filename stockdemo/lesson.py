@@ -16,7 +16,7 @@ from stockdemo import data, inspection, lab, static, train
 from stockdemo.config import CELL_LABELS, PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, op_name
 from stockdemo.graph import STEP as STEP_ROLE
-from stockdemo.live import build, run
+from stockdemo.live import printed, run
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,7 @@ def blocks_per_layer(graph: Graph) -> dict[int, int]:
 
 def last_grad_fn(config: RunConfig) -> Answer:
     result = run(config)
-    x, model = build(config)  # the same run again, for what print(predictions) shows
-    grad_fn = re.search(r"grad_fn=<(\w+)>", str(model(x))).group(1)
+    grad_fn = re.search(r"grad_fn=<(\w+)>", printed(config)).group(1)
     return Answer("predictions.grad_fn", grad_fn,
                   f"The backward of `nn.Linear`'s matrix multiply and add: the last of the "
                   f"{result.graph.stats['nodes']} nodes PyTorch wrote down while `forward` ran. "
