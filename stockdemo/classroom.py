@@ -35,7 +35,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode
@@ -364,6 +364,19 @@ class Classroom:
             revealed=fields.get("revealed") == "1",
             answer=json.loads(answer) if answer else None,
         )
+
+    def versions(self, codes: Iterable[str]) -> dict[str, int]:
+        """Each class's version, 0 once it has ended, in one round trip.
+
+        What a server process watches to tell its students the moment the teacher acts.
+        """
+        codes = list(codes)
+        with self._reachable():
+            pipe = self.db.pipeline(transaction=False)
+            for code in codes:
+                pipe.hget(self._main(code), "version")
+            values = pipe.execute()
+        return {code: int(value or 0) for code, value in zip(codes, values, strict=True)}
 
     def answer(self, code: str, seat: object, raw: object) -> str:
         """A student's answer to the open question -> the answer as counted.

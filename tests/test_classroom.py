@@ -24,6 +24,7 @@ from stockdemo.classroom import (
     open_classroom,
 )
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
+from stockdemo.ui import classroom as class_ui
 from tests.conftest import ROOT
 from tests.helpers import run_async
 from tests.redis_server import RedisServer
@@ -72,6 +73,18 @@ def test_the_teacher_key_never_appears_in_the_class_state(make_classroom):
     state = room.poll(teacher.code, new_seat(), True)
     assert teacher.key not in repr(state)
     assert teacher.key not in repr(room.db.hgetall(f"sd:class:{teacher.code}"))
+
+
+def test_versions_say_what_every_process_watches_in_one_look(make_classroom):
+    """What the push thread of each replica reads: a version per class, 0 once it has ended."""
+    room, other_replica = make_classroom(), make_classroom()
+    first, second = room.start(), room.start()
+    before = other_replica.versions([first.code, second.code])
+    room.move(first, {"seq_len": "9"})
+    after = other_replica.versions([first.code, second.code])
+    assert after[first.code] == before[first.code] + 1 and after[second.code] == before[second.code]
+    room.end(second)
+    assert other_replica.versions([second.code, "ABCDEFGH"]) == {second.code: 0, "ABCDEFGH": 0}
 
 
 def test_a_student_cannot_steer_or_reveal(make_classroom):
@@ -382,6 +395,9 @@ def test_a_small_class_on_two_replicas_follows_every_move_and_counts_each_answer
     assert out["errors"] == []
     assert len(out["latencies"]) == 6 * 2
     assert out["on_settings"] == 6
+    # Each move reached each student through the server's push, not the class bar's own
+    # timer (every 2 s), which would leave some of them a timer's wait behind.
+    assert max(out["latencies"]) < class_ui.POLL_S, out["latencies"]
     assert out["killed"] and out["answers"] == 6
     assert out["outcomes"].count("sent") == 6  # the others saw the answer they had given
 

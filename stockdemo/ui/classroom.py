@@ -9,14 +9,18 @@ and the class version they last applied. Class state itself lives in
 from __future__ import annotations
 
 import os
+import threading
+import time
 from urllib.parse import urlencode, urlsplit
 
 import plotly.graph_objects as go
 import segno
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from stockdemo import classroom, lesson, theme, ui
 from stockdemo.classroom import QUESTIONS, ClassError, Classroom, ClassState, Teacher
@@ -33,9 +37,13 @@ from stockdemo.config import (
 )
 
 PLAYGROUND_LIVE = "playground_live"  # the key of the Playground's live fragment
-POLL_S = 0.35  # a student sees the teacher's move within this, plus one rerun (p95 0.80 s at
-# 30 students on 2 replicas; 0.5 s gave 1.11 s. Each poll costs ~7 ms of server CPU:
-# following costs about 0.3 core per replica of 15 students)
+# A student's class bar is rerun by the server the moment the teacher acts (_Pusher),
+# so its own timer is only a heartbeat (presence counts a seat for 5 s) and a safety
+# net. Polling at 0.5 s instead cost ~7 ms of server CPU per poll (0.2-0.3 core per
+# replica of 15 students) and still left p95 at 0.8-1.1 s with 30 students.
+POLL_S = 2.0
+PUSH_S = 0.1  # how often each server process looks at the versions of its students' classes
+BAR_AFTER_S = 0.8  # a pushed class bar reruns this long after the live part it follows
 TEACHER_REFRESH_S = 1.0  # the teacher's counts and distribution
 
 # session_state keys
@@ -55,6 +63,116 @@ JOIN_MESSAGE = "class_join_message"
 def class_room() -> Classroom:
     """One per server process: in memory, or Redis when STOCKDEMO_REDIS_URL is set."""
     return classroom.open_classroom(os.environ.get("STOCKDEMO_REDIS_URL"))
+
+
+class _Pusher:
+    """Reruns the class parts of every student page in this process as soon as their class changes.
+
+    One thread per process reads the version of every class its students are in,
+    one round trip each PUSH_S, and on a change asks Streamlit to rerun, for each
+    of those students, the Playground's live part (which takes the teacher's
+    settings itself) and, a moment later, the class bar (the open question, the
+    counts), as the browser's own timer would. The bar comes second so that a
+    class of thirty pays for one run each before everyone sees the move.
+    Streamlit has no public way to start a session's run from the server: this
+    uses ``Runtime.get_app_session`` (documented thread-safe) and the session's
+    ``request_rerun`` on the server's event loop. Anything missing (no runtime, as
+    in AppTest; a session gone) leaves the bar's own timer to do it.
+    """
+
+    def __init__(self, room: Classroom) -> None:
+        self.room = room
+        self.lock = threading.Lock()
+        # code -> session id -> {"bar": rerun of its class bar, "live": of its live part}
+        self.members: dict[str, dict[str, dict[str, ClientState]]] = {}
+        self.versions: dict[str, int] = {}
+        self.thread: threading.Thread | None = None
+
+    def watch(self, session_id: str, code: str | None, part: str = "bar",
+              rerun: ClientState | None = None) -> None:
+        """Rerun this session's ``part`` when class ``code`` changes; ``rerun`` None: not that part.
+
+        ``code`` None: this session is in no class any more.
+        """
+        with self.lock:
+            for other, seats in self.members.items():
+                if other != code:
+                    seats.pop(session_id, None)
+            if code is None:
+                return
+            parts = self.members.setdefault(code, {}).setdefault(session_id, {})
+            if rerun is None:
+                parts.pop(part, None)
+            else:
+                parts[part] = rerun
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._loop, name="class-push", daemon=True)
+                self.thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(PUSH_S)
+            with self.lock:
+                watched = {code: {sid: dict(parts) for sid, parts in seats.items()}
+                           for code, seats in self.members.items() if seats}
+            if not watched:
+                continue
+            try:
+                versions = self.room.versions(watched)
+            except ClassError:
+                continue  # Redis is down: the bars' own timers say so and carry on
+            for code, version in versions.items():
+                if self.versions.setdefault(code, version) != version:
+                    self.versions[code] = version
+                    for session_id, parts in watched[code].items():
+                        self._push(session_id, parts)
+
+    def _push(self, session_id: str, parts: dict[str, ClientState]) -> None:
+        if not Runtime.exists():
+            return
+        runtime = Runtime.instance()
+        session = runtime.get_app_session(session_id)
+        if session is None:  # the tab closed
+            self.watch(session_id, None)
+            return
+
+        def rerun(part: str) -> None:
+            state = parts[part]
+            if session.has_fragment(state.fragment_id):
+                session.request_rerun(state)
+            else:  # the tab left the page that had this part
+                self.watch(session_id, self._code_of(session_id), part, None)
+
+        loop = runtime._get_async_objs().eventloop
+        if "live" in parts:
+            loop.call_soon_threadsafe(rerun, "live")
+            if "bar" in parts:
+                loop.call_soon_threadsafe(loop.call_later, BAR_AFTER_S, rerun, "bar")
+        elif "bar" in parts:
+            loop.call_soon_threadsafe(rerun, "bar")
+
+    def _code_of(self, session_id: str) -> str | None:
+        with self.lock:
+            return next((code for code, seats in self.members.items() if session_id in seats), None)
+
+
+@st.cache_resource(show_spinner=False)
+def _pusher() -> _Pusher:
+    return _Pusher(class_room())
+
+
+def _watch_class(code: str | None, part: str = "bar", on: bool = True) -> None:
+    """From inside a class part (a fragment): rerun it the moment ``code`` changes.
+
+    ``code`` None: this tab is in no class; ``on`` False: not this part any more.
+    """
+    ctx = get_script_run_ctx()
+    fragment_id = ThreadState.get().fragment_id  # the running fragment, as Streamlit 1.67 keeps it
+    if ctx is None or not fragment_id or not Runtime.exists():
+        return
+    rerun = ClientState(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+                        fragment_id=fragment_id, is_auto_rerun=True) if on else None
+    _pusher().watch(ctx.session_id, code, part, rerun)
 
 
 def teacher() -> Teacher | None:
@@ -140,15 +258,19 @@ def _student_fragment(page: str) -> None:
     # takes new settings must rerun the page; a whole-page run takes them in time.
     full_run = st.session_state.pop(FULL_RUN, False)
     code = st.session_state.get(CODE)
+    _watch_class(code)
     if code is None:
         return
     following = bool(st.session_state.get(FOLLOWING))
+    if not following:
+        _watch_class(code, "live", on=False)
     try:
         state = class_room().poll(code, seat(), following)
     except ClassError as error:
         _say(error)
         return
     if state is None:
+        _watch_class(None)
         leave()
         st.info("The class has ended. Everything here keeps working on its own.",
                 icon=":material/door_open:")
@@ -226,9 +348,19 @@ def run_controls() -> tuple[RunConfig, str]:
     those must not undo the teacher's move (seen in bench/class_load.py). To
     move a control, a student breaks away. The teacher's moves go to the class.
     """
-    applied = st.session_state.get(APPLIED)
-    if teacher() is None and st.session_state.get(FOLLOWING) and applied is not None:
-        _set_controls(applied[1])
+    code = st.session_state.get(CODE)
+    if teacher() is None and st.session_state.get(FOLLOWING) and code is not None:
+        # The server reruns this part the moment the teacher moves (_Pusher): take the
+        # move here, in the same run, rather than in the class bar and then again here.
+        _watch_class(code, "live")
+        try:
+            state = class_room().poll(code, seat(), True)
+        except ClassError:
+            state = None  # the class bar says so
+        if state is not None:
+            _take(state, "playground")
+        if (applied := st.session_state.get(APPLIED)) is not None:
+            _set_controls(applied[1])
     config, view = ui.run_controls()
     st.session_state[DRAWN] = _control_values(config, view)
     if (current := teacher()) is not None:
