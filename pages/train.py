@@ -19,6 +19,7 @@ ui.setup_page(
 # whole-page run below it, so that Stop can interrupt it.
 @st.fragment
 def live() -> None:
+    ui.leave_for_training()  # a press of Train: straight to the page run that trains
     try:
         config, upload = ui.train_controls()
         if config.source == "upload" and upload is None:

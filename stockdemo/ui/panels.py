@@ -41,6 +41,10 @@ def chart_after_graph(fig: go.Figure, alt: str, rerun_started: float) -> None:
 # run for it), so Stop would only land after training. A Stop drawn outside the
 # fragment reruns the page, which interrupts the training loop at its next element.
 _JOB, _RESULT, _PARTIAL, _STOPPED = "train_job", "train_result", "train_partial", "train_stopped"
+_PRESSED = "train_pressed"
+# While a run trains, its loss chart is redrawn at most this often (the progress bar at
+# every report): thirty sessions redrawing at every epoch took the CPU their runs needed.
+CHART_EVERY_S = 0.5
 
 
 def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResult | None:
@@ -53,11 +57,8 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResu
     if refusal:
         st.error(refusal, icon=":material/hourglass_disabled:")
     button, note = st.columns([1, 7], vertical_alignment="center")
-    if button.button("Train", key="train_go", type="primary", icon=":material/play_arrow:",
-                     disabled=refusal is not None):
-        st.session_state.pop(_RESULT, None)
-        st.session_state[_JOB] = (key, dataset, config)
-        st.rerun(scope="app")
+    button.button("Train", key="train_go", type="primary", icon=":material/play_arrow:",
+                  disabled=refusal is not None, on_click=_press, args=(key, dataset, config))
     note.caption(f"A fresh model every time, at most {EPOCHS.high} epochs and {MAX_TRAIN_SECONDS:.0f} s. "
                  "Same settings and seed: same curves.")
     partial = st.session_state.pop(_STOPPED, None)
@@ -71,6 +72,23 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResu
     if stored:
         st.caption("The settings changed since the last training: press **Train** to train on these.")
     return None
+
+
+def _press(key: tuple, dataset: Dataset, config: TrainConfig) -> None:
+    st.session_state.pop(_RESULT, None)
+    st.session_state[_JOB] = (key, dataset, config)
+    st.session_state[_PRESSED] = True
+
+
+def leave_for_training() -> None:
+    """First thing in the Train page's fragment: after a press of Train, go straight to the
+    whole-page run that trains, without drawing this fragment first.
+
+    With thirty presses at once, the fragment drawn for nothing delayed everyone's
+    place in line (bench/load.py train).
+    """
+    if st.session_state.pop(_PRESSED, False):
+        st.rerun(scope="app")
 
 
 def training_pending() -> bool:
@@ -92,6 +110,7 @@ def training_run() -> None:
     bar = st.progress(0.0, text="Starting: building a fresh model...")
     live_chart = st.empty()
     history: list[train.Progress] = []
+    drawn_at = 0.0
     # In a worker process, off the server's GIL. Closing the stream (the loop ends, Stop's
     # rerun interrupts it, the tab closes) takes the run out of the queue or stops its worker.
     try:
@@ -107,8 +126,10 @@ def training_run() -> None:
                 if event.val_loss is not None:
                     history.append(event)
                     st.session_state[_PARTIAL] = list(history)
-                    live_chart.plotly_chart(figures.loss_figure(history), width="stretch",
-                                            key=f"loss_live_{event.epoch}")
+                    if time.monotonic() - drawn_at >= CHART_EVERY_S:
+                        live_chart.plotly_chart(figures.loss_figure(history), width="stretch",
+                                                key=f"loss_live_{event.epoch}")
+                        drawn_at = time.monotonic()
                 bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
     except (workers.TrainingRefused, workers.WorkerLost) as err:
         for done in (_JOB, _PARTIAL):
