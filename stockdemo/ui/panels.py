@@ -179,12 +179,12 @@ def fx_graph(capture: static.CompileCapture) -> None:
 
 def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: int) -> None:
     """How many graphs the lengths tried took, and what dynamo did on each call."""
-    m = st.columns(4)
-    m[0].metric("Lengths you tried", len(set(tried)), help=f"The last {history} settings of T on this page.")
-    m[1].metric("Graphs captured", len(capture.graphs))
-    m[2].metric("Recompiles", capture.recompiles, help="Captures after the first one.")
-    m[3].metric("Capture time", f"{capture.seconds:.2f} s",
-                help="Measured when this sequence of lengths was first captured.")
+    m = st.container(horizontal=True, gap="medium")  # one block, not five as st.columns(4)
+    m.metric("Lengths you tried", len(set(tried)), help=f"The last {history} settings of T on this page.")
+    m.metric("Graphs captured", len(capture.graphs))
+    m.metric("Recompiles", capture.recompiles, help="Captures after the first one.")
+    m.metric("Capture time", f"{capture.seconds:.2f} s",
+             help="Measured when this sequence of lengths was first captured.")
     st.dataframe(static.compile_steps_table(capture), hide_index=True, width="stretch")
     st.markdown(static.explain_recompiles(capture, tried))
 
