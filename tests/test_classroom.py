@@ -87,6 +87,39 @@ def test_versions_say_what_every_process_watches_in_one_look(make_classroom):
     assert other_replica.versions([second.code, "ABCDEFGH"]) == {second.code: 0, "ABCDEFGH": 0}
 
 
+def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_classroom):
+    """The push thread's bookkeeping (ui/classroom.py _Pusher), its look driven by hand."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    room = make_classroom()
+    teacher = room.start()
+    pushed: list[tuple[str, list[str]]] = []
+
+    class Recording(class_ui._Pusher):
+        def _push(self, session_id, parts):
+            pushed.append((session_id, sorted(parts)))
+
+    pusher = Recording(room, autostart=False)
+    pusher.watch("s1", teacher.code, "bar", ClientState(fragment_id="bar1"))
+    pusher.watch("s1", teacher.code, "live", ClientState(fragment_id="live1"))
+    pusher.watch("s2", teacher.code, "bar", ClientState(fragment_id="bar2"))
+    pusher._look()
+    assert pushed == []  # the first look only notes the version
+    room.move(teacher, {"seq_len": "9"})
+    pusher._look()
+    assert sorted(pushed) == [("s1", ["bar", "live"]), ("s2", ["bar"])]
+    pushed.clear()
+    pusher._look()
+    assert pushed == []  # nothing changed
+    pusher.watch("s1", teacher.code, "live", None)  # s1 broke away: only its bar
+    pusher.watch("s2", None)  # s2 left
+    room.end(teacher)
+    pusher._look()
+    assert pushed == [("s1", ["bar"])]  # the bar says the class has ended
+    pusher.watch("s1", None)
+    pusher._look()
+    assert pusher.members == {} and pusher.versions == {}
+
+
 def test_a_student_cannot_steer_or_reveal(make_classroom):
     room = make_classroom()
     teacher, other = room.start(), room.start()

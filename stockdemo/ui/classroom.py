@@ -8,6 +8,7 @@ and the class version they last applied. Class state itself lives in
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -57,6 +58,7 @@ DRAWN = "class_drawn"  # the Playground settings this tab last drew
 DRAWN_STEP = "class_drawn_step"  # the lesson step this tab last drew
 FULL_RUN = "_class_full_run"  # set outside the poll fragment: this run is a whole-page run
 JOIN_MESSAGE = "class_join_message"
+_LOGGER = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False)
@@ -80,8 +82,9 @@ class _Pusher:
     in AppTest; a session gone) leaves the bar's own timer to do it.
     """
 
-    def __init__(self, room: Classroom) -> None:
+    def __init__(self, room: Classroom, autostart: bool = True) -> None:
         self.room = room
+        self.autostart = autostart  # False: no thread, ``_look`` is called by hand (tests)
         self.lock = threading.Lock()
         # code -> session id -> {"bar": rerun of its class bar, "live": of its live part}
         self.members: dict[str, dict[str, dict[str, ClientState]]] = {}
@@ -105,27 +108,39 @@ class _Pusher:
                 parts.pop(part, None)
             else:
                 parts[part] = rerun
-            if self.thread is None:
+            if self.thread is None and self.autostart:
                 self.thread = threading.Thread(target=self._loop, name="class-push", daemon=True)
                 self.thread.start()
 
     def _loop(self) -> None:
         while True:
             time.sleep(PUSH_S)
-            with self.lock:
-                watched = {code: {sid: dict(parts) for sid, parts in seats.items()}
-                           for code, seats in self.members.items() if seats}
-            if not watched:
-                continue
             try:
-                versions = self.room.versions(watched)
-            except ClassError:
-                continue  # Redis is down: the bars' own timers say so and carry on
-            for code, version in versions.items():
-                if self.versions.setdefault(code, version) != version:
-                    self.versions[code] = version
-                    for session_id, parts in watched[code].items():
-                        self._push(session_id, parts)
+                self._look()
+            except Exception:  # never let the thread die: the bars' timers would be all that is left
+                _LOGGER.exception("class push: one look failed")
+
+    def _look(self) -> None:
+        with self.lock:
+            for seats in self.members.values():
+                for session_id in [sid for sid, parts in seats.items() if not parts]:
+                    del seats[session_id]
+            for code in [c for c, seats in self.members.items() if not seats]:
+                del self.members[code]  # nobody here is in it any more (ended, left, closed)
+                self.versions.pop(code, None)
+            watched = {code: {sid: dict(parts) for sid, parts in seats.items()}
+                       for code, seats in self.members.items()}
+        if not watched:
+            return
+        try:
+            versions = self.room.versions(watched)
+        except ClassError:
+            return  # Redis is down: the bars' own timers say so and carry on
+        for code, version in versions.items():
+            if self.versions.setdefault(code, version) != version:
+                self.versions[code] = version
+                for session_id, parts in watched[code].items():
+                    self._push(session_id, parts)
 
     def _push(self, session_id: str, parts: dict[str, ClientState]) -> None:
         if not Runtime.exists():
