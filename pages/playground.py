@@ -88,6 +88,7 @@ def live_run() -> None:
         if tab_code.open:
             st.markdown("Paste this into a fresh Python session: it prints the same predictions.")
             st.code(reproduce_code(config), language="python")
+    class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
 
 
 live_run()

@@ -365,18 +365,23 @@ class Classroom:
             answer=json.loads(answer) if answer else None,
         )
 
-    def versions(self, codes: Iterable[str]) -> dict[str, int]:
-        """Each class's version, 0 once it has ended, in one round trip.
+    def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, tuple[str, ...]]]:
+        """Each class's version, and what its class bar shows, in one round trip.
 
-        What a server process watches to tell its students the moment the teacher acts.
+        -> {code: (version, (step, question, revealed))}; (0, ()) once a class has ended.
+        What a server process watches to tell its students the moment the teacher acts:
+        any new version reruns a student's live part, a new bar reruns the class bar.
         """
         codes = list(codes)
         with self._reachable():
             pipe = self.db.pipeline(transaction=False)
             for code in codes:
-                pipe.hget(self._main(code), "version")
+                pipe.hgetall(self._main(code))
             values = pipe.execute()
-        return {code: int(value or 0) for code, value in zip(codes, values, strict=True)}
+        return {code: (int(fields.get("version") or 0),
+                       tuple(fields.get(k) or "" for k in ("step", "question", "revealed")))
+                if "key_hash" in fields else (0, ())
+                for code, fields in zip(codes, values, strict=True)}
 
     def answer(self, code: str, seat: object, raw: object) -> str:
         """A student's answer to the open question -> the answer as counted.

@@ -82,9 +82,13 @@ def test_versions_say_what_every_process_watches_in_one_look(make_classroom):
     before = other_replica.versions([first.code, second.code])
     room.move(first, {"seq_len": "9"})
     after = other_replica.versions([first.code, second.code])
-    assert after[first.code] == before[first.code] + 1 and after[second.code] == before[second.code]
+    assert after[first.code][0] == before[first.code][0] + 1 and after[second.code] == before[second.code]
+    assert after[first.code][1] == before[first.code][1]  # a move leaves the class bar as it was
+    room.open_question(first, 3)
+    opened = other_replica.versions([first.code])[first.code]
+    assert opened[0] == after[first.code][0] + 1 and opened[1] != after[first.code][1]
     room.end(second)
-    assert other_replica.versions([second.code, "ABCDEFGH"]) == {second.code: 0, "ABCDEFGH": 0}
+    assert other_replica.versions([second.code, "ABCDEFGH"]) == {second.code: (0, ()), "ABCDEFGH": (0, ())}
 
 
 def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_classroom):
@@ -95,8 +99,8 @@ def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_clas
     pushed: list[tuple[str, list[str]]] = []
 
     class Recording(class_ui._Pusher):
-        def _push(self, session_id, parts):
-            pushed.append((session_id, sorted(parts)))
+        def _push(self, session_id, parts, bar_too=True):
+            pushed.append((session_id, sorted(part for part, _ in self.targets(parts, bar_too))))
 
     pusher = Recording(room, autostart=False)
     pusher.watch("s1", teacher.code, "bar", ClientState(fragment_id="bar1"))
@@ -106,7 +110,11 @@ def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_clas
     assert pushed == []  # the first look only notes the version
     room.move(teacher, {"seq_len": "9"})
     pusher._look()
-    assert sorted(pushed) == [("s1", ["bar", "live"]), ("s2", ["bar"])]
+    assert sorted(pushed) == [("s1", ["live"]), ("s2", ["bar"])]  # a move: s1's bar stays as it is
+    pushed.clear()
+    room.open_question(teacher, 3)
+    pusher._look()
+    assert sorted(pushed) == [("s1", ["bar", "live"]), ("s2", ["bar"])]  # the question: bars too
     pushed.clear()
     pusher._look()
     assert pushed == []  # nothing changed

@@ -73,9 +73,9 @@ class _Pusher:
     One thread per process reads the version of every class its students are in,
     one round trip each PUSH_S, and on a change asks Streamlit to rerun, for each
     of those students, the Playground's live part (which takes the teacher's
-    settings itself) and, a moment later, the class bar (the open question, the
-    counts), as the browser's own timer would. The bar comes second so that a
-    class of thirty pays for one run each before everyone sees the move.
+    settings itself) and, a moment later and only if what it shows changed (the
+    step, the open question, the reveal, the end), the class bar, as the
+    browser's own timer would. A move so costs each student one run.
     Streamlit has no public way to start a session's run from the server: this
     uses ``Runtime.get_app_session`` (documented thread-safe) and the session's
     ``request_rerun`` on the server's event loop. Anything missing (no runtime, as
@@ -88,7 +88,7 @@ class _Pusher:
         self.lock = threading.Lock()
         # code -> session id -> {"bar": rerun of its class bar, "live": of its live part}
         self.members: dict[str, dict[str, dict[str, ClientState]]] = {}
-        self.versions: dict[str, int] = {}
+        self.versions: dict[str, tuple[int, tuple[str, ...]]] = {}  # code -> last seen (version, bar)
         self.thread: threading.Thread | None = None
 
     def watch(self, session_id: str, code: str | None, part: str = "bar",
@@ -136,13 +136,18 @@ class _Pusher:
             versions = self.room.versions(watched)
         except ClassError:
             return  # Redis is down: the bars' own timers say so and carry on
-        for code, version in versions.items():
-            if self.versions.setdefault(code, version) != version:
-                self.versions[code] = version
+        for code, (version, bar) in versions.items():
+            last_version, last_bar = self.versions.setdefault(code, (version, bar))
+            if version != last_version:
+                self.versions[code] = (version, bar)
                 for session_id, parts in watched[code].items():
-                    self._push(session_id, parts)
+                    self._push(session_id, parts, bar_too=bar != last_bar)
 
-    def _push(self, session_id: str, parts: dict[str, ClientState]) -> None:
+    def _push(self, session_id: str, parts: dict[str, ClientState], bar_too: bool = True) -> None:
+        """Rerun a member's live part (a move) and, if ``bar_too``, its class bar.
+
+        A member with no live part here (the Lesson, the Class page) gets its bar at once.
+        """
         if not Runtime.exists():
             return
         runtime = Runtime.instance()
@@ -152,23 +157,27 @@ class _Pusher:
             return
 
         def rerun(part: str) -> None:
-            state = parts[part]
-            if session.has_fragment(state.fragment_id):
-                session.request_rerun(state)
-            else:  # the tab left the page that had this part
-                self.watch(session_id, self._code_of(session_id), part, None)
+            if session.has_fragment(parts[part].fragment_id):
+                session.request_rerun(parts[part])
+            elif part == "live" and "bar" in parts and session.has_fragment(parts["bar"].fragment_id):
+                # The live part is not there this moment (the tab is in a whole-page run, or
+                # left the Playground): the bar takes the move and asks for the live part itself.
+                session.request_rerun(parts["bar"])
 
         loop = runtime._get_async_objs().eventloop
-        if "live" in parts:
-            loop.call_soon_threadsafe(rerun, "live")
-            if "bar" in parts:
-                loop.call_soon_threadsafe(loop.call_later, BAR_AFTER_S, rerun, "bar")
-        elif "bar" in parts:
-            loop.call_soon_threadsafe(rerun, "bar")
+        for part, delay in self.targets(parts, bar_too):
+            if delay:
+                loop.call_soon_threadsafe(loop.call_later, delay, rerun, part)
+            else:
+                loop.call_soon_threadsafe(rerun, part)
 
-    def _code_of(self, session_id: str) -> str | None:
-        with self.lock:
-            return next((code for code, seats in self.members.items() if session_id in seats), None)
+    @staticmethod
+    def targets(parts: dict[str, ClientState], bar_too: bool) -> list[tuple[str, float]]:
+        """Which parts of a member's page to rerun, and after how long: the live part at
+        once; the bar after it (if it shows something new), or at once if there is no live part."""
+        if "live" not in parts:
+            return [("bar", 0.0)] if "bar" in parts else []
+        return [("live", 0.0)] + ([("bar", BAR_AFTER_S)] if bar_too and "bar" in parts else [])
 
 
 @st.cache_resource(show_spinner=False)
@@ -277,7 +286,7 @@ def _student_fragment(page: str) -> None:
     if code is None:
         return
     following = bool(st.session_state.get(FOLLOWING))
-    if not following:
+    if not following or page != "playground":
         _watch_class(code, "live", on=False)
     try:
         state = class_room().poll(code, seat(), following)
@@ -377,7 +386,6 @@ def run_controls() -> tuple[RunConfig, str]:
         if (applied := st.session_state.get(APPLIED)) is not None:
             _set_controls(applied[1])
     config, view = ui.run_controls()
-    st.session_state[DRAWN] = _control_values(config, view)
     if (current := teacher()) is not None:
         values = _control_values(config, view)
         if st.session_state.get(PUBLISHED, {}).get("settings") != values:
@@ -394,6 +402,15 @@ def _control_values(config: RunConfig, view: str) -> dict[str, object]:
     values: dict[str, object] = {knob.name: getattr(config, knob.name) for knob in RUN_KNOBS}
     values[VIEW.name] = view
     return values
+
+
+def drawn(config: RunConfig, view: str) -> None:
+    """Last thing in the Playground's live part: it has drawn these settings, all of them.
+
+    Said at the end, not when the controls are read: a run stopped half-way by
+    another rerun request must leave the class bar asking for it again.
+    """
+    st.session_state[DRAWN] = _control_values(config, view)
 
 
 def _set_controls(values: dict[str, object]) -> None:
