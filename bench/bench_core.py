@@ -31,7 +31,7 @@ from stockdemo.config import CELLS, RunConfig  # noqa: E402
 from stockdemo.graph import capture_graph  # noqa: E402
 from stockdemo.live import build  # noqa: E402
 from stockdemo.render import layout, render_dot  # noqa: E402
-from stockdemo.trace import trace_run  # noqa: E402
+from stockdemo.replay import trace_run  # noqa: E402
 
 SIZES = ((5, 1), (50, 3), (200, 4))
 

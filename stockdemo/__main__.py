@@ -15,7 +15,7 @@ import graphviz
 from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
 from stockdemo.live import run
 from stockdemo.render import render_dot
-from stockdemo.trace import trace_run
+from stockdemo.replay import trace_run
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -148,7 +148,7 @@ def capture_graph_nodes(output: torch.Tensor, model: nn.Module | None = None,
     """``capture_graph``, and for each op and parameter node id the autograd node behind it.
 
     -> the graph, {node id: grad_fn} (an ``AccumulateGrad`` for a parameter).
-    The replay (stockdemo/trace.py) hooks these nodes and reads their sequence numbers.
+    The replay (stockdemo/replay.py) hooks these nodes and reads their sequence numbers.
     """
     if output.grad_fn is None:
         raise ValueError("output has no grad_fn: run the model with autograd enabled")

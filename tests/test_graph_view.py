@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
-from stockdemo.trace import trace_run
+from stockdemo.replay import trace_run
 from stockdemo.ui.graph_view import node_table, node_text, selected_from_url, view_payload
 from tests.conftest import ROOT
 

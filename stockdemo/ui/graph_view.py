@@ -2,7 +2,7 @@
 
 The server places every node (``stockdemo.render.layout``); the browser only
 draws, on a canvas, pans and zooms it (d3-zoom), and replays a Trace of the run
-(``stockdemo.trace``). The JavaScript and CSS ship in ``graph_view/`` next to
+(``stockdemo.replay``). The JavaScript and CSS ship in ``graph_view/`` next to
 this file, built from ``frontend/graph_view`` (``npm ci && npm run build``).
 
 The contract with the browser is one JSON payload, built by ``view_payload``:
@@ -44,7 +44,7 @@ from stockdemo.render import Picture, layout
 
 if TYPE_CHECKING:
     from stockdemo.data import Dataset
-    from stockdemo.trace import Trace
+    from stockdemo.replay import Trace
     from stockdemo.train import TrainResult
 
 ASSETS = Path(__file__).with_name("graph_view")
@@ -319,7 +319,7 @@ def cached_picture(config: RunConfig, view: str) -> Picture:
 @st.cache_resource(max_entries=16, show_spinner=False)
 def cached_trace(config: RunConfig) -> Trace:
     """The run replayed with hooks (forward order, backward order and norms, source lines)."""
-    from stockdemo.trace import trace_run
+    from stockdemo.replay import trace_run
 
     return trace_run(config)
 
@@ -342,7 +342,7 @@ def replay_control(make_trace: Callable[[], Trace], *, key: str = "replay",
 
 def training_trace(dataset: Dataset, result: TrainResult) -> Trace:
     """The first training step of ``result``, replayed; kept in this session while it stands."""
-    from stockdemo.trace import trace_first_training_step
+    from stockdemo.replay import trace_first_training_step
 
     kept = st.session_state.get("_graph_view_training_trace")
     if kept is None or kept[0] is not result:
@@ -367,7 +367,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
                url_key: str | None = "node", height: int = HEIGHT) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
-    ``trace``: a ``stockdemo.trace.Trace`` of the same run turns the replay on.
+    ``trace``: a ``stockdemo.replay.Trace`` of the same run turns the replay on.
     ``new_ids``: graph node ids new since the previous run, marked on the graph.
     ``settings``: the run's URL settings; given, the selected node links to the
     Debugging page's inspector for the same run.

@@ -20,7 +20,7 @@ from stockdemo.data import load_dataset
 from stockdemo.graph import HEAD, STEP
 from stockdemo.live import build, run
 from stockdemo.model import LoopRNN, StockPredictor
-from stockdemo.trace import trace_first_training_step, trace_run, trace_training_step
+from stockdemo.replay import trace_first_training_step, trace_run, trace_training_step
 
 from .conftest import ROOT
 

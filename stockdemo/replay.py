@@ -19,7 +19,7 @@ slower) and is a process-wide switch, so concurrent sessions would pay for it
 and race to turn it off. A ``TorchFunctionMode`` sees every torch call made
 from Python, on this thread only: a call's nodes are the ones created between
 its start and its return, which sequence numbers tell (they count up, one per
-node, per thread). tests/test_trace.py checks the two agree, node for node.
+node, per thread). tests/test_replay.py checks the two agree, node for node.
 """
 
 from __future__ import annotations
