@@ -6,6 +6,7 @@
 - ``panels``: composite elements a page places with one call.
 """
 
+from stockdemo import heap
 from stockdemo.ui.caches import (
     EXPORTS,
     cached_answer,
@@ -77,3 +78,7 @@ __all__ = [
     "setup_page", "share_link", "static_controls", "train_button", "train_controls",
     "training_pending", "training_run", "url_messages",
 ]
+
+# Imported once per server process, after torch, plotly and Streamlit: the heap they built
+# is frozen out of the collector's passes (stockdemo/heap.py has the figures).
+heap.tune_for_serving()
