@@ -16,18 +16,30 @@ from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
 
 
-@st.cache_resource(max_entries=48, show_spinner=False)
+def by_repr(*classes: type) -> dict[type, object]:
+    """``hash_funcs`` for ``st.cache_*``: a config is hashed by its repr, which names every field.
+
+    Streamlit hashes a dataclass through ``dataclasses.asdict``, a deep copy: 7 % of
+    the server's time in a 30-session Debugging burst (py-spy), for a handful of ints.
+    """
+    return dict.fromkeys(classes, repr)
+
+
+CONFIGS = by_repr(RunConfig, TrainConfig)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
 def cached_run(config: RunConfig) -> RunResult:
     """Shared by all sessions: read it, never train or modify it."""
     return run(config)
 
 
-@st.cache_data(max_entries=96, show_spinner=False)
+@st.cache_data(max_entries=96, show_spinner=False, hash_funcs=CONFIGS)
 def cached_render(config: RunConfig, view: str) -> Rendering:
     return render_dot(cached_run(config).graph, view)
 
 
-@st.cache_resource(max_entries=192, show_spinner=False)
+@st.cache_resource(max_entries=192, show_spinner=False, hash_funcs=CONFIGS)
 def cached_figure(kind: str, config: RunConfig) -> go.Figure:
     """The Playground's plotly figures, built once per config (plotly's checks are slow).
 
@@ -43,18 +55,18 @@ def cached_figure(kind: str, config: RunConfig) -> go.Figure:
     return figures.size_figure(sweep, config, result.graph.stats["nodes"])
 
 
-@st.cache_data(max_entries=48, show_spinner=False)
+@st.cache_data(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
 def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
     return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=CONFIGS)
 def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str) -> inspection.Inspection:
     """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
     return inspection.inspect_run(config, weight_scale, nonlinearity)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
 def _dataset(key: tuple, _config: TrainConfig, _upload: data.Upload | None) -> tuple[data.Dataset, str]:
     return data.load_dataset(_config, _upload)
 
@@ -69,7 +81,7 @@ def cached_dataset(config: TrainConfig, upload: data.Upload | None) -> tuple[dat
     return _dataset(data.dataset_key(config, upload), config, upload)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=CONFIGS)
 def _prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
     return figures.prices_figure(_dataset, "The data, split by time")
 
@@ -83,7 +95,7 @@ def cached_prices_figure(config: TrainConfig, upload: data.Upload | None, datase
     return _prices_figure(data.dataset_key(config, upload), dataset)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=CONFIGS)
 def cached_debug_figure(kind: str, config: RunConfig, weight_scale: float, nonlinearity: str) -> go.Figure:
     """The Debugging page's figures ("hidden" heatmap, "gradient" norms), built once per run.
 
@@ -94,20 +106,20 @@ def cached_debug_figure(kind: str, config: RunConfig, weight_scale: float, nonli
     return figures.hidden_heatmap(run) if kind == "hidden" else figures.gradient_figure(run)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
 def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
     """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
     run = cached_inspection(config, weight_scale, nonlinearity)
     return inspection.captured_prints(run.model, run.inputs, step)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False, hash_funcs=CONFIGS)
 def cached_prices_table(raw: bytes, min_rows: int) -> pd.DataFrame:
     """An uploaded file's table, on its bytes: a 5 MB file takes ~0.6 s to parse."""
     return data.read_prices_csv(raw, min_rows=min_rows)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
 def cached_compile_capture(config: RunConfig, seq_lens: tuple[int, ...]) -> static.CompileCapture:
     return static.compile_capture(config, seq_lens)
 
@@ -116,19 +128,19 @@ EXPORTS = {"static": static.export_static, "dynamic": static.export_dynamic_seq_
            "early_stop": static.export_early_stop, "cond": static.export_cond_stop}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
 def cached_export(kind: str, config: RunConfig) -> static.ExportOutcome:
     """``kind``: one of EXPORTS' keys."""
     return EXPORTS[kind](config)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
 def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, str], ...]:
     """Both eager runs of the early-stop model, each with its drawing as DOT."""
     return tuple((run, render_dot(run.graph, "auto").dot) for run in static.early_stop_eager(config))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
 def cached_answer(number: int) -> lesson.Answer:
     """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
     return lesson.STEPS[number - 1].reveal()

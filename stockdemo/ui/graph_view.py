@@ -41,6 +41,7 @@ from stockdemo import theme
 from stockdemo.config import RunConfig
 from stockdemo.graph import op_name
 from stockdemo.render import Picture, layout
+from stockdemo.ui.caches import CONFIGS
 
 if TYPE_CHECKING:
     from stockdemo.data import Dataset
@@ -305,7 +306,7 @@ def inspector_link(node_id: str, settings: dict[str, str]) -> str:
     return "/debugging?" + urlencode({**settings, "node": node_id})
 
 
-@st.cache_resource(max_entries=48, show_spinner=False)
+@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
 def cached_picture(config: RunConfig, view: str) -> Picture:
     """The run's graph laid out for the view, every node placed (never folded).
 
@@ -316,7 +317,7 @@ def cached_picture(config: RunConfig, view: str) -> Picture:
     return layout(cached_run(config).graph, view, max_nodes=None)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
 def cached_trace(config: RunConfig) -> Trace:
     """The run replayed with hooks (forward order, backward order and norms, source lines)."""
     from stockdemo.replay import trace_run
