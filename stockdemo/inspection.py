@@ -225,7 +225,7 @@ def hidden_states(model: StockPredictor, x: torch.Tensor, on_step: StepHook | No
 
 
 def gradient_norms(model: StockPredictor, x: torch.Tensor) -> torch.Tensor:
-    """‖∂L/∂h_t‖ for L = predictions.sum(), through ``retain_grad`` on every hidden state.
+    """‖∂L/∂h_t‖ for L = predictions.sum(), as ``retain_grad`` on each state then ``backward()`` read it.
 
     x: (batch, seq_len, features) -> (num_layers, seq_len)
     """
@@ -234,11 +234,19 @@ def gradient_norms(model: StockPredictor, x: torch.Tensor) -> torch.Tensor:
 
 def _states_and_norms(model: StockPredictor, x: torch.Tensor,
                       ) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
-    """One pass for both: every hidden state (``hidden_states``) and ``gradient_norms``."""
+    """One pass for both: every hidden state (``hidden_states``) and ``gradient_norms``.
+
+    ``torch.autograd.grad`` asks for the hidden states' gradients only: the same
+    numbers ``retain_grad`` and ``backward()`` give, without computing every
+    weight's gradient at every step (measured: half the time of the whole inspection).
+    """
     with torch.enable_grad():
-        predictions, states = hidden_states(model, x, on_step=lambda _l, _t, h: h.retain_grad())
-        predictions.sum().backward()
-    return states, torch.tensor([[h.grad.norm().item() for h in layer] for layer in states])
+        predictions, states = hidden_states(model, x)
+        flat = [h for layer in states for h in layer]
+        grads = torch.autograd.grad(predictions.sum(), flat, allow_unused=True, materialize_grads=True)
+    seq_len = len(states[0])
+    norms = torch.stack(grads).flatten(1).norm(dim=1)  # (num_layers * seq_len,)
+    return states, norms.reshape(len(states), seq_len)
 
 
 def captured_prints(model: StockPredictor, x: torch.Tensor, step: int) -> str:

@@ -60,9 +60,14 @@ def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
     return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=CONFIGS)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=CONFIGS)
 def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str) -> inspection.Inspection:
-    """Shared by all sessions (the node inspector needs the live graph): read it, never modify it."""
+    """Shared by all sessions (the node inspector needs the live graph): read it, never modify it.
+
+    32 entries, about 0.8 MB each: a rerun reads its inspection up to four times
+    (figures, prints), and with 8 entries fifteen sessions moving at once evicted
+    it in between, so one move could run the inspection again.
+    """
     return inspection.inspect_run(config, weight_scale, nonlinearity)
 
 
