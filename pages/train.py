@@ -68,7 +68,7 @@ def live() -> None:
                "it in reverse to get every weight's gradient.")
     trace = replay_control(lambda: training_trace(dataset, result), key="train_replay", in_url=False)
     graph_view(picture, trace, key="train_graph")
-    st.download_button("Download test forecasts CSV", result.forecasts.to_csv(),
+    st.download_button("Download test forecasts CSV", result.forecasts.to_csv,  # built on a click
                        file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:")
 
 
