@@ -10,7 +10,9 @@
 - N ``streamlit run app.py`` replicas (default: one per core) on free
   loopback ports, each with ``STOCKDEMO_TRAIN_WORKERS`` set so that all
   replicas together train on one worker process per core, and one
-  ``server.cookieSecret`` for all (generated per start).
+  ``server.cookieSecret`` for all (generated per start). Each starts through
+  ``deploy/replica.py``, so its training workers are warm before a learner
+  presses Train.
 - HAProxy (Debian's) on ``--address:--port``, from ``deploy/haproxy.cfg``:
   cookie affinity, websockets kept open, health checks on
   ``/_stcore/health``.
@@ -96,11 +98,13 @@ class Replica:
 
     def start(self, log) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            # deploy/replica.py: streamlit run app.py, with the training workers started first
+            [sys.executable, str(ROOT / "deploy" / "replica.py"),
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent)
+            # Its own process group, with its training workers: stop() ends them together.
+            start_new_session=True, preexec_fn=_die_with_parent)
         self.started = time.monotonic()
 
 
@@ -132,16 +136,29 @@ def wait_until(check, what: str, procs: list[subprocess.Popen]) -> None:
         time.sleep(0.1)
 
 
+def _signal(p: subprocess.Popen, sig: int) -> None:
+    """``sig`` to ``p``, and to its whole process group if it led one (a replica and its workers).
+
+    The group outlives its leader: a replica that died leaves its workers to end here.
+    """
+    try:
+        os.killpg(p.pid, sig)
+        return
+    except ProcessLookupError:
+        pass  # not a group leader (haproxy, redis-server), or nothing left in its group
+    if p.poll() is None:
+        p.send_signal(sig)
+
+
 def stop(procs: list[subprocess.Popen]) -> None:
     for p in procs:
-        if p.poll() is None:
-            p.terminate()
+        _signal(p, signal.SIGTERM)
     deadline = time.monotonic() + 10
     for p in procs:
         try:
             p.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            p.kill()
+            _signal(p, signal.SIGKILL)
             p.wait()
 
 
@@ -231,6 +248,7 @@ def serve(args: argparse.Namespace) -> int:
                     print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again",
                           flush=True)
                     procs.remove(r.proc)
+                    _signal(r.proc, signal.SIGTERM)  # its training workers, if any are left
                     r.start(log)
                     procs.append(r.proc)
                     write_state()

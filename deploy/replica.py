@@ -1,0 +1,35 @@
+"""One replica of the app: its training workers start with it, then Streamlit serves ``app.py``.
+
+    python deploy/replica.py [streamlit run options, e.g. --server.port 8502]
+
+``streamlit run app.py`` (``make run``) starts the training workers on the
+first visit of the Train page. A worker then needs seconds to import torch and
+pay its one-off start-up run, and with a class opening pages at the same time
+it needed about 10 s: measured with ``bench/load.py train``, the second
+replica's worker was ready 3.6 s after the thirty presses, so its fifteen runs
+all waited while the first replica's worker had finished. A replica started
+here has its workers warm before its first learner arrives. ``deploy/serve.py``
+(``make serve``), the Dockerfile and so the Kubernetes pods start replicas this way.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(options: list[str]) -> None:
+    sys.path.insert(0, str(ROOT))
+    from streamlit.web import cli
+
+    from stockdemo import workers
+
+    workers.shared_pool()  # starts the workers in the background; the pages find this pool
+    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *options]
+    cli.main()  # exits with Streamlit's own status
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
