@@ -196,6 +196,22 @@ class Target:
             time.sleep(0.1)
         raise RuntimeError(f"{self.kind} did not answer /_stcore/health in {timeout:.0f} s")
 
+    def wait_settled(self, idle_cores: float = 0.15, timeout: float = 90.0) -> float:
+        """Until start-up work is done -> seconds waited.
+
+        Replicas start their training workers with them (deploy/replica.py), and a
+        worker's imports and warm-up run take about 4 s of CPU: a scenario started
+        at once would measure the start-up, not the class. Settled: every process
+        together under ``idle_cores`` of a core over one second.
+        """
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            before = self.cpu_s()
+            time.sleep(1.0)
+            if self.cpu_s() - before < idle_cores:
+                break
+        return time.monotonic() - started
+
     def kill_replica(self, name: str) -> int:
         [replica] = [r for r in self.state()["replicas"] if r["name"] == name]
         os.kill(replica["pid"], signal.SIGKILL)
@@ -499,7 +515,8 @@ async def guarded(tally: Tally, label: str, coro):
 def start(args) -> Target:
     target = Target(args.target, args.replicas)
     ready = target.wait_ready()
-    print(f"{args.target}: ready after {ready:.1f} s"
+    settled = target.wait_settled()
+    print(f"{args.target}: ready after {ready:.1f} s, start-up work done {settled:.1f} s later"
           + (f", replicas {[r['name'] for r in target.state()['replicas']]}" if args.target == "serve"
              else "") + f"; {load_line()}", flush=True)
     return target
