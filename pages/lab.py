@@ -14,8 +14,7 @@ ui.setup_page(
 ui.url_messages("pages/lab.py")
 
 
-@st.cache_resource(max_entries=32, show_spinner=False,
-                   hash_funcs=ui.by_repr(*(config for config, _ in lab.EXPERIMENTS.values())))
+@st.cache_resource(max_entries=32, show_spinner=False)
 def run_experiment(name: str, config: lab.LabConfig) -> lab_figures.Report:
     """Shared by all sessions: the report holds graphs and figures to read, never change."""
     return lab_figures.report(lab.EXPERIMENTS[name][1](config))
