@@ -9,7 +9,6 @@
 from stockdemo import heap
 from stockdemo.ui.caches import (
     EXPORTS,
-    by_repr,
     cached_answer,
     cached_compile_capture,
     cached_dataset,
@@ -67,7 +66,7 @@ from stockdemo.ui.panels import (
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "by_repr", "cached_answer",
+    "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "cached_answer",
     "cached_compile_capture", "cached_debug_figure", "cached_early_stop_runs", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",

@@ -118,7 +118,7 @@ def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, ste
     return inspection.captured_prints(run.model, run.inputs, step)
 
 
-@st.cache_data(max_entries=8, show_spinner=False, hash_funcs=CONFIGS)
+@st.cache_data(max_entries=8, show_spinner=False)
 def cached_prices_table(raw: bytes, min_rows: int) -> pd.DataFrame:
     """An uploaded file's table, on its bytes: a 5 MB file takes ~0.6 s to parse."""
     return data.read_prices_csv(raw, min_rows=min_rows)
@@ -145,7 +145,7 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, st
     return tuple((run, render_dot(run.graph, "auto").dot) for run in static.early_stop_eager(config))
 
 
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
+@st.cache_data(max_entries=16, show_spinner=False)
 def cached_answer(number: int) -> lesson.Answer:
     """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
     return lesson.STEPS[number - 1].reveal()
