@@ -96,10 +96,19 @@ class Replica:
     proc: subprocess.Popen | None = None
     started: float = 0.0
 
-    def start(self, log) -> None:
+    def start(self, log, warm: bool = True) -> None:
+        """``warm``: through deploy/replica.py, the training workers started first.
+
+        A replica started again after a crash is not warmed: its workers' imports
+        and warm-up runs (about 4 s of CPU) would take the cores the survivor needs
+        while every session of the dead one reconnects to it (measured: one
+        session in two failover runs then lost its connection more than 5 s
+        after the kill). Its workers start on its first Train visit instead.
+        """
+        launch = ([sys.executable, str(ROOT / "deploy" / "replica.py")] if warm
+                  else [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")])
         self.proc = subprocess.Popen(
-            # deploy/replica.py: streamlit run app.py, with the training workers started first
-            [sys.executable, str(ROOT / "deploy" / "replica.py"),
+            [*launch,
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
@@ -249,7 +258,7 @@ def serve(args: argparse.Namespace) -> int:
                           flush=True)
                     procs.remove(r.proc)
                     _signal(r.proc, signal.SIGTERM)  # its training workers, if any are left
-                    r.start(log)
+                    r.start(log, warm=False)
                     procs.append(r.proc)
                     write_state()
     except KeyboardInterrupt:
