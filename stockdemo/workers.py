@@ -95,7 +95,6 @@ def _worker_main(conn: multiprocessing.connection.Connection, threads: int) -> N
     Messages out: ("ready", pid), ("event", job, event), ("refused", job, text),
     ("failed", job, traceback), ("done", job).
     """
-    _exit_with(os.getppid())
     import torch
 
     # One thread per worker, one worker per core: more would only fight over the cores.
@@ -131,21 +130,6 @@ def _worker_main(conn: multiprocessing.connection.Connection, threads: int) -> N
             conn.send(("done", job))
     except (EOFError, OSError):
         return  # the server closed the pipe or went away: nothing left to serve
-
-
-def _exit_with(server: int) -> None:
-    """Exit the moment the server process is gone, even mid-import or mid-run.
-
-    Between runs a closed pipe says so; but a worker started with its server
-    (deploy/replica.py) spends its first seconds importing torch and warming up,
-    and a server stopped then would leave it running on.
-    """
-    def watch() -> None:
-        while os.getppid() == server:
-            time.sleep(0.2)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="exit-with-server", daemon=True).start()
 
 
 def _told_to_stop(conn: multiprocessing.connection.Connection, job: int) -> bool:

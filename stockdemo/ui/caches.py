@@ -15,17 +15,10 @@ from stockdemo.config import RunConfig, TrainConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Rendering, render_dot
 
-
-def by_repr(*classes: type) -> dict[type, object]:
-    """``hash_funcs`` for ``st.cache_*``: a config is hashed by its repr, which names every field.
-
-    Streamlit hashes a dataclass through ``dataclasses.asdict``, a deep copy: 7 % of
-    the server's time in a 30-session Debugging burst (py-spy), for a handful of ints.
-    """
-    return dict.fromkeys(classes, repr)
-
-
-CONFIGS = by_repr(RunConfig, TrainConfig)
+# ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
+# field. Streamlit hashes a dataclass through ``dataclasses.asdict``, a deep copy: 7 % of
+# the server's time in a 30-session Debugging burst (py-spy), for a handful of ints.
+CONFIGS = dict.fromkeys((RunConfig, TrainConfig), repr)
 
 
 @st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
