@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import socket
 import subprocess
@@ -95,6 +96,11 @@ def running_server(*options: str) -> Iterator[str]:
 def metric(at, label: str) -> str:
     """An AppTest page's metric value, by the metric's label."""
     return next(m.value for m in at.metric if m.label == label)
+
+
+def graph_sent(element) -> dict:
+    """What one graph view element was sent: its JSON text (stockdemo/ui/graph_view.py), parsed."""
+    return json.loads(json.loads(element.proto.json))
 
 
 def plotly_values(v) -> np.ndarray:

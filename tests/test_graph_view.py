@@ -12,6 +12,7 @@ from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
 from stockdemo.ui.graph_view import node_table, node_text, selected_from_url, view_payload
 from tests.conftest import ROOT
+from tests.helpers import graph_sent
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +151,7 @@ PLAYGROUND = str(ROOT / "pages" / "playground.py")
 
 
 def sent(at: AppTest) -> dict:
-    return json.loads(at.get("bidi_component")[0].proto.json)
+    return graph_sent(at.get("bidi_component")[0])
 
 
 def test_a_link_naming_a_node_selects_it_and_links_to_its_inspector():

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
 from tests.conftest import ROOT
-from tests.helpers import metric
+from tests.helpers import graph_sent, metric
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
@@ -19,7 +19,7 @@ PAGE = str(ROOT / "pages" / "playground.py")
 
 def graph(at) -> dict:
     """What the graph view was sent: the laid-out picture (stockdemo/ui/graph_view.py)."""
-    return json.loads(at.get("bidi_component")[0].proto.json)
+    return graph_sent(at.get("bidi_component")[0])
 
 
 def fresh() -> AppTest:

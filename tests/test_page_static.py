@@ -1,13 +1,11 @@
 """The Static vs dynamic page under AppTest: defaults, the capture button, T changes."""
 
-import json
-
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import static
 from stockdemo.config import RunConfig
 from stockdemo.ui.graph_view import node_text
-from tests.helpers import metric
+from tests.helpers import graph_sent, metric
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file
 TIMEOUT = 180
@@ -20,7 +18,7 @@ def charts(at: AppTest) -> list[str]:
 
 def views(at: AppTest) -> list[dict]:
     """The autograd graphs, as sent to the graph view (stockdemo/ui/graph_view.py)."""
-    return [json.loads(c.proto.json) for c in at.get("bidi_component")]
+    return [graph_sent(c) for c in at.get("bidi_component")]
 
 
 def test_defaults_draw_eager_graphs_and_wait_for_the_button(clear_caches):

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import train
 from stockdemo.ui.graph_view import node_text
+from tests.helpers import graph_sent
 from tests.test_data import BAD_FILES
 
 PAGE = "../pages/train.py"
@@ -38,7 +39,7 @@ def test_training_at_the_defaults_shows_metrics_next_to_both_baselines(clear_cac
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     names = {t.get("name") for f in figures for t in f["data"]}
     assert {"model forecast", train.PERSISTENCE_ROW, train.MA_ROW, "validation loss"} <= names
-    labels = " ".join(node_text(json.loads(at.get("bidi_component")[0].proto.json), "label"))
+    labels = " ".join(node_text(graph_sent(at.get("bidi_component")[0]), "label"))
     assert "MseLoss" in labels and "loss (MSE)" in labels
     assert any("Not financial advice" in i.value for i in at.info)
     assert any("next trading day's log return" in m.value for m in at.markdown)

@@ -1,9 +1,11 @@
-// Rebuild the graph view's assets into the Python package: `npm ci && npm run build`.
-// Output: stockdemo/ui/graph_view/graph_view.js and graph_view.css (committed, so the
-// app runs offline with no Node at run time).
+// Rebuild the graph view's assets: `npm ci && npm run build`.
+// Output (committed, so the app runs offline with no Node at run time):
+// static/graph_view.js, which Streamlit serves as a file (server.enableStaticServing),
+// and stockdemo/ui/graph_view/graph_view.css, sent inline with the component.
 import { build } from "esbuild";
 
-const outdir = "../../stockdemo/ui/graph_view";
+const jsdir = "../../static";
+const cssdir = "../../stockdemo/ui/graph_view";
 const banner = "/* stockdemo graph view, built from frontend/graph_view by `npm run build`.\n"
   + "   Do not edit: change frontend/graph_view/src and rebuild. */";
 
@@ -15,12 +17,12 @@ await build({
   target: ["es2020"],
   legalComments: "eof",
   banner: { js: banner },
-  outdir,
+  outdir: jsdir,
 });
 await build({
   entryPoints: { graph_view: "src/style.css" },
   bundle: true,
   minify: true,
   banner: { css: banner },
-  outdir,
+  outdir: cssdir,
 });

@@ -2,10 +2,12 @@
 
 The server places every node (``stockdemo.render.layout``); the browser only
 draws, on a canvas, pans and zooms it (d3-zoom), and replays a Trace of the run
-(``stockdemo.replay``). The JavaScript and CSS ship in ``graph_view/`` next to
-this file, built from ``frontend/graph_view`` (``npm ci && npm run build``).
+(``stockdemo.replay``). The CSS ships in ``graph_view/`` next to this file, the
+JavaScript in ``static/graph_view.js``; both are built from ``frontend/graph_view``
+(``npm ci && npm run build``).
 
-The contract with the browser is one JSON payload, built by ``view_payload``:
+The contract with the browser is one JSON payload, built by ``view_payload``
+(sent as its text, ``view_json``):
 
 - ``nodes``: parallel arrays, index i is one drawn box: ``id``, ``kind`` (index
   into ``kinds``), ``fill`` (index into ``fills``), ``x``, ``y`` (centre,
@@ -27,6 +29,7 @@ the page's URL as ``node``, so a link names the node.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -50,13 +53,32 @@ if TYPE_CHECKING:
 
 ASSETS = Path(__file__).with_name("graph_view")
 HEIGHT = 560  # px: the graph's box on a laptop; fullscreen gives it the screen
+# The drawing code (77 KB) is a file Streamlit serves (server.enableStaticServing,
+# from static/ next to app.py): the browser fetches it once. Inline, it went out
+# with every rerun, once per graph on the page (three on Static vs dynamic).
+BUNDLE = Path(__file__).resolve().parents[2] / "static" / "graph_view.js"
 
-# Inline assets: components v2 serves files only from installed packages, and
+
+def _loader() -> str:
+    """The component's module: imports the bundle, named by its content so a rebuild is never stale."""
+    version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
+    # Streamlit runs this text as a module from a blob: URL, where a path has no
+    # base to resolve against: the page's origin is given.
+    return (f"let bundle;\n"
+            f"export default async function (component) {{\n"
+            f"  bundle ??= import(new URL({json.dumps(path)}, window.location.origin).href);\n"
+            f"  return (await bundle).default(component);\n"
+            f"}}\n")
+
+
+# The CSS is inline: components v2 serves files only from installed packages, and
 # the app runs from its checkout. Each has a line break, so Streamlit reads it as code.
 _COMPONENT = st.components.v2.component(
     "stockdemo_graph_view",
     html='<div class="gv-host"></div>',
-    js=(ASSETS / "graph_view.js").read_text(encoding="utf-8"),
+    js=_loader(),
     css=(ASSETS / "graph_view.css").read_text(encoding="utf-8"),
 )
 
@@ -89,27 +111,39 @@ def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable
     ``new_ids`` and ``selected`` are graph node ids; each is marked on the node
     drawn for it (``picture.drawn_as``).
     """
-    static, drawn = _static_payload(picture)
+    return json.loads(view_json(picture, trace, new_ids, selected, height))
+
+
+def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
+              selected: str | None = None, height: int = HEIGHT) -> str:
+    """``view_payload`` as the JSON text the browser parses, the picture's part encoded once.
+
+    The component is given this text, not a dict: Streamlit encodes a dict twice
+    on every rerun (once to send, once sorted for the element's identity) and
+    looks for dataframes in it; a text is sent as it is.
+    """
+    static_json, drawn = _static_payload(picture)
     new = sorted({drawn[g] for g in new_ids if g in drawn})
-    return {
-        **static,
+    rest = {
         "box_height": height,
         "new": new,
         "selected": drawn.get(selected) if selected is not None else None,
         "trace": None if trace is None else _trace_payload(trace, picture, drawn),
     }
+    return f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
 
 
 # The parts of a payload that depend on the picture alone, kept for the last few
 # pictures: a click on a node reruns the page, and at 11,000 nodes rebuilding
 # them took 0.14 s. Keyed by identity (pictures come from a shared cache), with
 # the picture kept alongside so a recycled id cannot match.
-_STATIC: OrderedDict[int, tuple[Picture, tuple]] = OrderedDict()
+_STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
 _STATIC_KEEP = 8
 
 
-def _static_payload(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
+def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
+    """-> (the picture's part of the payload as JSON text, graph node id -> drawn index)."""
     with _STATIC_LOCK:
         hit = _STATIC.get(id(picture))
         if hit is not None and hit[0] is picture:
@@ -123,7 +157,7 @@ def _static_payload(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
     return built
 
 
-def _build_static(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
+def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
     placed = picture.nodes
     index = {p.id: i for i, p in enumerate(placed)}
     kinds = sorted({p.kind for p in placed})
@@ -182,7 +216,7 @@ def _build_static(picture: Picture) -> tuple[dict[str, Any], dict[str, int]]:
         "edges": edges,
         "frames": frames,
     }
-    return static, drawn
+    return json.dumps(static, separators=(",", ":")), drawn
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
@@ -382,8 +416,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     selected, message = selected_from_url(picture, raw)
     if message:
         st.warning(message, icon=":material/link_off:")
-    payload = view_payload(picture, trace, new_ids, selected, height)
-    _COMPONENT(data=payload, key=key, height="content",
+    _COMPONENT(data=view_json(picture, trace, new_ids, selected, height), key=key, height="content",
                on_selected_change=lambda: _sync_selection(key, url_key))
     if selected is not None and settings is not None:
         node = next((p.node for p in picture.nodes if p.id == picture.drawn_as.get(selected)), None)

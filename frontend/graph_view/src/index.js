@@ -19,7 +19,9 @@ const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − 
 const views = new WeakMap();
 
 export default function graphView(component) {
-  const { parentElement, data, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
+  // The server sends the payload as JSON text (it encodes the picture once, not per rerun).
+  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
   let view = views.get(parentElement);
   if (!view) {
     view = new GraphView(parentElement);
