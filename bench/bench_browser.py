@@ -43,7 +43,7 @@ MAXIMAL = {name: KNOBS[name].high for name in
            ("seq_len", "hidden_size", "num_layers", "batch_size", "input_size")}
 SLIDER_CASES = {
     "default (T 5, rnn)": ({}, "ArrowRight"),
-    "default, code panel open (no plotly redraw)": ({"panel": "Code for this run"}, "ArrowRight"),
+    "default, share panel open (no plotly redraw)": ({"panel": "Share this run"}, "ArrowRight"),
     "T 200, L 4, gru, unrolled (11,248 nodes)": (LARGEST, "ArrowLeft"),
     "maximal (H 256, B 64), gru, unrolled": ({**MAXIMAL, "cell": "gru", "view": "unrolled"},
                                              "ArrowLeft"),

@@ -57,13 +57,9 @@ def live_run() -> None:
                    "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
     graph_view(picture, replay_control(lambda: cached_trace(config)), new_ids=new_ids,
                settings=config.to_params(), key="graph")
-    st.markdown("**Link to this run** (same seed, same picture for every student):")
-    st.code(ui.share_link("pages/playground.py",
-                          {**config.to_params(), **({"view": view} if view != "auto" else {})}),
-            language=None)
-    ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
 
-    # Lazy tabs: only the open one runs, so a slider move builds one figure, not three.
+    # Lazy tabs: only the open one runs, so a slider move builds one figure, not three,
+    # and sends the link, the downloads and the code only while their tab is open.
     tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
                                                     bind="query-params")
     with tab_pred:
@@ -86,7 +82,13 @@ def live_run() -> None:
             st.caption(figures.size_caption(sweep, config, bool(graph.meta.get("fused"))))
     with tab_code:
         if tab_code.open:
-            st.markdown("Paste this into a fresh Python session: it prints the same predictions.")
+            st.markdown("**Link to this run** (same seed, same picture for every student):")
+            st.code(ui.share_link("pages/playground.py",
+                                  {**config.to_params(), **({"view": view} if view != "auto" else {})}),
+                    language=None)
+            ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
+            st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
+                        "the same predictions.")
             st.code(reproduce_code(config), language="python")
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
 

@@ -182,7 +182,7 @@ VIEW = ChoiceKnob("view", "Graph view", "auto", VIEWS,
 # The Playground's open tab, by the tab's title (Streamlit binds tabs by their text).
 PANEL_LABELS: dict[str, str] = {
     "predictions": "Predictions", "ops": "Ops by type", "size": "Graph size against T",
-    "code": "Code for this run",
+    "code": "Share this run",
 }
 PANEL = ChoiceKnob("panel", "Panel", "predictions", tuple(PANEL_LABELS),
                    "The Playground's open tab.", labels=PANEL_LABELS)

@@ -111,7 +111,7 @@ def test_the_code_panel_reproduces_the_page_predictions_in_a_fresh_interpreter(t
     at.query_params["cell"] = "lstm_loop"
     at.query_params["seed"] = "3"
     at.run()
-    at.query_params["panel"] = "Code for this run"
+    at.query_params["panel"] = "Share this run"
     at.run()
     code = next(c.value for c in at.code if c.value.startswith("import torch"))
     script = tmp_path / "reproduce.py"
@@ -136,8 +136,9 @@ def test_share_link_carries_every_non_default_setting():
     at = fresh()
     at.query_params["seq_len"] = "12"
     at.query_params["seed"] = "7"
+    at.query_params["panel"] = "Share this run"  # the link is under this tab
     at.run()
-    link = next(c.value for c in at.code if "/playground" in c.value)
+    link = next(c.value for c in at.code if "/playground?" in c.value)
     assert link.endswith("/playground?seq_len=12&seed=7")
     again, _ = RunConfig.from_params(dict(p.split("=") for p in link.split("?")[1].split("&")))
     assert again == RunConfig(seq_len=12, seed=7)
@@ -146,8 +147,9 @@ def test_share_link_carries_every_non_default_setting():
 def test_presenter_mode_from_the_link_drops_the_long_explanations():
     at = fresh()
     at.query_params["present"] = "1"
+    at.query_params["panel"] = "Share this run"
     at.run()
     assert not at.exception and at.session_state["present"] is True
     assert not any("Drag **Sequence length T**" in m.value for m in at.markdown)
-    link = next(c.value for c in at.code if "/playground" in c.value)
+    link = next(c.value for c in at.code if "/playground?" in c.value)
     assert "present=1" in link

@@ -171,6 +171,17 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     expect(view).to_have_attribute("data-fullscreen", "0", timeout=WAIT)
     assert view.bounding_box()["width"] <= width + 1
 
+    tab = page.get_by_role("tab", name="Predictions")
+    tab_to(page, tab)
+    assert tab.evaluate(RING) != ""
+    press_and_wait(page, "ArrowRight")
+    wait_for_param(page, "panel", "Ops by type")
+    expect(page.get_by_role("tab", name="Ops by type")).to_have_attribute("aria-selected", "true")
+    expect(main.get_by_test_id("stDataFrame")).to_be_visible(timeout=WAIT)  # the ops table
+    # The link and the downloads are under the last tab: Share this run
+    press_and_wait(page, "ArrowRight")
+    press_and_wait(page, "ArrowRight")
+    wait_for_param(page, "panel", "Share this run")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     link = main.get_by_test_id("stCode").filter(has_text="/playground?")
     copy = link.locator("button")  # "Copy to clipboard": shown once the code block has the focus
@@ -187,13 +198,6 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
         page.keyboard.press("Enter")
     assert download.value.suggested_filename == "graph_gru_T9.dot"
 
-    tab = page.get_by_role("tab", name="Predictions")
-    tab_to(page, tab)
-    assert tab.evaluate(RING) != ""
-    press_and_wait(page, "ArrowRight")
-    wait_for_param(page, "panel", "Ops by type")
-    expect(page.get_by_role("tab", name="Ops by type")).to_have_attribute("aria-selected", "true")
-    expect(main.get_by_test_id("stDataFrame")).to_be_visible(timeout=WAIT)  # the ops table
 
 
 def open_file_chooser_by_keyboard(page: Page) -> FileChooser:
