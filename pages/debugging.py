@@ -31,10 +31,10 @@ def live() -> None:
     left, right = st.columns([5, 4], gap="large")
     left.plotly_chart(ui.cached_debug_figure("hidden", config, scale_pct / 100, nonlinearity),
                       width="stretch", key="hidden_heatmap")
-    right.markdown("A **forward hook** on each cell sees every hidden state the moment it is made:")
-    right.code(inspection.HOOK_CODE.format(T=T), language="python", wrap_lines=True)
-    right.caption("Each column is one time step, each row one unit of the hidden state. "
-                  "Red is positive, blue negative.")
+    ui.aside("A **forward hook** on each cell sees every hidden state the moment it is made:",
+             inspection.HOOK_CODE.format(T=T),
+             "Each column is one time step, each row one unit of the hidden state. "
+             "Red is positive, blue negative.", where=right)
 
     st.subheader("2 · How much the prediction still feels each step", anchor=False)
     first, last, ratio = run.grad_norms[-1, 0], run.grad_norms[-1, -1], run.vanishing_ratio
@@ -55,12 +55,12 @@ def live() -> None:
         if T > 1:
             st.markdown(f"{inspection.describe_trend(inspection.gradient_trend(ratio))} "
                         f"(Recurrent weights at {scale_pct} %, `{nonlinearity}`.)")
-    right.markdown("`retain_grad()` keeps the gradient of a tensor that is not a leaf, so after "
-                   "`backward()` every step's hidden state has its own `.grad`:")
-    right.code(inspection.RETAIN_GRAD_CODE, language="python", wrap_lines=True)
-    right.caption("The norm runs over the whole batch and every unit. The loss only reads the last "
-                  "step, so earlier steps get gradient only through the chain of hidden-to-hidden "
-                  "weights, once per step.")
+    ui.aside("`retain_grad()` keeps the gradient of a tensor that is not a leaf, so after "
+             "`backward()` every step's hidden state has its own `.grad`:",
+             inspection.RETAIN_GRAD_CODE,
+             "The norm runs over the whole batch and every unit. The loss only reads the last "
+             "step, so earlier steps get gradient only through the chain of hidden-to-hidden "
+             "weights, once per step.", where=right)
 
     st.subheader("3 · print() from inside forward", anchor=False)
     left, right = st.columns([5, 4], gap="large")
@@ -68,8 +68,8 @@ def live() -> None:
         step = ui.capped_knob_widget(PRINT_STEP, T - 1)
         st.code(ui.cached_prints(config, scale_pct / 100, nonlinearity, int(step)), language="text",
                 wrap_lines=True)
-    right.markdown("A hook is ordinary Python, so it can `print`; `redirect_stdout` catches the text:")
-    right.code(inspection.PRINT_CODE.format(step=step), language="python", wrap_lines=True)
+    ui.aside("A hook is ordinary Python, so it can `print`; `redirect_stdout` catches the text:",
+             inspection.PRINT_CODE.format(step=step), where=right)
 
     st.subheader("4 · What autograd saved for one node", anchor=False)
     graph = run.graph
@@ -88,11 +88,11 @@ def live() -> None:
                          key="saved_tensors")
         else:
             st.caption("This op saved nothing for backward: its gradient needs no forward values.")
-    right.markdown("Every node of the graph is a live `grad_fn`. What it kept for `backward()` "
-                   "hangs off it as `_saved_*` attributes:")
-    right.code(inspection.SAVED_CODE, language="python", wrap_lines=True)
-    right.caption("Saved tensors are freed by `backward()` unless it is called with "
-                  "`retain_graph=True`; this graph has not been backward'd, so all are readable.")
+    ui.aside("Every node of the graph is a live `grad_fn`. What it kept for `backward()` "
+             "hangs off it as `_saved_*` attributes:", inspection.SAVED_CODE,
+             "Saved tensors are freed by `backward()` unless it is called with "
+             "`retain_graph=True`; this graph has not been backward'd, so all are readable.",
+             where=right)
 
 
 live()

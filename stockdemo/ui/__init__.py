@@ -45,6 +45,7 @@ from stockdemo.ui.frame import (
     DATA_CREDIT,
     PAGES,
     ROOT,
+    aside,
     page_link,
     page_source,
     page_url,
@@ -66,7 +67,7 @@ from stockdemo.ui.panels import (
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "cached_answer",
+    "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "aside", "cached_answer",
     "cached_compile_capture", "cached_debug_figure", "cached_early_stop_runs", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",
