@@ -27,20 +27,21 @@ class SharedFigure(go.Figure):
     """A figure built once per config and shown to every session: read it, never change it.
 
     ``to_dict`` is what ``st.plotly_chart`` calls on every rerun. Plotly's own
-    deep-copies the figure, its theme template most of all (~4 ms); this one
-    hands out the spec it was built from, with the template added, made once.
+    deep-copies the figure (~4 ms); this one hands out the spec it was built from.
+
+    Without plotly's theme template: Streamlit draws the chart in its own theme
+    (``st.plotly_chart(theme="streamlit")``, the default) and the template sent
+    changes nothing on screen (screenshots with and without were pixel-identical).
+    It was most of each chart's JSON, encoded again on every rerun, and most of
+    what building a figure deep-copied.
     """
 
     def __init__(self, spec: dict) -> None:
-        super().__init__(spec, _validate=False)
-        self._shared_spec = spec
-        self._shared_dict: dict | None = None
+        super().__init__({"data": spec["data"], "layout": {**spec["layout"], "template": {}}},
+                         _validate=False)
+        self._shared_dict = spec
 
     def to_dict(self) -> dict:
-        if self._shared_dict is None:
-            spec = self._shared_spec
-            self._shared_dict = {"data": spec["data"], "layout": {
-                **spec["layout"], "template": self.layout.template.to_plotly_json()}}
         return self._shared_dict
 
 
