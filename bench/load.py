@@ -16,7 +16,8 @@ Scenarios:
 
 - **burst**: on each page in turn, N sessions open it, then move a control in
   the same half second, ``--moves`` rounds. A move nudges one of the model's
-  sliders (sequence length, hidden size, layers) where the page has them, as
+  sliders (sequence length, hidden size, layers) where the page has them, or on
+  the Lab one of the open experiment's sliders (weeks of data, length T), as
   the browser does (a widget inside a fragment reruns only that fragment);
   on the Playground the moves follow the earlier plan (one move in three goes
   to a value every session shares). Pages without those sliders press their
@@ -87,8 +88,10 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 from tests.helpers import free_port, page_paths, server_command  # noqa: E402
 
 CORES = len(os.sched_getaffinity(0))
-PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without model sliders
-MODEL_SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3)}
+PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without sliders
+# What a learner moves: the model's sliders, and on the Lab its experiments' own.
+SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3),
+           "weeks": (2, 16), "lab_t": (1, 30), "batches": (2, 12), "max_t": (5, 100)}
 SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)  # Playground: values every session visits
 FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 TARGETS = {"burst_p95_s": 0.5, "rss_mb": 1536.0, "train_first_s": 1.0, "train_slack_s": 2.0,
@@ -437,11 +440,11 @@ class Session:
 
 
 def nudge(s: Session, rng: random.Random) -> None:
-    """One learner's move on any page: a model slider a few steps, else the page's button."""
-    keys = [k for k in MODEL_SLIDERS if s.has(k) and s.key_to_id[k] in s.widgets]
+    """One learner's move on any page: a slider a few steps, else the page's button."""
+    keys = [k for k in SLIDERS if s.has(k) and s.key_to_id[k] in s.widgets]
     if keys:
         key = rng.choice(keys)
-        low, high = MODEL_SLIDERS[key]
+        low, high = SLIDERS[key]
         current = int(s.value(key))
         choices = [v for v in range(low, high + 1) if v != current and abs(v - current) <= 5]
         s.set_value(key, rng.choice(choices or [low]))
