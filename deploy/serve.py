@@ -17,9 +17,12 @@
   cookie affinity, websockets kept open, health checks on
   ``/_stcore/health``.
 
-A replica that exits is taken out by HAProxy's health check (its sessions
-reconnect to another replica and rebuild their pages from their URLs) and
-started again here. Ctrl-C (or SIGTERM) stops everything this started.
+A replica that exits is taken out of HAProxy at once (through its admin
+socket; the health check would notice within 1-2 s) and started again here.
+Its sessions reconnect to the survivors and rebuild their pages from their
+URLs. The restarted replica rejoins ``REJOIN_AFTER_S`` seconds after it answers
+again: back at once, it took part of the reconnecting sessions back while it
+was still starting (bench/load.py failover: 1 and 6 of 15). Ctrl-C (or SIGTERM) stops everything this started.
 ``--state FILE`` writes the ports and process ids as JSON once everything
 answers (tests and bench/load.py read it).
 
@@ -50,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
 PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server"}  # program -> Debian package
 SBIN_PATH = "/usr/local/sbin:/usr/sbin:/sbin"  # Debian puts haproxy in /usr/sbin
+REJOIN_AFTER_S = 20.0  # a restarted replica's wait before it takes sessions again
 START_TIMEOUT_S = 90.0
 
 
@@ -82,10 +86,30 @@ def find_programs() -> dict[str, str]:
     return {p: shutil.which(p, path=search) for p in PROGRAMS}
 
 
-def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]]) -> str:
-    """The template with this start's address and servers filled in."""
+def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]], admin: Path) -> str:
+    """The template with this start's address, servers and admin socket filled in."""
     servers = "\n".join(f"    server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas)
-    return string.Template(TEMPLATE.read_text()).substitute(bind=bind, port=port, servers=servers)
+    return string.Template(TEMPLATE.read_text()).substitute(bind=bind, port=port, servers=servers,
+                                                            socket=admin)
+
+
+def haproxy_says(admin: Path, command: str) -> str:
+    """One command to HAProxy's admin socket -> its answer ("" is success for ``set server``)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(2)
+        s.connect(str(admin))
+        s.sendall(command.encode() + b"\n")
+        chunks = []
+        while chunk := s.recv(4096):
+            chunks.append(chunk)
+    return b"".join(chunks).decode().strip()
+
+
+def hold_out(admin: Path, name: str, out: bool) -> None:
+    """Take replica ``name`` out of the balancer (maintenance: not even its cookies reach it) or back."""
+    answer = haproxy_says(admin, f"set server replicas/{name} state {'maint' if out else 'ready'}")
+    if answer:
+        raise RuntimeError(f"haproxy refused to {'hold out' if out else 'take back'} {name}: {answer}")
 
 
 @dataclass
@@ -95,6 +119,8 @@ class Replica:
     env: dict[str, str]
     proc: subprocess.Popen | None = None
     started: float = 0.0
+    rejoin_at: float | None = None  # held out of the balancer until then (None: in it)
+    held_out: bool = False
 
     def start(self, log, warm: bool = True) -> None:
         """``warm``: through deploy/replica.py, the training workers started first.
@@ -212,7 +238,9 @@ def serve(args: argparse.Namespace) -> int:
             replicas.append(replica)
             procs.append(replica.proc)
         cfg = workdir / "haproxy.cfg"
-        cfg.write_text(haproxy_config(args.address, args.port, [(r.name, r.port) for r in replicas]))
+        admin = workdir / "haproxy.sock"
+        cfg.write_text(haproxy_config(args.address, args.port, [(r.name, r.port) for r in replicas],
+                                      admin))
         check = subprocess.run([programs["haproxy"], "-c", "-f", str(cfg)], capture_output=True, text=True)
         if check.returncode:
             raise RuntimeError(f"haproxy rejected {cfg}:\n{check.stdout}{check.stderr}")
@@ -231,8 +259,8 @@ def serve(args: argparse.Namespace) -> int:
                 state = {"port": args.port, "url": f"http://{local}:{args.port}",
                          "redis_port": redis_port, "haproxy_pid": haproxy.pid,
                          "redis_pid": redis.pid, "config": str(cfg),
-                         "replicas": [{"name": r.name, "port": r.port, "pid": r.proc.pid}
-                                      for r in replicas]}
+                         "replicas": [{"name": r.name, "port": r.port, "pid": r.proc.pid,
+                                       "held_out": r.held_out} for r in replicas]}
                 tmp = Path(args.state + ".tmp")
                 tmp.write_text(json.dumps(state))
                 tmp.replace(args.state)
@@ -254,13 +282,25 @@ def serve(args: argparse.Namespace) -> int:
                 write_state()
             for r in replicas:
                 if r.proc.poll() is not None:
-                    print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again",
+                    print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again, "
+                          f"out of the balancer until {REJOIN_AFTER_S:.0f} s after it answers",
                           flush=True)
+                    hold_out(admin, r.name, True)
+                    r.held_out, r.rejoin_at = True, None
                     procs.remove(r.proc)
                     _signal(r.proc, signal.SIGTERM)  # its training workers, if any are left
                     r.start(log, warm=False)
                     procs.append(r.proc)
                     write_state()
+                elif r.held_out:
+                    if r.rejoin_at is None:
+                        if healthy(f"http://127.0.0.1:{r.port}/_stcore/health"):
+                            r.rejoin_at = time.monotonic() + REJOIN_AFTER_S
+                    elif time.monotonic() >= r.rejoin_at:
+                        hold_out(admin, r.name, False)
+                        r.held_out = False
+                        print(f"serve: replica {r.name} is back in the balancer", flush=True)
+                        write_state()
     except KeyboardInterrupt:
         print("serve: stopping", flush=True)
         return 0

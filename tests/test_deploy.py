@@ -75,7 +75,7 @@ def test_haproxy_accepts_the_rendered_config(tmp_path):
     if haproxy is None:
         pytest.fail("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
     cfg = tmp_path / "haproxy.cfg"
-    cfg.write_text(haproxy_config("127.0.0.1", 8501, [("r1", 9001), ("r2", 9002)]))
+    cfg.write_text(haproxy_config("127.0.0.1", 8501, [("r1", 9001), ("r2", 9002)], tmp_path / "admin.sock"))
     check = subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     # And rejects a broken one: the check is not a formality.

@@ -35,6 +35,17 @@ def served():
         os.unlink(target.log.name)
 
 
+def wait_healthy_port(port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return
+        except OSError:
+            assert time.monotonic() < deadline, f"port {port} never answered"
+            time.sleep(0.5)
+
+
 def fresh_cookie(url: str) -> str | None:
     with urllib.request.urlopen(url, timeout=30) as r:
         for header in r.headers.get_all("Set-Cookie") or []:
@@ -78,16 +89,29 @@ def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
             except (ConnectionClosed, OSError, TimeoutError):
                 assert time.monotonic() < deadline, "no replica took the session within 30 s"
                 await asyncio.sleep(0.5)
-        if tab.replica == home:  # serve.py had already started the killed replica again
-            assert {r["pid"] for r in served.state()["replicas"] if r["name"] == home} != {pid}
+        # On the survivor, even once the killed replica is back: it is held out for a while.
+        assert tab.replica != home
         assert back.ok, back.errors
         assert int(tab.value("seq_len")) == 9  # the page rebuilt from its URL
         await tab.close()
-        # serve.py starts the dead replica again.
+        # serve.py starts the dead replica again, out of the balancer, then lets it back in.
         deadline = time.monotonic() + 60
         while {r["pid"] for r in served.state()["replicas"] if r["name"] == home} == {pid}:
             assert time.monotonic() < deadline, "the killed replica was not restarted"
             time.sleep(0.5)
+        restarted = next(r for r in served.state()["replicas"] if r["name"] == home)
+        assert restarted["held_out"]
+        wait_healthy_port(restarted["port"])
+        # A browser still carrying the killed replica's cookie is sent to the survivor meanwhile.
+        late = Session(served.url, "playground", 60)
+        late.cookies["SRV"] = home
+        await asyncio.to_thread(late._get_page)
+        assert late.replica != home
+        deadline = time.monotonic() + 60
+        while next(r for r in served.state()["replicas"] if r["name"] == home)["held_out"]:
+            assert time.monotonic() < deadline, "the restarted replica never rejoined"
+            time.sleep(0.5)
+        assert home in {fresh_cookie(f"{served.url}/playground") for _ in range(6)}
 
     run_async(scenario())
 
