@@ -5,7 +5,6 @@ import time
 import streamlit as st
 
 from stockdemo import static, ui
-from stockdemo.render import layout
 from stockdemo.ui.graph_view import cached_picture, graph_view
 
 ui.setup_page(
@@ -73,12 +72,11 @@ def live() -> None:
         f"`if` on a tensor's **value** (threshold {runs[0][0].threshold}, set from this input). Eager "
         "PyTorch just runs the Python, so two inputs record two differently sized graphs:")
     st.code(static.steps_source(static.EarlyStopRNN), language="python")
-    for i, (col, (run, _)) in enumerate(zip(st.columns(2, gap="large"), runs, strict=True)):
+    for i, (col, (run, picture)) in enumerate(zip(st.columns(2, gap="large"), runs, strict=True)):
         col.markdown(f"**{run.label}** (x × {run.scale:g}): ran **{run.steps} of {run.seq_len}** "
                      f"steps, **{run.graph.stats['nodes']} nodes** recorded")
         with col:
-            graph_view(layout(run.graph, "auto", max_nodes=None), key=f"early_stop_graph_{i}",
-                       url_key=None, height=320)
+            graph_view(picture, key=f"early_stop_graph_{i}", url_key=None, height=320)
     if runs[0][0].steps == runs[1][0].steps:
         st.caption("At this length both inputs ran the same number of steps; try T of 3 or more to "
                    "see them part ways.")
