@@ -84,8 +84,7 @@ def live() -> None:
                     f"inputs: {', '.join(f'`{i}`' for i in details.inputs) or 'none'}  \n"
                     f"outputs: {', '.join(f'`{o}`' for o in details.outputs) or 'none'}")
         if details.saved:
-            st.dataframe(inspection.saved_rows(details), hide_index=True, width="stretch",
-                         key="saved_tensors")
+            ui.table(inspection.saved_rows(details), key="saved_tensors")
         else:
             st.caption("This op saved nothing for backward: its gradient needs no forward values.")
     ui.aside("Every node of the graph is a live `grad_fn`. What it kept for `backward()` "

@@ -47,7 +47,7 @@ def experiment(name: str) -> None:
             st.graphviz_chart(render_dot(graph).dot, width="stretch", alt=caption)
     if report.table is not None:
         with st.expander("Every number of this run"):
-            st.dataframe(report.table, hide_index=True, width="stretch")
+            ui.table(report.table)
 
 
 # Lazy tabs bound to the link (?lab=NaN): only the open experiment runs.

@@ -61,6 +61,7 @@ from stockdemo.ui.panels import (
     recompiles,
     run_downloads,
     run_metrics,
+    table,
     train_button,
     training_pending,
     training_run,
@@ -75,7 +76,7 @@ __all__ = [
     "debug_controls", "fx_graph", "go_to_step", "knob_row", "knob_widget", "leave_for_training",
     "lesson_step",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
-    "presenting", "presets_bar", "recompiles", "run_controls", "run_downloads", "run_metrics",
+    "presenting", "presets_bar", "recompiles", "run_controls", "run_downloads", "run_metrics", "table",
     "setup_page", "share_link", "static_controls", "train_button", "train_controls",
     "training_pending", "training_run", "url_messages",
 ]
