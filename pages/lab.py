@@ -15,16 +15,18 @@ ui.url_messages("pages/lab.py")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def run_experiment(name: str, config: lab.LabConfig) -> lab_figures.Report:
-    """Shared by all sessions: the report holds graphs and figures to read, never change."""
-    return lab_figures.report(lab.EXPERIMENTS[name][1](config))
+def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report, tuple[str, ...]]:
+    """-> the report and its graphs as DOT. Shared by all sessions: read them, never change them."""
+    report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
+    return report, tuple(render_dot(graph).dot for _, graph in report.graphs)
 
 
 # A fragment per experiment: moving one of its controls reruns only that experiment.
 @st.fragment
 def experiment(name: str) -> None:
     config_class = lab.EXPERIMENTS[name][0]
-    report = run_experiment(name, config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state))))
+    config = config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state)))
+    report, dots = run_experiment(name, config)
     st.markdown(report.headline)
     row = st.container(horizontal=True, gap="medium")
     for label, value, help_text in report.metrics:
@@ -41,10 +43,10 @@ def experiment(name: str) -> None:
     for figure, alt in report.figures:
         st.plotly_chart(figure, width="stretch", alt=alt)
     columns = st.columns(min(2, len(report.graphs) or 1))
-    for i, (caption, graph) in enumerate(report.graphs):
+    for i, ((caption, _), dot) in enumerate(zip(report.graphs, dots, strict=True)):
         with columns[i % len(columns)]:
             st.markdown(f"**{caption}**")
-            st.graphviz_chart(render_dot(graph).dot, width="stretch", alt=caption)
+            st.graphviz_chart(dot, width="stretch", alt=caption)
     if report.table is not None:
         with st.expander("Every number of this run"):
             ui.table(report.table)
