@@ -20,14 +20,14 @@ import contextlib
 import io
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
-from stockdemo.config import RunConfig
+from stockdemo.config import PRINT_STEP, RunConfig
 from stockdemo.graph import Graph, capture_graph, walk_grad_fns
 from stockdemo.live import build
 from stockdemo.model import LoopRNN, StockPredictor
@@ -86,6 +86,7 @@ class Inspection:
     graph: Graph
     hidden: tuple[np.ndarray, ...]  # per layer (seq_len, hidden): sequence 0 of the batch
     grad_norms: np.ndarray  # (num_layers, seq_len): ‖∂L/∂h_t‖ over batch and units
+    prints: str  # captured_prints at PRINT_STEP.default, printed during the same forward
 
     @property
     def vanishing_ratio(self) -> float:
@@ -232,21 +233,46 @@ def gradient_norms(model: StockPredictor, x: torch.Tensor) -> torch.Tensor:
     return _states_and_norms(model, x)[1]
 
 
-def _states_and_norms(model: StockPredictor, x: torch.Tensor,
-                      ) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
+def _states_and_norms(model: StockPredictor, x: torch.Tensor, print_step: int | None = None,
+                      ) -> tuple[list[list[torch.Tensor]], torch.Tensor, str]:
     """One pass for both: every hidden state (``hidden_states``) and ``gradient_norms``.
 
     ``torch.autograd.grad`` asks for the hidden states' gradients only: the same
     numbers ``retain_grad`` and ``backward()`` give, without computing every
     weight's gradient at every step (measured: half the time of the whole inspection).
+    ``print_step``: the print hook of ``captured_prints`` runs in the same forward
+    -> its text (else "").
     """
+    out = io.StringIO()
     with torch.enable_grad():
-        predictions, states = hidden_states(model, x)
+        if print_step is None:
+            predictions, states = hidden_states(model, x)
+        else:
+            with _printing_to(out):
+                predictions, states = hidden_states(model, x, on_step=_print_at(print_step, x))
         flat = [h for layer in states for h in layer]
         grads = torch.autograd.grad(predictions.sum(), flat, allow_unused=True, materialize_grads=True)
     seq_len = len(states[0])
     norms = torch.stack(grads).flatten(1).norm(dim=1)  # (num_layers * seq_len,)
-    return states, norms.reshape(len(states), seq_len)
+    return states, norms.reshape(len(states), seq_len), out.getvalue()
+
+
+def _print_at(step: int, x: torch.Tensor) -> StepHook:
+    """The print hook: at step ``step`` (clamped to 0..seq_len-1), each layer's state."""
+    step = min(max(step, 0), x.shape[1] - 1)
+
+    def show(layer: int, t: int, h: torch.Tensor) -> None:
+        if t == step:
+            with torch.no_grad():
+                print(f"layer {layer}, step t={t}: h.shape={tuple(h.shape)}, h.norm()={h.norm():.4f}")
+                print(f"  h[0] = {h[0].detach()}")
+    return show
+
+
+@contextlib.contextmanager
+def _printing_to(out: io.StringIO) -> Iterator[None]:
+    with _PRINT_LOCK, contextlib.redirect_stdout(out):
+        yield
 
 
 def captured_prints(model: StockPredictor, x: torch.Tensor, step: int) -> str:
@@ -254,16 +280,9 @@ def captured_prints(model: StockPredictor, x: torch.Tensor, step: int) -> str:
 
     x: (batch, seq_len, features); step is clamped to 0..seq_len-1.
     """
-    step = min(max(step, 0), x.shape[1] - 1)
-
-    def show(layer: int, t: int, h: torch.Tensor) -> None:
-        if t == step:
-            print(f"layer {layer}, step t={t}: h.shape={tuple(h.shape)}, h.norm()={h.norm():.4f}")
-            print(f"  h[0] = {h[0].detach()}")
-
     out = io.StringIO()
-    with _PRINT_LOCK, contextlib.redirect_stdout(out), torch.no_grad():
-        hidden_states(model, x, on_step=show)
+    with _printing_to(out), torch.no_grad():
+        hidden_states(model, x, on_step=_print_at(step, x))
     return out.getvalue()
 
 
@@ -271,13 +290,14 @@ def inspect_run(config: RunConfig, weight_scale: float = 1.0,
                 nonlinearity: str = "tanh") -> Inspection:
     """Hidden states, per-step gradient norms and the live graph of one run."""
     x, model = prepare(config, weight_scale, nonlinearity)
-    states, norms = _states_and_norms(model, x)
+    # The prints at the page's default step come from this same forward pass.
+    states, norms, prints = _states_and_norms(model, x, PRINT_STEP.default)
     model.zero_grad(set_to_none=True)
     with torch.enable_grad():
         output = model(x)
     hidden = tuple(torch.stack([h[0].detach() for h in layer]).numpy() for layer in states)
     return Inspection(config, weight_scale, nonlinearity, x, model, output,
-                      capture_graph(output, model, x), hidden, norms.numpy())
+                      capture_graph(output, model, x), hidden, norms.numpy(), prints)
 
 
 def grad_fns_by_id(output: torch.Tensor, graph: Graph, model: nn.Module) -> dict[str, object]:

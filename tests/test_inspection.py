@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from stockdemo import inspection
-from stockdemo.config import RunConfig
+from stockdemo.config import PRINT_STEP, RunConfig
 from stockdemo.graph import capture_graph
 from stockdemo.live import build
 
@@ -142,6 +142,15 @@ def test_captured_prints_hold_the_hidden_state_at_the_chosen_step(cell):
         assert not torch.allclose(torch.tensor(printed), states[layer][2][0], atol=6e-5)
 
 
+@pytest.mark.parametrize("cell", ("rnn", "gru", "lstm_loop"))
+def test_the_inspection_prints_the_default_step_as_a_hook_run_of_its_own_does(cell):
+    """The page's default prints come from the inspection's forward pass: the same text."""
+    config = RunConfig(seq_len=5, num_layers=2, cell=cell)
+    run = inspection.inspect_run(config, 1.5, "tanh")
+    assert run.prints == inspection.captured_prints(run.model, run.inputs, PRINT_STEP.default)
+    assert run.prints.count(f"step t={PRINT_STEP.default}:") == 2
+
+
 def test_captured_prints_clamp_a_step_beyond_the_sequence():
     config = RunConfig(seq_len=4)
     x, model = build(config)
@@ -181,7 +190,7 @@ def test_node_details_say_when_a_saved_tensor_was_freed_by_backward():
     graph = capture_graph(output, model, x)
     output.sum().backward()  # frees the saved tensors
     freed = inspection.Inspection(run.config, 1.0, "tanh", x, model, output, graph,
-                                  run.hidden, run.grad_norms)
+                                  run.hidden, run.grad_norms, run.prints)
     (saved,) = inspection.node_details(freed, "L0.t1/Tanh0").saved
     assert saved.stats is None and saved.text.startswith("not readable")
 

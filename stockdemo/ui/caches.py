@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from stockdemo import data, figures, inspection, lesson, static
-from stockdemo.config import RunConfig, TrainConfig
+from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Picture, Rendering, layout, render_dot
 
@@ -106,8 +106,13 @@ def cached_debug_figure(kind: str, config: RunConfig, weight_scale: float, nonli
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
 def cached_prints(config: RunConfig, weight_scale: float, nonlinearity: str, step: int) -> str:
-    """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns)."""
+    """What the print hook shows at ``step`` (a forward pass: worth keeping across reruns).
+
+    At the default step the inspection printed it already, in its own forward pass.
+    """
     run = cached_inspection(config, weight_scale, nonlinearity)
+    if step == PRINT_STEP.default:
+        return run.prints
     return inspection.captured_prints(run.model, run.inputs, step)
 
 
