@@ -40,6 +40,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -58,6 +59,13 @@ STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is kill
 ABANDON_S = 15.0  # an event stream unread this long is taken as a closed tab
 QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
 DEFAULT_MAX_WAITING = 32  # a class of 30 pressing Train at once all get a place in line
+# A worker ended by one of these was stopped with its server (make serve stops each
+# replica's process group; Ctrl-C signals the terminal's): its server is most likely
+# exiting too. Replaced at once, the new worker outlived its server and spent ~5 s of
+# CPU importing torch (seen after every bench/load.py run). It is replaced after a
+# pause instead, if the server is still there.
+STOP_SIGNALS = frozenset({-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP})
+RESPAWN_AFTER_STOP_S = 3.0
 FAILED_STARTS = 3  # workers dying before they are ready, in a row: the pool gives up
 
 
@@ -180,6 +188,7 @@ class TrainingPool:
         self._closed = False
         self._failed_starts = 0
         self._broken: str | None = None
+        self._respawn_at: list[float] = []  # replacements due for workers stopped by a signal
 
     # -- public --
 
@@ -332,7 +341,15 @@ class TrainingPool:
                     if w in self._pool:
                         self._serve(w)
                 self._check_stops()
+                self._respawn_due()
                 self._assign()
+
+    def _respawn_due(self) -> None:
+        now = time.monotonic()
+        due = [t for t in self._respawn_at if t <= now]
+        if due:
+            self._respawn_at = [t for t in self._respawn_at if t > now]
+            self._pool.extend(self._spawn() for _ in due)
 
     def _serve(self, w: _Worker) -> None:
         """Read what one worker sent, or replace it if it died."""
@@ -377,6 +394,10 @@ class TrainingPool:
         if w.process.poll() is None:
             w.process.kill()
         w.process.wait(timeout=2)
+        if w.process.returncode in STOP_SIGNALS:
+            self._pool.remove(w)
+            self._respawn_at.append(time.monotonic() + RESPAWN_AFTER_STOP_S)
+            return
         self._failed_starts += not w.ready
         if self._failed_starts < FAILED_STARTS:
             self._pool[self._pool.index(w)] = self._spawn()

@@ -127,6 +127,18 @@ def test_a_killed_worker_ends_only_its_run_and_is_replaced(pool):
     assert isinstance(list(pool.train(quick, QUICK))[-1], train.TrainResult)
 
 
+def test_a_worker_stopped_by_a_signal_is_replaced_only_after_a_pause(pool):
+    """SIGTERM is how a server's process group is stopped: the server is likely exiting too,
+    and a new worker started at once would outlive it, importing torch for nothing."""
+    [pid] = pool.worker_pids()
+    stopped = time.monotonic()
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: pool.status()["workers"] == 0, 10, "the stopped worker stayed in the pool")
+    wait_for(lambda: pool.status()["ready"] == 1, 60, "no new worker after the pause")
+    assert time.monotonic() - stopped >= workers.RESPAWN_AFTER_STOP_S
+    assert pool.worker_pids() != [pid]
+
+
 class ExitOnArrival:
     """Unpickled in the worker as os._exit(3): a crash inside the worker process itself."""
 
