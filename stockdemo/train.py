@@ -143,7 +143,10 @@ def train(dataset: Dataset, config: TrainConfig,
         raise ValueError(refusal)
     started = time.perf_counter()
     _, model = build(config.model_config)
-    optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    # foreach: one op per step for all parameters, not one per parameter. On CPU torch
+    # defaults to the per-parameter loop; this run took 329 -> 268 ms (default settings)
+    # with the same curves and forecasts, bit for bit (checked: RNN, LSTM, GRU, LSTM loop).
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate, foreach=True)
     loss_fn = nn.MSELoss()
     shuffle = torch.Generator().manual_seed(config.seed)
     x_train = torch.from_numpy(dataset.x[dataset.part("train")])  # (train, seq_len, features)
