@@ -22,7 +22,8 @@ socket; the health check would notice within 1-2 s) and started again here.
 Its sessions reconnect to the survivors and rebuild their pages from their
 URLs. The restarted replica rejoins ``REJOIN_AFTER_S`` seconds after it answers
 again: back at once, it took part of the reconnecting sessions back while it
-was still starting (bench/load.py failover: 1 and 6 of 15). Ctrl-C (or SIGTERM) stops everything this started.
+was still starting (bench/load.py failover: 1 and 6 of 15). Ctrl-C (or
+SIGTERM) stops everything this started.
 ``--state FILE`` writes the ports and process ids as JSON once everything
 answers (tests and bench/load.py read it).
 
@@ -105,11 +106,20 @@ def haproxy_says(admin: Path, command: str) -> str:
     return b"".join(chunks).decode().strip()
 
 
-def hold_out(admin: Path, name: str, out: bool) -> None:
-    """Take replica ``name`` out of the balancer (maintenance: not even its cookies reach it) or back."""
-    answer = haproxy_says(admin, f"set server replicas/{name} state {'maint' if out else 'ready'}")
+def hold_out(admin: Path, name: str, out: bool) -> bool:
+    """Take replica ``name`` out of the balancer (maintenance: not even its cookies reach it) or back.
+
+    -> whether HAProxy did. A failure is said and is not fatal: a dead replica
+    not held out is still taken out by the health checks.
+    """
+    try:
+        answer = haproxy_says(admin, f"set server replicas/{name} state {'maint' if out else 'ready'}")
+    except OSError as err:
+        answer = str(err)
     if answer:
-        raise RuntimeError(f"haproxy refused to {'hold out' if out else 'take back'} {name}: {answer}")
+        print(f"serve: could not {'hold out' if out else 'take back'} replica {name} through "
+              f"HAProxy's admin socket: {answer}", file=sys.stderr, flush=True)
+    return not answer
 
 
 @dataclass
@@ -285,8 +295,7 @@ def serve(args: argparse.Namespace) -> int:
                     print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again, "
                           f"out of the balancer until {REJOIN_AFTER_S:.0f} s after it answers",
                           flush=True)
-                    hold_out(admin, r.name, True)
-                    r.held_out, r.rejoin_at = True, None
+                    r.held_out, r.rejoin_at = hold_out(admin, r.name, True), None
                     procs.remove(r.proc)
                     _signal(r.proc, signal.SIGTERM)  # its training workers, if any are left
                     r.start(log, warm=False)
@@ -297,10 +306,12 @@ def serve(args: argparse.Namespace) -> int:
                         if healthy(f"http://127.0.0.1:{r.port}/_stcore/health"):
                             r.rejoin_at = time.monotonic() + REJOIN_AFTER_S
                     elif time.monotonic() >= r.rejoin_at:
-                        hold_out(admin, r.name, False)
-                        r.held_out = False
-                        print(f"serve: replica {r.name} is back in the balancer", flush=True)
-                        write_state()
+                        if hold_out(admin, r.name, False):
+                            r.held_out = False
+                            print(f"serve: replica {r.name} is back in the balancer", flush=True)
+                            write_state()
+                        else:  # in maintenance until HAProxy takes the command: try again
+                            r.rejoin_at = time.monotonic() + 5.0
     except KeyboardInterrupt:
         print("serve: stopping", flush=True)
         return 0
