@@ -83,12 +83,6 @@ CHART_EVERY_S = 0.5
 # ...and the progress bar at most this often: every report was one more message for the
 # server to queue and send, up to 30 per run, with 30 sessions training.
 BAR_EVERY_S = 0.1
-# A run's progress stays up at least this long before the page reruns with its result.
-# The rerun drops every message the run queued and the server had not sent yet; under
-# the load of 30 presses, a run of 0.3 s lost all of its progress that way, and its
-# learner saw nothing happen until the result (bench/load.py train: one session of 30
-# in three of seven runs).
-PROGRESS_SHOWN_S = 0.5
 
 
 def train_button(dataset: Dataset, config: TrainConfig, key: tuple) -> TrainResult | None:
@@ -155,7 +149,6 @@ def training_run() -> None:
     live_chart = st.empty()
     history: list[train.Progress] = []
     drawn_at = bar_at = 0.0
-    shown_at: float | None = None  # when the first place in line or epoch went out
     # In a worker process, off the server's GIL. Closing the stream (the loop ends, Stop's
     # rerun interrupts it, the tab closes) takes the run out of the queue or stops its worker.
     try:
@@ -164,7 +157,6 @@ def training_run() -> None:
                 if isinstance(event, workers.Queued):
                     bar.progress(0.0, text=f"Waiting for a training worker: number {event.position} "
                                            f"in line ({event.workers} training at once here)")
-                    shown_at = shown_at or time.monotonic()
                     continue
                 if isinstance(event, train.TrainResult):
                     st.session_state[_RESULT] = (key, event)
@@ -179,7 +171,6 @@ def training_run() -> None:
                 if time.monotonic() - bar_at >= BAR_EVERY_S:  # the first report at once
                     bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
                     bar_at = time.monotonic()
-                    shown_at = shown_at or bar_at
     except (workers.TrainingRefused, workers.WorkerLost) as err:
         for done in (_JOB, _PARTIAL):
             st.session_state.pop(done, None)
@@ -188,8 +179,6 @@ def training_run() -> None:
         return
     for done in (_JOB, _PARTIAL):
         st.session_state.pop(done, None)
-    if shown_at is not None:
-        time.sleep(max(0.0, PROGRESS_SHOWN_S - (time.monotonic() - shown_at)))
     st.rerun()
 
 
