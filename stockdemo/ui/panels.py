@@ -12,6 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from stockdemo import figures, static, train, workers
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, RunConfig, TrainConfig
@@ -179,7 +181,43 @@ def training_run() -> None:
         return
     for done in (_JOB, _PARTIAL):
         st.session_state.pop(done, None)
+    _until_sent(SENT_WITHIN_S)
     st.rerun()
+
+
+# The rerun that shows a training result drops every message this run queued and the
+# server had not sent yet. Under 30 presses the server sent a training run's page
+# 0.6 s and more behind the script, so a run of 0.3-0.5 s lost its whole progress and
+# its learner saw nothing happen until the result (bench/load.py train: one session of
+# 30 in four of eight runs). A fixed pause did not help and lengthened every run.
+SENT_WITHIN_S = 2.0
+
+
+def _until_sent(timeout: float) -> None:
+    """Wait until what this script run queued has gone out to the browser (at most ``timeout``).
+
+    A marker goes through the server's event loop after every message queued before it;
+    then the session's queue must be empty. Idle, that takes a few milliseconds. Where
+    there is no runtime (AppTest), returns at once.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return
+    runtime = Runtime.instance()
+    session = runtime.get_app_session(ctx.session_id)
+    if session is None:
+        return
+    deadline = time.monotonic() + timeout
+    reached = threading.Event()
+    try:
+        runtime._get_async_objs().eventloop.call_soon_threadsafe(reached.set)
+        queue = session._browser_queue  # private: checked by tests/test_page_train.py
+    except (AttributeError, RuntimeError):
+        return
+    if not reached.wait(timeout):
+        return
+    while not queue.is_empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def outcome_box(outcome: static.ExportOutcome, success: str, failure: str, ops: bool = False) -> None:
