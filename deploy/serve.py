@@ -220,6 +220,10 @@ def serve(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
+    # Ctrl-C even where SIGINT came in ignored: a shell starts background jobs that way,
+    # and Python then installs no KeyboardInterrupt of its own (found when a CI run
+    # started with `nohup ... &` left test_ctrl_c_stops_every_process_it_started waiting).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         redis_port = free_port()
 
