@@ -1,5 +1,6 @@
 """Lab: one batch of different lengths, and the mistakes a graph recorded at run time allows."""
 
+import pyarrow as pa
 import streamlit as st
 
 from stockdemo import lab, lab_figures, ui
@@ -15,10 +16,15 @@ ui.url_messages("pages/lab.py")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report, tuple[str, ...]]:
-    """-> the report and its graphs as DOT. Shared by all sessions: read them, never change them."""
+def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report, tuple[str, ...],
+                                                                pa.Table | None]:
+    """-> the report, its graphs as DOT and its table as Arrow, each made once.
+
+    Shared by all sessions: read them, never change them.
+    """
     report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
-    return report, tuple(render_dot(graph).dot for _, graph in report.graphs)
+    table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
+    return report, tuple(render_dot(graph).dot for _, graph in report.graphs), table
 
 
 # A fragment per experiment: moving one of its controls reruns only that experiment.
@@ -26,7 +32,7 @@ def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report
 def experiment(name: str) -> None:
     config_class = lab.EXPERIMENTS[name][0]
     config = config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state)))
-    report, dots = run_experiment(name, config)
+    report, dots, table = run_experiment(name, config)
     st.markdown(report.headline)
     row = st.container(horizontal=True, gap="medium")
     for label, value, help_text in report.metrics:
@@ -47,9 +53,9 @@ def experiment(name: str) -> None:
         with columns[i % len(columns)]:
             st.markdown(f"**{caption}**")
             st.graphviz_chart(dot, width="stretch", alt=caption)
-    if report.table is not None:
+    if table is not None:
         with st.expander("Every number of this run"):
-            ui.table(report.table)
+            ui.table(table)
 
 
 # Lazy tabs bound to the link (?lab=NaN): only the open experiment runs.

@@ -45,7 +45,6 @@ from stockdemo.ui.frame import (
     DATA_CREDIT,
     PAGES,
     ROOT,
-    aside,
     page_link,
     page_source,
     page_url,
@@ -53,6 +52,7 @@ from stockdemo.ui.frame import (
     setup_page,
 )
 from stockdemo.ui.panels import (
+    aside,
     change_since_previous,
     chart_after_graph,
     fx_graph,

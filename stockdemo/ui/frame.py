@@ -158,16 +158,3 @@ def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = N
         if query:
             url += "?" + urlencode(query)
         st.markdown(f"[{label}]({url})")
-
-
-def aside(text: str, code: str, note: str = "", language: str = "python", where=st) -> None:
-    """An explanation beside a live result: text, the code it is about, a small note.
-
-    One Markdown element, not three (markdown, code, caption): a page in a fragment
-    sends every element again on each slider move, and these do not change with it.
-    """
-    parts = [text, f"```{language}\n{code.strip()}\n```"]
-    if note:
-        parts.append(f":gray[:small[{note}]]")
-    where.markdown("\n\n".join(parts))
-

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import closing
 
@@ -32,35 +31,32 @@ GRAPH_FIRST_PAUSE_S = 0.1
 PAUSE_ONLY_BELOW_S = 0.25
 
 
-# Arrow tables of DataFrames that come from shared caches, by identity (the frame
-# kept alongside, so a recycled id cannot match): converting is the costly part.
-_ARROW: OrderedDict[int, tuple[pd.DataFrame, pa.Table]] = OrderedDict()
-_ARROW_LOCK = threading.Lock()
-_ARROW_KEEP = 32
-
-
-def table(data: pd.DataFrame | list[dict], **kwargs) -> None:
-    """``st.dataframe`` without its index, from an Arrow table built here.
+def table(data: list[dict] | pd.DataFrame | pa.Table, **kwargs) -> None:
+    """``st.dataframe`` without its index, given an Arrow table (rows and frames converted here).
 
     Given rows or a DataFrame, Streamlit converts them through pandas on every
     rerun (its converter alone: 6.6 ms for the Debugging page's one-row list of
     dicts, 0.05 ms for an Arrow table; the page's move, measured whole: 27.3 ->
-    26.0 ms of server CPU). A DataFrame's table is kept while the frame lives (a
-    cached report's, say); rows are converted each time, directly.
+    26.0 ms of server CPU). A table shown on every rerun from a cache is best
+    converted once, in the cache (the Lab's experiments).
     """
     if isinstance(data, pd.DataFrame):
-        with _ARROW_LOCK:
-            hit = _ARROW.get(id(data))
-        if hit is None or hit[0] is not data:
-            hit = (data, pa.Table.from_pandas(data, preserve_index=False))
-            with _ARROW_LOCK:
-                _ARROW[id(data)] = hit
-                while len(_ARROW) > _ARROW_KEEP:
-                    _ARROW.popitem(last=False)
-        arrow = hit[1]
-    else:
-        arrow = pa.Table.from_pylist(data)
-    st.dataframe(arrow, hide_index=True, width="stretch", **kwargs)
+        data = pa.Table.from_pandas(data, preserve_index=False)
+    elif not isinstance(data, pa.Table):
+        data = pa.Table.from_pylist(data)
+    st.dataframe(data, hide_index=True, width="stretch", **kwargs)
+
+
+def aside(text: str, code: str, note: str = "", where=st) -> None:
+    """An explanation beside a live result: text, the Python it is about, a small note.
+
+    One Markdown element, not three (markdown, code, caption): a page in a fragment
+    sends every element again on each slider move, and these do not change with it.
+    """
+    parts = [text, f"```python\n{code.strip()}\n```"]
+    if note:
+        parts.append(f":gray[:small[{note}]]")
+    where.markdown("\n\n".join(parts))
 
 
 def chart_after_graph(fig: go.Figure, alt: str, rerun_started: float) -> None:
