@@ -53,7 +53,7 @@ def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
     page.goto(f"{server}/lab?lab=Carried+hidden+state")
     wait_for_run(page)
     page.wait_for_selector(GRAPH_NODES, timeout=60_000)
-    assert metric(page, "carried") == "174"
+    assert metric(page, "Nodes at batch 6, carried") == "174"
     thumb = page.locator("[data-testid='stSlider']").filter(has_text="Batches in a row") \
         .get_by_role("slider")
     thumb.focus()
