@@ -38,12 +38,13 @@ def live() -> None:
 
     st.subheader("2 · How much the prediction still feels each step", anchor=False)
     first, last, ratio = run.grad_norms[-1, 0], run.grad_norms[-1, -1], run.vanishing_ratio
-    g = st.container(horizontal=True, gap="medium")  # one block, not five as st.columns(4)
-    g.metric("Sequence length T", T)
-    g.metric("‖∂L/∂h₀‖ (first step)", f"{first:.3g}")
-    g.metric(f"‖∂L/∂h_{T - 1}‖ (last step)", f"{last:.3g}")
-    g.metric("first / last", f"{ratio:.3g}", help="Below 1 the gradient fades going back in time "
-             "(vanishing); above 1 it grows (exploding). Last layer.")
+    ui.metric_row([
+        ui.Metric("Sequence length T", T),
+        ui.Metric("‖∂L/∂h₀‖ (first step)", f"{first:.3g}"),
+        ui.Metric(f"‖∂L/∂h_{T - 1}‖ (last step)", f"{last:.3g}"),
+        ui.Metric("first / last", f"{ratio:.3g}", help="Below 1 the gradient fades going back in time "
+                  "(vanishing); above 1 it grows (exploding). Last layer."),
+    ])
     left, right = st.columns([5, 4], gap="large")
     with left:
         st.plotly_chart(ui.cached_debug_figure("gradient", config, scale_pct / 100, nonlinearity),

@@ -34,9 +34,8 @@ def experiment(name: str) -> None:
     config = config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state)))
     report, dots, table = run_experiment(name, config)
     st.markdown(report.headline)
-    row = st.container(horizontal=True, gap="medium")
-    for label, value, help_text in report.metrics:
-        row.metric(label, value, help=help_text or None)
+    ui.metric_row(ui.Metric(label, value, help=help_text or None)
+                  for label, value, help_text in report.metrics)
     for what, message in report.errors:
         st.markdown(f"{what} raises, word for word:")
         st.code(message, language=None, wrap_lines=True)

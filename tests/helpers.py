@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import html
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -93,9 +95,31 @@ def running_server(*options: str) -> Iterator[str]:
         stop_server(proc)
 
 
+_METRIC = re.compile(r'<dt data-testid="sdMetricLabel">(.*?)(?: <span class="sd-help".*?</span>)?</dt>'
+                     r'<dd data-testid="sdMetricValue">(.*?)</dd>'
+                     r'(?:<dd class="sd-delta[^"]*" data-testid="sdMetricDelta">(.*?)</dd>)?')
+
+
+def metrics(at) -> dict[str, str]:
+    """An AppTest page's metrics, label -> value: ``st.metric`` ones and ``ui.metric_row``'s."""
+    found = {m.label: m.value for m in at.metric}
+    for element in at.markdown:
+        if 'class="sd-metrics"' in element.value:
+            found.update((html.unescape(label), html.unescape(value))
+                         for label, value, _ in _METRIC.findall(element.value))
+    return found
+
+
+def metric_deltas(at) -> dict[str, str]:
+    """The changes shown under ``ui.metric_row``'s figures, label -> text (e.g. "↑ +4")."""
+    return {html.unescape(label): html.unescape(delta)
+            for element in at.markdown if 'class="sd-metrics"' in element.value
+            for label, _, delta in _METRIC.findall(element.value) if delta}
+
+
 def metric(at, label: str) -> str:
     """An AppTest page's metric value, by the metric's label."""
-    return next(m.value for m in at.metric if m.label == label)
+    return metrics(at)[label]
 
 
 def graph_sent(element) -> dict:

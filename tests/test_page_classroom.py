@@ -12,6 +12,7 @@ from stockdemo.config import show_class_code
 from stockdemo.lesson import STEPS
 from stockdemo.ui import classroom as class_ui
 from tests.conftest import ROOT
+from tests.helpers import metrics
 from tests.redis_server import RedisServer
 
 CLASS_PAGE = str(ROOT / "pages" / "classroom.py")
@@ -44,7 +45,7 @@ def start_class() -> tuple[AppTest, Teacher]:
 
 def playground_works(at: AppTest) -> bool:
     """The Playground ran its model: its graph-size figure is on the page."""
-    return not at.exception and any(m.label == "Graph nodes" for m in at.metric)
+    return not at.exception and "Graph nodes" in metrics(at)
 
 
 def texts(at: AppTest) -> str:

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
 from tests.conftest import ROOT
-from tests.helpers import graph_sent, metric
+from tests.helpers import graph_sent, metric, metric_deltas, metrics
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
@@ -31,9 +31,11 @@ def test_moving_sequence_length_changes_node_count_and_graph(clear_caches):
     assert not at.exception
     nodes_before, frames_before = metric(at, "Graph nodes"), graph(at)["frames"]["label"]
     assert nodes_before == "38" and "t = 4" in frames_before and "t = 5" not in frames_before
+    assert metric_deltas(at) == {}  # the session's first run: nothing to compare with
     at.slider(key="seq_len").set_value(6).run()
     assert not at.exception
     assert metric(at, "Graph nodes") == "42"
+    assert metric_deltas(at) == {"Graph nodes": "↑ +4"}  # against this session's previous run
     assert "t = 5" in graph(at)["frames"]["label"] and len(graph(at)["nodes"]["id"]) == 42
     new = {graph(at)["nodes"]["id"][i] for i in graph(at)["new"]}
     assert new and all(i.startswith("L0.t5/") for i in new)  # marked on the graph itself
@@ -153,3 +155,23 @@ def test_presenter_mode_from_the_link_drops_the_long_explanations():
     assert not any("Drag **Sequence length T**" in m.value for m in at.markdown)
     link = next(c.value for c in at.code if "/playground?" in c.value)
     assert "present=1" in link
+
+
+def test_a_metric_row_escapes_what_it_shows_and_signs_its_changes():
+    def page():
+        from stockdemo import ui
+
+        ui.metric_row([
+            ui.Metric("<b>label</b>", "<script>alert(1)</script>", help='say "hi" & <go>'),
+            ui.Metric("fewer", "3", delta=-2),
+            ui.Metric("same", "4", delta=0),
+            ui.Metric("more", "1,204", delta=1200),
+        ])
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception
+    (row,) = [m.value for m in at.markdown if "sd-metrics" in m.value]
+    assert "<script>" not in row and "<b>" not in row and '"hi"' not in row
+    assert metrics(at) == {"<b>label</b>": "<script>alert(1)</script>", "fewer": "3", "same": "4",
+                           "more": "1,204"}
+    assert metric_deltas(at) == {"fewer": "↓ −2", "same": "± 0", "more": "↑ +1,200"}

@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import static
 from stockdemo.config import RunConfig
 from stockdemo.ui.graph_view import node_text
-from tests.helpers import graph_sent, metric
+from tests.helpers import graph_sent, metric, metrics
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file
 TIMEOUT = 180
@@ -28,7 +28,7 @@ def test_defaults_draw_eager_graphs_and_wait_for_the_button(clear_caches):
     assert at.button(key="static_capture")
     # This run's autograd graph and the early-stop model's two: no capture has run yet.
     assert len(views(at)) == 3 and not charts(at)
-    assert not [m for m in at.metric if m.label == "Recompiles"]
+    assert "Recompiles" not in metrics(at)
     calm, volatile = static.early_stop_eager(RunConfig())
     text = " ".join(m.value for m in at.markdown)
     assert f"ran **{calm.steps} of 5** steps" in text

@@ -52,11 +52,13 @@ from stockdemo.ui.frame import (
     setup_page,
 )
 from stockdemo.ui.panels import (
+    Metric,
     aside,
     change_since_previous,
     chart_after_graph,
     fx_graph,
     leave_for_training,
+    metric_row,
     outcome_box,
     recompiles,
     run_downloads,
@@ -68,13 +70,13 @@ from stockdemo.ui.panels import (
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "PAGES", "ROOT", "TRIED_LENGTHS", "aside", "cached_answer",
+    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TRIED_LENGTHS", "aside", "cached_answer",
     "cached_compile_capture", "cached_debug_figure", "cached_early_stop_runs", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "knob_row", "knob_widget", "leave_for_training",
-    "lesson_step",
+    "lesson_step", "metric_row",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
     "presenting", "presets_bar", "recompiles", "run_controls", "run_downloads", "run_metrics", "table",
     "setup_page", "share_link", "static_controls", "train_button", "train_controls",

@@ -101,6 +101,25 @@ def _tokens(*kinds: str) -> str:
     return ", ".join(f'[data-testid="stCode"] code .token.{kind}' for kind in kinds)
 
 
+# ui.metric_row: figures side by side in the sizes of st.metric (label 0.875rem,
+# value 2.25rem), spread over the row as a horizontal container spreads them.
+METRIC_CSS = f"""
+.sd-metrics {{ display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin: 0 0 0.25rem 0; }}
+.sd-metric {{ flex: 1 1 0; min-width: 7.5rem; }}
+.sd-metric dt {{ font-size: 0.875rem; font-weight: 400; color: {theme.TEXT}; line-height: 1.6; }}
+.sd-metric dd {{ margin: 0; font-size: 2.25rem; line-height: 1.3; color: {theme.TEXT};
+  white-space: nowrap; }}
+.sd-metric dd.sd-delta {{ display: inline-block; font-size: 0.875rem; line-height: 1.4;
+  margin-top: 0.2rem; padding: 0 0.45rem; border-radius: 1rem; }}
+.sd-delta.sd-up {{ color: {theme.DELTA_UP}; background: {theme.DELTA_UP}1A; }}
+.sd-delta.sd-down {{ color: {theme.DELTA_DOWN}; background: {theme.DELTA_DOWN}1A; }}
+.sd-delta.sd-flat {{ color: {theme.CAPTION}; background: {theme.CAPTION}1A; }}
+.sd-help {{ display: inline-block; width: 1.05em; height: 1.05em; margin-left: 0.3em;
+  border: 1px solid {theme.CAPTION}; border-radius: 50%; font-size: 0.75em; line-height: 1em;
+  text-align: center; color: {theme.CAPTION}; cursor: help; }}
+.sd-help:focus-visible {{ outline: 2px solid {theme.BLUE}; outline-offset: 2px; }}
+"""
+
 # Keyboard users must see where they are. Streamlit shows a chart's toolbar
 # (fullscreen, download) only on hover, not when one of its buttons has the
 # focus, and marks a focused menu link only with the hover grey, which the
@@ -113,13 +132,14 @@ FRAME_CSS = f"""<style>
 {_tokens("keyword", "function", "class-name", "builtin")} {{ color: {theme.CODE_KEYWORD}; }}
 {_tokens("boolean", "number", "string", "constant")} {{ color: {theme.CODE_LITERAL}; }}
 {_tokens("comment", "operator", "punctuation")} {{ color: {theme.CODE_COMMENT}; }}
+{METRIC_CSS}
 </style>"""
 
 PRESENTER_CSS = f"""<style>
 html {{ font-size: {theme.PRESENTER_ROOT_PX}px; }}
 [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }}
-[data-testid="stMetricValue"] {{ font-size: 2.4rem; }}
-[data-testid="stMetricLabel"] p, [data-testid="stProgress"] p {{ font-size: 1rem; }}
+[data-testid="stMetricValue"], .sd-metric dd {{ font-size: 2.4rem; }}
+[data-testid="stMetricLabel"] p, [data-testid="stProgress"] p, .sd-metric dt {{ font-size: 1rem; }}
 </style>"""
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
+from typing import NamedTuple
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -25,10 +27,57 @@ from stockdemo.train import TrainResult
 # the graph waits ~0.2 s for plotly. A pause before the chart lets the browser
 # draw the graph first (bench/bench_browser.py, default config: slider to
 # graph 0.49-0.53 s -> 0.36-0.39 s; the chart follows as before). Only when
-# the server answered quickly: a slow rerun means a busy server, where the
-# pause would only add to every learner's wait (bench/load.py).
+# the server answered quickly and runs nothing else: on a busy server the pause
+# only adds to every learner's wait. A 30-session Playground burst paused most
+# of its moves while only "a slow rerun" (over 0.25 s) counted as busy
+# (bench/load.py; docs/hosting.md, stop 15).
 GRAPH_FIRST_PAUSE_S = 0.1
 PAUSE_ONLY_BELOW_S = 0.25
+# Streamlit runs each session's script run in a thread of this name, started for
+# the run and ended with it (ScriptRunner.start): the runs this process has open.
+SCRIPT_THREAD = "ScriptRunner.scriptThread"
+
+
+def runs_in_progress() -> int:
+    """How many script runs this server process is in the middle of, this one included."""
+    return sum(1 for t in threading.enumerate() if t.name == SCRIPT_THREAD)
+
+
+class Metric(NamedTuple):
+    """One figure of a metric row: a label, its value, a change since last time, a tooltip."""
+
+    label: str
+    value: object
+    delta: int | float | None = None
+    help: str | None = None
+
+
+def metric_row(metrics: Iterable[Metric], where=st) -> None:
+    """Figures side by side, as ``st.metric`` draws them, sent as one element.
+
+    Each ``st.metric`` is an element of its own, and each element costs the
+    server its own message on every rerun: the Playground's six took 3.3 ms of
+    a 22 ms slider move (server CPU, one session moving between two cached
+    settings; none at all: 19.4 ms). A description list, styled in
+    ``frame.FRAME_CSS``: screen readers read each label with its value.
+    """
+    items = []
+    for m in metrics:
+        tip = ""
+        if m.help:
+            text = html.escape(m.help, quote=True)
+            tip = (f' <span class="sd-help" tabindex="0" role="img" aria-label="{text}" '
+                   f'title="{text}">?</span>')
+        change = ""
+        if m.delta is not None:
+            sign = "up" if m.delta > 0 else "down" if m.delta < 0 else "flat"
+            arrow = {"up": "↑ +", "down": "↓ −", "flat": "± "}[sign]
+            change = (f'<dd class="sd-delta sd-{sign}" data-testid="sdMetricDelta">'
+                      f'{arrow}{abs(m.delta):,}</dd>')
+        items.append(f'<div class="sd-metric" data-testid="sdMetric">'
+                     f'<dt data-testid="sdMetricLabel">{html.escape(m.label)}{tip}</dt>'
+                     f'<dd data-testid="sdMetricValue">{html.escape(str(m.value))}</dd>{change}</div>')
+    where.markdown(f'<dl class="sd-metrics">{"".join(items)}</dl>', unsafe_allow_html=True)
 
 
 def table(data: list[dict] | pd.DataFrame | pa.Table, **kwargs) -> None:
@@ -64,7 +113,7 @@ def chart_after_graph(fig: go.Figure, alt: str, rerun_started: float) -> None:
 
     ``rerun_started``: ``time.perf_counter()`` when this rerun began.
     """
-    if time.perf_counter() - rerun_started < PAUSE_ONLY_BELOW_S:
+    if time.perf_counter() - rerun_started < PAUSE_ONLY_BELOW_S and runs_in_progress() <= 1:
         time.sleep(GRAPH_FIRST_PAUSE_S)
     st.plotly_chart(fig, width="stretch", alt=alt)
 
@@ -253,12 +302,13 @@ def fx_graph(capture: static.CompileCapture) -> None:
 
 def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: int) -> None:
     """How many graphs the lengths tried took, and what dynamo did on each call."""
-    m = st.container(horizontal=True, gap="medium")  # one block, not five as st.columns(4)
-    m.metric("Lengths you tried", len(set(tried)), help=f"The last {history} settings of T on this page.")
-    m.metric("Graphs captured", len(capture.graphs))
-    m.metric("Recompiles", capture.recompiles, help="Captures after the first one.")
-    m.metric("Capture time", f"{capture.seconds:.2f} s",
-             help="Measured when this sequence of lengths was first captured.")
+    metric_row([
+        Metric("Lengths you tried", len(set(tried)), help=f"The last {history} settings of T on this page."),
+        Metric("Graphs captured", len(capture.graphs)),
+        Metric("Recompiles", capture.recompiles, help="Captures after the first one."),
+        Metric("Capture time", f"{capture.seconds:.2f} s",
+               help="Measured when this sequence of lengths was first captured."),
+    ])
     st.dataframe(static.compile_steps_table(capture), hide_index=True, width="stretch")
     st.markdown(static.explain_recompiles(capture, tried))
 
@@ -288,15 +338,15 @@ def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | N
 def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None:
     """Output shape, parameters, graph size and times of one run, in one row."""
     stats = result.graph.stats
-    # One row container rather than st.columns: fewer blocks to send on every move.
-    row = st.container(horizontal=True, gap="medium")
-    row.metric("Output shape", str(tuple(result.predictions.shape)))
-    row.metric("Parameters", f"{result.parameter_count:,}")
-    row.metric("Graph nodes", f"{stats['nodes']:,}", delta=delta)
-    row.metric("Graph edges", f"{stats['edges']:,}")
-    row.metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
-               help="Forward pass and graph capture, measured on the server when this config first ran.")
-    row.metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups.")
+    metric_row([
+        Metric("Output shape", str(tuple(result.predictions.shape))),
+        Metric("Parameters", f"{result.parameter_count:,}"),
+        Metric("Graph nodes", f"{stats['nodes']:,}", delta=delta),
+        Metric("Graph edges", f"{stats['edges']:,}"),
+        Metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
+               help="Forward pass and graph capture, measured on the server when this config first ran."),
+        Metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups."),
+    ])
 
 
 def run_downloads(result: RunResult, dot: Callable[[], str]) -> None:

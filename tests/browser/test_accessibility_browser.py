@@ -64,7 +64,7 @@ def test_no_serious_or_critical_wcag_violation_after_capturing_static_graphs(ser
     wait_for_run(page)
     page.get_by_role("button", name="Capture static graphs").click()
     wait_for_run(page, timeout=180_000)
-    page.locator("[data-testid='stMetric']", has_text="Recompiles").wait_for(timeout=180_000)
+    page.locator("[data-testid='sdMetric']", has_text="Recompiles").wait_for(timeout=180_000)
     assert serious_violations(page) == []
 
 

@@ -29,7 +29,7 @@ def test_a_shared_link_shows_exactly_those_settings_and_predictions(server, brow
     assert shown == [SHARED["seq_len"], SHARED["hidden_size"], SHARED["num_layers"]]
     assert "cell=nn.GRU" in page.url  # the address bar is still a faithful link
     original = run(RunConfig(**SHARED))
-    nodes = page.locator("[data-testid='stMetric']").filter(has_text="Graph nodes")
+    nodes = page.locator("[data-testid='sdMetric']").filter(has_text="Graph nodes")
     assert f"{original.graph.stats['nodes']:,}" in nodes.inner_text()
     # the stars of the predictions chart hold the predicted values
     stars = page.evaluate(

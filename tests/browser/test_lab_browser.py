@@ -14,8 +14,8 @@ GRAPH_NODES = "[data-testid='stGraphVizChart'] svg g.node"
 
 
 def metric(page, label: str) -> str:
-    box = page.locator("[data-testid='stMetric']").filter(has_text=label).first
-    return box.locator("[data-testid='stMetricValue']").inner_text()
+    box = page.locator("[data-testid='sdMetric']").filter(has_text=label).first
+    return box.locator("[data-testid='sdMetricValue']").inner_text()
 
 
 def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
@@ -25,7 +25,7 @@ def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
     for name, (config_class, run) in lab.EXPERIMENTS.items():
         page.get_by_role("tab", name=name, exact=True).click()
         wait_for_run(page)
-        page.wait_for_selector("[data-testid='stMetric']:has-text('Run time')", timeout=60_000)
+        page.wait_for_selector("[data-testid='sdMetric']:has-text('Run time')", timeout=60_000)
         expected = report(run(config_class()))
         if expected.graphs:
             page.wait_for_function(
@@ -59,7 +59,7 @@ def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
     thumb.focus()
     thumb.press("ArrowRight")
     wait_for_run(page)
-    page.wait_for_selector("[data-testid='stMetric']:has-text('Nodes at batch 7, carried')",
+    page.wait_for_selector("[data-testid='sdMetric']:has-text('Nodes at batch 7, carried')",
                            timeout=60_000)
     seven = lab.carried_state(lab.DetachConfig(batches=7))
     assert metric(page, "Nodes at batch 7, carried") == str(seven.retained[-1].nodes)

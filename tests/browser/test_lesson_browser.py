@@ -60,8 +60,8 @@ def test_a_steps_link_opens_the_page_with_its_settings_and_the_menu_returns(serv
     wait_for_run(page, ready="[data-testid='stSlider']")
     thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
     assert thumb.input_value() == step.query["seq_len"]
-    nodes = page.locator("[data-testid='stMetric']", has_text="Graph nodes")
-    shown = nodes.locator("[data-testid='stMetricValue']").inner_text()
+    nodes = page.locator("[data-testid='sdMetric']", has_text="Graph nodes")
+    shown = nodes.locator("[data-testid='sdMetricValue']").inner_text()
     assert f"T = {step.query['seq_len']}: {shown} nodes" in step.reveal().detail
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Lesson").click()
     wait_for_run(page)

@@ -24,13 +24,13 @@ def test_static_page_captures_draws_both_graphs_and_counts_a_recompile(server, p
     assert views.count() == 3  # this run's graph and the early-stop model's two
     for i in range(3):
         expect(views.nth(i)).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)
-    recompiles = page.locator("[data-testid='stMetric']", has_text="Recompiles")
-    assert recompiles.locator("[data-testid='stMetricValue']").inner_text() == "0"
+    recompiles = page.locator("[data-testid='sdMetric']", has_text="Recompiles")
+    assert recompiles.locator("[data-testid='sdMetricValue']").inner_text() == "0"
     thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
     thumb.focus()
     thumb.press("ArrowRight")  # T 5 -> 6: a shape dynamo has not seen
     wait_for_run(page, timeout=180_000)
-    assert recompiles.locator("[data-testid='stMetricValue']").inner_text() == "1"
+    assert recompiles.locator("[data-testid='sdMetricValue']").inner_text() == "1"
     assert page.query_selector_all("[data-testid='stException']") == []
     # Streamlit scrolls inside its own container: a tall viewport puts the whole page in the shot.
     page.mouse.move(0, 0)  # no tooltip left over from the click
