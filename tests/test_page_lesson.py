@@ -11,6 +11,7 @@ from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.lesson import STEPS
 from stockdemo.live import build, run
 from tests.conftest import ROOT
+from tests.helpers import metric
 
 PAGE = str(ROOT / "pages" / "lesson.py")
 
@@ -152,7 +153,7 @@ def test_the_linked_page_shows_the_number_the_lesson_revealed(number, page, labe
         target.query_params[key] = value
     target.run()
     assert not target.exception
-    value = next(m.value for m in target.metric if m.label == label)
+    value = metric(target, label)
     assert value == shown() and value.replace(",", "") in step.reveal().detail
 
 

@@ -175,3 +175,37 @@ def test_a_metric_row_escapes_what_it_shows_and_signs_its_changes():
     assert metrics(at) == {"<b>label</b>": "<script>alert(1)</script>", "fewer": "3", "same": "4",
                            "more": "1,204"}
     assert metric_deltas(at) == {"fewer": "↓ −2", "same": "± 0", "more": "↑ +1,200"}
+
+
+def test_more_settings_are_drawn_only_when_open_and_kept_in_the_link_either_way():
+    at = fresh()
+    at.query_params["seed"] = "7"
+    at.query_params["view"] = "rolled"
+    at.query_params["panel"] = "Share this run"
+    at.run()
+    assert not at.exception
+    # Closed: no widgets for them, but the run uses the link's values and the link keeps them.
+    assert not at.number_input and [s.key for s in at.selectbox] == ["cell"]
+    assert "seed=7" in next(c.value for c in at.code if "/playground?" in c.value)
+    assert graph(at)["view"] == "rolled"
+    assert at.query_params["seed"] == "7" and at.query_params["view"].startswith("rolled")
+    # Open: the widgets hold the same values; a change goes to the run and to the address bar.
+    at.session_state["playground_more"] = True
+    at.run()
+    assert at.number_input(key="seed").value == 7 and at.selectbox(key="view").value == "rolled"
+    at.number_input(key="seed").set_value(9).run()
+    assert at.query_params["seed"] == "9"
+    # Closed again: the last value stays, in the run, the URL and the widget when reopened.
+    at.session_state["playground_more"] = False
+    at.run()
+    assert not at.exception and not at.number_input
+    assert at.query_params["seed"] == "9"
+    assert "seed=9" in next(c.value for c in at.code if "/playground?" in c.value)
+    at.slider(key="seq_len").set_value(6).run()
+    assert "seed=9" in next(c.value for c in at.code if "/playground?" in c.value)
+    at.session_state["playground_more"] = True
+    at.run()
+    assert at.number_input(key="seed").value == 9
+    # Back to the default: the setting leaves the URL, as a bound widget's does.
+    at.number_input(key="seed").set_value(0).run()
+    assert "seed" not in at.query_params

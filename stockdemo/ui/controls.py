@@ -49,14 +49,19 @@ from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.frame import page_link, page_url, presenting
 
 
-def knob_widget(knob: IntKnob | ChoiceKnob):
-    """One control for one knob, bound to the URL under the knob's name."""
+def knob_widget(knob: IntKnob | ChoiceKnob, bound: bool = True):
+    """One control for one knob, bound to the URL under the knob's name.
+
+    ``bound=False``: the page keeps the URL itself (``seldom_row``); the value
+    outlives the widget while the learner stays on the page.
+    """
+    url = {"bind": "query-params"} if bound else {"persist_state": "page"}
     if isinstance(knob, ChoiceKnob):
         return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
-                            key=knob.name, help=knob.help, bind="query-params", format_func=knob.show)
+                            key=knob.name, help=knob.help, format_func=knob.show, **url)
     if not number_box(knob):
         return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
-                         key=knob.name, help=knob.help, bind="query-params")
+                         key=knob.name, help=knob.help, **url)
     # A float box shown as an integer: Streamlit's int number box raises on
     # ?seed=inf ("cannot convert float infinity to integer"); a float box
     # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
@@ -64,18 +69,50 @@ def knob_widget(knob: IntKnob | ChoiceKnob):
     # trace, on every rerun.
     value = st.number_input(knob.label, float(knob.low), float(knob.high),
                             value=float(knob.default), step=float(knob.step), format="%.0f",
-                            key=knob.name, help=knob.help, bind="query-params")
+                            key=knob.name, help=knob.help, **url)
     return int(value)
 
 
-def knob_row(*knobs: IntKnob | ChoiceKnob) -> dict[str, object]:
+def knob_row(*knobs: IntKnob | ChoiceKnob, bound: bool = True) -> dict[str, object]:
     """A row of URL-bound controls -> {knob name: value}.
 
     A row container, not st.columns: one block instead of one per column, and
     every block is a message the server sends again on each rerun.
     """
     with st.container(horizontal=True, gap="medium"):
-        return {knob.name: knob_widget(knob) for knob in knobs}
+        return {knob.name: knob_widget(knob, bound) for knob in knobs}
+
+
+def seldom_row(label: str, key: str, *knobs: IntKnob | ChoiceKnob) -> dict[str, object]:
+    """Settings a learner seldom changes, in an expander that draws them only while open.
+
+    -> {knob name: value}, open or closed. Every widget is re-sent on every
+    rerun: the Playground's four, in the expander, took 3.8 ms of a 22 ms
+    slider move (server CPU, one session moving between two cached settings).
+    Closed, a value comes from the session: the link's (``url_messages``) or
+    the widget's last (kept by ``persist_state``). Streamlit drops a bound
+    widget's URL value when the widget stops being drawn, so these widgets
+    are not bound: the URL is written here, open or closed.
+    """
+    with st.expander(label, key=key, on_change="rerun") as more:
+        if more.open:
+            values = knob_row(*knobs, bound=False)
+        else:
+            values = {knob.name: _held(knob) for knob in knobs}
+    for knob in knobs:
+        in_url = None if values[knob.name] == knob.default else url_value(knob.name, values[knob.name])
+        if st.query_params.get(knob.name) != in_url:
+            if in_url is None:
+                st.query_params.pop(knob.name, None)
+            else:
+                st.query_params[knob.name] = in_url
+    return values
+
+
+def _held(knob: IntKnob | ChoiceKnob) -> object:
+    """A knob's value while its widget is not drawn: the session's, else the default."""
+    value = st.session_state.get(knob.name, knob.default)
+    return int(value) if number_box(knob) else value
 
 
 def number_box(knob: IntKnob | ChoiceKnob) -> bool:
@@ -117,8 +154,8 @@ def run_controls() -> tuple[RunConfig, str]:
     """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
     url_messages("pages/playground.py")
     model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
-    with st.expander("More settings: batch, features, seed, graph view"):
-        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
+    more = seldom_row("More settings: batch, features, seed, graph view", "playground_more",
+                      BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
     view = more.pop(VIEW.name)
     config = RunConfig(**model, **more)
     return config, view
@@ -169,8 +206,8 @@ def debug_controls() -> tuple[RunConfig, int, str]:
     url_messages("pages/debugging.py")
     model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
     debug = knob_row(WEIGHT_SCALE, NONLINEARITY)
-    with st.expander("More settings: batch, features, seed"):
-        more = knob_row(BATCH_SIZE, INPUT_SIZE, SEED)
+    more = seldom_row("More settings: batch, features, seed", "debugging_more",
+                      BATCH_SIZE, INPUT_SIZE, SEED)
     return RunConfig(**model, **more), int(debug[WEIGHT_SCALE.name]), debug[NONLINEARITY.name]
 
 
