@@ -43,8 +43,8 @@ def experiment(name: str) -> None:
         for column, (caption, code) in zip(st.columns(len(report.code)), report.code, strict=True):
             column.markdown(f"**{caption}**")
             column.code(code, language="python", wrap_lines=True)
-    for note in report.notes:
-        st.markdown(note)
+    if report.notes:  # one element: each is sent again on every move of the experiment's sliders
+        st.markdown("\n\n".join(report.notes))
     for figure, alt in report.figures:
         st.plotly_chart(figure, width="stretch", alt=alt)
     columns = st.columns(min(2, len(report.graphs) or 1))
