@@ -60,7 +60,8 @@ def test_a_shared_figure_hands_out_one_dict_equal_to_plotlys_own():
     fig = figures.predictions_figure(run(RunConfig()))
     assert fig.to_dict() is fig.to_dict()
     assert "template" not in fig.to_dict()["layout"]
-    assert as_json(fig) == as_json(go.Figure.to_dict(fig))
+    assert as_json(fig) == as_json(go.Figure(fig.to_dict()))  # built and checked by plotly
+    assert [t.name for t in fig.data] == [t["name"] for t in fig.to_dict()["data"]]  # read on demand
 
 
 @pytest.mark.parametrize("layers", [1, 2, 4])
