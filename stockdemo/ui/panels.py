@@ -28,9 +28,8 @@ from stockdemo.train import TrainResult
 # draw the graph first (bench/bench_browser.py, default config: slider to
 # graph 0.49-0.53 s -> 0.36-0.39 s; the chart follows as before). Only when
 # the server answered quickly and runs nothing else: on a busy server the pause
-# only adds to every learner's wait. A 30-session Playground burst paused most
-# of its moves while only "a slow rerun" (over 0.25 s) counted as busy
-# (bench/load.py; docs/hosting.md, stop 15).
+# only adds to every learner's wait. Counting only a slow rerun (over 0.25 s)
+# as busy, a move in a 30-session burst that got through in 0.2 s still paused.
 GRAPH_FIRST_PAUSE_S = 0.1
 PAUSE_ONLY_BELOW_S = 0.25
 # Streamlit runs each session's script run in a thread of this name, started for
