@@ -58,6 +58,10 @@ _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is killed
 ABANDON_S = 15.0  # an event stream unread this long is taken as a closed tab
 QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
+# Workers run at a lower priority than their server: when both want a core, the
+# pages of every session (a place in line, a progress bar, a slider elsewhere)
+# go first and training takes what is left; alone, a run goes as fast as before.
+WORKER_NICE = 10
 DEFAULT_MAX_WAITING = 32  # a class of 30 pressing Train at once all get a place in line
 # A worker ended by one of these was stopped with its server (make serve stops each
 # replica's process group; Ctrl-C signals the terminal's): its server is most likely
@@ -103,6 +107,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, threads: int) -> N
     Messages out: ("ready", pid), ("event", job, event), ("refused", job, text),
     ("failed", job, traceback), ("done", job).
     """
+    os.nice(WORKER_NICE)  # before the imports: a worker's start-up yields to the pages too
     import torch
 
     # One thread per worker, one worker per core: more would only fight over the cores.

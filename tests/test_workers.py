@@ -70,6 +70,12 @@ def test_worker_streams_the_same_epochs_as_training_in_process(pool):
     assert events[-1].forecasts["model"].tolist() == here.forecasts["model"].tolist()
 
 
+def test_workers_yield_the_cores_to_their_server(pool):
+    [pid] = pool.worker_pids()
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, server + workers.WORKER_NICE)
+
+
 def test_waiting_runs_see_their_place_and_a_full_queue_refuses(pool):
     ds = dataset_for(LONG)
     running = pool.train(ds, LONG, LONG_LIMIT_S)
