@@ -183,8 +183,8 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
                 help="A Date column and a price column are enough; an exported "
                      "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
     model = {**knob_row(FEATURES, TARGET, CELL), **knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS)}
-    with st.expander("Training settings: epochs, learning rate, split, seed"):
-        training = knob_row(EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED)
+    training = seldom_row("Training settings: epochs, learning rate, split, seed", "train_more",
+                          EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED)
     config, notes = TrainConfig.checked(source=source, **where, **model, **training)
     for note in notes:
         st.caption(note)
