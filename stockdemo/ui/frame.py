@@ -102,13 +102,13 @@ def _tokens(*kinds: str) -> str:
 
 
 # ui.metric_row: figures side by side in the sizes of st.metric (label 0.875rem,
-# value 2.25rem), spread over the row as a horizontal container spreads them.
+# value 2.25rem), spread over the row as a horizontal container spreads them; in
+# the theme's text colour, light or dark.
 METRIC_CSS = f"""
 .sd-metrics {{ display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin: 0 0 0.25rem 0; }}
 .sd-metric {{ flex: 1 1 0; min-width: 7.5rem; }}
-.sd-metric dt {{ font-size: 0.875rem; font-weight: 400; color: {theme.TEXT}; line-height: 1.6; }}
-.sd-metric dd {{ margin: 0; font-size: 2.25rem; line-height: 1.3; color: {theme.TEXT};
-  white-space: nowrap; }}
+.sd-metric dt {{ font-size: 0.875rem; font-weight: 400; color: inherit; line-height: 1.6; }}
+.sd-metric dd {{ margin: 0; font-size: 2.25rem; line-height: 1.3; color: inherit; white-space: nowrap; }}
 .sd-metric dd.sd-delta {{ display: inline-block; font-size: 0.875rem; line-height: 1.4;
   margin-top: 0.2rem; padding: 0 0.45rem; border-radius: 1rem; }}
 .sd-delta.sd-up {{ color: {theme.DELTA_UP}; background: {theme.DELTA_UP}1A; }}
