@@ -100,21 +100,22 @@ _METRIC = re.compile(r'<dt data-testid="sdMetricLabel">(.*?)(?: <span class="sd-
                      r'(?:<dd class="sd-delta[^"]*" data-testid="sdMetricDelta">(.*?)</dd>)?')
 
 
+def _metric_rows(at) -> list[tuple[str, str, str]]:
+    """``ui.metric_row``'s figures on an AppTest page: (label, value, change or "")."""
+    return [tuple(html.unescape(part) for part in found)
+            for element in at.markdown if 'class="sd-metrics"' in element.value
+            for found in _METRIC.findall(element.value)]
+
+
 def metrics(at) -> dict[str, str]:
     """An AppTest page's metrics, label -> value: ``st.metric`` ones and ``ui.metric_row``'s."""
-    found = {m.label: m.value for m in at.metric}
-    for element in at.markdown:
-        if 'class="sd-metrics"' in element.value:
-            found.update((html.unescape(label), html.unescape(value))
-                         for label, value, _ in _METRIC.findall(element.value))
-    return found
+    return {**{m.label: m.value for m in at.metric},
+            **{label: value for label, value, _ in _metric_rows(at)}}
 
 
 def metric_deltas(at) -> dict[str, str]:
     """The changes shown under ``ui.metric_row``'s figures, label -> text (e.g. "↑ +4")."""
-    return {html.unescape(label): html.unescape(delta)
-            for element in at.markdown if 'class="sd-metrics"' in element.value
-            for label, _, delta in _METRIC.findall(element.value) if delta}
+    return {label: delta for label, _, delta in _metric_rows(at) if delta}
 
 
 def metric(at, label: str) -> str:

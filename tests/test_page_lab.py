@@ -11,7 +11,7 @@ from stockdemo import lab
 from stockdemo.lab_figures import report
 from stockdemo.render import render_dot
 from tests.conftest import ROOT
-from tests.helpers import metrics
+from tests.helpers import metric, metrics
 from tests.test_hostile_urls import assert_controls_in_bounds, nasty
 
 PAGE = str(ROOT / "pages" / "lab.py")
@@ -25,10 +25,6 @@ def open_lab(experiment: str | None = None, **params: str) -> AppTest:
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
-
-
-def metric(at: AppTest, label: str) -> str:
-    return metrics(at)[label]
 
 
 def dots(at: AppTest) -> list[str]:

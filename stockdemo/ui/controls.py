@@ -74,7 +74,7 @@ def knob_widget(knob: IntKnob | ChoiceKnob, bound: bool = True):
 
 
 def knob_row(*knobs: IntKnob | ChoiceKnob, bound: bool = True) -> dict[str, object]:
-    """A row of URL-bound controls -> {knob name: value}.
+    """A row of controls, bound to the URL unless ``bound=False`` -> {knob name: value}.
 
     A row container, not st.columns: one block instead of one per column, and
     every block is a message the server sends again on each rerun.
