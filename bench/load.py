@@ -52,6 +52,11 @@ with ForwardMsgs up to ``script_finished``. Measured per move: send to
 did not finish successfully, timeouts, disconnects, and tracebacks in the
 servers' log.
 
+Every scenario first prints ``bench/reference.py``'s figure: a fixed piece of
+the app's own work, timed on this box. Figures from two machines compare after
+dividing by it (the same commit gave 1.6x the CPU per move on one box as on
+another).
+
 The client runs on the same machine as the servers and takes CPU from them:
 figures are an upper bound on what remote learners would see, and noisy on a
 shared machine (the 1-minute load average is printed with every figure).
@@ -489,6 +494,13 @@ def load_line() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def reference_line() -> str:
+    """bench/reference.py's figure for this box, in its own process (the client stays torch-free)."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "reference.py")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    return "this box: " + (done.stdout.strip() or f"bench/reference.py failed: {done.stderr[-300:]}")
+
+
 @dataclass
 class Tally:
     times: list[float] = field(default_factory=list)
@@ -848,6 +860,7 @@ def main() -> int:
     if args.scenario == "failover":
         args.moves = max(args.moves, 5)
     print(f"bench/load.py {args.scenario}: {CORES} cores; {load_line()}", flush=True)
+    print(reference_line(), flush=True)
     return {"burst": scenario_burst, "train": scenario_train, "soak": scenario_soak,
             "failover": scenario_failover}[args.scenario](args)
 
