@@ -103,10 +103,13 @@ def _tokens(*kinds: str) -> str:
 
 # ui.metric_row: figures side by side in the sizes of st.metric (label 0.875rem,
 # value 2.25rem), spread over the row as a horizontal container spreads them; in
-# the theme's text colour, light or dark.
+# the theme's text colour, light or dark. An item is never narrower than its value
+# (min-width stays auto): with "flex: 1 1 0; min-width: 7.5rem" the Lab's six figures
+# shared 1,000 px equally and "33-37 nodes" ran into "43 nodes"; now a row that
+# cannot hold them wraps.
 METRIC_CSS = f"""
 .sd-metrics {{ display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin: 0 0 0.25rem 0; }}
-.sd-metric {{ flex: 1 1 0; min-width: 7.5rem; }}
+.sd-metric {{ flex: 1 1 7.5rem; }}
 .sd-metric dt {{ font-size: 0.875rem; font-weight: 400; color: inherit; line-height: 1.6; }}
 .sd-metric dd {{ margin: 0; font-size: 2.25rem; line-height: 1.3; color: inherit; white-space: nowrap; }}
 .sd-metric dd.sd-delta {{ display: inline-block; font-size: 0.875rem; line-height: 1.4;

@@ -26,3 +26,10 @@ def screenshot(page, name: str) -> Path:
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def overflowing_metrics(page) -> list[str]:
+    """Figures of ``ui.metric_row`` wider than their own box (they would run into the next one)."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll(\"[data-testid='sdMetricValue']\")]"
+        ".filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.innerText)")

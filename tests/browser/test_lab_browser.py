@@ -6,7 +6,7 @@ import pytest
 
 from stockdemo import lab
 from stockdemo.lab_figures import report
-from tests.browser.drive import screenshot, wait_for_run
+from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +39,8 @@ def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
                 f".filter(c => c.querySelector('.main-svg')).length == {len(expected.figures)}",
                 timeout=60_000)
         assert page.locator("[data-testid='stException']").count() == 0, name
+        # six figures in a 1,000 px row: once "33-37 nodes" ran into "43 nodes"
+        assert overflowing_metrics(page) == [], name
         for _, message in expected.errors:
             # torch's message, word for word, in a code block
             assert message.split("\n")[0][:60] in "\n".join(

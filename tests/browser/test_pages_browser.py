@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo.ui import PAGES, page_url
-from tests.browser.drive import screenshot, wait_for_run
+from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +51,7 @@ def test_every_page_loads_with_no_error_box_and_no_console_error(server, page, p
     page.locator("[data-testid='stSidebar']").get_by_text(title, exact=True).wait_for(timeout=20_000)
     assert error_boxes(page) == []
     assert real_console_errors(page) == []
+    assert overflowing_metrics(page) == []
     screenshot(page, f"page_{Path(path).stem}")
 
 
