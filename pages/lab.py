@@ -4,7 +4,8 @@ import pyarrow as pa
 import streamlit as st
 
 from stockdemo import lab, lab_figures, ui
-from stockdemo.render import render_dot
+from stockdemo.render import Picture, layout
+from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
     "Lab", ":material/science:",
@@ -16,15 +17,15 @@ ui.url_messages("pages/lab.py")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report, tuple[str, ...],
+def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report, tuple[Picture, ...],
                                                                 pa.Table | None]:
-    """-> the report, its graphs as DOT and its table as Arrow, each made once.
+    """-> the report, its graphs laid out and its table as Arrow, each made once.
 
     Shared by all sessions: read them, never change them.
     """
     report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
     table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
-    return report, tuple(render_dot(graph).dot for _, graph in report.graphs), table
+    return report, tuple(layout(graph, "auto", max_nodes=None) for _, graph in report.graphs), table
 
 
 # A fragment per experiment: moving one of its controls reruns only that experiment.
@@ -32,7 +33,7 @@ def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report
 def experiment(name: str) -> None:
     config_class = lab.EXPERIMENTS[name][0]
     config = config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state)))
-    report, dots, table = run_experiment(name, config)
+    report, pictures, table = run_experiment(name, config)
     st.markdown(report.headline)
     ui.metric_row(ui.Metric(label, value, help=help_text or None)
                   for label, value, help_text in report.metrics)
@@ -47,11 +48,11 @@ def experiment(name: str) -> None:
         st.markdown("\n\n".join(report.notes))
     for figure, alt in report.figures:
         st.plotly_chart(figure, width="stretch", alt=alt)
-    columns = st.columns(min(2, len(report.graphs) or 1))
-    for i, ((caption, _), dot) in enumerate(zip(report.graphs, dots, strict=True)):
-        with columns[i % len(columns)]:
-            st.markdown(f"**{caption}**")
-            st.graphviz_chart(dot, width="stretch", alt=caption)
+    # The interactive view, full width: zoom, hover any node for its op, shapes and what
+    # autograd saved. Drawn half width by Graphviz, their labels could not be read.
+    for i, ((caption, _), picture) in enumerate(zip(report.graphs, pictures, strict=True)):
+        st.markdown(f"**{caption}**")
+        graph_view(picture, key=f"lab_graph_{i}", url_key=None)
     if table is not None:
         with st.expander("Every number of this run"):
             ui.table(table)

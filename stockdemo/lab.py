@@ -3,8 +3,8 @@
 Each experiment is a function of a small frozen config (its knobs declared in
 ``stockdemo/config.py``) that runs for real and returns a result dataclass:
 the numbers, torch's own error message where the experiment breaks on
-purpose, the graphs before and after (``Graph``, drawn by
-``render.render_dot``), and how long the experiment took.
+purpose, the graphs before and after (``Graph``, laid out by ``render.layout`` and
+drawn by the page's interactive view), and how long the experiment took.
 
 What autograd saved for backward is measured two ways that agree: with
 ``torch.autograd.graph.saved_tensors_hooks`` while the forward runs

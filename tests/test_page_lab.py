@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import lab
 from stockdemo.lab_figures import report
-from stockdemo.render import render_dot
+from stockdemo.render import layout
 from tests.conftest import ROOT
-from tests.helpers import metric, metrics
+from tests.helpers import graph_sent, metric, metrics
 from tests.test_hostile_urls import assert_controls_in_bounds, nasty
 
 PAGE = str(ROOT / "pages" / "lab.py")
@@ -27,8 +27,16 @@ def open_lab(experiment: str | None = None, **params: str) -> AppTest:
     return at.run()
 
 
-def dots(at: AppTest) -> list[str]:
-    return [chart.proto.spec for chart in at.get("graphviz_chart")]
+def graphs_drawn(at: AppTest) -> list[dict]:
+    """What each graph view on the page was sent: drawn ids and positions."""
+    return [{k: graph_sent(c)["nodes"][k] for k in ("id", "x", "y")} for c in at.get("bidi_component")]
+
+
+def graphs_of(result) -> list[dict]:
+    """The same, laid out here from a run of our own."""
+    return [{"id": [p.id for p in picture.nodes], "x": [round(p.x, 1) for p in picture.nodes],
+             "y": [round(p.y, 1) for p in picture.nodes]}
+            for picture in (layout(graph, "auto", max_nodes=None) for _, graph in report(result).graphs)]
 
 
 @pytest.mark.parametrize("experiment", list(lab.EXPERIMENTS))
@@ -40,10 +48,10 @@ def test_every_experiment_runs_and_draws_its_own_run(experiment):
     # the controls on screen are exactly this experiment's knobs
     shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle"}
     assert shown == {k.name for k in config_class.shown_knobs({})}
-    expected = report(run(config_class()))
-    # two columns of graphs: the page lists them column by column
-    assert sorted(dots(at)) == sorted(render_dot(graph).dot for _, graph in expected.graphs)
-    assert len(at.get("plotly_chart")) == len(expected.figures)
+    result = run(config_class())
+    # every graph of the run, in the report's order, in the interactive view
+    assert graphs_drawn(at) == graphs_of(result)
+    assert len(at.get("plotly_chart")) == len(report(result).figures)
 
 
 @pytest.mark.parametrize("experiment", BROKEN)

@@ -3,14 +3,16 @@
 import urllib.parse
 
 import pytest
+from playwright.sync_api import expect
 
 from stockdemo import lab
 from stockdemo.lab_figures import report
+from stockdemo.render import layout
 from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 
-GRAPH_NODES = "[data-testid='stGraphVizChart'] svg g.node"
+GRAPH = "[data-testid='graph-view'][data-drawn-graph]"  # an interactive view once it has drawn
 
 
 def metric(page, label: str) -> str:
@@ -28,11 +30,12 @@ def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
         page.wait_for_selector("[data-testid='sdMetric']:has-text('Run time')", timeout=60_000)
         expected = report(run(config_class()))
         if expected.graphs:
-            page.wait_for_function(
-                f"() => document.querySelectorAll(\"[data-testid='stGraphVizChart']\").length == "
-                f"{len(expected.graphs)} && [...document.querySelectorAll(\"[data-testid="
-                f"'stGraphVizChart']\")].every(c => c.querySelector('svg g.node'))",
-                timeout=60_000)
+            # (a locator: the views live in shadow roots, which querySelectorAll does not enter)
+            expect(page.locator(GRAPH)).to_have_count(len(expected.graphs), timeout=60_000)
+            drawn = [int(n) for n in page.locator(GRAPH).evaluate_all(
+                "views => views.map(v => v.getAttribute('data-nodes'))")]
+            assert drawn == [len(layout(graph, "auto", max_nodes=None).nodes)
+                             for _, graph in expected.graphs], name
         if expected.figures:
             page.wait_for_function(
                 "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
@@ -54,8 +57,10 @@ def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
 def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
     page.goto(f"{server}/lab?lab=Carried+hidden+state")
     wait_for_run(page)
-    page.wait_for_selector(GRAPH_NODES, timeout=60_000)
+    page.wait_for_selector(GRAPH, timeout=60_000)
     assert metric(page, "Nodes at batch 6, carried") == "174"
+    carried = page.locator(GRAPH).first
+    six = carried.get_attribute("data-drawn-graph")
     thumb = page.locator("[data-testid='stSlider']").filter(has_text="Batches in a row") \
         .get_by_role("slider")
     thumb.focus()
@@ -66,6 +71,10 @@ def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
     seven = lab.carried_state(lab.DetachConfig(batches=7))
     assert metric(page, "Nodes at batch 7, carried") == str(seven.retained[-1].nodes)
     assert "batches=7" in page.url
+    # the carried graph on screen is batch 7's: one row more
+    expect(carried).not_to_have_attribute("data-drawn-graph", six, timeout=20_000)
+    assert int(carried.get_attribute("data-nodes")) == len(
+        layout(seven.after.graph, "auto", max_nodes=None).nodes)
     page.set_viewport_size({"width": 1440, "height": 2600})
     page.wait_for_timeout(1500)
     screenshot(page, "lab_carried")
