@@ -150,6 +150,11 @@ def test_record_and_backward_play_to_the_end(page, server):
     graph = run(RunConfig()).graph
     assert attr(view, "frames") == str(len(graph.op_nodes))  # one frame per op autograd created
     assert view.locator(".gv-code li.gv-now").count() == 1  # the line of forward that ran
+    # every line of the code panel readable whole: long ones wrap, none runs out of the panel
+    code = view.locator(".gv-code")
+    assert code.evaluate("c => c.scrollWidth <= c.clientWidth + 1")
+    lines = code.locator("li").all_inner_texts()
+    assert any("return self.fc(out[:, -1, :])" in " ".join(t.split()) for t in lines), lines
     view.locator("[data-act=backward]").click()
     play_to_end(view, "backward")
     error = view.locator(".gv-error")

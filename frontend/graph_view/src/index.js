@@ -564,8 +564,10 @@ class GraphView {
     if (!tr) return;
     this.codeItems = tr.code.map((li) => {
       const L = tr.lines[li];
+      // Indented by padding, not spaces: a long line wraps under its own start.
       const item = el("li", { value: String(L.line) });
-      item.append(el("code", {}, " ".repeat(L.indent || 0) + L.text));
+      item.style.setProperty("--indent", `${L.indent || 0}ch`);
+      item.append(el("code", {}, L.text));
       this.code.append(item);
       return item;
     });
