@@ -254,13 +254,16 @@ def static_controls() -> tuple[RunConfig, tuple[int, ...], bool]:
 
 
 def presets_bar() -> None:
-    """One click to a classroom starting point (same page: set the controls)."""
-    cols = st.columns(len(PRESETS))
-    for col, preset in zip(cols, PRESETS, strict=True):
-        with col:
+    """One click to a classroom starting point (same page: set the controls).
+
+    A row that wraps, each as wide as its label: in five equal columns the last
+    preset's link ("Exploding gradients") was cut off at 1,400 px.
+    """
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        for preset in PRESETS:
             if preset.page == "pages/playground.py":
                 st.button(preset.label, key=f"preset_{preset.key}", help=preset.lesson,
-                          on_click=_apply_preset, args=(preset,), width="stretch")
+                          on_click=_apply_preset, args=(preset,))
             else:
                 page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
 

@@ -80,3 +80,24 @@ def test_home_run_it_in_the_browser_prints_a_10_by_1_tensor(server, page):
     text = page.locator("[data-testid='stCode']").last.inner_text()
     assert "grad_fn=<AddmmBackward0>" in text
     screenshot(page, "home_after_run")
+
+
+def test_every_preset_is_shown_whole_at_laptop_and_phone_width(server, page):
+    from stockdemo.config import PRESETS
+
+    for width in (1280, 1400, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{server}/playground")
+        wait_for_run(page)
+        presets = page.get_by_test_id("stMain").get_by_test_id("stExpander").filter(
+            has_text="Presets for class")
+        box = presets.bounding_box()
+        for preset in PRESETS:
+            role = "button" if preset.page == "pages/playground.py" else "link"
+            label = presets.get_by_role(role, name=preset.label)
+            shown = label.bounding_box()
+            # inside the expander, and not cut short (five equal columns once cut the last one)
+            assert box["x"] <= shown["x"] and shown["x"] + shown["width"] <= box["x"] + box["width"] + 1, \
+                (width, preset.label)
+            assert label.evaluate("e => [e, ...e.querySelectorAll('*')]"
+                                  ".every(n => n.scrollWidth <= n.clientWidth + 1)"), (width, preset.label)
