@@ -49,7 +49,8 @@ def live() -> None:
     table_col.dataframe(train.metrics_table(result.metrics), width="stretch", key="metrics_table",
                         column_config={"RMSE (price)": price, "MAE (price)": price})
     table_col.caption(f"All on {len(result.forecasts)} test days, as next-day close prices. "
-                      "Direction: share of days the forecast called the up or down move right.")
+                      "Direction: share of days the forecast called the up or down move right "
+                      "(persistence forecasts no move at all, so it has none: n/a).")
     if result.baseline_wins:
         verdict_col.warning(train.verdict(result), icon=":material/balance:")
     else:

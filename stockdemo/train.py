@@ -302,9 +302,9 @@ def summary(result: TrainResult) -> str:
 
 
 def metrics_table(metrics: pd.DataFrame) -> pd.DataFrame:
-    """The metrics as shown: prices named as such, direction as a share or why it has none."""
+    """The metrics as shown: prices named as such, direction as a share or "n/a" (the page says why)."""
     shown = metrics.copy()
-    shown["Direction"] = [("n/a: never calls a move" if math.isnan(d) else f"{d:.1%}")
+    shown["Direction"] = [("n/a" if math.isnan(d) else f"{d:.1%}")
                           for d in metrics["Direction"]]
     return shown.rename(columns={"RMSE": "RMSE (price)", "MAE": "MAE (price)",
                                  "Direction": "Direction right"})

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 import torch
@@ -166,3 +167,11 @@ def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
     assert fig.layout.annotations == reference.layout.annotations
     val_start, test_start = ds.target_day[[ds.n_train, ds.n_train + ds.n_val]]
     assert [s.x0 for s in fig.layout.shapes] == [ds.dates[val_start], ds.dates[test_start]]
+
+
+def test_the_metrics_table_says_n_a_where_a_forecast_calls_no_move():
+    metrics = pd.DataFrame({"RMSE": [1.0, 2.0], "MAE": [0.5, 1.0], "Direction": [0.55, math.nan]},
+                           index=["Model", "Persistence (tomorrow = today)"])
+    shown = train.metrics_table(metrics)
+    assert list(shown["Direction right"]) == ["55.0%", "n/a"]
+    assert list(shown.columns) == ["RMSE (price)", "MAE (price)", "Direction right"]
