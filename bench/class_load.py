@@ -42,7 +42,7 @@ import load  # noqa: E402  bench/load.py: the protocol session client
 import redis  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
 TARGET_P95_S = 1.0
 MOVES = (9, 14, 20, 27, 35, 44, 54, 65)  # T values the teacher moves to
@@ -181,6 +181,26 @@ class Member(load.Session):
             self.finished.append((time.perf_counter(), msg.script_finished, seq))
 
 
+async def reconnect_as_a_browser(member: Member, timeout: float = 30.0) -> int:
+    """Reconnect after a lost replica as Streamlit's frontend does: try again every 0.5 s.
+
+    -> how many tries failed. Right after a kill HAProxy may still pick the dead
+    replica for a moment (a 502 was seen in one test run of many) until
+    deploy/serve.py holds it out; a browser just tries again.
+    """
+    deadline = time.monotonic() + timeout
+    failed = 0
+    while True:
+        try:
+            await member.reconnect()
+            return failed
+        except (OSError, ConnectionClosed, InvalidStatus):  # urllib's HTTPError is an OSError
+            failed += 1
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)
+
+
 def number_state(member: Member, key: str, value: int) -> WidgetState:
     state = WidgetState(id=member.key_to_id[key])
     state.int_value = value
@@ -283,7 +303,8 @@ async def drive(args) -> dict:
             for s in moved_over:
                 await s.until(lambda s=s: s.closed, 30)
             # As the browser: the same address (class and seat in it), HAProxy picks a live replica.
-            await asyncio.gather(*(s.reconnect() for s in moved_over))
+            retries = await asyncio.gather(*(reconnect_as_a_browser(s) for s in moved_over))
+            out["reconnect_retries"] = sum(retries)
             await asyncio.gather(*(s.run_page() for s in moved_over))
         # Everyone answers now: those on the dead replica who had answered see their answer.
         rest = await asyncio.gather(*(answer(s, 4 + i % 3, args.timeout)
@@ -319,7 +340,8 @@ def report(out: dict, args) -> int:
           f"{out.get('idle_cores')} cores")
     print(f"students on the teacher's final settings: {out.get('on_settings')} of {n}")
     print(f"answers counted in Redis: {out.get('answers')} of {n}"
-          + (f"; killed mid-question: {out['killed']}" if out.get("killed") else ""))
+          + (f"; killed mid-question: {out['killed']}, its students reconnected after "
+             f"{out.get('reconnect_retries', 0)} failed tries" if out.get("killed") else ""))
     outcomes = out.get("outcomes", [])
     print("answer attempts: " + ", ".join(f"{k} {outcomes.count(k)}"
                                           for k in ("sent", "kept", "refused")))

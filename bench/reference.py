@@ -7,10 +7,11 @@ work of a Playground move at T = 100 with nothing cached (seed, build, forward,
 graph capture, layout of every node, the DOT text), on one torch thread as the
 server runs it. ``bench/load.py`` prints it before every scenario.
 
-Why: the same commit (b08a02c) took 27-32 ms of server CPU per Playground
-move in a burst at stop 15 and 17-23 ms at stop 16, on two boxes sold as the
+Why: the same app code took 27-32 ms of server CPU per Playground move in a
+burst at stop 15 and 17-21 ms at stop 16 (b08a02c), on two boxes sold as the
 same 2 cores (docs/hosting.md); without a reference, a faster box reads as a
-faster app. Figures from two boxes compare after dividing by this one.
+faster app. Figures from two boxes compare after dividing by this one; it
+varies by about ±15 % between runs on one box.
 """
 
 from __future__ import annotations
