@@ -25,7 +25,7 @@ def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report
     """
     report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
     table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
-    return report, tuple(layout(graph, "auto", max_nodes=None) for _, graph in report.graphs), table
+    return report, tuple(layout(shown.graph, "auto", max_nodes=None) for shown in report.graphs), table
 
 
 # A fragment per experiment: moving one of its controls reruns only that experiment.
@@ -48,11 +48,19 @@ def experiment(name: str) -> None:
         st.markdown("\n\n".join(report.notes))
     for figure, alt in report.figures:
         st.plotly_chart(figure, width="stretch", alt=alt)
-    # The interactive view, full width: zoom, hover any node for its op, shapes and what
-    # autograd saved. Drawn half width by Graphviz, their labels could not be read.
-    for i, ((caption, _), picture) in enumerate(zip(report.graphs, pictures, strict=True)):
-        st.markdown(f"**{caption}**")
-        graph_view(picture, key=f"lab_graph_{i}", url_key=None)
+    # One graph at a time in the interactive view, full width: zoom, hover any node for its
+    # op, shapes and what autograd saved; the picker swaps them in place. (Half width through
+    # Graphviz their labels could not be read; four views stacked cost the server twice the
+    # CPU of a move.)
+    if report.graphs:
+        labels = [shown.label for shown in report.graphs]
+        picked = labels[0]
+        if len(labels) > 1:
+            picked = st.segmented_control("Show the graph", labels, default=labels[0], required=True,
+                                          key="lab_graph", bind="query-params")
+        i = labels.index(picked) if picked in labels else 0
+        st.markdown(f"**{report.graphs[i].caption}**")
+        graph_view(pictures[i], key=f"lab_graph_view_{i}", url_key=None)
     if table is not None:
         with st.expander("Every number of this run"):
             ui.table(table)

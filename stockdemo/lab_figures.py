@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import singledispatch
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,14 @@ COLOURS = {"one by one": theme.BLUE, "packed": theme.GREEN, "padded": theme.VERM
 CELL_COLOURS = dict(zip(lab.COST_CELLS, theme.PALETTE, strict=False))
 
 
+class LabGraph(NamedTuple):
+    """One graph an experiment shows: a short name to pick it by, a caption with its numbers."""
+
+    label: str  # stable whatever the settings: the page's picker and the URL use it
+    caption: str
+    graph: Graph
+
+
 @dataclass(frozen=True)
 class Report:
     headline: str
@@ -30,7 +39,7 @@ class Report:
     errors: tuple[tuple[str, str], ...]  # (what the code did, torch's message word for word)
     code: tuple[tuple[str, str], ...]  # (caption, the source that ran)
     notes: tuple[str, ...]  # markdown
-    graphs: tuple[tuple[str, Graph], ...]  # (caption, graph)
+    graphs: tuple[LabGraph, ...]
     figures: tuple[tuple[go.Figure, str], ...]  # (figure, alt text)
     table: pd.DataFrame | None
 
@@ -145,14 +154,14 @@ def _lengths(result: lab.LengthsResult) -> Report:
             padded_note,
         ),
         graphs=(
-            (f"{result.labels[shortest_i]}: {lengths[shortest_i]} days, alone: "
-             f"{nodes[shortest_i]} nodes", result.window_graphs[shortest_i]),
-            (f"{result.labels[longest_i]}: {lengths[longest_i]} days, alone: "
-             f"{nodes[longest_i]} nodes", result.window_graphs[longest_i]),
-            (f"Packed: one graph for all {len(lengths)} windows, "
-             f"{result.packed_graph.stats['nodes']} nodes", result.packed_graph),
-            (f"Padded: one graph, every window {longest} steps, "
-             f"{result.padded_graph.stats['nodes']} nodes", result.padded_graph),
+            LabGraph("Shortest window alone", f"{result.labels[shortest_i]}: {lengths[shortest_i]} "
+                     f"days, alone: {nodes[shortest_i]} nodes", result.window_graphs[shortest_i]),
+            LabGraph("Longest window alone", f"{result.labels[longest_i]}: {lengths[longest_i]} "
+                     f"days, alone: {nodes[longest_i]} nodes", result.window_graphs[longest_i]),
+            LabGraph("Packed", f"Packed: one graph for all {len(lengths)} windows, "
+                     f"{result.packed_graph.stats['nodes']} nodes", result.packed_graph),
+            LabGraph("Padded", f"Padded: one graph, every window {longest} steps, "
+                     f"{result.padded_graph.stats['nodes']} nodes", result.padded_graph),
         ),
         figures=((_figure(data, {"xaxis": {"title": {"text": "window: first day · trading days"}},
                                  "yaxis": {"title": {"text": "prediction"}}},
@@ -188,7 +197,7 @@ def _twice(result: lab.TwiceResult) -> Report:
             "and the second pass adds its gradients to the first. Usually the right fix is "
             "another forward pass: it records a new graph.",
         ),
-        graphs=((f"The graph both calls walk: {b.saved.nodes} nodes", b.graph),),
+        graphs=(LabGraph("The graph", f"The graph both calls walk: {b.saved.nodes} nodes", b.graph),),
         figures=(), table=snapshot_table(b, a, kept),
     )
 
@@ -244,10 +253,10 @@ def _carried(result: lab.DetachResult) -> Report:
             f"`h.detach()` keeps the numbers and drops the history: every batch's graph is "
             f"{cut[-1].nodes} nodes, and gradients flow back {c.lab_t} days, no further.",
         ),
-        graphs=((f"Batch {c.batches}, carried: {carried[-1].nodes} nodes, one row per batch "
-                 f"(L0 = batch 1)",
-                 result.after.graph),
-                (f"Batch {c.batches}, detached: {cut[-1].nodes} nodes", result.fixed.graph)),
+        graphs=(LabGraph("Carried", f"Batch {c.batches}, carried: {carried[-1].nodes} nodes, one row "
+                                    f"per batch (L0 = batch 1)", result.after.graph),
+                LabGraph("Detached", f"Batch {c.batches}, detached: {cut[-1].nodes} nodes",
+                         result.fixed.graph)),
         figures=((figure, "Line chart: nodes and saved bytes per batch grow when the hidden state "
                           "is carried, stay flat when it is detached."),),
         table=table,
@@ -277,8 +286,8 @@ def _in_place(result: lab.InPlaceResult) -> Report:
             f"overwrote that very tensor: {b.saved.modified} saved tensors changed under the graph. "
             "`h = cell(x_t, h) * 0.9` makes a new tensor and leaves the saved one alone.",
         ),
-        graphs=((f"In place: {b.saved.nodes} nodes", b.graph),
-                (f"Out of place: {fixed.saved.nodes} nodes", fixed.graph)),
+        graphs=(LabGraph("In place", f"In place: {b.saved.nodes} nodes", b.graph),
+                LabGraph("Out of place", f"Out of place: {fixed.saved.nodes} nodes", fixed.graph)),
         figures=(), table=snapshot_table(b, result.after, fixed),
     )
 
@@ -312,7 +321,8 @@ def _nan(result: lab.NanResult) -> Report:
             f"Inside `torch.autograd.detect_anomaly()` backward stops at the first node that "
             f"returns NaN and prints the forward line that created it: {where}.",
         ),
-        graphs=((f"The graph: {result.before.saved.nodes} nodes", result.before.graph),),
+        graphs=(LabGraph("The graph", f"The graph: {result.before.saved.nodes} nodes",
+                         result.before.graph),),
         figures=(), table=None,
     )
 
@@ -351,7 +361,8 @@ def _no_grad(result: lab.NoGradResult) -> Report:
             "`inference_mode()` goes further: its tensors carry no version counter, so autograd may "
             "never save them. `clone()` outside it gives a normal tensor.",
         ),
-        graphs=((f"Recorded: {grad.nodes} nodes (under no_grad: nothing)", result.before.graph),),
+        graphs=(LabGraph("Recorded", f"Recorded: {grad.nodes} nodes (under no_grad: nothing)",
+                         result.before.graph),),
         figures=((figure, "Bar chart of median forward times: "
                   + ", ".join(f"{r.mode} {r.median_ms:.3f} ms" for r in result.rows)),),
         table=pd.DataFrame(result.rows),

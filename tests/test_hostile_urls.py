@@ -23,7 +23,7 @@ nasty = st.one_of(
     st.sampled_from(["", " ", "1e9", "-0", "NaN", "inf", "0x10", "5; DROP TABLE", "<script>",
                      "../../etc/passwd", "٣", "9" * 400, "1,5", "true", "None", "%00"]),
 )
-query = st.dictionaries(st.sampled_from(sorted(KNOBS) + ["unknown", "page", "lab"]),
+query = st.dictionaries(st.sampled_from(sorted(KNOBS) + ["unknown", "page", "lab", "lab_graph", "panel"]),
                         st.one_of(nasty, st.lists(nasty, min_size=2, max_size=3)), max_size=6)
 
 

@@ -27,16 +27,16 @@ def open_lab(experiment: str | None = None, **params: str) -> AppTest:
     return at.run()
 
 
-def graphs_drawn(at: AppTest) -> list[dict]:
-    """What each graph view on the page was sent: drawn ids and positions."""
+def graph_drawn(at: AppTest) -> list[dict]:
+    """What the page's graph views were sent: drawn ids and positions (one view at a time)."""
     return [{k: graph_sent(c)["nodes"][k] for k in ("id", "x", "y")} for c in at.get("bidi_component")]
 
 
-def graphs_of(result) -> list[dict]:
+def laid_out(graph) -> dict:
     """The same, laid out here from a run of our own."""
-    return [{"id": [p.id for p in picture.nodes], "x": [round(p.x, 1) for p in picture.nodes],
-             "y": [round(p.y, 1) for p in picture.nodes]}
-            for picture in (layout(graph, "auto", max_nodes=None) for _, graph in report(result).graphs)]
+    picture = layout(graph, "auto", max_nodes=None)
+    return {"id": [p.id for p in picture.nodes], "x": [round(p.x, 1) for p in picture.nodes],
+            "y": [round(p.y, 1) for p in picture.nodes]}
 
 
 @pytest.mark.parametrize("experiment", list(lab.EXPERIMENTS))
@@ -48,10 +48,14 @@ def test_every_experiment_runs_and_draws_its_own_run(experiment):
     # the controls on screen are exactly this experiment's knobs
     shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle"}
     assert shown == {k.name for k in config_class.shown_knobs({})}
-    result = run(config_class())
-    # every graph of the run, in the report's order, in the interactive view
-    assert graphs_drawn(at) == graphs_of(result)
-    assert len(at.get("plotly_chart")) == len(report(result).figures)
+    expected = report(run(config_class()))
+    assert len(at.get("plotly_chart")) == len(expected.figures)
+    # the run's first graph in the interactive view; the picker swaps in each of the others
+    assert graph_drawn(at) == [laid_out(g.graph) for g in expected.graphs[:1]]
+    for shown in expected.graphs[1:]:
+        at.segmented_control(key="lab_graph").set_value(shown.label).run()
+        assert graph_drawn(at) == [laid_out(shown.graph)], shown.label
+        assert f"**{shown.caption}**" in [m.value for m in at.markdown]
 
 
 @pytest.mark.parametrize("experiment", BROKEN)
@@ -134,3 +138,13 @@ def test_any_link_to_the_lab_runs_without_error_and_keeps_controls_in_bounds(par
     assert not at.exception, [e.message for e in at.exception]
     assert_controls_in_bounds(at)
     assert "Run time" in metrics(at)  # some experiment always runs
+
+
+def test_a_link_opens_the_graph_it_names_and_a_strange_name_opens_the_first():
+    detached = report(lab.carried_state(lab.DetachConfig())).graphs[1]
+    at = open_lab("Carried hidden state", lab_graph="Detached")
+    assert detached.label == "Detached"
+    assert graph_drawn(at) == [laid_out(detached.graph)]
+    at = open_lab("Carried hidden state", lab_graph="<script>")
+    assert not at.exception
+    assert graph_drawn(at) == [laid_out(report(lab.carried_state(lab.DetachConfig())).graphs[0].graph)]
