@@ -4,6 +4,7 @@ import pyarrow as pa
 import streamlit as st
 
 from stockdemo import lab, lab_figures, ui
+from stockdemo.config import LAB_GRAPH
 from stockdemo.render import Picture, layout
 from stockdemo.ui.graph_view import graph_view
 
@@ -56,8 +57,8 @@ def experiment(name: str) -> None:
         labels = [shown.label for shown in report.graphs]
         picked = labels[0]
         if len(labels) > 1:
-            picked = st.segmented_control("Show the graph", labels, default=labels[0], required=True,
-                                          key="lab_graph", bind="query-params")
+            picked = st.segmented_control(LAB_GRAPH.label, labels, default=labels[0], required=True,
+                                          key=LAB_GRAPH.name, bind="query-params", help=LAB_GRAPH.help)
         i = labels.index(picked) if picked in labels else 0
         st.markdown(f"**{report.graphs[i].caption}**")
         graph_view(pictures[i], key=f"lab_graph_view_{i}", url_key=None)

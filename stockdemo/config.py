@@ -511,7 +511,12 @@ MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 100, 5,
 # Every control of the Lab, once. The open experiment is a tab, bound by its title.
 LAB_KNOBS: tuple[Knob, ...] = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL,
                                LAB_T, BATCHES, LAB_BATCH, LAB_HIDDEN, MAX_T, SEED)
-PAGE_KNOBS["pages/lab.py"] = LAB_KNOBS
+# Which of the open experiment's graphs is drawn, by the name its picker shows
+# (lab_figures.LabGraph.label); its picker checks it against the experiment.
+LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
+                     "Which of the experiment's graphs is drawn; a name it does not have "
+                     "draws its first.", max_len=40)
+PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
 CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})
 
 

@@ -16,6 +16,7 @@ from stockdemo.config import (
     FEATURES,
     HIDDEN_SIZE,
     INPUT_SIZE,
+    LAB_GRAPH,
     LEARNING_RATE,
     NODE,
     NONLINEARITY,
@@ -126,9 +127,9 @@ def url_messages(page: str) -> None:
     Streamlit silently drops a bound query value it cannot use; we clamp it
     instead (``?seq_len=999`` becomes 200) and say so on the page.
     """
-    # The open tab and the node are read by their own code: Streamlit's tabs by
-    # title, the node against the run's graph (node_from_url).
-    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE)]
+    # The open tab, the node and the Lab's graph are read by their own code: Streamlit's
+    # tabs and segmented control by title, the node against the run's graph (node_from_url).
+    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE, LAB_GRAPH)]
     done_key = f"_url_checked:{page}"
     if done_key in st.session_state:
         messages = st.session_state[done_key]
