@@ -4,7 +4,6 @@ import pyarrow as pa
 import streamlit as st
 
 from stockdemo import lab, lab_figures, ui
-from stockdemo.config import LAB_GRAPH
 from stockdemo.render import Picture, layout
 from stockdemo.ui.graph_view import graph_view
 
@@ -53,13 +52,8 @@ def experiment(name: str) -> None:
     # op, shapes and what autograd saved; the picker swaps them in place. (Half width through
     # Graphviz their labels could not be read; four views stacked cost the server twice the
     # CPU of a move.)
+    i = ui.graph_picker([shown.label for shown in report.graphs])
     if report.graphs:
-        labels = [shown.label for shown in report.graphs]
-        picked = labels[0]
-        if len(labels) > 1:
-            picked = st.segmented_control(LAB_GRAPH.label, labels, default=labels[0], required=True,
-                                          key=LAB_GRAPH.name, bind="query-params", help=LAB_GRAPH.help)
-        i = labels.index(picked) if picked in labels else 0
         st.markdown(f"**{report.graphs[i].caption}**")
         graph_view(pictures[i], key=f"lab_graph_view_{i}", url_key=None)
     if table is not None:

@@ -148,3 +148,10 @@ def test_a_link_opens_the_graph_it_names_and_a_strange_name_opens_the_first():
     at = open_lab("Carried hidden state", lab_graph="<script>")
     assert not at.exception
     assert graph_drawn(at) == [laid_out(report(lab.carried_state(lab.DetachConfig())).graphs[0].graph)]
+
+
+def test_a_graph_name_left_from_another_experiment_leaves_the_link():
+    at = open_lab("Carried hidden state", lab_graph="Out of place")  # In-place change's second graph
+    assert not at.exception
+    assert at.segmented_control(key="lab_graph").value == "Carried"
+    assert "lab_graph" not in at.query_params

@@ -269,6 +269,25 @@ def presets_bar() -> None:
                 page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
 
 
+def graph_picker(labels: list[str]) -> int:
+    """The Lab's "Show the graph" picker over an experiment's graphs -> the index picked.
+
+    Bound to the link as ``lab_graph``, by label; drawn when there is a choice. A
+    name the open experiment does not have (a tampered link, or one left from
+    another experiment's tab) picks its first graph, and the link says so. (An
+    experiment with one graph leaves the link alone: Streamlit refuses to delete a
+    parameter a widget was bound to, even in an earlier run.)
+    """
+    if len(labels) < 2:
+        return 0
+    if st.session_state.get(LAB_GRAPH.name) not in (None, *labels):
+        # Streamlit would reset the widget itself but keep the old name in the link.
+        st.session_state[LAB_GRAPH.name] = labels[0]
+    picked = st.segmented_control(LAB_GRAPH.label, labels, default=labels[0], required=True,
+                                  key=LAB_GRAPH.name, bind="query-params", help=LAB_GRAPH.help)
+    return labels.index(picked) if picked in labels else 0
+
+
 def _apply_preset(preset: Preset) -> None:
     config, _ = RunConfig.from_params(preset.params)
     for knob in RUN_KNOBS:

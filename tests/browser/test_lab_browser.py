@@ -82,3 +82,16 @@ def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
     page.set_viewport_size({"width": 1440, "height": 2600})
     page.wait_for_timeout(1500)
     screenshot(page, "lab_carried")
+
+
+def test_a_graph_name_left_from_another_experiment_leaves_the_link(server, page):
+    page.goto(f"{server}/lab?lab=In-place+change")
+    wait_for_run(page)
+    page.get_by_test_id("stButtonGroup").get_by_role("radio", name="Out of place").click()
+    wait_for_run(page)
+    assert "lab_graph=Out+of+place" in page.url
+    page.get_by_role("tab", name="Carried hidden state", exact=True).click()
+    wait_for_run(page)
+    expect(page.get_by_test_id("stButtonGroup").get_by_role("radio", checked=True)).to_have_text("Carried")
+    assert "lab_graph" not in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
