@@ -274,7 +274,7 @@ def graph_picker(labels: list[str]) -> int:
 
     Bound to the link as ``lab_graph``, by label; drawn when there is a choice. A
     name the open experiment does not have (a tampered link, or one left from
-    another experiment's tab) picks its first graph, and the link says so. (An
+    another experiment's tab) picks its first graph and is dropped from the link. (An
     experiment with one graph leaves the link alone: Streamlit refuses to delete a
     parameter a widget was bound to, even in an earlier run.)
     """
