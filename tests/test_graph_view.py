@@ -10,7 +10,7 @@ from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
-from stockdemo.ui.graph_view import node_table, node_text, selected_from_url, view_payload
+from stockdemo.view_payload import node_table, node_text, selected_from_url, view_payload
 from tests.conftest import ROOT
 from tests.helpers import graph_sent
 

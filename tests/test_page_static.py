@@ -4,7 +4,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import static
 from stockdemo.config import RunConfig
-from stockdemo.ui.graph_view import node_text
+from stockdemo.view_payload import node_text
 from tests.helpers import graph_sent, metric, metrics
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import train
-from stockdemo.ui.graph_view import node_text
+from stockdemo.view_payload import node_text
 from tests.helpers import graph_sent
 from tests.test_data import BAD_FILES
 

@@ -1,0 +1,302 @@
+"""The interactive graph view's data: a laid-out Picture (+ a Trace) as the JSON the browser draws.
+
+Pure: no Streamlit here, so the page's component (``stockdemo.ui.graph_view``),
+the command line and a handed-out HTML file all send the browser the same thing.
+
+The contract with the browser is one JSON payload, built by ``view_payload``
+(sent as its text, ``view_json``):
+
+- ``nodes``: parallel arrays, index i is one drawn box: ``id``, ``kind`` (index
+  into ``kinds``), ``fill`` (index into ``fills``), ``x``, ``y`` (centre,
+  points, y down), ``w``, ``h``, ``step``, ``layer``, and ``label``, ``op``,
+  ``shape``, ``param`` as indices into ``strings`` (-1: none);
+- ``edges``: ``src``, ``dst`` (node indices), ``recurrent`` (0/1);
+- ``frames``: dashed block outlines: ``label``, ``x``, ``y`` (top left), ``w``, ``h``;
+- ``new``: indices of nodes new since the previous run; ``selected``: index or None;
+- ``trace``: None, or the replay by node index: ``forward`` (creation order),
+  ``forward_line`` and ``forward_step`` per frame, ``backward`` and
+  ``backward_norm`` (the engine's order), ``param`` and ``param_norm``,
+  ``lines`` (source lines), ``code`` (the lines the code panel shows),
+  ``source``/``saved_n``/``saved_bytes`` per node (-1: none), ``root``, ``error``.
+
+One value comes back: the id of the node the learner selected. It is bound to
+the page's URL as ``node``, so a link names the node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from stockdemo import theme
+from stockdemo.graph import op_name
+from stockdemo.render import Picture
+
+if TYPE_CHECKING:
+    from stockdemo.replay import Trace
+
+HEIGHT = 560  # px: the graph's box on a laptop; fullscreen gives it the screen
+
+COLORS = {
+    "edge": theme.GRAPH_EDGE,
+    "recurrent": theme.RECURRENT,
+    "muted": theme.MUTED,
+    "text": theme.TEXT,
+    "border": theme.BORDER,
+    "newMark": theme.BLUE,
+    "selected": theme.TEXT,
+    "current": theme.PINK,
+}
+
+
+def _r(v: float) -> float:
+    return round(v, 1)
+
+
+def node_text(payload: dict[str, Any], field: str) -> list[str | None]:
+    """One text field of every node (``label``, ``op``, ``shape``, ``param``), decoded."""
+    strings = payload["strings"]
+    return [None if j < 0 else strings[j] for j in payload["nodes"][field]]
+
+
+def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
+                 selected: str | None = None, height: int = HEIGHT) -> dict[str, Any]:
+    """Picture (+ Trace) -> the component's JSON payload (see the module docstring).
+
+    ``new_ids`` and ``selected`` are graph node ids; each is marked on the node
+    drawn for it (``picture.drawn_as``).
+    """
+    return json.loads(view_json(picture, trace, new_ids, selected, height))
+
+
+def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
+              selected: str | None = None, height: int = HEIGHT) -> str:
+    """``view_payload`` as the JSON text the browser parses, the picture's part encoded once.
+
+    The component is given this text, not a dict: Streamlit encodes a dict twice
+    on every rerun (once to send, once sorted for the element's identity) and
+    looks for dataframes in it; a text is sent as it is.
+    """
+    static_json, drawn = _static_payload(picture)
+    new = sorted({drawn[g] for g in new_ids if g in drawn})
+    rest = {
+        "box_height": height,
+        "new": new,
+        "selected": drawn.get(selected) if selected is not None else None,
+        "trace": None if trace is None else _trace_payload(trace, picture, drawn),
+    }
+    return f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
+
+
+# The parts of a payload that depend on the picture alone, kept for the last few
+# pictures: a click on a node reruns the page, and at 11,000 nodes rebuilding
+# them took 0.14 s. Keyed by identity (pictures come from a shared cache), with
+# the picture kept alongside so a recycled id cannot match.
+_STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
+_STATIC_LOCK = threading.Lock()
+_STATIC_KEEP = 8
+
+
+def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
+    """-> (the picture's part of the payload as JSON text, graph node id -> drawn index)."""
+    with _STATIC_LOCK:
+        hit = _STATIC.get(id(picture))
+        if hit is not None and hit[0] is picture:
+            _STATIC.move_to_end(id(picture))
+            return hit[1]
+    built = _build_static(picture)
+    with _STATIC_LOCK:
+        _STATIC[id(picture)] = (picture, built)
+        while len(_STATIC) > _STATIC_KEEP:
+            _STATIC.popitem(last=False)
+    return built
+
+
+def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
+    placed = picture.nodes
+    index = {p.id: i for i, p in enumerate(placed)}
+    kinds = sorted({p.kind for p in placed})
+    fills = sorted({p.fill for p in placed})
+    kind_ix = {k: i for i, k in enumerate(kinds)}
+    fill_ix = {f: i for i, f in enumerate(fills)}
+    # Labels, ops, shapes and parameter names repeat across steps: sent once each,
+    # nodes point at them (at 11,248 nodes this made the JSON 40 % smaller).
+    strings: dict[str, int] = {}
+
+    def text(value: str | None) -> int:
+        return -1 if value is None else strings.setdefault(value, len(strings))
+
+    graph_nodes = [p.node for p in placed]
+    shapes = [None if n is None or n.shape is None else shape_text(n.shape) for n in graph_nodes]
+    nodes = {
+        "id": [p.id for p in placed],
+        "label": [text(p.label) for p in placed],
+        "kind": [kind_ix[p.kind] for p in placed],
+        "fill": [fill_ix[p.fill] for p in placed],
+        "x": [round(p.x, 1) for p in placed],
+        "y": [round(p.y, 1) for p in placed],
+        "w": [round(p.w, 1) for p in placed],
+        "h": [round(p.h, 1) for p in placed],
+        "op": [text(n.op if n is not None else None) for n in graph_nodes],
+        "shape": [text(v) for v in shapes],
+        "step": [n.step if n is not None else None for n in graph_nodes],
+        "layer": [n.layer if n is not None else None for n in graph_nodes],
+        "param": [text(n.param if n is not None else None) for n in graph_nodes],
+    }
+    pairs = [(index.get(e.src), index.get(e.dst), int(e.recurrent)) for e in picture.edges]
+    pairs = [pair for pair in pairs if pair[0] is not None and pair[1] is not None]
+    edges = {"src": [a for a, _, _ in pairs], "dst": [b for _, b, _ in pairs],
+             "recurrent": [r for _, _, r in pairs]}
+    frames = {"label": [f.label for f in picture.frames], "x": [_r(f.x) for f in picture.frames],
+              "y": [_r(f.y) for f in picture.frames], "w": [_r(f.w) for f in picture.frames],
+              "h": [_r(f.h) for f in picture.frames]}
+    drawn = _drawn_index(picture, index)
+    # Changes whenever what is drawn changes (a new shape changes a label): the
+    # browser keeps its zoom and replay while the key stays the same.
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(f"{picture.view}\0{picture.width}\0{picture.height}".encode())
+    digest.update("\0".join(nodes["id"]).encode())
+    digest.update("\0".join(p.label for p in placed).encode())
+    static = {
+        "graph": digest.hexdigest(),
+        "view": picture.view,
+        "caption": picture.caption,
+        "width": _r(picture.width),
+        "height": _r(picture.height),
+        "colors": COLORS,
+        "kinds": kinds,
+        "fills": fills,
+        "strings": list(strings),
+        "nodes": nodes,
+        "edges": edges,
+        "frames": frames,
+    }
+    return json.dumps(static, separators=(",", ":")), drawn
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """(10, 1) -> '10×1'; () -> 'scalar'."""
+    return "×".join(map(str, shape)) if shape else "scalar"
+
+
+def _drawn_index(picture: Picture, index: dict[str, int]) -> dict[str, int]:
+    """Every graph node id (and every drawn id) -> index of the box drawn for it."""
+    out = {drawn_id: i for drawn_id, i in index.items()}
+    for graph_id, drawn_id in picture.drawn_as.items():
+        i = index.get(drawn_id)
+        if i is not None:
+            out[graph_id] = i
+    return out
+
+
+def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dict[str, Any]:
+    """The replay, by drawn node index. Frames whose node is not drawn are left out."""
+    lines: list = []
+    line_ix: dict = {}
+
+    def line_of(src) -> int:
+        if src is None:
+            return -1
+        if src not in line_ix:
+            line_ix[src] = len(lines)
+            lines.append(src)
+        return line_ix[src]
+
+    code = [line_of(s) for s in trace.forward_code]
+    forward, forward_line, forward_step = [], [], []
+    for node_id, step in zip(trace.forward, trace.step_of_frame, strict=True):
+        i = drawn.get(node_id)
+        if i is None:
+            continue
+        forward.append(i)
+        forward_line.append(line_of(trace.source.get(node_id)))
+        forward_step.append(-1 if step is None else step)
+    backward, backward_norm = [], []
+    for b in trace.backward:
+        i = drawn.get(b.node_id)
+        if i is not None:
+            backward.append(i)
+            backward_norm.append(float(f"{b.grad_norm:.6g}"))
+    param, param_norm = [], []
+    for node_id, norm in trace.param_grad_norms.items():
+        i = drawn.get(node_id)
+        if i is not None:
+            param.append(i)
+            param_norm.append(float(f"{norm:.6g}"))
+    source, saved_n, saved_bytes = [], [], []
+    for p in picture.nodes:
+        source.append(line_of(trace.source.get(p.id)))
+        n, size = trace.saved.get(p.id, (-1, -1))
+        saved_n.append(n)
+        saved_bytes.append(size)
+    key = hashlib.blake2b(repr((trace.root, trace.forward[:1], len(trace.forward),
+                                [b.grad_norm for b in trace.backward])).encode(), digest_size=8)
+    return {
+        "key": key.hexdigest(),
+        "root": trace.root,
+        "forward": forward, "forward_line": forward_line, "forward_step": forward_step,
+        "backward": backward, "backward_norm": backward_norm,
+        "param": param, "param_norm": param_norm,
+        "lines": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text,
+                   "indent": s.indent} for s in lines],
+        "code": code,
+        "source": source, "saved_n": saved_n, "saved_bytes": saved_bytes,
+        "error": trace.second_backward_error,
+    }
+
+
+def node_table(picture: Picture, trace: Trace | None = None) -> pd.DataFrame:
+    """The drawn graph nodes as rows: the view's text alternative.
+
+    Columns: id, op, shape, step, layer, forward order, backward order,
+    gradient norm (the last three need a Trace).
+    """
+    forward = backward = norm = {}
+    if trace is not None:
+        forward = {node_id: i + 1 for i, node_id in enumerate(trace.forward)}
+        backward = {b.node_id: i + 1 for i, b in enumerate(trace.backward)}
+        norm = {b.node_id: b.grad_norm for b in trace.backward} | dict(trace.param_grad_norms)
+    rows = []
+    for p in picture.nodes:
+        n = p.node
+        if n is None:
+            continue
+        rows.append({
+            "id": n.id,
+            "op": op_name(n.op) if n.kind == "op" else n.kind,
+            "shape": None if n.shape is None else shape_text(n.shape),
+            "step": n.step,
+            "layer": n.layer,
+            "order in forward": forward.get(n.id),
+            "order in backward": backward.get(n.id),
+            "gradient norm": norm.get(n.id),
+        })
+    frame = pd.DataFrame(rows, columns=["id", "op", "shape", "step", "layer", "order in forward",
+                                        "order in backward", "gradient norm"])
+    for col in ("step", "layer", "order in forward", "order in backward"):
+        frame[col] = frame[col].astype("Int64")
+    return frame
+
+
+def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str | None]:
+    """The URL's ``node`` values -> (graph node id, None) or (None, message). Never raises."""
+    if not raw:
+        return None, None
+    value = str(raw[-1]).strip()
+    if value in picture.drawn_as:
+        return value, None
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    return None, (f"The link names node `{shown}`, which this run's graph does not have "
+                  "(node ids look like `L0.t4/Tanh0`), so no node is selected.")
+
+
+def inspector_link(node_id: str, settings: dict[str, str]) -> str:
+    """The Debugging page's inspector for one node, with the run's settings."""
+    return "/debugging?" + urlencode({**settings, "node": node_id})
