@@ -60,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"wrote {args.output}: {result.graph.stats['nodes']} nodes, "
-              f"{result.graph.stats['edges']} edges", file=sys.stderr)
+        counts = result.graph.counts
+        print(f"wrote {args.output}: {counts.summary()}; {counts.edges:,} edges", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

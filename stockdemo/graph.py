@@ -79,14 +79,22 @@ class Graph:
         return [n for n in self.nodes if n.kind == "op"]
 
     @cached_property
+    def counts(self) -> NodeCounts:
+        """``count_nodes(self)``, computed once (pages read it on every rerun)."""
+        return count_nodes(self)
+
+    @cached_property
     def stats(self) -> dict[str, object]:
-        """Counts over the whole graph, computed once (pages read them on every rerun)."""
-        kinds = Counter(n.kind for n in self.nodes)
+        """The counts as plain data (the JSON download), and the operations by type."""
+        c = self.counts
         return {
-            "nodes": len(self.nodes),
-            "edges": len(self.edges),
-            "ops": kinds["op"],
-            "parameters": kinds["parameter"],
+            "nodes": c.nodes,
+            "edges": c.edges,
+            "ops": c.operations,
+            "parameters": c.parameters,
+            "inputs": c.inputs,
+            "outputs": c.outputs,
+            "counted": c.summary(),
             "ops_by_type": dict(Counter(op_name(n.op) for n in self.op_nodes).most_common()),
         }
 
@@ -97,6 +105,78 @@ class Graph:
             "nodes": [n.to_dict() for n in self.nodes],
             "edges": [list(e) for e in self.edges],
         }
+
+
+# What each kind of node is called wherever a count is printed: (one, many).
+KIND_WORDS = {
+    "op": ("operation", "operations"),
+    "parameter": ("parameter tensor", "parameter tensors"),
+    "input": ("input", "inputs"),
+    "output": ("output", "outputs"),
+}
+
+
+def count_text(n: int, kind: str) -> str:
+    """(30, "op") -> '30 operations'; (1, "parameter") -> '1 parameter tensor'."""
+    one, many = KIND_WORDS[kind]
+    return f"{n:,} {one if n == 1 else many}"
+
+
+@dataclass(frozen=True)
+class NodeCounts:
+    """A run's graph, counted: the one definition every count the app prints for a run reads.
+
+    A node is one box of the unrolled graph view: an operation autograd
+    recorded while ``forward`` ran (a ``grad_fn`` such as ``AddmmBackward0``),
+    a parameter tensor (its ``AccumulateGrad``, where ``backward()`` leaves
+    ``.grad``), the input ``x``, or the output. torch's own graph is the
+    operations and the parameter tensors; the input and the output are drawn
+    so the learner sees where data enters and leaves.
+    """
+
+    operations: int
+    parameters: int
+    inputs: int
+    outputs: int
+    edges: int
+
+    @property
+    def nodes(self) -> int:
+        return self.operations + self.parameters + self.inputs + self.outputs
+
+    def summary(self) -> str:
+        """'38 nodes: 30 operations, 6 parameter tensors, the input and the output'."""
+        listed = _listing([count_text(self.operations, "op"), *self._others()])
+        return f"{self.nodes:,} node{'' if self.nodes == 1 else 's'}: {listed}"
+
+    def besides_operations(self) -> str:
+        """'the 6 parameter tensors, the input and the output': the nodes ``forward`` did not record."""
+        return _listing([f"the {p}" if not p.startswith("the ") else p for p in self._others()])
+
+    def _others(self) -> list[str]:
+        parts = [count_text(self.parameters, "parameter")] if self.parameters else []
+        for n, kind in ((self.inputs, "input"), (self.outputs, "output")):
+            if n == 1:
+                parts.append(f"the {kind}")
+            elif n:
+                parts.append(count_text(n, kind))
+        return parts
+
+
+def _listing(parts: list[str]) -> str:
+    """['a', 'b', 'c'] -> 'a, b and c'."""
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}"
+
+
+def count_nodes(graph: Graph) -> NodeCounts:
+    """How many nodes of each kind ``graph`` holds, and its edges (``Graph.counts`` keeps it)."""
+    kinds = Counter(n.kind for n in graph.nodes)
+    if set(kinds) - set(KIND_WORDS):
+        raise ValueError(f"unknown node kinds: {sorted(set(kinds) - set(KIND_WORDS))}")
+    return NodeCounts(kinds["op"], kinds["parameter"], kinds["input"], kinds["output"],
+                      len(graph.edges))
 
 
 @dataclass(frozen=True)

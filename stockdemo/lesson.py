@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from stockdemo import data, inspection, lab, static, train
 from stockdemo.config import CELL_LABELS, PAGE_KNOBS, RunConfig, TrainConfig
-from stockdemo.graph import FUSED_OP, Graph, op_name
+from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.live import printed, run
 
@@ -56,7 +56,7 @@ class Step:
 
 
 def node_count(config: RunConfig) -> int:
-    return run(config).graph.stats["nodes"]
+    return run(config).graph.counts.nodes
 
 
 def blocks_per_layer(graph: Graph) -> dict[int, int]:
@@ -68,26 +68,29 @@ def blocks_per_layer(graph: Graph) -> dict[int, int]:
 def last_grad_fn(config: RunConfig) -> Answer:
     result = run(config)
     grad_fn = re.search(r"grad_fn=<(\w+)>", printed(config)).group(1)
+    counts = result.graph.counts
     return Answer("predictions.grad_fn", grad_fn,
                   f"The backward of `nn.Linear`'s matrix multiply and add: the last of the "
-                  f"{result.graph.stats['nodes']} nodes PyTorch wrote down while `forward` ran. "
+                  f"{count_text(counts.operations, 'op')} PyTorch wrote down while `forward` ran "
+                  f"(the graph's {counts.nodes} nodes also hold {counts.besides_operations()}). "
                   "`backward()` starts from it.")
 
 
 def seed_output(config: RunConfig) -> Answer:
     result = run(config)
-    stats = result.graph.stats
     return Answer("predictions.shape", str(tuple(result.predictions.shape)),
-                  f"One prediction per sequence in the batch. This run recorded {stats['nodes']} "
-                  f"nodes: {stats['ops']} operations and {stats['parameters']} weight tensors.")
+                  f"One prediction per sequence in the batch. This run recorded "
+                  f"{result.graph.counts.summary()}.")
 
 
 def one_more_step(config: RunConfig) -> Answer:
-    before = node_count(config.replace(seq_len=config.seq_len - 1))
-    after = node_count(config)
-    return Answer(f"Nodes gained, T {config.seq_len - 1} → {config.seq_len}", f"{after - before:+d}",
-                  f"T = {config.seq_len - 1}: {before} nodes. T = {config.seq_len}: {after} nodes. "
-                  "The loop ran once more, so autograd recorded one more block.")
+    before = run(config.replace(seq_len=config.seq_len - 1)).graph.counts
+    after = run(config).graph.counts
+    return Answer(f"Nodes gained, T {config.seq_len - 1} → {config.seq_len}",
+                  f"{after.nodes - before.nodes:+d}",
+                  f"T = {config.seq_len - 1}: {before.nodes} nodes. T = {config.seq_len}: {after.nodes} "
+                  f"nodes. The loop ran once more, so autograd recorded one more block: "
+                  f"{count_text(after.operations - before.operations, 'op')}.")
 
 
 def stacked_blocks(config: RunConfig) -> Answer:
@@ -107,8 +110,8 @@ def fused_lstm(config: RunConfig) -> Answer:
     loop = config.replace(cell="lstm_loop")
     loop_short, loop_long = node_count(loop.replace(seq_len=5)), node_count(loop)
     return Answer(f"Nodes gained, T 5 → {config.seq_len}",
-                  f"{long.stats['nodes'] - short.stats['nodes']:+d}",
-                  f"`nn.LSTM`: {short.stats['nodes']} nodes at T = 5 and {long.stats['nodes']} at "
+                  f"{long.counts.nodes - short.counts.nodes:+d}",
+                  f"`nn.LSTM`: {short.counts.nodes} nodes at T = 5 and {long.counts.nodes} at "
                   f"T = {config.seq_len}, {fused} fused `MkldnnRnnLayerBackward0` per layer: the steps "
                   f"run inside one C++ kernel autograd cannot see into. The same LSTM as a "
                   f"{CELL_LABELS['lstm_loop']}: {loop_short} → {loop_long} nodes.")
@@ -166,7 +169,7 @@ def padded_weeks(config: lab.LengthsConfig) -> Answer:
     result = lab.different_lengths(config)
     short = sum(n < max(result.lengths) for n in result.lengths)
     packed = "exactly equal" if result.packed_gap == 0 else f"within {result.packed_gap:.1g}"
-    sizes = ", ".join(sorted({f"{n} days: {g.stats['nodes']} nodes"
+    sizes = ", ".join(sorted({f"{n} days: {g.counts.nodes} nodes"
                               for n, g in zip(result.lengths, result.window_graphs, strict=True)}))
     return Answer("Short weeks' predictions moved by", f"up to {result.padded_gaps.max():.3g}",
                   f"{short} of {len(result.lengths)} weeks are short, and read the zeros as flat days. "

@@ -26,10 +26,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 
 from stockdemo import theme
-from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
+from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node, NodeCounts, op_name
 
 NODE_BUDGET = 250  # auto view: unrolled up to this many nodes
 MAX_DRAWN_NODES = 1200  # unrolled view for Graphviz: fold middle steps past this
@@ -102,6 +103,64 @@ class Picture:
     caption: str
     folded_steps: int  # 0 unless max_nodes forced a fold
     drawn_as: dict[str, str]  # every graph node id -> the drawn id that stands for it
+    graph: Graph  # the graph drawn, whole
+
+    @property
+    def counts(self) -> NodeCounts:
+        """The whole graph's counts, drawn or not (``stockdemo.graph.count_nodes``)."""
+        return self.graph.counts
+
+    @cached_property
+    def stands_for(self) -> dict[str, str]:
+        """Drawn id -> what its box stands for, for every box drawing more than its own node.
+
+        A rolled box: '200 nodes, one per time step, t 0…199'; a fold: '96 nodes
+        of the folded steps, t 2…97'. Unrolled and unfolded: empty.
+        """
+        members: dict[str, list[str]] = defaultdict(list)
+        for node_id, drawn in self.drawn_as.items():
+            if node_id != drawn:
+                members[drawn].append(node_id)
+        if not members:
+            return {}
+        by_id = self.graph.by_id
+        kinds = {p.id: p.kind for p in self.nodes}
+        out = {}
+        for drawn, ids in members.items():
+            if drawn in by_id:
+                ids.append(drawn)
+            steps = sorted({by_id[i].step for i in ids if by_id[i].step is not None})
+            span = f"t {steps[0]}…{steps[-1]}" if len(steps) > 1 else f"t {steps[0]}" if steps else ""
+            n = f"{len(ids):,} node{'' if len(ids) == 1 else 's'}"
+            if kinds[drawn] == "fold":
+                out[drawn] = f"{n} of the {len(steps)} folded steps, {span}"
+            elif kinds[drawn] == "loop":
+                out[drawn] = f"{n} of steps {span} unlike the step drawn"
+            elif len(steps) == len(ids):
+                out[drawn] = f"{n}, one per time step, {span}"
+            else:
+                out[drawn] = f"{n}, {span}"
+        return out
+
+    def describe(self, node_id: str, markdown: bool = False) -> str:
+        """One graph node as the page names it: 'L0.t0/Addmm0 (Addmm, t 0, layer 0)', and,
+        when its box stands for more nodes, what the box stands for.
+
+        ``markdown``: the id as code (`` `L0.t0/Addmm0` ``).
+        """
+        node = self.graph.by_id[node_id]
+        where = [op_name(node.op) if node.op else node.kind]
+        if node.step is not None:
+            where.append(f"t {node.step}")
+        if node.layer is not None:
+            where.append(f"layer {node.layer}")
+        text = f"{f'`{node_id}`' if markdown else node_id} ({', '.join(where)})"
+        drawn = self.drawn_as.get(node_id)
+        box = self.stands_for.get(drawn) if drawn is not None else None
+        if box is not None:
+            how = "rolled" if self.view == "rolled" else "folded"
+            text += f", drawn {how}: its box stands for {box}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -135,21 +194,26 @@ def _lay_out(graph: Graph, view: str, max_nodes: int | None, complete: bool) -> 
     gc.disable()
     try:
         placed = _Layout(graph, rolled=(view == "rolled"), max_nodes=max_nodes, complete=complete)
-        picture = placed.picture(view, _caption(graph, view, placed.folded))
+        boxes = sum(1 for n, *_ in placed.placed.values() if n.kind not in ("fold", "loop"))
+        picture = placed.picture(view, _caption(graph, view, placed.folded, boxes))
     finally:
         if gc_was_enabled:
             gc.enable()
     return picture
 
 
-def _caption(graph: Graph, view: str, folded: int) -> str:
-    caption = f"{len(graph.nodes)} nodes · {len(graph.edges)} edges"
+def _caption(graph: Graph, view: str, folded: int, boxes: int) -> str:
+    """The whole graph's counts, then what the picture draws of it."""
+    counts = graph.counts
+    caption = f"{counts.summary()} · {counts.edges:,} edges"
     if view == "rolled":
-        caption += f" · rolled: each layer's block stands for {graph.meta.get('seq_len')} time steps"
+        steps = graph.meta.get("seq_len")
+        caption += (f" · rolled: each layer's block stands for {steps} time "
+                    f"step{'' if steps == 1 else 's'}, so {boxes:,} boxes draw the {counts.nodes:,} nodes")
     elif folded:
-        caption += f" · unrolled, {folded} middle steps folded per layer"
+        caption += f" · unrolled, {folded} middle steps folded per layer into one box"
     else:
-        caption += " · unrolled: every node autograd recorded"
+        caption += " · unrolled: one box per node"
     return caption
 
 
@@ -485,7 +549,7 @@ class _Layout:
             if p.node is None:  # a marker stands for nodes, it is not one
                 drawn_as.pop(p.id)
         return Picture(view, nodes, tuple(self.edges()), tuple(frames), width, height, caption,
-                       self.folded, drawn_as)
+                       self.folded, drawn_as, self.graph)
 
 
 _OP, _ID = attrgetter("op"), attrgetter("id")

@@ -43,7 +43,7 @@ from torch.overrides import TorchFunctionMode
 from stockdemo import live
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
 from stockdemo.data import Dataset
-from stockdemo.graph import STEP, Graph, capture_graph_nodes
+from stockdemo.graph import STEP, Graph, NodeCounts, capture_graph_nodes, count_text
 from stockdemo.model import LoopRNN, StockPredictor
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))  # frames here are "our code"
@@ -93,6 +93,26 @@ class Trace:
             "second_backward_error": self.second_backward_error,
             "forward_code": [asdict(line) for line in self.forward_code],
         }
+
+
+def replay_status(root: str, counts: NodeCounts, forward_total: int, backward_total: int
+                  ) -> dict[str, object]:
+    """What the replay's status line says, in the words every count uses (``NodeCounts``).
+
+    ``forward``/``backward`` are templates: the browser puts the frame reached
+    in place of ``{done}``. The totals are the frames it replays: one per
+    operation, the only nodes ``forward`` records (parameter tensors, the
+    input and the output exist before it runs).
+    """
+    return {
+        "forward": f"Record (forward): {{done}} of {count_text(forward_total, 'op')} recorded",
+        "forward_total": forward_total,
+        "forward_end": f"with {counts.besides_operations()}: the graph's {counts.nodes:,} nodes",
+        "backward": f"Backward of {root}: {{done}} of {count_text(backward_total, 'op')} run",
+        "backward_total": backward_total,
+        "backward_end": (f"the {count_text(counts.parameters, 'parameter')} "
+                         f"{'holds its' if counts.parameters == 1 else 'hold their'} .grad"),
+    }
 
 
 def trace_run(config: RunConfig) -> Trace:

@@ -12,12 +12,28 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   ``shape``, ``param`` as indices into ``strings`` (-1: none);
 - ``edges``: ``src``, ``dst`` (node indices), ``recurrent`` (0/1);
 - ``frames``: dashed block outlines: ``label``, ``x``, ``y`` (top left), ``w``, ``h``;
+- ``stands_for``: ``node`` (indices) and ``text``, parallel, for each box that
+  draws more than its own node: what it stands for, e.g. a rolled box "200
+  nodes, one per time step, t 0…199", a fold "2,240 nodes of the 160 folded
+  steps, t 20…179" (empty when every box is one node);
+- ``counts``: the whole graph counted once (``stockdemo.graph.count_nodes``):
+  ``nodes``, ``operations``, ``parameters``, ``inputs``, ``outputs``, ``edges``,
+  ``boxes`` (boxes drawn for graph nodes, markers left out) and ``summary``
+  ("38 nodes: 30 operations, 6 parameter tensors, the input and the output");
 - ``new``: indices of nodes new since the previous run; ``selected``: index or None;
+- ``selected_node``: None, or the node the URL names (it may be drawn by a box
+  standing for many; its box is ``selected``): ``id``, ``text`` (the sentence
+  the page prints after "Selected node"), ``op``, ``shape``, ``step``,
+  ``layer``, ``param``, ``stands_for`` (what its box stands for, or None);
 - ``trace``: None, or the replay by node index: ``forward`` (creation order),
   ``forward_line`` and ``forward_step`` per frame, ``backward`` and
   ``backward_norm`` (the engine's order), ``param`` and ``param_norm``,
   ``lines`` (source lines), ``code`` (the lines the code panel shows),
-  ``source``/``saved_n``/``saved_bytes`` per node (-1: none), ``root``, ``error``.
+  ``source``/``saved_n``/``saved_bytes`` per node (-1: none), ``root``, ``error``,
+  and ``status``, the status line's words (``stockdemo.replay.replay_status``):
+  ``forward`` and ``backward`` templates with ``{done}`` for the frame reached,
+  ``forward_total``/``backward_total`` (the frames replayed, one per operation),
+  ``forward_end`` and ``backward_end`` (what the line adds once a pass is done).
 
 One value comes back: the id of the node the learner selected. It is bound to
 the page's URL as ``node``, so a link names the node.
@@ -90,6 +106,7 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
         "box_height": height,
         "new": new,
         "selected": drawn.get(selected) if selected is not None else None,
+        "selected_node": _selected_node(picture, selected, drawn),
         "trace": None if trace is None else _trace_payload(trace, picture, drawn),
     }
     return f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
@@ -177,8 +194,30 @@ def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
         "nodes": nodes,
         "edges": edges,
         "frames": frames,
+        "counts": _counts(picture),
+        "stands_for": {"node": [index[i] for i in picture.stands_for],
+                       "text": list(picture.stands_for.values())},
     }
     return json.dumps(static, separators=(",", ":")), drawn
+
+
+def _counts(picture: Picture) -> dict[str, Any]:
+    c = picture.counts
+    return {"nodes": c.nodes, "operations": c.operations, "parameters": c.parameters,
+            "inputs": c.inputs, "outputs": c.outputs, "edges": c.edges,
+            "boxes": sum(1 for p in picture.nodes if p.node is not None), "summary": c.summary()}
+
+
+def _selected_node(picture: Picture, selected: str | None, drawn: dict[str, int]
+                   ) -> dict[str, Any] | None:
+    """The graph node the URL names, with its own fields (not its box's: a rolled box draws many)."""
+    node = picture.graph.by_id.get(selected) if selected is not None else None
+    if node is None or selected not in drawn:
+        return None
+    return {"id": node.id, "text": picture.describe(node.id),
+            "op": node.op, "shape": None if node.shape is None else shape_text(node.shape),
+            "step": node.step, "layer": node.layer, "param": node.param,
+            "stands_for": picture.stands_for.get(picture.drawn_as[node.id])}
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
@@ -236,6 +275,8 @@ def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dic
         n, size = trace.saved.get(p.id, (-1, -1))
         saved_n.append(n)
         saved_bytes.append(size)
+    from stockdemo.replay import replay_status  # a trace was made, so replay is loaded
+
     key = hashlib.blake2b(repr((trace.root, trace.forward[:1], len(trace.forward),
                                 [b.grad_norm for b in trace.backward])).encode(), digest_size=8)
     return {
@@ -249,6 +290,7 @@ def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dic
         "code": code,
         "source": source, "saved_n": saved_n, "saved_bytes": saved_bytes,
         "error": trace.second_backward_error,
+        "status": replay_status(trace.root, picture.counts, len(forward), len(backward)),
     }
 
 
@@ -256,7 +298,8 @@ def node_table(picture: Picture, trace: Trace | None = None) -> pd.DataFrame:
     """The drawn graph nodes as rows: the view's text alternative.
 
     Columns: id, op, shape, step, layer, forward order, backward order,
-    gradient norm (the last three need a Trace).
+    gradient norm (these three need a Trace), and what a box drawing more than
+    its own node stands for (a rolled box: "200 nodes, one per time step, t 0…199").
     """
     forward = backward = norm = {}
     if trace is not None:
@@ -277,12 +320,22 @@ def node_table(picture: Picture, trace: Trace | None = None) -> pd.DataFrame:
             "order in forward": forward.get(n.id),
             "order in backward": backward.get(n.id),
             "gradient norm": norm.get(n.id),
+            "stands for": picture.stands_for.get(p.id),
         })
     frame = pd.DataFrame(rows, columns=["id", "op", "shape", "step", "layer", "order in forward",
-                                        "order in backward", "gradient norm"])
+                                        "order in backward", "gradient norm", "stands for"])
     for col in ("step", "layer", "order in forward", "order in backward"):
         frame[col] = frame[col].astype("Int64")
     return frame
+
+
+def node_table_alt(picture: Picture) -> str:
+    """What ``node_table``'s rows are, counted as every other count is (``NodeCounts``)."""
+    rows = sum(1 for p in picture.nodes if p.node is not None)
+    if rows == picture.counts.nodes:
+        return f"Table of the graph's {picture.counts.summary()}, one row each"
+    return (f"Table of the {rows:,} boxes drawn for the graph's {picture.counts.summary()}; "
+            "the column 'stands for' says which boxes draw several nodes")
 
 
 def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str | None]:

@@ -198,7 +198,7 @@ def test_render_views_and_node_budget():
     big_graph = run(RunConfig(seq_len=120, cell="gru")).graph
     big = render_dot(big_graph, "auto")
     assert big.view == "rolled" and "× 120" in big.dot
-    assert f"{big_graph.stats['nodes']} nodes" in big.caption
+    assert f"{big_graph.stats['nodes']:,} nodes" in big.caption
     forced = render_dot(big_graph, "unrolled")
     assert forced.folded_steps > 0 and forced.drawn_nodes < big_graph.stats["nodes"]
 

@@ -10,7 +10,7 @@ from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
-from stockdemo.view_payload import node_table, node_text, selected_from_url, view_payload
+from stockdemo.view_payload import node_table, node_table_alt, node_text, selected_from_url, view_payload
 from tests.conftest import ROOT
 from tests.helpers import graph_sent
 
@@ -85,6 +85,56 @@ def test_rolled_view_marks_a_step_node_on_the_box_drawn_for_it():
     assert [payload["nodes"]["id"][i] for i in payload["new"]] == [drawn]
 
 
+def test_rolled_boxes_say_what_they_stand_for_and_the_selection_keeps_its_own_node():
+    graph = run(RunConfig(seq_len=8)).graph
+    picture = layout(graph, "rolled", max_nodes=None)
+    payload = json.loads(json.dumps(view_payload(picture, selected="L0.t0/Addmm0")))
+    ids = payload["nodes"]["id"]
+    stands = dict(zip((ids[i] for i in payload["stands_for"]["node"]), payload["stands_for"]["text"],
+                      strict=True))
+    step_ops = {n.id for n in graph.op_nodes if n.role == "step"}
+    for drawn, text in stands.items():  # each rolled box: the same op, once per step
+        members = [i for i, d in picture.drawn_as.items() if d == drawn]
+        assert text == f"{len(members)} nodes, one per time step, t 0…7"
+        assert sorted(graph.by_id[i].step for i in members) == list(range(8))
+    assert set().union(*([i for i, d in picture.drawn_as.items() if d == b] for b in stands)) == step_ops
+    chosen = payload["selected_node"]
+    assert ids[payload["selected"]] == picture.drawn_as["L0.t0/Addmm0"] == "L0.t1/Addmm0"
+    assert (chosen["id"], chosen["step"], chosen["layer"], chosen["op"]) == \
+        ("L0.t0/Addmm0", 0, 0, "AddmmBackward0")  # the node named, not the box's own step
+    assert chosen["stands_for"] == stands["L0.t1/Addmm0"] == "8 nodes, one per time step, t 0…7"
+    assert chosen["text"] == ("L0.t0/Addmm0 (Addmm, t 0, layer 0), drawn rolled: its box stands "
+                              "for 8 nodes, one per time step, t 0…7")
+    table = node_table(picture).set_index("id")
+    assert table.loc["L0.t1/Addmm0", "stands for"] == chosen["stands_for"]
+    assert node_table_alt(picture) == (f"Table of the {len(table)} boxes drawn for the graph's "
+                                       f"{graph.counts.summary()}; the column 'stands for' says "
+                                       "which boxes draw several nodes")
+    unrolled = view_payload(layout(graph, "unrolled", max_nodes=None), selected="L0.t0/Addmm0")
+    assert unrolled["stands_for"] == {"node": [], "text": []}
+    assert unrolled["selected_node"]["stands_for"] is None
+    assert unrolled["selected_node"]["text"] == "L0.t0/Addmm0 (Addmm, t 0, layer 0)"
+
+
+def test_a_selection_made_at_T5_names_the_same_node_after_T_grows_and_the_view_rolls():
+    """The issue's case: L0.t0/Addmm0 selected at T 5, then T moved to 200."""
+    at = AppTest.from_file(PLAYGROUND, default_timeout=120)
+    at.query_params["node"] = "L0.t0/Addmm0"
+    at.run()
+    at.slider(key="seq_len").set_value(200).run()
+    assert not at.exception
+    payload = sent(at)
+    assert payload["view"] == "rolled"
+    assert at.query_params["node"] == "L0.t0/Addmm0"  # the URL still names it
+    chosen = payload["selected_node"]
+    assert chosen["id"] == "L0.t0/Addmm0" and chosen["step"] == 0
+    assert chosen["stands_for"] == "200 nodes, one per time step, t 0…199"
+    line = next(m.value for m in at.markdown if m.value.startswith("Selected node"))
+    assert line.startswith("Selected node `L0.t0/Addmm0` (Addmm, t 0, layer 0), drawn rolled: its box "
+                           "stands for 200 nodes, one per time step, t 0…199: [inspect")
+    assert payload["nodes"]["id"][payload["selected"]] == "L0.t1/Addmm0"  # the box that draws it
+
+
 def test_unrolled_view_draws_every_node_at_the_largest_run():
     graph = run(RunConfig(seq_len=200, num_layers=4, cell="gru")).graph
     picture = layout(graph, "unrolled", max_nodes=None)
@@ -111,7 +161,8 @@ def test_table_lists_the_drawn_graph_nodes_sortably(default_run):
     table = node_table(picture)
     assert list(table["id"]) == [p.node.id for p in picture.nodes if p.node is not None]
     assert list(table.columns) == ["id", "op", "shape", "step", "layer", "order in forward",
-                                   "order in backward", "gradient norm"]
+                                   "order in backward", "gradient norm", "stands for"]
+    assert table["stands for"].isna().all()  # unrolled: every box is one node
     steps = table.sort_values("step")["step"].dropna()
     assert steps.is_monotonic_increasing and steps.max() == default_run.config.seq_len - 1
 

@@ -20,10 +20,16 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from stockdemo.config import RunConfig
-from stockdemo.graph import op_name
 from stockdemo.render import Picture, layout
 from stockdemo.ui.caches import CONFIGS
-from stockdemo.view_payload import HEIGHT, inspector_link, node_table, selected_from_url, view_json
+from stockdemo.view_payload import (
+    HEIGHT,
+    inspector_link,
+    node_table,
+    node_table_alt,
+    selected_from_url,
+    view_json,
+)
 
 if TYPE_CHECKING:
     from stockdemo.data import Dataset
@@ -139,13 +145,11 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     _COMPONENT(data=view_json(picture, trace, new_ids, selected, height), key=key, height="content",
                on_selected_change=lambda: _sync_selection(key, url_key))
     if selected is not None and settings is not None:
-        node = next((p.node for p in picture.nodes if p.id == picture.drawn_as.get(selected)), None)
-        what = f"`{selected}`" + (f" ({op_name(node.op)})" if node is not None and node.op else "")
-        st.markdown(f"Selected node {what}: [inspect what autograd saved for it on the Debugging "
-                    f"page]({inspector_link(selected, settings)})")
+        st.markdown(f"Selected node {picture.describe(selected, markdown=True)}: [inspect what "
+                    f"autograd saved for it on the Debugging page]({inspector_link(selected, settings)})")
     with st.expander("The graph as a table (sortable, for screen readers and copying)",
                      key=f"{key}_table", on_change="rerun") as table:
         if table.open:
             st.dataframe(node_table(picture, trace), hide_index=True, width="stretch",
-                         alt=f"Table of the graph's {len(picture.nodes)} drawn nodes")
+                         alt=node_table_alt(picture))
     return selected

@@ -19,7 +19,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from stockdemo import figures, static, train, workers
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, RunConfig, TrainConfig
 from stockdemo.data import Dataset
-from stockdemo.graph import Graph, describe_diff, graph_diff
+from stockdemo.graph import Graph, count_text, describe_diff, graph_diff
 from stockdemo.live import RunResult
 from stockdemo.train import TrainResult
 
@@ -313,35 +313,39 @@ def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: 
 
 
 def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | None, tuple[str, ...]]:
-    """What changed since this session's previous run (kept per user, not shared).
+    """What changed since this session's previous run with other settings (kept per user).
 
+    A rerun with the same settings (a click on a node, the view or a panel
+    changed) is not a new run: it keeps reporting the last change.
     -> (a sentence, the change in node count; None on the session's first run,
     the ids of the nodes added since the previous run, for the graph view to mark)
     """
     previous = st.session_state.get("playground_previous")
+    if previous is not None and previous["config"] == config:
+        return previous["change"], previous["delta"], previous["new"]
     if previous is None:
-        change = "First run of this session: every node is new."
-        st.session_state["playground_new"] = ()
-    elif previous["config"] != config:
+        change, delta, new = "First run of this session: every node is new.", None, ()
+    else:
         diff = graph_diff(previous["graph"], graph)
         change = describe_diff(diff, previous["config"].__dict__, config.__dict__)
-        st.session_state["playground_change"] = change
-        st.session_state["playground_new"] = tuple(n.id for n in diff.added_nodes)
-    else:
-        change = st.session_state.get("playground_change", "Same settings as before.")
-    st.session_state["playground_previous"] = {"config": config, "graph": graph}
-    delta = None if previous is None else graph.stats["nodes"] - previous["graph"].stats["nodes"]
-    return change, delta, st.session_state["playground_new"]
+        delta = graph.counts.nodes - previous["graph"].counts.nodes
+        new = tuple(n.id for n in diff.added_nodes)
+    st.session_state["playground_previous"] = {"config": config, "graph": graph, "change": change,
+                                               "delta": delta, "new": new}
+    return change, delta, new
 
 
 def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None:
     """Output shape, parameters, graph size and times of one run, in one row."""
-    stats = result.graph.stats
+    counts = result.graph.counts
     metric_row([
         Metric("Output shape", str(tuple(result.predictions.shape))),
-        Metric("Parameters", f"{result.parameter_count:,}"),
-        Metric("Graph nodes", f"{stats['nodes']:,}", delta=delta),
-        Metric("Graph edges", f"{stats['edges']:,}"),
+        Metric("Parameters", f"{result.parameter_count:,}",
+               help=f"Numbers the model learns, held in the graph's "
+                    f"{count_text(counts.parameters, 'parameter')}."),
+        Metric("Graph nodes", f"{counts.nodes:,}", delta=delta, help=counts.summary() + "."),
+        Metric("Graph edges", f"{counts.edges:,}", help="Arrows between nodes: which node's output "
+                                                        "feeds which."),
         Metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
                help="Forward pass and graph capture, measured on the server when this config first ran."),
         Metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups."),
