@@ -1,6 +1,7 @@
 """Command line: draw a run's autograd graph for slides, without a browser, or replay it.
 
     python -m stockdemo graph --seq-len 8 --num-layers 2 --cell gru --format dot
+    python -m stockdemo graph --seq-len 8 --format html -o run.html   # a graph to hand out
     python -m stockdemo trace --seq-len 8 --cell gru
 """
 
@@ -22,10 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m stockdemo",
                                      description="Draw the autograd graph of one live run.")
     sub = parser.add_subparsers(dest="command", required=True)
-    graph = sub.add_parser("graph", help="write the graph of one run as DOT, JSON or SVG")
+    graph = sub.add_parser("graph", help="write the graph of one run as DOT, JSON, SVG, or HTML "
+                                         "(the interactive view with its replay, one file)")
     for knob in (*RUN_KNOBS, VIEW):
         _add_knob(graph, knob)
-    graph.add_argument("--format", choices=("dot", "json", "svg"), default="dot")
+    graph.add_argument("--format", choices=("dot", "json", "svg", "html"), default="dot")
     graph.add_argument("-o", "--output", help="file to write (default: standard output)")
     trace = sub.add_parser("trace", help="replay one run as JSON: the order autograd created the "
                                          "nodes in, and the order backward() of output.sum() ran them")
@@ -46,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     result = run(config)
     if args.format == "json":
         text = json.dumps(result.graph.to_dict(), indent=1)
+    elif args.format == "html":
+        text = _handout(config, result.graph, view)
     else:
         text = render_dot(result.graph, view).dot
         if args.format == "svg":
@@ -70,6 +74,14 @@ def main(argv: list[str] | None = None) -> int:
 def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
     parser.add_argument(f"--{knob.name.replace('_', '-')}", dest=knob.name,
                         metavar=knob.name.upper(), help=f"{knob.help} ({knob.bounds()})")
+
+
+def _handout(config: RunConfig, graph, view: str) -> str:
+    """The run's graph, every node placed, with its replay: one self-contained HTML file."""
+    from stockdemo.handout import run_handout
+    from stockdemo.render import layout
+
+    return run_handout(config, layout(graph, view, max_nodes=None), trace_run(config))
 
 
 def _trace(args: argparse.Namespace) -> int:

@@ -1,7 +1,9 @@
 // Rebuild the graph view's assets: `npm ci && npm run build`.
 // Output (committed, so the app runs offline with no Node at run time):
 // static/graph_view.js, which Streamlit serves as a file (server.enableStaticServing),
-// and stockdemo/ui/graph_view/graph_view.css, sent inline with the component.
+// and stockdemo/ui/graph_view/graph_view.css, sent inline with the component;
+// stockdemo/ui/graph_view/handout.js, the same view as a plain script that draws the
+// data inlined in a handed-out HTML file (stockdemo/handout.py inlines it and the CSS).
 import { build } from "esbuild";
 
 const jsdir = "../../static";
@@ -18,6 +20,16 @@ await build({
   legalComments: "eof",
   banner: { js: banner },
   outdir: jsdir,
+});
+await build({
+  entryPoints: { handout: "src/handout.js" },
+  bundle: true,
+  format: "iife",
+  minify: true,
+  target: ["es2020"],
+  legalComments: "eof",
+  banner: { js: banner },
+  outdir: cssdir,
 });
 await build({
   entryPoints: { graph_view: "src/style.css" },

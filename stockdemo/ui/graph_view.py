@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from stockdemo.config import RunConfig
+from stockdemo.handout import view_file_name, view_handout
 from stockdemo.render import Picture, layout
 from stockdemo.ui.caches import CONFIGS
 from stockdemo.view_payload import (
@@ -152,4 +153,10 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
         if table.open:
             st.dataframe(node_table(picture, trace), hide_index=True, width="stretch",
                          alt=node_table_alt(picture))
+            # Built on the click, in its own thread (a callable), not on every rerun.
+            config = None if settings is None else RunConfig.from_params(settings)[0]
+            st.download_button("Download this graph as one HTML file (opens from disk, offline)",
+                               data=lambda: view_handout(picture, trace, config),
+                               file_name=view_file_name(config, key), mime="text/html",
+                               key=f"{key}_handout", on_click="ignore")
     return selected

@@ -1,0 +1,162 @@
+"""A handed-out graph (``python -m stockdemo graph --format html``) opened from disk in Chromium,
+with every network request refused: pan, zoom, hover, click, the table, both replays.
+And the same file downloaded from the app's graph view.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from stockdemo import RunConfig, run
+from stockdemo.__main__ import main as cli
+from stockdemo.render import layout
+from tests.browser.conftest import SHOTS
+from tests.browser.drive import wait_for_run
+from tests.browser.test_graph_view_browser import VIEW, attr, second_backward_error, until
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def offline(browser):
+    """A page whose context is offline and refuses every request but the file:// ones."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, offline=True)
+    requested: list[str] = []
+
+    def refuse(route):
+        url = route.request.url
+        if url.startswith("file://"):
+            route.continue_()
+        else:
+            requested.append(url)
+            route.abort()
+
+    context.route("**/*", refuse)
+    page = context.new_page()
+    page.console_errors = []
+    page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
+    page.requested = requested
+    yield page
+    context.close()
+
+
+def open_handout(page, path) -> object:
+    page.goto(path.as_uri())
+    view = page.locator(VIEW)
+    expect(view).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)
+    return view
+
+
+def test_the_handout_works_from_disk_with_the_network_refused(offline, tmp_path):
+    path = tmp_path / "run.html"
+    assert cli(["graph", "--format", "html", "-o", str(path)]) == 0
+    config = RunConfig()
+    graph = run(config).graph
+    picture = layout(graph, "auto", max_nodes=None)
+    view = open_handout(offline, path)
+    expect(view).to_have_attribute("data-nodes", str(len(picture.nodes)))
+
+    # Zoom with the wheel, pan by dragging.
+    fitted = float(attr(view, "scale"))
+    box = view.locator("canvas").bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    offline.mouse.move(cx, cy)
+    offline.mouse.wheel(0, -400)
+    zoomed = until(view, "scale", lambda k: k > fitted * 1.2)
+    tx = float(attr(view, "tx"))
+    offline.mouse.down()
+    offline.mouse.move(cx + 150, cy, steps=5)
+    offline.mouse.up()
+    until(view, "tx", lambda x: x > tx + 100)
+    assert float(attr(view, "scale")) == pytest.approx(zoomed)
+
+    # Hover a node: its tip; click it: selected, with its details beside the graph.
+    view.locator("[data-act=fit]").click()
+    expect(view).to_have_attribute("data-scale", f"{fitted:.4f}")
+    tanh = next(n for n in graph.op_nodes if n.step == 2 and n.label == "Tanh")
+    node = next(p for p in picture.nodes if p.id == tanh.id)
+    box = view.locator("canvas").bounding_box()
+    k, tx, ty = (float(attr(view, n)) for n in ("scale", "tx", "ty"))
+    x, y = box["x"] + node.x * k + tx, box["y"] + node.y * k + ty
+    offline.mouse.move(x, y)
+    expect(view).to_have_attribute("data-hover", tanh.id)
+    tip = view.locator(".gv-tip")
+    expect(tip).to_be_visible()
+    assert tanh.op in tip.inner_text() and "stockdemo/model.py" in tip.inner_text()
+    offline.mouse.click(x, y)
+    expect(view).to_have_attribute("data-selected", tanh.id)
+    expect(view.locator(".gv-selected")).to_contain_text(tanh.op)
+
+    # The table: one row per drawn node, the node's op in it.
+    offline.get_by_text("The graph as a table").click()
+    table = offline.get_by_test_id("handout-table")
+    expect(table).to_be_visible()
+    assert table.locator("tbody tr").count() == len(picture.nodes)
+    row = table.locator("tr", has_text=tanh.id)
+    expect(row).to_contain_text("Tanh")
+
+    # Record, then Backward, played to their ends: the same frames as the app's view.
+    view.locator("[data-act=forward]").click()
+    view.locator("[data-act=next]").click()
+    view.locator("[data-act=next]").click()
+    expect(view).to_have_attribute("data-frame", "2")
+    view.locator(".gv-speed").select_option("500")
+    view.locator("[data-act=play]").click()
+    expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
+    assert attr(view, "mode") == "forward"
+    assert attr(view, "frames") == attr(view, "frame") == str(len(graph.op_nodes))
+    view.locator("[data-act=backward]").click()  # starts playing, at the speed chosen
+    expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
+    assert attr(view, "mode") == "backward" and attr(view, "frame") == attr(view, "frames") != "0"
+    expect(view.locator(".gv-error")).to_contain_text(second_backward_error())
+
+    assert offline.requested == [], "the handout asked the network for something"
+    assert offline.console_errors == []
+
+
+def test_screenshot_of_a_gru_handout_mid_replay(offline, tmp_path):
+    """The picture docs/hosting.md shows: a GRU run of 2 layers, Record stopped halfway."""
+    path = tmp_path / "gru.html"
+    assert cli(["graph", "--cell", "gru", "--seq-len", "6", "--num-layers", "2",
+                "--format", "html", "-o", str(path)]) == 0
+    view = open_handout(offline, path)
+    view.locator(".gv-speed").select_option("100")
+    view.locator("[data-act=forward]").click()  # plays
+    frames = int(attr(view, "frames"))
+    until(view, "frame", lambda f: f >= frames * 0.55)
+    view.locator("[data-act=play]").click()  # pause
+    expect(view).to_have_attribute("data-playing", "0")
+    assert 0 < int(attr(view, "frame")) < frames
+    expect(view.locator(".gv-code li.gv-now")).to_have_count(1)
+    assert offline.requested == [] and offline.console_errors == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    offline.screenshot(path=str(SHOTS / "handout_mid_replay.png"))
+
+
+def test_the_app_downloads_the_same_handout(page, server, tmp_path):
+    """The Playground's graph view, table open: the download is the run's handout, built on the click."""
+    page.goto(f"{server}/playground?seq_len=7")
+    wait_for_run(page)
+    page.get_by_text("The graph as a table").first.click()
+    wait_for_run(page)
+    button = page.get_by_role("button", name=re.compile("Download this graph as one HTML file"))
+    with page.expect_download(timeout=60_000) as download:
+        button.click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    assert saved.name == "stockdemo-graph-rnn-T7-L1.html"
+    text = saved.read_text(encoding="utf-8")
+    assert "Content-Security-Policy" in text and '"trace":{' in text
+    picture = layout(run(RunConfig(seq_len=7)).graph, "auto", max_nodes=None)
+    offline = page.context.browser.new_context(offline=True).new_page()
+    try:
+        offline.goto(saved.as_uri())
+        view = offline.locator(VIEW)
+        expect(view).to_have_attribute("data-nodes", str(len(picture.nodes)), timeout=30_000)
+        expect(view.locator("[data-act=backward]")).to_be_visible()
+    finally:
+        offline.context.close()
