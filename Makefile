@@ -3,6 +3,9 @@
 #   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
 #   make serve  for a class: one app process per core (REPLICAS=n) behind HAProxy on PORT,
 #               with a shared redis-server (deploy/serve.py; installs both from Debian if root)
+#   make image  the app's container image (deploy/image.py): podman, or docker where podman is
+#               missing; BASE=IMAGE picks the base (default: python:3.11-slim, or one built from
+#               Debian's packages where no registry can be reached)
 # Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it) and npm.
 
 PYTHON ?= python3
@@ -10,7 +13,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run serve test lint bench clean
+.PHONY: run serve image test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +32,9 @@ run: $(VENV)/.installed
 
 serve: $(VENV)/.installed
 	$(BIN)/python deploy/serve.py --port $(PORT) $(if $(REPLICAS),--replicas $(REPLICAS))
+
+image:
+	$(PYTHON) deploy/image.py $(if $(BASE),--base $(BASE))
 
 # axe-core for the accessibility browser test, from the npm registry (package-lock.json).
 node_modules/.package-lock.json: package.json package-lock.json

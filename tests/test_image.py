@@ -1,0 +1,130 @@
+"""The app's image (deploy/Dockerfile), built as ``make image`` builds it and run with no network.
+
+The image is built once per test run (``built_image``, shared with
+tests/test_kube.py). The container runs with ``--network none``: only its own
+loopback exists, so whatever the app needed from outside would fail here. The
+checks run inside it (``podman exec``) with tests/session_probe.py mounted
+read-only: the health check, a Playground session over Streamlit's websocket,
+the training workers, the user.
+
+Required, never skipped: a missing podman or runc fails with what to install
+(.ci/run installs them).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from deploy import image
+from tests.helpers import ROOT
+
+PORT = 8501
+START_TIMEOUT_S = 180  # import torch in a cold container on a busy 2-core box
+
+
+def engine() -> tuple[list[str], dict[str, str]]:
+    if not shutil.which("podman") and not shutil.which("docker"):
+        pytest.fail("no container engine: apt-get install podman runc debootstrap (.ci/run does)")
+    cmd = image.engine()
+    return cmd, image.engine_env(cmd)
+
+
+@functools.cache
+def built_image() -> dict[str, float]:
+    """Build the image once per test run -> {"seconds", "mb"} (deploy/image.py, as `make image`)."""
+    return image.build()
+
+
+def exec_in(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    cmd, env = engine()
+    return subprocess.run([*cmd, "exec", "-w", "/probe", name, *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def wait_healthy(name: str) -> float:
+    """Until the app answers inside the container -> seconds waited."""
+    started = time.monotonic()
+    check = "import urllib.request as u; u.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=2)"
+    while time.monotonic() - started < START_TIMEOUT_S:
+        if exec_in(name, "python", "-c", check).returncode == 0:
+            return time.monotonic() - started
+        time.sleep(1)
+    cmd, env = engine()
+    logs = subprocess.run([*cmd, "logs", name], env=env, capture_output=True, text=True)
+    pytest.fail(f"the container did not answer within {START_TIMEOUT_S} s:\n{logs.stdout}{logs.stderr}")
+
+
+@pytest.fixture(scope="module")
+def container():
+    cmd, env = engine()
+    figures = built_image()
+    print(f"image: built in {figures['seconds']:.0f} s, {figures['mb']:.0f} MB")
+    name = f"stockdemo-test-{uuid.uuid4().hex[:8]}"
+    subprocess.run([*cmd, "run", "-d", "--name", name, "--network", "none",
+                    "-v", f"{ROOT / 'bench'}:/probe/bench:ro", "-v", f"{ROOT / 'tests'}:/probe/tests:ro",
+                    image.TAG], env=env, check=True, capture_output=True)
+    try:
+        print(f"image: the app answered {wait_healthy(name):.1f} s after the container started")
+        yield name
+    finally:
+        subprocess.run([*cmd, "rm", "-f", "-t", "5", name], env=env, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def probe(container) -> dict:
+    done = exec_in(container, "python", "-m", "tests.session_probe", f"http://127.0.0.1:{PORT}",
+                   "--seq-len", "8", "--processes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_image_is_the_cpu_build_and_of_a_sane_size():
+    figures = built_image()
+    cmd, env = engine()
+    torch = subprocess.run([*cmd, "run", "--rm", "--network", "none", image.TAG, "python", "-c",
+                            "import torch; print(torch.__version__, torch.version.cuda)"],
+                           env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert torch == ["2.13.0+cpu", "None"]
+    # The CUDA build alone is several GB; the CPU image measured 1.6 GB.
+    assert figures["mb"] < 2500
+
+
+def test_the_images_health_check_passes(container):
+    cmd, env = engine()
+    if image.engine()[0].endswith("podman"):
+        check = subprocess.run([*cmd, "healthcheck", "run", container], env=env, capture_output=True,
+                               text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+    inspect = subprocess.run([*cmd, "image", "inspect", "--format", "{{json .Config.Healthcheck}}",
+                              image.TAG], env=env, capture_output=True, text=True, check=True).stdout
+    assert "/_stcore/health" in inspect
+
+
+def test_a_playground_session_gets_its_graph_with_no_network(probe):
+    assert probe["health"] == "ok"
+    run = probe["playground"]
+    assert run["ok"], run["errors"]
+    # RNN, one layer, T = 8: one block per time step, steps 0..7.
+    assert run["steps"] == list(range(8)) and run["nodes"] > 8
+
+
+def test_the_training_workers_start_with_the_app(probe):
+    workers = [p for p in probe["processes"] if "stockdemo.workers" in p["cmd"]]
+    assert len(workers) >= 1, probe["processes"]
+
+
+def test_nothing_runs_as_root(probe, container):
+    app = [p for p in probe["processes"] if "replica.py" in p["cmd"] or "stockdemo.workers" in p["cmd"]]
+    assert app and {p["uid"] for p in app} == {10001}
+    cmd, env = engine()
+    user = subprocess.run([*cmd, "image", "inspect", "--format", "{{.Config.User}}", image.TAG],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert user == "10001"
+    assert exec_in(container, "id", "-u").stdout.strip() == "10001"
