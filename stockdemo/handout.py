@@ -136,6 +136,7 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 <h1>{html.escape(title)}</h1>
 <p class="hd-about">{html.escape(about)} {html.escape(replay)}</p>
 <dl class="hd-facts" data-testid="handout-facts">{fact_list}</dl>
+<p class="hd-about" data-testid="handout-caption">{html.escape(picture.caption)}</p>
 <div id="graph"></div>
 <details data-testid="handout-table-box"><summary>The graph as a table</summary>
 {_table_html(picture, trace)}
@@ -151,12 +152,15 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 
 
 def run_facts(config: RunConfig, picture: Picture) -> list[tuple[str, str]]:
-    """The run's settings and its graph's size, as the handout shows them."""
+    """The run's settings and its graph's size, as the handout shows them (the caption says more)."""
     facts = [(k.label, CELL_LABELS.get(config.cell, config.cell) if k.name == "cell"
               else str(getattr(config, k.name))) for k in RUN_KNOBS]
-    edges = len(picture.edges)
-    return [*facts, ("Drawn nodes", f"{len(picture.nodes):,}"), ("Drawn edges", f"{edges:,}"),
-            ("View", picture.view)]
+    return [*facts, *_size_facts(picture)]
+
+
+def _size_facts(picture: Picture) -> list[tuple[str, str]]:
+    counts = picture.counts
+    return [("Nodes", f"{counts.nodes:,}"), ("Edges", f"{counts.edges:,}"), ("View", picture.view)]
 
 
 def file_name(config: RunConfig) -> str:
@@ -189,9 +193,9 @@ def view_handout(picture: Picture, trace: Trace | None = None, config: RunConfig
 
             trace = trace_run(config)
         return run_handout(config, picture, trace)
-    return handout_html(picture, trace, title="Autograd graph from stockdemo", about=picture.caption,
-                        facts=[("Drawn nodes", f"{len(picture.nodes):,}"),
-                               ("Drawn edges", f"{len(picture.edges):,}"), ("View", picture.view)])
+    return handout_html(picture, trace, title="Autograd graph from stockdemo",
+                        about="The graph PyTorch recorded while this model ran.",
+                        facts=_size_facts(picture))
 
 
 def view_file_name(config: RunConfig | None, key: str) -> str:
