@@ -16,7 +16,12 @@ Two views:
 - **rolled**: one block per layer standing for all T steps ("× T").
 
 ``view="auto"`` picks unrolled while the graph has at most ``NODE_BUDGET``
-nodes. Either way the caption gives the full graph's exact counts.
+nodes. Either way the caption gives the full graph's exact counts
+(``Graph.counts``), and each box drawing more than its own node says what it
+stands for (``Picture.stands_for``).
+
+Inside, placing is apart from styling: ``_Style`` alone decides what a box
+says, its size and its colour; ``_Placement`` only reads the sizes.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
+from typing import NamedTuple
 
 from stockdemo import theme
 from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node, NodeCounts, op_name
@@ -193,9 +199,15 @@ def _lay_out(graph: Graph, view: str, max_nodes: int | None, complete: bool) -> 
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        placed = _Layout(graph, rolled=(view == "rolled"), max_nodes=max_nodes, complete=complete)
-        boxes = sum(1 for n, *_ in placed.placed.values() if n.kind not in ("fold", "loop"))
-        picture = placed.picture(view, _caption(graph, view, placed.folded, boxes))
+        rolled = view == "rolled"
+        blocks = _Blocks(graph)
+        drawn = _steps_to_draw(blocks, rolled, max_nodes)
+        placement = _Placement(blocks, drawn, _Style(graph, rolled))
+        alias = _aliases(blocks, drawn, placement, rolled, complete)
+        edges = _edges(blocks, drawn, placement, alias, rolled)
+        boxes = sum(1 for i in placement.placed if i in graph.by_id)
+        picture = _picture(view, placement, edges, alias, drawn.folded,
+                           _caption(graph, view, drawn.folded, boxes))
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -241,52 +253,153 @@ def box_size(label: str) -> tuple[float, float]:
             max(MIN_H, len(lines) * LINE_H + PAD_Y))
 
 
-class _Layout:
-    """Positions for one view of one graph, from the nodes' layer, step, role and kind."""
+# The layout in four steps, each reading the nodes' own fields (layer, step, role, kind):
+# _Blocks groups the nodes, _steps_to_draw prunes (rolled: one step; past the budget:
+# fold the middle), _Placement places the boxes, _aliases says which box draws each
+# node, _edges wires the boxes. What the boxes say and how they are coloured is
+# _Style's alone: placement only reads the sizes it hands out.
 
-    def __init__(self, graph: Graph, rolled: bool, max_nodes: int | None, complete: bool) -> None:
+class _Blocks:
+    """A graph's nodes grouped as the layout reads them."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.ops: dict[tuple, list[Node]] = defaultdict(list)  # (layer, role, step) -> ops, in order
+        self.params: dict[int | None, list[Node]] = defaultdict(list)  # layer -> its parameters
+        self.special: dict[str, Node] = {}  # "input", "output"
+        for n in graph.nodes:
+            if n.kind == "op":
+                self.ops[(n.layer, n.role, n.step)].append(n)
+            elif n.kind == "parameter":
+                self.params[n.layer].append(n)
+            else:
+                self.special[n.kind] = n
+        self.layers = sorted({k[0] for k in self.ops if k[0] is not None})
+        self.steps = {layer: sorted(k[2] for k in self.ops if k[0] == layer and k[1] == STEP)
+                      for layer in self.layers}
+
+
+class _Drawn(NamedTuple):
+    """Which steps a view draws: the pruning, before anything is placed."""
+
+    shown: dict[int, list[int | None]]  # layer -> steps drawn, in order; None: the folded run
+    hidden: dict[int, list[int]]  # layer -> steps folded away (unrolled past the budget)
+    folded: int  # steps folded per layer
+    first_step: dict[int | None, int]  # layer -> first step drawn
+
+
+def _steps_to_draw(blocks: _Blocks, rolled: bool, max_nodes: int | None) -> _Drawn:
+    steps = blocks.steps
+    folded = 0
+    hidden: dict[int, list[int]] = {}
+    if rolled:
+        shown = {layer: [s[1] if len(s) > 1 else s[0]] for layer, s in steps.items() if s}
+    else:
+        shown = {layer: list(s) for layer, s in steps.items()}
+        total = len(blocks.graph.nodes)
+        if max_nodes is not None and total > max_nodes:
+            shown, folded = _fold(blocks, max_nodes, total)
+            for layer, s in shown.items():
+                if None in s:
+                    kept = set(s)
+                    hidden[layer] = [t for t in steps[layer] if t not in kept]
+    first_step = {layer: s[0] for layer, s in shown.items() if s}
+    return _Drawn(shown, hidden, folded, first_step)
+
+
+def _fold(blocks: _Blocks, max_nodes: int, total: int) -> tuple[dict[int, list[int | None]], int]:
+    """Keep the first and last steps of each layer within the budget; None marks the fold."""
+    steps, ops = blocks.steps, blocks.ops
+    step_nodes = sum(len(ops[(layer, STEP, t)]) for layer, s in steps.items() for t in s)
+    per_step = max(1, step_nodes // max(1, sum(len(s) for s in steps.values())))
+    budget = max_nodes - (total - step_nodes)
+    keep = max(1, budget // (2 * per_step * max(1, len(steps))))
+    shown: dict[int, list[int | None]] = {}
+    folded = 0
+    for layer, s in steps.items():
+        if len(s) <= 2 * keep + 1:
+            shown[layer] = list(s)
+        else:
+            shown[layer] = [*s[:keep], None, *s[-keep:]]
+            folded = len(s) - 2 * keep
+    return shown, folded
+
+
+class _Style:
+    """What each box says, how big that makes it, and its colour; what each frame is called."""
+
+    def __init__(self, graph: Graph, rolled: bool) -> None:
         self.graph = graph
         self.rolled = rolled
-        self.max_nodes = max_nodes
-        self.complete = complete
-        # drawn id -> (node, centre x, centre y, label, w, h); markers included
+        self._preds = graph.preds
+        self._boxes: dict[tuple[str, tuple[int, ...] | None], tuple[str, float, float]] = {}
+
+    def box(self, n: Node) -> tuple[str, float, float]:
+        """(box text, width, height) of a node: its label, its shape on the last line."""
+        label = n.label
+        if label == "T" and n.kind == "op":  # a transpose names its weight
+            for src in self._preds.get(n.id, ()):
+                source = self.graph.by_id.get(src)
+                if source is not None and source.kind == "parameter" and source.param:
+                    label = f"{short_param(source.param)}.T"
+        key = (label, n.shape)
+        box = self._boxes.get(key)
+        if box is None:
+            text = label
+            if n.shape is not None:
+                text += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
+            box = self._boxes[key] = (text, *box_size(text))
+        return box
+
+    def fill(self, n: Node) -> str:
+        return FILL["fused"] if n.role == FUSED else FILL.get(n.kind, FILL["op"])
+
+    def block_caption(self, role: str, layer: int) -> str:
+        return {PRE: "all steps at once", FUSED: f"layer {layer}: fused"}[role]
+
+    def step_caption(self, layer: int, t: int) -> str:
+        prefix = f"L{layer} · " if self.graph.meta.get("num_layers", 1) > 1 else ""
+        if self.rolled:
+            return f"{prefix}each step (× {self.graph.meta.get('seq_len')})"
+        return f"{prefix}t = {t}"
+
+    def fold_marker(self, layer: int, hidden: list[int], n_nodes: int) -> Node:
+        return Node(f"L{layer}.fold", "fold",
+                    f"⋯ {len(hidden)} more steps ⋯\n(t={hidden[0]}…{hidden[-1]}, {n_nodes} nodes)")
+
+    def loop_marker(self, layer: int, steps: int) -> Node:
+        return Node(f"L{layer}.loop", "loop", f"h → next step\n(× {steps - 1})")
+
+
+class _Placement:
+    """Where every drawn box goes: time across, layers down, in points with y down; and the frames."""
+
+    def __init__(self, blocks: _Blocks, drawn: _Drawn, style: _Style) -> None:
+        self.blocks = blocks
+        self.drawn = drawn
+        self.style = style
+        # drawn id -> (node, centre x, centre y, box text, w, h); markers included
         self.placed: dict[str, tuple[Node, float, float, str, float, float]] = {}
         self.frames: list[Frame] = []
-        self.alias: dict[str, str] = {}  # every graph node id -> the drawn id
-        self.folded = 0
-        self.first_step: dict[int | None, int] = {}  # layer -> first step drawn
-        self._preds = graph.preds
+        self.loops: dict[int, str] = {}  # layer -> its loop marker's id (rolled)
+        self.folds: dict[int, str] = {}  # layer -> its fold marker's id
+        self._preds = blocks.graph.preds
         self._grids: dict[tuple[str | None, ...], tuple[list[tuple[int, int]], int, int]] = {}
-        self._boxes: dict[tuple[str, tuple[int, ...] | None], tuple[str, float, float]] = {}
         self._layer_top: dict[int, float] = {}
         self._place()
 
-    # -- placement ---------------------------------------------------------
     def _place(self) -> None:
-        g = self.graph
-        blocks: dict[tuple, list[Node]] = defaultdict(list)
-        params: dict[int | None, list[Node]] = defaultdict(list)
-        special: dict[str, Node] = {}
-        for n in g.nodes:
-            if n.kind == "op":
-                blocks[(n.layer, n.role, n.step)].append(n)
-            elif n.kind == "parameter":
-                params[n.layer].append(n)
-            else:
-                special[n.kind] = n
-        self._blocks = blocks
-
-        layers = sorted({k[0] for k in blocks if k[0] is not None})
-        steps = {layer: sorted(k[2] for k in blocks if k[0] == layer and k[1] == STEP)
-                 for layer in layers}
-        shown_steps = self._steps_to_draw(blocks, steps)
+        blocks, params, special = self.blocks.ops, self.blocks.params, self.blocks.special
+        layers, steps = self.blocks.layers, self.blocks.steps
+        shown_steps = self.drawn.shown
+        box = self.style.box
 
         y = 0.0
         x_end = 0.0
         if "input" in special:
             self._put(special["input"], COL, y)
             y += ROW * 1.3
-        param_w = max((self._box_of(p)[1] for p in g.nodes if p.kind == "parameter"), default=0.0)
+        param_w = max((box(p)[1] for p in self.blocks.graph.nodes if p.kind == "parameter"), default=0.0)
         after_params = max(PARAM_COL * 0.6, param_w / 2 + COL * 0.45) + BLOCK_GAP
         # Every layer's steps start at one x, so step t of each layer stands in one column.
         set_up = {layer: sum(self._measure(blocks[(layer, role, None)])[0] + BLOCK_GAP * 2
@@ -305,22 +418,21 @@ class _Layout:
             for role in (PRE, FUSED):
                 block = blocks.get((layer, role, None))
                 if block:
-                    w, h = self._place_block(block, x, y, caption=self._caption(role, layer))
+                    w, h = self._place_block(block, x, y, caption=self.style.block_caption(role, layer))
                     x += w + BLOCK_GAP * 2
                     heights.append(h)
             x = steps_x
-            drawn = shown_steps.get(layer, [])
-            for t in drawn:
+            for t in shown_steps.get(layer, []):
                 if t is None:
-                    w, h = self._place_fold(layer, steps[layer], drawn, blocks, x, y)
+                    w, h = self._place_fold(layer, x, y)
                 else:
                     block = blocks[(layer, STEP, t)]
-                    w, h = self._place_block(block, x, y, caption=self._step_caption(layer, t))
-                    if self.rolled:  # the hidden state goes round to the next step
-                        loop = Node(f"L{layer}.loop", "loop", f"h → next step\n(× {len(steps[layer]) - 1})")
+                    w, h = self._place_block(block, x, y, caption=self.style.step_caption(layer, t))
+                    if self.style.rolled:  # the hidden state goes round to the next step
+                        loop = self.style.loop_marker(layer, len(steps[layer]))
                         self._put(loop, x + w + COL * 0.15, y + h / 2)
+                        self.loops[layer] = loop.id
                         w += COL * 0.8
-                        self._alias_other_steps(layer, steps[layer], t, blocks, loop.id)
                 x += w + BLOCK_GAP
                 heights.append(h)
             post = blocks.get((layer, POST, None))
@@ -338,44 +450,17 @@ class _Layout:
         if "output" in special:
             self._put(special["output"], hx, hy + h + ROW * 0.4)
         for i, p in enumerate(params.get(None, [])):  # the head's own weights, beside it
-            pw = self._box_of(p)[1]
+            pw = box(p)[1]
             self._put(p, hx + w + max(PARAM_COL * 0.3, pw / 2 - COL * 0.45 + BLOCK_GAP / 2),
                       hy + ROW * (0.6 + i))
-
-    def _steps_to_draw(self, blocks, steps) -> dict[int, list[int | None]]:
-        """Per layer, the steps to draw in order; None marks the folded run."""
-        if self.rolled:
-            shown = {layer: [s[1] if len(s) > 1 else s[0]] for layer, s in steps.items() if s}
-        else:
-            shown = {layer: list(s) for layer, s in steps.items()}
-            total = len(self.graph.nodes)
-            if self.max_nodes is not None and total > self.max_nodes:
-                shown = self._fold(blocks, steps, total)
-        self.first_step = {layer: s[0] for layer, s in shown.items() if s}
-        return shown
-
-    def _fold(self, blocks, steps, total: int) -> dict[int, list[int | None]]:
-        step_nodes = sum(len(blocks[(layer, STEP, t)]) for layer, s in steps.items() for t in s)
-        per_step = max(1, step_nodes // max(1, sum(len(s) for s in steps.values())))
-        budget = self.max_nodes - (total - step_nodes)
-        keep = max(1, budget // (2 * per_step * max(1, len(steps))))
-        shown: dict[int, list[int | None]] = {}
-        for layer, s in steps.items():
-            if len(s) <= 2 * keep + 1:
-                shown[layer] = list(s)
-            else:
-                shown[layer] = [*s[:keep], None, *s[-keep:]]
-                self.folded = len(s) - 2 * keep
-        return shown
 
     def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
         """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
         width, col, (cells, _, rows), boxes = self._measure(block)
         top = y + (CAPTION_H if caption else 0.0)
-        placed, alias = self.placed, self.alias
+        placed = self.placed
         for n, (d, i), (label, w, h) in zip(block, cells, boxes, strict=True):
             placed[n.id] = (n, x + i * col, top + d * ROW, label, w, h)
-            alias[n.id] = n.id
         if block and block[0].layer is not None:
             layer = block[0].layer
             self._layer_top[layer] = min(self._layer_top.get(layer, top), top)
@@ -392,8 +477,8 @@ class _Layout:
             # Steps that run the same ops ran the same code, so they wire them
             # the same way: one grid per op sequence (T 200 L 4 has 800 blocks).
             grid = self._grids[ops] = self._grid(block)
-        box_of = self._box_of
-        boxes = [box_of(n) for n in block]
+        box = self.style.box
+        boxes = [box(n) for n in block]
         col = max(COL, max((b[1] for b in boxes), default=0.0) + COL * 0.1)  # no overlaps
         return grid[1] * col, col, grid, boxes
 
@@ -417,139 +502,129 @@ class _Layout:
             per_row[d] += 1
         return cells, max(per_row.values(), default=1), max(per_row, default=0) + 1
 
-    def _place_fold(self, layer, steps, drawn, blocks, x, y) -> tuple[float, float]:
-        hidden = [t for t in steps if t not in drawn]
-        n_nodes = sum(len(blocks[(layer, STEP, t)]) for t in hidden)
-        fold = Node(f"L{layer}.fold", "fold",
-                    f"⋯ {len(hidden)} more steps ⋯\n(t={hidden[0]}…{hidden[-1]}, {n_nodes} nodes)")
+    def _place_fold(self, layer: int, x: float, y: float) -> tuple[float, float]:
+        hidden = self.drawn.hidden[layer]
+        n_nodes = sum(len(self.blocks.ops[(layer, STEP, t)]) for t in hidden)
+        fold = self.style.fold_marker(layer, hidden, n_nodes)
         self._put(fold, x, y + ROW * 1.5)
-        for t in hidden:
-            for n in blocks[(layer, STEP, t)]:
-                self.alias[n.id] = fold.id
-        return max(COL, self._box_of(fold)[1] / 2 + COL * 0.45), ROW * 3
-
-    def _alias_other_steps(self, layer: int, steps: list[int], shown: int, blocks, loop_id: str) -> None:
-        """Rolled: every step's node is drawn as the same op (same name, same rank) of the step shown."""
-        shown_block = blocks[(layer, STEP, shown)]
-        shown_ops, shown_ids = tuple(map(_OP, shown_block)), list(map(_ID, shown_block))
-        counterpart: dict[tuple[str | None, int], str] | None = None
-        alias = self.alias
-        for t in steps:
-            if t == shown or not (self.complete or t in (shown - 1, shown - 2)):
-                continue  # the edges reach back two steps at most: the recurrence
-            block = blocks[(layer, STEP, t)]
-            if tuple(map(_OP, block)) == shown_ops:  # the usual step: the same ops, in order
-                alias.update(zip(map(_ID, block), shown_ids, strict=True))
-                continue
-            if counterpart is None:
-                counterpart = {key: n.id for key, n in _ranked(shown_block)}
-            for key, n in _ranked(block):
-                alias[n.id] = counterpart.get(key, loop_id)
-
-    def _box_of(self, n: Node) -> tuple[str, float, float]:
-        """(box text, width, height) of a node: its label, its shape on the last line."""
-        label = n.label
-        if label == "T" and n.kind == "op":  # a transpose names its weight
-            for src in self._preds.get(n.id, ()):
-                source = self.graph.by_id.get(src)
-                if source is not None and source.kind == "parameter" and source.param:
-                    label = f"{short_param(source.param)}.T"
-        key = (label, n.shape)
-        box = self._boxes.get(key)
-        if box is None:
-            text = label
-            if n.shape is not None:
-                text += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
-            box = self._boxes[key] = (text, *box_size(text))
-        return box
+        self.folds[layer] = fold.id
+        return max(COL, self.style.box(fold)[1] / 2 + COL * 0.45), ROW * 3
 
     def _put(self, node: Node, x: float, y: float) -> None:
-        self.placed[node.id] = (node, x, y, *self._box_of(node))
-        self.alias[node.id] = node.id
+        self.placed[node.id] = (node, x, y, *self.style.box(node))
 
-    def _caption(self, role: str, layer: int) -> str:
-        return {PRE: "all steps at once", FUSED: f"layer {layer}: fused"}[role]
 
-    def _step_caption(self, layer: int, t: int) -> str:
-        prefix = f"L{layer} · " if self.graph.meta.get("num_layers", 1) > 1 else ""
-        if self.rolled:
-            return f"{prefix}each step (× {self.graph.meta.get('seq_len')})"
-        return f"{prefix}t = {t}"
+def _aliases(blocks: _Blocks, drawn: _Drawn, placement: _Placement, rolled: bool,
+             complete: bool) -> dict[str, str]:
+    """Every graph node id -> the id of the box that draws it: itself, a fold, or (rolled)
+    the same op of the step shown.
 
-    # -- output ------------------------------------------------------------
-    def edges(self) -> list[PlacedEdge]:
-        """Edges between drawn nodes, each once.
+    ``complete=False``: rolled-away steps the edges never reach are left out.
+    """
+    graph_ids = blocks.graph.by_id
+    alias = {i: i for i in placement.placed if i in graph_ids}
+    for layer, hidden in drawn.hidden.items():
+        fold = placement.folds[layer]
+        for t in hidden:
+            for n in blocks.ops[(layer, STEP, t)]:
+                alias[n.id] = fold
+    if rolled:
+        for layer, (shown,) in drawn.shown.items():
+            _alias_other_steps(alias, blocks, layer, shown, placement.loops[layer], complete)
+    return alias
 
-        A shared weight is wired to the first drawn step only: wiring it to
-        every step is what makes layouts explode, and ``W_hh.T`` on each
-        step's transpose says the same in place.
-        """
-        nodes = self.graph.by_id
-        alias = self.alias
-        first_step = self.first_step
-        if not (self.rolled or self.folded):  # every node drawn as itself: each edge as it is
-            edges = []
-            for src, dst in self.graph.edges:
-                ns, nd = nodes[src], nodes[dst]
-                if ns.kind == "parameter" and nd.role == STEP and nd.step != first_step.get(nd.layer):
-                    continue
-                edges.append(PlacedEdge(src, dst, ns.role == STEP == nd.role and ns.layer == nd.layer
-                                        and ns.step != nd.step))
-            return edges
-        if self.rolled:  # drawn nodes, and the step before the one shown (the recurrence)
-            targets = list(self.placed)
-            for layer, t in self.first_step.items():
-                targets += map(_ID, self._blocks.get((layer, STEP, t - 1), ()))
-            preds = self._preds
-            pairs: Iterable[tuple[str, str]] = (
-                (src, dst) for dst in targets for src in preds.get(dst, ()))
-        else:
-            pairs = self.graph.edges
-        placed = self.placed
-        out: dict[tuple[str, str], bool] = {}
-        for src, dst in pairs:
-            a, b = alias.get(src), alias.get(dst)
-            if a is None or b is None or a == b:
-                continue
+
+def _alias_other_steps(alias: dict[str, str], blocks: _Blocks, layer: int, shown: int, loop_id: str,
+                       complete: bool) -> None:
+    """Rolled: every step's node is drawn as the same op (same name, same rank) of the step shown."""
+    steps, ops = blocks.steps[layer], blocks.ops
+    shown_block = ops[(layer, STEP, shown)]
+    shown_ops, shown_ids = tuple(map(_OP, shown_block)), list(map(_ID, shown_block))
+    counterpart: dict[tuple[str | None, int], str] | None = None
+    for t in steps:
+        if t == shown or not (complete or t in (shown - 1, shown - 2)):
+            continue  # the edges reach back two steps at most: the recurrence
+        block = ops[(layer, STEP, t)]
+        if tuple(map(_OP, block)) == shown_ops:  # the usual step: the same ops, in order
+            alias.update(zip(map(_ID, block), shown_ids, strict=True))
+            continue
+        if counterpart is None:
+            counterpart = {key: n.id for key, n in _ranked(shown_block)}
+        for key, n in _ranked(block):
+            alias[n.id] = counterpart.get(key, loop_id)
+
+
+def _edges(blocks: _Blocks, drawn: _Drawn, placement: _Placement, alias: dict[str, str],
+           rolled: bool) -> list[PlacedEdge]:
+    """Edges between drawn boxes, each once.
+
+    A shared weight is wired to the first drawn step only: wiring it to
+    every step is what makes layouts explode, and ``W_hh.T`` on each
+    step's transpose says the same in place.
+    """
+    graph = blocks.graph
+    nodes = graph.by_id
+    first_step = drawn.first_step
+    if not (rolled or drawn.folded):  # every node drawn as itself: each edge as it is
+        edges = []
+        for src, dst in graph.edges:
             ns, nd = nodes[src], nodes[dst]
-            if ns.kind == "parameter":
-                target = placed[b][0]
-                if target.role == STEP and target.step != first_step.get(target.layer):
-                    continue
-            recurrent = (ns.role == STEP == nd.role and ns.layer == nd.layer and ns.step != nd.step)
-            if recurrent and self.rolled:
-                loop = f"L{nd.layer}.loop"
-                out.setdefault((a, loop), True)
-                out.setdefault((loop, b), True)
-            else:
-                out.setdefault((a, b), recurrent)
-        return [PlacedEdge(a, b, r) for (a, b), r in out.items()]
+            if ns.kind == "parameter" and nd.role == STEP and nd.step != first_step.get(nd.layer):
+                continue
+            edges.append(PlacedEdge(src, dst, ns.role == STEP == nd.role and ns.layer == nd.layer
+                                    and ns.step != nd.step))
+        return edges
+    placed = placement.placed
+    if rolled:  # drawn nodes, and the step before the one shown (the recurrence)
+        targets = list(placed)
+        for layer, t in first_step.items():
+            targets += map(_ID, blocks.ops.get((layer, STEP, t - 1), ()))
+        preds = graph.preds
+        pairs: Iterable[tuple[str, str]] = (
+            (src, dst) for dst in targets for src in preds.get(dst, ()))
+    else:
+        pairs = graph.edges
+    out: dict[tuple[str, str], bool] = {}
+    for src, dst in pairs:
+        a, b = alias.get(src), alias.get(dst)
+        if a is None or b is None or a == b:
+            continue
+        ns, nd = nodes[src], nodes[dst]
+        if ns.kind == "parameter":
+            target = placed[b][0]
+            if target.role == STEP and target.step != first_step.get(target.layer):
+                continue
+        recurrent = (ns.role == STEP == nd.role and ns.layer == nd.layer and ns.step != nd.step)
+        if recurrent and rolled:
+            loop = placement.loops[nd.layer]
+            out.setdefault((a, loop), True)
+            out.setdefault((loop, b), True)
+        else:
+            out.setdefault((a, b), recurrent)
+    return [PlacedEdge(a, b, r) for (a, b), r in out.items()]
 
-    def picture(self, view: str, caption: str) -> Picture:
-        """Shift everything so the picture starts at (MARGIN, MARGIN), and freeze it."""
-        placed = self.placed.values()
-        frames = self.frames
-        left = min(min(p[1] - p[4] / 2 for p in placed), min((f.x for f in frames), default=0.0))
-        top = min(min(p[2] - p[5] / 2 for p in placed), min((f.y for f in frames), default=0.0))
-        dx, dy = MARGIN - left, MARGIN - top
-        graph_ids = self.graph.by_id
-        fused, fill, op_fill = FILL["fused"], FILL.get, FILL["op"]
-        nodes = tuple(
-            PlacedNode(i, n.kind, label, x + dx, y + dy, w, h,
-                       fused if n.role == FUSED else fill(n.kind, op_fill),
-                       n if i in graph_ids else None)
-            for i, (n, x, y, label, w, h) in self.placed.items())
-        frames = [Frame(f.label, f.x + dx, f.y + dy, f.w, f.h) for f in frames]
-        width = max(max(p[1] + p[4] / 2 for p in placed) + dx,
-                    max((f.x + f.w for f in frames), default=0.0)) + MARGIN
-        height = max(max(p[2] + p[5] / 2 for p in placed) + dy,
-                     max((f.y + f.h for f in frames), default=0.0)) + MARGIN
-        drawn_as = dict(self.alias)
-        for p in nodes:
-            if p.node is None:  # a marker stands for nodes, it is not one
-                drawn_as.pop(p.id)
-        return Picture(view, nodes, tuple(self.edges()), tuple(frames), width, height, caption,
-                       self.folded, drawn_as, self.graph)
+
+def _picture(view: str, placement: _Placement, edges: list[PlacedEdge], alias: dict[str, str],
+             folded: int, caption: str) -> Picture:
+    """Shift everything so the picture starts at (MARGIN, MARGIN), colour it, and freeze it."""
+    placed = placement.placed.values()
+    frames = placement.frames
+    left = min(min(p[1] - p[4] / 2 for p in placed), min((f.x for f in frames), default=0.0))
+    top = min(min(p[2] - p[5] / 2 for p in placed), min((f.y for f in frames), default=0.0))
+    dx, dy = MARGIN - left, MARGIN - top
+    graph = placement.blocks.graph
+    graph_ids = graph.by_id
+    fill = placement.style.fill
+    nodes = tuple(
+        PlacedNode(i, n.kind, label, x + dx, y + dy, w, h, fill(n), n if i in graph_ids else None)
+        for i, (n, x, y, label, w, h) in placement.placed.items())
+    frames = [Frame(f.label, f.x + dx, f.y + dy, f.w, f.h) for f in frames]
+    width = max(max(p[1] + p[4] / 2 for p in placed) + dx,
+                max((f.x + f.w for f in frames), default=0.0)) + MARGIN
+    height = max(max(p[2] + p[5] / 2 for p in placed) + dy,
+                 max((f.y + f.h for f in frames), default=0.0)) + MARGIN
+    return Picture(view, nodes, tuple(edges), tuple(frames), width, height, caption, folded, alias,
+                   graph)
 
 
 _OP, _ID = attrgetter("op"), attrgetter("id")

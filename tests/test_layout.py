@@ -159,3 +159,31 @@ def test_step_t_of_every_layer_stands_in_one_column(cell):
             x_of_step[t].add(round(frame.x, 3))
     assert sorted(x_of_step) == list(range(5))
     assert all(len(xs) == 1 for xs in x_of_step.values())
+
+
+@pytest.mark.parametrize("view", ["unrolled", "rolled"])
+def test_placement_reads_only_the_sizes_of_the_styles_boxes(view):
+    """Placement and styling are apart: other box texts of the same sizes move nothing."""
+    from stockdemo import render
+
+    class Plain(render._Style):
+        def box(self, n):
+            _, w, h = super().box(n)
+            return ("?", w, h)
+
+        def fill(self, n):
+            return "#000000"
+
+    graph = graph_of("gru", 5, 2)
+    rolled = view == "rolled"
+    blocks = render._Blocks(graph)
+    drawn = render._steps_to_draw(blocks, rolled, None)
+    styled = render._Placement(blocks, drawn, render._Style(graph, rolled))
+    plain = render._Placement(blocks, drawn, Plain(graph, rolled))
+    assert [(i, x, y, w, h) for i, (_, x, y, _, w, h) in styled.placed.items()] == \
+        [(i, x, y, w, h) for i, (_, x, y, _, w, h) in plain.placed.items()]
+    assert [(f.x, f.y, f.w, f.h) for f in styled.frames] == [(f.x, f.y, f.w, f.h) for f in plain.frames]
+    assert {label for _, _, _, label, _, _ in plain.placed.values()} == {"?"}
+    picture = layout(graph, view)
+    assert [(p.id, p.x, p.y) for p in picture.nodes] == \
+        [(p.id, p.x, p.y) for p in render._picture(view, plain, [], {}, 0, "").nodes]
