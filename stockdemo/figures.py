@@ -115,8 +115,10 @@ def ops_figure(ops: pd.DataFrame) -> SharedFigure:
     data = [{"type": "bar", "x": counts, "y": list(ops["op"]), "orientation": "h",
              "marker": {"color": PALETTE[0]}, "text": [str(c) for c in counts],
              "textposition": "auto"}]
-    return _figure(data, {"yaxis": {"autorange": "reversed"}, "xaxis": {"title": {"text": "nodes"}}},
-                   "Autograd nodes by op", height=max(260, 30 * len(ops) + 90))
+    return _figure(data, {"yaxis": {"autorange": "reversed"},
+                          "xaxis": {"title": {"text": "operations"}}},
+                   f"The {sum(counts)} operations autograd recorded, by op",
+                   height=max(260, 30 * len(ops) + 90))
 
 
 def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) -> SharedFigure:
@@ -136,12 +138,14 @@ def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) 
 
 
 def ops_table(graph: Graph) -> pd.DataFrame:
-    """The graph's autograd nodes by op: columns op, count, most frequent first."""
+    """The graph's operations by op: columns op, count, most frequent first (parameter
+    tensors, the input and the output are not operations: ``Graph.counts``)."""
     return pd.DataFrame(list(graph.stats["ops_by_type"].items()), columns=["op", "count"])
 
 
 def ops_alt(ops: pd.DataFrame) -> str:
-    return "Bar chart of autograd nodes by op: " + ", ".join(f"{r.op} {r.count}" for r in ops.itertuples())
+    return "Bar chart of the operations autograd recorded, by op: " + ", ".join(
+        f"{r.op} {r.count}" for r in ops.itertuples())
 
 
 def predictions_alt(config: RunConfig) -> str:
@@ -157,7 +161,7 @@ def size_alt(sweep: list[dict[str, int]]) -> str:
 def size_caption(sweep: list[dict[str, int]], config: RunConfig, fused: bool) -> str:
     """What the size sweep shows: flat for the fused LSTM, else how many nodes one step adds."""
     if fused:
-        return "Flat: the fused LSTM kernel records one node per layer whatever T is."
+        return "Flat: the fused LSTM kernel records one operation per layer whatever T is."
     growth = (sweep[-1]["nodes"] - sweep[1]["nodes"]) / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
     return (f"A straight line: each extra time step adds {growth:.0f} nodes "
             f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "

@@ -22,7 +22,7 @@ from stockdemo.render import layout
 from stockdemo.replay import trace_run
 from stockdemo.view_payload import node_table
 from tests.conftest import ROOT
-from tests.helpers import graph_sent, metric, metric_deltas
+from tests.helpers import graph_sent, metric, metric_deltas, plotly_values
 
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
 SEED = RunConfig()  # the seed snippet's run: where the issue found 38, 36 and 30 for one graph
@@ -115,6 +115,19 @@ def test_one_config_through_every_place_that_prints_a_count(config, tmp_path):
                                      f"and the output: the graph's {expected['nodes']} nodes")
     assert status["backward_end"] == f"the {expected['parameters']} parameter tensors hold their .grad"
 
+    # The Playground's panels: operations by type add up to the operations, the size chart's
+    # mark for this run is the node count.
+    ops_panel = playground(config, panel="Ops by type")
+    figure = json.loads(ops_panel.get("plotly_chart")[0].proto.spec)
+    assert plotly_values(figure["data"][0]["x"]).sum() == ops
+    assert figure["layout"]["title"]["text"].startswith(f"The {ops} operations autograd recorded")
+    assert figure["layout"]["xaxis"]["title"]["text"] == "operations"
+    assert ops_panel.dataframe[0].value["count"].sum() == ops
+    size = json.loads(playground(config, panel="Graph size against T").get("plotly_chart")[0].proto.spec)
+    this_run = next(t for t in size["data"] if t["name"].startswith("this run"))
+    assert list(plotly_values(this_run["y"])) == [expected["nodes"]]
+    assert size["layout"]["yaxis"]["title"]["text"] == "graph nodes"
+
     # The node table: one row per box, every box one node in the unrolled view.
     picture = layout(result.graph, "unrolled", max_nodes=None)
     table = node_table(picture, trace_run(config))
@@ -157,7 +170,8 @@ def test_a_rerun_that_only_selects_a_node_is_not_a_new_run(clear_caches):
     at.run()
     assert not at.exception
     assert " ".join(i.value for i in at.info) == first and metric_deltas(at) == {}
-    at.slider(key="seq_len").set_value(6).run()
+    at.session_state["seq_len"] = 6  # as a move of T does, by slider or on the stage
+    at.run()
     moved = " ".join(i.value for i in at.info)
     assert "+1 time step" in moved and metric_deltas(at) == {"Graph nodes": "↑ +4"}
     at.query_params["node"] = "L0.t5/Tanh0"
