@@ -14,6 +14,7 @@ import sys
 import graphviz
 
 from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
+from stockdemo.graph import count_text
 from stockdemo.live import run
 from stockdemo.render import render_dot
 from stockdemo.replay import trace_run
@@ -89,11 +90,14 @@ def _trace(args: argparse.Namespace) -> int:
     config, messages = RunConfig.from_params(given)
     for message in messages:
         print(f"note: {message}", file=sys.stderr)
-    text = json.dumps(trace_run(config).to_dict(), indent=1) + "\n"
+    trace = trace_run(config)
+    text = json.dumps(trace.to_dict(), indent=1) + "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"wrote {args.output}", file=sys.stderr)
+        print(f"wrote {args.output}: {count_text(len(trace.forward), 'op')} in the order forward "
+              f"recorded them, {len(trace.backward):,} in the order backward() ran them",
+              file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

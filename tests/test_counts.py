@@ -144,6 +144,11 @@ def test_one_config_through_every_place_that_prints_a_count(config, tmp_path):
     assert f'label="{summary} · ' in out.read_text()
     as_json = subprocess.run([sys.executable, "-m", "stockdemo", "graph", *flags, "--format", "json"],
                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    replay_to = str(tmp_path / "trace.json")
+    replayed = subprocess.run([sys.executable, "-m", "stockdemo", "trace", *flags, "-o", replay_to],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    assert f": {ops} operations in the order forward recorded them, {ops} in the order backward()" \
+        in replayed.stderr
     stats = json.loads(as_json.stdout)["stats"]
     assert (stats["nodes"], stats["ops"], stats["parameters"], stats["counted"]) == \
         (expected["nodes"], expected["operations"], expected["parameters"], summary)
