@@ -1,6 +1,16 @@
-"""Median time of each static-graph capture at the default config.
+"""Static vs dynamic: the page's three waits, then each static-graph capture alone, at the defaults.
 
     .venv/bin/python bench/bench_static.py [repeats]
+
+The page (AppTest, so server time without the browser; medians of ``repeats``):
+
+- **Capture**: a press of *Capture static graphs* on cold caches: torch.compile
+  at T = 5 and the four torch.export calls. Target: 2 s or less, else progress
+  shown (the page shows a progress bar, step by step).
+- **A move to a new T**: one more trace by the learner's compile session and
+  the exports at that T. Progress shown.
+- **A move to a captured T**: its graph runs again, the rest from the caches.
+  Target: 0.3 s or less.
 
 The first call of each capture is a warm-up (dynamo and export import and
 cache their machinery once per process) and is printed apart.
@@ -8,19 +18,25 @@ cache their machinery once per process) and is printed apart.
 
 from __future__ import annotations
 
+import logging
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import streamlit as st
 import torch
+from streamlit.testing.v1 import AppTest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from stockdemo import static  # noqa: E402
 from stockdemo.config import RunConfig  # noqa: E402
 
+PAGE = str(ROOT / "pages" / "static_vs_dynamic.py")
 CONFIG = RunConfig()
 CAPTURES: dict[str, Callable[[], object]] = {
     "torch.compile, T = 5 (1 graph)": lambda: static.compile_capture(CONFIG, (5,)),
@@ -33,20 +49,45 @@ CAPTURES: dict[str, Callable[[], object]] = {
 }
 
 
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def page_figures(repeats: int) -> None:
+    """Capture, a move to a new T and one back to a captured T, as the page runs them."""
+    capture, new, captured = [], [], []
+    warm = AppTest.from_file(PAGE, default_timeout=600).run()
+    first = timed(lambda: warm.button(key="static_capture").click().run())
+    for i in range(repeats):
+        st.cache_data.clear()  # a press on cold caches: every export runs
+        st.cache_resource.clear()
+        at = AppTest.from_file(PAGE, default_timeout=600).run()
+        capture.append(timed(lambda: at.button(key="static_capture").click().run()))
+        # lengths no earlier repeat used: each is a new shape and new exports
+        new.append(timed(lambda: at.slider(key="seq_len").set_value(20 + i).run()))
+        captured.append(timed(lambda: at.slider(key="seq_len").set_value(5).run()))
+        assert not at.exception, at.exception
+    print(f"page, Capture (cold caches)       median {statistics.median(capture):6.2f} s   "
+          f"(first in this process {first:.2f} s; target 2 s or progress shown)")
+    print(f"page, move to a new T             median {statistics.median(new):6.2f} s   (progress shown)")
+    print(f"page, move to a captured T        median {statistics.median(captured) * 1e3:6.0f} ms  "
+          f"(target 300 ms)")
+
+
 def main(repeats: int = 5) -> None:
     torch.set_num_threads(1)  # as on the server
-    print(f"torch {torch.__version__}, default config, median of {repeats} after one warm-up")
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "no runtime" notes
+    print(f"torch {torch.__version__}, default config, median of {repeats} after one warm-up; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    page_figures(repeats)
     for name, capture in CAPTURES.items():
-        started = time.perf_counter()
-        capture()
-        warm_up = time.perf_counter() - started
-        times = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            capture()
-            times.append(time.perf_counter() - started)
+        warm_up = timed(capture)
+        times = [timed(capture) for _ in range(repeats)]
         print(f"{name:44s} median {statistics.median(times) * 1e3:8.0f} ms   "
               f"(first call {warm_up * 1e3:6.0f} ms)")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

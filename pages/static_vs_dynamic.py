@@ -14,16 +14,16 @@ ui.setup_page(
     "PyTorch simply records a new graph on every run.",
     __file__,
 )
-# Exporting the torch.cond rewrite traces two subgraphs per step (~0.3 s each here),
-# so it runs at a short length, said on the page.
-COND_MAX_T = 3
 
 
 @st.fragment
 def live() -> None:
     started = time.perf_counter()
-    config, tried, captures_on = ui.static_controls()
+    config, captures_on, fresh = ui.static_controls()
     T = config.seq_len
+    if captures_on:  # first: its progress bar and the count sit right under the Capture button
+        capture, exports = ui.static_captures(config, fresh)
+        ui.recompile_count(capture)
     result, picture = ui.cached_run(config), cached_picture(config, "auto")
 
     st.subheader("One model, two kinds of graph", anchor=False)
@@ -35,23 +35,25 @@ def live() -> None:
     left.caption(picture.caption + ". A new graph like this is recorded on every call, "
                  "whatever the shapes or the branches taken.")
     right.markdown(f"**torch.compile: the static FX graph dynamo captured for T = {T}**")
-    if captures_on:
-        with right, st.spinner("torch.compile is tracing the model…"):
-            capture = ui.cached_compile_capture(config, tried)
-            ui.fx_graph(capture)
-        st.subheader("Recompiles as T changes", anchor=False)
-        ui.recompiles(capture, tried, ui.TRIED_LENGTHS)
-    else:
+    if not captures_on:
         right.info("Press **Capture static graphs** above to trace this model with `torch.compile` "
                    "(a recording-only backend: no code is generated) and `torch.export`.",
                    icon=":material/touch_app:")
+    elif capture.steps[-1].eager:
+        right.warning(f"No graph for T = {T}: dynamo reached its recompile limit "
+                      f"({capture.limit} graphs) and ran `forward` eagerly.", icon=":material/block:")
+    else:
+        with right:
+            ui.fx_graph(capture)
+    if captures_on:
+        st.subheader("Recompiles as T changes", anchor=False)
+        ui.recompiles(capture)
 
     st.subheader("torch.export: the whole graph, ahead of time", anchor=False)
     if not captures_on:
         st.info("Press **Capture static graphs** to run `torch.export` live.", icon=":material/touch_app:")
     else:
-        with st.spinner("torch.export is tracing the model…"):
-            fixed, dynamic = ui.cached_export("static", config), ui.cached_export("dynamic", config)
+        fixed, dynamic = exports["static"], exports["dynamic"]
         e1, e2 = st.columns(2, gap="large")
         with e1:
             st.markdown(f"**Static shapes:** `torch.export.export(model, (x,))`, x of shape "
@@ -81,9 +83,7 @@ def live() -> None:
         st.caption("At this length both inputs ran the same number of steps; try T of 3 or more to "
                    "see them part ways.")
     if captures_on:
-        cond_config = config.replace(seq_len=min(T, COND_MAX_T))
-        with st.spinner("torch.export is tracing the early-stop model…"):
-            early_stop, cond = ui.cached_export("early_stop", config), ui.cached_export("cond", cond_config)
+        early_stop, cond = exports["early_stop"], exports["cond"]
         d1, d2 = st.columns(2, gap="large")
         with d1:
             st.markdown("**torch.export of the early-stop model**")
@@ -92,7 +92,7 @@ def live() -> None:
                            "pick a branch: export needs the decision written into the graph.")
         with d2:
             st.markdown(f"**The same stop rewritten with `torch.cond`** (exported at "
-                        f"T = {cond_config.seq_len}: each step adds a cond and two traced branches)")
+                        f"T = {min(T, static.COND_MAX_T)}: each step adds a cond and two traced branches)")
             ui.outcome_box(cond, "Both branches now sit in the graph and each step picks one at run "
                            "time; the loop always runs all T steps (the skipped ones copy `h`).",
                            "Even the `torch.cond` form was refused.")

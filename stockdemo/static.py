@@ -3,9 +3,12 @@
 Eager autograd records a fresh graph on every run. The static tools trace the
 model once into an FX graph and reuse it while its *guards* hold:
 
-- ``compile_capture`` runs ``torch.compile`` with a backend that only records
-  the FX graphs dynamo hands it (no code generation), over a list of sequence
-  lengths, and counts how many graphs (recompiles) that took.
+- ``CompileSession`` runs ``torch.compile`` with a backend that only records
+  the FX graphs dynamo hands it (no code generation), one sequence length at a
+  time, kept between a learner's moves: it counts how many graphs (recompiles)
+  the lengths took, which graph each call ran, and when dynamo's recompile
+  limit made it run the model eagerly. ``compile_capture`` replays a list of
+  lengths through a new one.
 - ``export_static`` / ``export_dynamic_seq_len`` run ``torch.export`` with
   the sequence length fixed, then marked dynamic (``torch.export.Dim``).
 - ``EarlyStopRNN`` stops its loop when the hidden state grows large: a
@@ -22,17 +25,22 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import logging
 import math
 import re
 import textwrap
 import threading
 import time
+import types
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
 from torch import fx, nn
+from torch._C._dynamo.eval_frame import reset_code
+from torch._dynamo import convert_frame
 
 from stockdemo import theme
 from stockdemo.config import RunConfig
@@ -40,11 +48,15 @@ from stockdemo.graph import Graph, capture_graph
 from stockdemo.live import build
 from stockdemo.render import write_statements
 
-# Dynamo's caches and config are process-wide, and every Streamlit session runs
-# in this one process: one capture at a time, each starting from a reset.
+# Dynamo's config and counters are process-wide, and every Streamlit session runs
+# in this one process: one trace or export at a time. Nothing here resets dynamo as a
+# whole: each CompileSession's graphs live on a code object of its own.
 _DYNAMO_LOCK = threading.Lock()
 
 MAX_DRAWN_FX_NODES = 120  # past this the FX graph is shown as code only
+# Exporting the torch.cond rewrite traces two subgraphs per step (~0.3 s each here),
+# so it runs at a short length, said on the page.
+COND_MAX_T = 3
 
 # The calm input is the run's input scaled down, the volatile one scaled up,
 # so the early-stop model keeps going on one and breaks out early on the other.
@@ -87,7 +99,12 @@ class CompileStep:
     seq_len: int
     new_graph: bool  # did this call make dynamo capture (compile) a new graph?
     graphs_so_far: int
-    graph_index: int  # which captured graph this call ran
+    graph_index: int | None  # which captured graph this call ran; None: forward ran eagerly
+    seconds: float = 0.0  # this call, tracing included
+
+    @property
+    def eager(self) -> bool:
+        return self.graph_index is None
 
 
 @dataclass(frozen=True)
@@ -97,11 +114,26 @@ class CompileCapture:
     steps: tuple[CompileStep, ...]
     graphs: tuple[StaticGraph, ...]
     frames_compiled: int  # dynamo's own count (torch._dynamo.utils.counters)
-    seconds: float
+    seconds: float  # all calls, tracing included
+    limit: int = 8  # torch._dynamo.config.recompile_limit when the calls ran
+    warning: str | None = None  # what dynamo logged when it hit that limit, word for word
 
     @property
     def recompiles(self) -> int:
         return max(len(self.graphs) - 1, 0)
+
+    @property
+    def seq_lens(self) -> tuple[int, ...]:
+        """The distinct lengths called, in the order first called."""
+        return tuple(dict.fromkeys(s.seq_len for s in self.steps))
+
+    @property
+    def eager_calls(self) -> int:
+        return sum(s.eager for s in self.steps)
+
+    @property
+    def limit_reached(self) -> bool:
+        return self.warning is not None or self.eager_calls > 0
 
     @property
     def symbolic(self) -> bool:
@@ -110,7 +142,11 @@ class CompileCapture:
 
     @property
     def last_graph(self) -> StaticGraph | None:
-        return self.graphs[self.steps[-1].graph_index] if self.steps and self.graphs else None
+        """The graph the last call ran; after an eager call, the last graph captured."""
+        if not self.steps or not self.graphs:
+            return None
+        index = self.steps[-1].graph_index
+        return self.graphs[-1 if index is None else index]
 
 
 @dataclass(frozen=True)
@@ -134,57 +170,172 @@ class ExportOutcome:
 # --- torch.compile ---------------------------------------------------------
 
 
+class CompileSession:
+    """One model under ``torch.compile``, called at one sequence length after another.
+
+    Kept between calls (a learner's page runs), it holds dynamo's real state:
+    a T seen before passes the guards of the graph captured for it and runs
+    that graph; a new T fails every guard and is traced again, until dynamo's
+    recompile limit (``torch._dynamo.config.recompile_limit``). Past it dynamo
+    logs a warning and runs ``forward`` eagerly for every new T, while the T's
+    it captured keep their graphs. Each call records which graph ran, if any:
+    the backend hands dynamo a function that notes its graph's number.
+
+    The model is built once, from the config (its seed and sizes; T only sets
+    each call's input, the run's own input at that length).
+    """
+
+    def __init__(self, config: RunConfig) -> None:
+        _, self.model = build(config)
+        self.config = config
+        self._record = _Record({id(p): name for name, p in self.model.named_parameters()})
+        self._steps: list[CompileStep] = []
+        self._frames = 0
+        self._warning: str | None = None
+        self._limit = recompile_limit()
+        code = _own_forward(self.model)
+        # Dynamo keeps its own references to a code object it compiled (its guard-failure
+        # log, by code): let them go with this session, with the graphs cached on it.
+        weakref.finalize(self, _forget, code)
+        self._compiled = torch.compile(self.model, backend=_record_only)
+
+    @property
+    def seq_lens(self) -> tuple[int, ...]:
+        return tuple(dict.fromkeys(s.seq_len for s in self._steps))
+
+    def call(self, seq_len: int) -> CompileStep:
+        """Run the compiled model once at ``seq_len`` -> what dynamo did."""
+        global _recording
+        x, _ = build(self.config.replace(seq_len=seq_len))
+        heard = _Heard()
+        graphs, ran = self._record.graphs, self._record.ran
+        started = time.perf_counter()
+        with _DYNAMO_LOCK, torch._dynamo.config.patch(allow_rnn=True), heard:
+            frames = int(torch._dynamo.utils.counters["frames"]["ok"])
+            before = len(graphs)
+            ran.clear()
+            _recording = self._record
+            try:
+                with torch.no_grad():
+                    self._compiled(x)
+            finally:
+                _recording = None
+            self._frames += int(torch._dynamo.utils.counters["frames"]["ok"]) - frames
+            self._limit = recompile_limit()
+        if heard.limit_warning and self._warning is None:
+            self._warning = heard.limit_warning
+        step = CompileStep(seq_len, len(graphs) > before, len(graphs), ran[-1] if ran else None,
+                           time.perf_counter() - started)
+        self._steps.append(step)
+        return step
+
+    def capture(self) -> CompileCapture:
+        """Every call so far, and the graphs they captured (a snapshot)."""
+        return CompileCapture(tuple(self._steps), tuple(self._record.graphs), self._frames,
+                              sum(s.seconds for s in self._steps), self._limit, self._warning)
+
+
+class _Record:
+    """Where one session's graphs are written, and which graph each call ran.
+
+    It holds no model and no tensor: the functions dynamo caches point at it.
+    """
+
+    def __init__(self, names: dict[int, str]) -> None:
+        self.names = names  # id(parameter) -> its name
+        self.graphs: list[StaticGraph] = []
+        self.ran: list[int] = []
+
+
+_recording: _Record | None = None  # the session calling its model now (set under _DYNAMO_LOCK)
+
+
+def _record_only(gm: fx.GraphModule, example_inputs: list[torch.Tensor]) -> Callable:
+    """The backend of every CompileSession: keep the graph, run it as is (no code generation).
+
+    One function for all: dynamo keeps every backend it is given for good
+    (``eval_frame.cached_backends``), and a backend per session would keep its model.
+    """
+    record = _recording
+    if record is None:
+        raise RuntimeError("a CompileSession traces only inside CompileSession.call")
+    index = len(record.graphs)
+    record.graphs.append(_static_graph(gm, "example_value",
+                                       [record.names.get(id(t), "x") for t in example_inputs]))
+    ran = record.ran
+
+    def run(*args: torch.Tensor):
+        ran.append(index)
+        return gm.forward(*args)
+    return run
+
+
+def _own_forward(model: nn.Module) -> types.CodeType:
+    """Give ``model`` a ``forward`` of its own code object (same name, file and line) -> that code.
+
+    Dynamo keeps captured graphs, and counts recompiles against its limit, per
+    code object. On ``StockPredictor.forward``, shared by every model, each
+    learner's graphs would count against the others' limit and outlive their
+    model: with ``torch.compile(isolate_recompiles=True)`` the cache held 4, 8,
+    12 entries after three sessions of four lengths each, model deleted, toward
+    dynamo's cap of 256 per code object. A code object of its own counts this
+    learner's graphs only, and is freed with them (``_forget``).
+    """
+    forward = type(model).forward
+    code = forward.__code__.replace()
+    own = types.FunctionType(code, forward.__globals__, forward.__name__, forward.__defaults__,
+                             forward.__closure__)
+    model.forward = types.MethodType(own, model)
+    return code
+
+
+def _forget(code: types.CodeType) -> None:
+    """A CompileSession is gone: drop dynamo's cache and records of its code object."""
+    torch._dynamo.utils.guard_failures.pop(code, None)
+    reset_code(code)
+
+
+class _Heard(logging.Handler):
+    """Listens to dynamo's frame converter for the warning it logs at the recompile limit."""
+
+    LOGGER = "torch._dynamo.convert_frame"
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.limit_warning: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "recompile_limit" in message:
+            self.limit_warning = message
+
+    def __enter__(self) -> _Heard:
+        logging.getLogger(self.LOGGER).addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(self.LOGGER).removeHandler(self)
+
+
 def compile_capture(config: RunConfig, seq_lens: Sequence[int]) -> CompileCapture:
     """Compile the config's model once, call it at each T in ``seq_lens``, record every graph.
 
     The input at each T is the run's own input for that length
     ``(batch, T, features)``. Dynamo guards on the input's shape: a T it has
     not seen fails the guards and triggers a new capture, a T seen before
-    reuses its graph.
+    reuses its graph (``CompileSession``).
     """
     if not seq_lens:
         raise ValueError("seq_lens is empty")
-    _, model = build(config)
-    names = {id(p): name for name, p in model.named_parameters()}
-    captured: list[StaticGraph] = []
-    steps: list[CompileStep] = []
-
-    def record_only(gm: fx.GraphModule, example_inputs: list[torch.Tensor]) -> Callable:
-        """A backend that keeps the graph and runs it as is: no code generation."""
-        placeholder_names = [names.get(id(t), "x") for t in example_inputs]
-        captured.append(_static_graph(gm, "example_value", placeholder_names))
-        return gm.forward
-
-    started = time.perf_counter()
-    with _DYNAMO_LOCK, torch._dynamo.config.patch(allow_rnn=True):
-        torch._dynamo.reset()
-        torch._dynamo.utils.counters.clear()
-        try:
-            compiled = torch.compile(model, backend=record_only)
-            signatures: dict[str, int] = {}
-            for seq_len in seq_lens:
-                x, _ = build(config.replace(seq_len=seq_len))
-                before = len(captured)
-                with torch.no_grad():
-                    compiled(x)
-                new = len(captured) > before
-                if new:
-                    signatures[_signature(x)] = len(captured) - 1
-                index = signatures.get(_signature(x), len(captured) - 1)
-                steps.append(CompileStep(seq_len, new, len(captured), index))
-            frames = int(torch._dynamo.utils.counters["frames"]["ok"])
-        finally:
-            torch._dynamo.reset()  # free the compiled code; leave no state for the next capture
-    return CompileCapture(tuple(steps), tuple(captured), frames, time.perf_counter() - started)
+    session = CompileSession(config)
+    for seq_len in seq_lens:
+        session.call(seq_len)
+    return session.capture()
 
 
 def recompile_limit() -> int:
     """Graphs dynamo keeps per function before it gives up and runs the code eagerly."""
     return int(torch._dynamo.config.recompile_limit)
-
-
-def _signature(x: torch.Tensor) -> str:
-    return str(tuple(x.shape))
 
 
 # --- torch.export ----------------------------------------------------------
@@ -364,6 +515,7 @@ def _export(model: nn.Module, x: torch.Tensor, dynamic_shapes: dict | None = Non
     """x: (batch, seq_len, features) -> (outcome, the exported program or None)."""
     started = time.perf_counter()
     with _DYNAMO_LOCK:
+        seen = len(convert_frame.input_codes.seen)
         try:
             program = torch.export.export(model, (x,), dynamic_shapes=dynamic_shapes)
         except Exception as error:  # the outcome itself: whatever export raised is what we show
@@ -372,7 +524,11 @@ def _export(model: nn.Module, x: torch.Tensor, dynamic_shapes: dict | None = Non
                                  condense(str(error)), time.perf_counter() - started,
                                  failure=_failure_kind(error)), None
         finally:
-            torch._dynamo.reset()
+            # Free what this export compiled (torch.cond's branches go through dynamo), and
+            # only that: a global torch._dynamo.reset() would wipe every learner's CompileSession.
+            for ref in convert_frame.input_codes.seen[seen:]:
+                if (code := ref()) is not None:
+                    reset_code(code)
     signature = program.graph_signature
     names = {**signature.inputs_to_parameters, **signature.inputs_to_buffers}
     placeholders = [names.get(n.name, n.name) for n in program.graph.nodes if n.op == "placeholder"]
@@ -525,32 +681,45 @@ def why_dynamic_export_failed(outcome: ExportOutcome, seq_len: int) -> str:
     return "Export could not keep T as a symbol; torch's message below says why."
 
 
-def explain_recompiles(capture: CompileCapture, tried: Sequence[int]) -> str:
-    """What the graphs dynamo captured for the lengths ``tried`` say (markdown)."""
-    distinct = len(set(tried))
-    if distinct == 1:
-        return ("Move **Sequence length T**: each length you try is replayed here, in "
-                "order, through one model wrapped in `torch.compile`.")
-    if len(capture.graphs) == distinct:
+def explain_recompiles(capture: CompileCapture) -> str:
+    """What the calls and graphs of one compile session say (markdown)."""
+    lengths, graphs, limit = len(capture.seq_lens), len(capture.graphs), capture.limit
+    if capture.limit_reached:
+        eager = list(dict.fromkeys(s.seq_len for s in capture.steps if s.eager))
+        return (f"Dynamo keeps at most **{limit} graphs** for one function "
+                f"(`torch._dynamo.config.recompile_limit`). T = {eager[0]} would have been graph "
+                f"{graphs + 1}: dynamo logged the warning below, stopped compiling `forward` and "
+                f"ran it **eagerly**, as plain PyTorch, for every new length since (T = "
+                f"{', '.join(map(str, eager))}). The {graphs} lengths it captured still run their "
+                "graphs.")
+    if lengths == 1:
+        return (f"Move **Sequence length T**: every new length you try runs through this one "
+                f"compiled model, and dynamo keeps up to {limit} graphs for it.")
+    if graphs == lengths:
+        left = limit - graphs
         return ("Each new T broke a **guard**, dynamo's check that the input still has the shape it "
-                "traced, so it traced the model again: one static graph per length. Going back to a "
-                "length already seen reuses its graph. Every graph holds T as a fixed number "
-                f"(input shapes {', '.join(g.input_shape() for g in capture.graphs)}), never as a "
-                f"symbol. Past {recompile_limit()} graphs dynamo would stop compiling and run "
-                "the model eagerly.")
+                "traced, so it traced the model again: one static graph per length, each holding T "
+                f"as a fixed number (input shapes {', '.join(g.input_shape() for g in capture.graphs)}). "
+                "Going back to a length already seen passes that graph's guards and runs it again: "
+                f"no new graph. {left} more new length{'s' if left != 1 else ''} and dynamo reaches "
+                f"its limit of {limit} graphs.")
     if capture.symbolic:
-        return (f"{distinct} lengths needed only {len(capture.graphs)} graphs: dynamo made T a "
+        return (f"{lengths} lengths needed only {graphs} graphs: dynamo made T a "
                 "symbol (dynamic shapes) and one graph served several lengths.")
-    return (f"{distinct} lengths, but only {len(capture.graphs)} graphs: dynamo reached its "
-            f"limit of {recompile_limit()} graphs and ran the other calls eagerly.")
+    return f"{lengths} lengths, {graphs} graphs: the table says what dynamo did on each call."
 
 
 def compile_steps_table(capture: CompileCapture) -> list[dict[str, object]]:
     """One row per call through the compiled model: its T and what dynamo did."""
-    return [{"call": i + 1, "T": s.seq_len,
-             "what dynamo did": "captured a new graph" if s.new_graph
-             else f"reused graph {s.graph_index + 1}",
-             "graphs so far": s.graphs_so_far} for i, s in enumerate(capture.steps)]
+    def did(step: CompileStep) -> str:
+        if step.eager:
+            return "ran eagerly: recompile limit reached"
+        if step.new_graph:
+            return f"captured graph {step.graph_index + 1}"
+        return f"reused graph {step.graph_index + 1}"
+
+    return [{"call": i + 1, "T": s.seq_len, "what dynamo did": did(s), "graphs so far": s.graphs_so_far,
+             "ms": round(s.seconds * 1e3, 1)} for i, s in enumerate(capture.steps)]
 
 
 def ops_table(graph: StaticGraph) -> list[dict[str, str]]:

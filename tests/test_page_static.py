@@ -1,5 +1,6 @@
 """The Static vs dynamic page under AppTest: defaults, the capture button, T changes."""
 
+import torch
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import static
@@ -14,6 +15,11 @@ TIMEOUT = 180
 def charts(at: AppTest) -> list[str]:
     """The static FX graphs, as DOT."""
     return [c.proto.spec for c in at.get("graphviz_chart")]
+
+
+def steps_table(at: AppTest):
+    """The table of torch.compile's calls: what dynamo did at each T."""
+    return next(d.value for d in at.dataframe if "what dynamo did" in d.value.columns)
 
 
 def views(at: AppTest) -> list[dict]:
@@ -52,9 +58,52 @@ def test_capture_then_changing_seq_len_climbs_the_recompile_count():
 
     at.slider(key="seq_len").set_value(5).run()
     assert metric(at, "Recompiles") == str(expected.recompiles)  # T=5 was seen: no new graph
-    table = at.dataframe[0].value
+    table = steps_table(at)
     assert list(table["T"]) == [5, 8, 5]
     assert table["what dynamo did"].iloc[-1] == "reused graph 1"
+
+
+def test_six_new_lengths_climb_the_count_and_an_old_one_does_not_lower_it():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    at.button(key="static_capture").click().run()  # T = 5: the first graph
+    climbed = []
+    for seq_len in (6, 7, 8, 9, 10, 11):  # six new lengths
+        at.slider(key="seq_len").set_value(seq_len).run()
+        assert not at.exception
+        climbed.append(int(metric(at, "Recompiles")))
+    expected = static.compile_capture(RunConfig(), (5, 6, 7, 8, 9, 10, 11))
+    assert climbed == sorted(climbed) and climbed[-1] == expected.recompiles >= 5
+    assert metric(at, "Lengths since Capture") == "7"
+    at.slider(key="seq_len").set_value(8).run()  # back to a length already captured
+    assert int(metric(at, "Recompiles")) == climbed[-1]
+    table = steps_table(at)
+    assert list(table["T"]) == [5, 6, 7, 8, 9, 10, 11, 8]
+    assert table["what dynamo did"].iloc[-1] == "reused graph 4"
+    assert "(10, 8, 3)" in charts(at)[0]  # the FX graph shown is the one T = 8 ran
+
+
+def test_past_the_limit_the_page_shows_torchs_warning_and_the_eager_run(monkeypatch):
+    # Dynamo's config.patch is per thread, and AppTest runs the page in a thread of its own:
+    # the default itself is lowered, for every thread, for this test only.
+    monkeypatch.setattr(torch._dynamo.config._config["recompile_limit"], "default", 2)
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    at.button(key="static_capture").click().run()
+    for seq_len in (6, 7):
+        at.slider(key="seq_len").set_value(seq_len).run()
+    assert not at.exception
+    assert metric(at, "Recompiles") == "1" and metric(at, "Ran eagerly") == "1"
+    assert any("hit config.recompile_limit (2)" in c.value for c in at.code)
+    assert any("No graph for T = 7" in w.value for w in at.warning)
+    assert not charts(at)  # no FX graph drawn for a call that ran eagerly
+
+
+def test_capture_again_starts_a_fresh_count():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    at.button(key="static_capture").click().run()
+    at.slider(key="seq_len").set_value(6).run()
+    assert metric(at, "Recompiles") == "1"
+    at.button(key="static_capture").click().run()
+    assert metric(at, "Recompiles") == "0" and metric(at, "Lengths since Capture") == "1"
 
 
 def test_export_outcomes_on_the_page_are_the_live_ones():

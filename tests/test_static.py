@@ -1,7 +1,9 @@
 """torch.compile / torch.export captures: every outcome checked against torch run directly."""
 
+import gc
 import re
 import threading
+import weakref
 
 import graphviz
 import pytest
@@ -98,6 +100,61 @@ def test_parallel_captures_each_count_only_their_own_graphs():
         t.join()
     assert len(results["three"].graphs) == compiles_counted_by_torch(DEFAULT, (5, 6, 7))
     assert len(results["one"].graphs) == compiles_counted_by_torch(DEFAULT, (5, 5))
+
+
+def test_a_session_keeps_its_graphs_between_calls():
+    session = static.CompileSession(DEFAULT)
+    steps = [session.call(seq_len) for seq_len in (5, 6, 7, 6)]
+    assert [s.new_graph for s in steps] == [True, True, True, False]
+    assert steps[-1].graph_index == steps[1].graph_index  # T = 6 ran the graph it captured
+    capture = session.capture()
+    assert len(capture.graphs) == compiles_counted_by_torch(DEFAULT, (5, 6, 7, 6))
+    assert capture.seq_lens == (5, 6, 7) and capture.eager_calls == 0 and capture.warning is None
+
+
+def test_past_the_recompile_limit_dynamo_warns_and_runs_eagerly():
+    with torch._dynamo.config.patch(recompile_limit=2):
+        session = static.CompileSession(DEFAULT)
+        steps = [session.call(seq_len) for seq_len in (5, 6, 7, 8, 5)]
+        expected = compiles_counted_by_torch(DEFAULT, (5, 6, 7, 8, 5))
+    capture = session.capture()
+    assert len(capture.graphs) == expected == 2 and capture.limit == 2
+    assert [s.eager for s in steps] == [False, False, True, True, False]  # T = 5 keeps its graph
+    assert "hit config.recompile_limit (2)" in capture.warning  # torch's own words
+    assert "expected 6, actual 7" in capture.warning  # and its reason: the guard T = 7 failed
+    assert capture.limit_reached and capture.eager_calls == 2
+    assert "eagerly" in static.explain_recompiles(capture)
+    assert [row["what dynamo did"] for row in static.compile_steps_table(capture)][2] == (
+        "ran eagerly: recompile limit reached")
+
+
+def test_each_session_counts_against_its_own_recompile_limit():
+    with torch._dynamo.config.patch(recompile_limit=2):
+        first, second = static.CompileSession(DEFAULT), static.CompileSession(DEFAULT)
+        for seq_len in (5, 6):
+            first.call(seq_len)
+            second.call(seq_len + 10)
+    for capture in (first.capture(), second.capture()):
+        assert len(capture.graphs) == 2 and not capture.limit_reached
+
+
+def test_a_dropped_session_takes_its_graphs_with_it():
+    session = static.CompileSession(DEFAULT)
+    session.call(5)
+    code = session.model.forward.__code__
+    assert len(torch._dynamo.eval_frame._debug_get_cache_entry_list(code)) == 1
+    gone = weakref.ref(session)
+    del session
+    gc.collect()
+    assert gone() is None
+    assert torch._dynamo.eval_frame._debug_get_cache_entry_list(code) == []
+
+
+def test_an_export_leaves_every_session_its_graphs():
+    session = static.CompileSession(DEFAULT)
+    session.call(5)
+    static.export_cond_stop(DEFAULT.replace(seq_len=3))  # its torch.cond goes through dynamo
+    assert not session.call(5).new_graph
 
 
 def test_static_export_matches_torch_and_keeps_the_run_shapes():

@@ -10,7 +10,6 @@ from stockdemo import heap
 from stockdemo.ui.caches import (
     EXPORTS,
     cached_answer,
-    cached_compile_capture,
     cached_dataset,
     cached_debug_figure,
     cached_early_stop_runs,
@@ -25,7 +24,6 @@ from stockdemo.ui.caches import (
     cached_size_sweep,
 )
 from stockdemo.ui.controls import (
-    TRIED_LENGTHS,
     capped_knob_widget,
     debug_controls,
     go_to_step,
@@ -61,9 +59,11 @@ from stockdemo.ui.panels import (
     leave_for_training,
     metric_row,
     outcome_box,
+    recompile_count,
     recompiles,
     run_downloads,
     run_metrics,
+    static_captures,
     table,
     train_button,
     training_pending,
@@ -71,16 +71,17 @@ from stockdemo.ui.panels import (
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TRIED_LENGTHS", "aside", "cached_answer",
-    "cached_compile_capture", "cached_debug_figure", "cached_early_stop_runs", "cached_export",
+    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "aside", "cached_answer",
+    "cached_debug_figure", "cached_early_stop_runs", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "graph_picker", "knob_row", "knob_widget",
     "leave_for_training", "lesson_step", "metric_row",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
-    "presenting", "presets_bar", "recompiles", "run_controls", "run_downloads", "run_metrics", "table",
-    "setup_page", "share_link", "static_controls", "train_button", "train_controls",
+    "presenting", "presets_bar", "recompile_count", "recompiles", "run_controls", "run_downloads",
+    "run_metrics", "table",
+    "setup_page", "share_link", "static_captures", "static_controls", "train_button", "train_controls",
     "training_pending", "training_run", "url_messages",
 ]
 

@@ -122,11 +122,6 @@ def cached_prices_table(raw: bytes, min_rows: int) -> pd.DataFrame:
     return data.read_prices_csv(raw, min_rows=min_rows)
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
-def cached_compile_capture(config: RunConfig, seq_lens: tuple[int, ...]) -> static.CompileCapture:
-    return static.compile_capture(config, seq_lens)
-
-
 EXPORTS = {"static": static.export_static, "dynamic": static.export_dynamic_seq_len,
            "early_stop": static.export_early_stop, "cond": static.export_cond_stop}
 

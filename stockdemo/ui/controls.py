@@ -231,27 +231,18 @@ def go_to_step(number: int) -> None:
     st.query_params[STEP.name] = str(number)
 
 
-# Lengths replayed through torch.compile on Static vs dynamic: each new one costs a capture.
-TRIED_LENGTHS = 4
-
-
-def static_controls() -> tuple[RunConfig, tuple[int, ...], bool]:
-    """Static vs dynamic's controls -> (config, the last lengths this session tried, captures on?)."""
+def static_controls() -> tuple[RunConfig, bool, bool]:
+    """Static vs dynamic's controls -> (config, captures on?, Capture pressed in this run?)."""
     url_messages("pages/static_vs_dynamic.py")
     picked = knob_row(SEQ_LEN, CELL)
     config = RunConfig(seq_len=int(picked[SEQ_LEN.name]), cell=picked[CELL.name])
-    # The lengths this session tried, in order, for this cell (per user, so in session_state).
-    history = st.session_state.setdefault("static_history", {"cell": config.cell, "seq_lens": []})
-    if history["cell"] != config.cell:
-        history.update(cell=config.cell, seq_lens=[])
-    if not history["seq_lens"] or history["seq_lens"][-1] != config.seq_len:
-        history["seq_lens"] = (history["seq_lens"] + [config.seq_len])[-TRIED_LENGTHS:]
-    if st.button("Capture static graphs", key="static_capture", type="primary",
-                 icon=":material/play_arrow:",
-                 help="Runs torch.compile and torch.export on this model. About a second or two per "
-                      "new setting, so they start on request; later changes re-run them."):
+    pressed = st.button("Capture static graphs", key="static_capture", type="primary",
+                        icon=":material/play_arrow:",
+                        help="Runs torch.compile and torch.export on this model, then on every new T "
+                             "you move to. Pressed again: a fresh torch.compile, the count from 0.")
+    if pressed:
         st.session_state["static_on"] = True
-    return config, tuple(history["seq_lens"]), st.session_state.get("static_on", False)
+    return config, st.session_state.get("static_on", False), pressed
 
 
 def presets_bar() -> None:

@@ -22,6 +22,7 @@ from stockdemo.data import Dataset
 from stockdemo.graph import Graph, count_text, describe_diff, graph_diff
 from stockdemo.live import RunResult
 from stockdemo.train import TrainResult
+from stockdemo.ui.caches import cached_export
 
 # Sent together, the graph and a plotly chart redraw in one browser frame and
 # the graph waits ~0.2 s for plotly. A pause before the chart lets the browser
@@ -299,17 +300,68 @@ def fx_graph(capture: static.CompileCapture) -> None:
         st.code(graph.code, language="python")
 
 
-def recompiles(capture: static.CompileCapture, tried: tuple[int, ...], history: int) -> None:
-    """How many graphs the lengths tried took, and what dynamo did on each call."""
+_SESSION = "static_session"
+
+
+def static_captures(config: RunConfig,
+                    fresh: bool) -> tuple[static.CompileCapture, dict[str, static.ExportOutcome]]:
+    """This learner's torch.compile session called at ``config.seq_len``, and the exports at it.
+
+    The session (``static.CompileSession``, per user, in session_state) lives from a press of
+    Capture (``fresh``) until the next, or until the cell changes; it is called once each time
+    T changes. A new T traces: a progress bar, right under the Capture button, names each step
+    as it runs (Capture itself took 4.3 s with nothing on screen). A T already captured only
+    runs its graph and reads the exports from the cache, without a bar.
+    """
+    session = st.session_state.get(_SESSION)
+    if fresh or session is None or config.replace(seq_len=session.config.seq_len) != session.config:
+        session = st.session_state[_SESSION] = static.CompileSession(config)
+    T = config.seq_len
+    cond = config.replace(seq_len=min(T, static.COND_MAX_T))
+    steps = [("static", config), ("dynamic", config), ("early_stop", config), ("cond", cond)]
+    exports: dict[str, static.ExportOutcome] = {}
+    if T in session.seq_lens:
+        if session.capture().steps[-1].seq_len != T:
+            session.call(T)  # its graph's guards pass: it runs again, nothing is traced
+        exports = {kind: cached_export(kind, at) for kind, at in steps}
+        return session.capture(), exports
+    graphs = len(session.capture().graphs)
+    names = {"static": "torch.export, static shapes", "dynamic": "torch.export, T marked dynamic",
+             "early_stop": "torch.export of the early-stop model",
+             "cond": f"torch.export of its torch.cond rewrite (T = {cond.seq_len})"}
+    what = (f"torch.compile: T = {T} is a new shape, dynamo traces `forward` (graph {graphs + 1}, "
+            f"limit {static.recompile_limit()})")
+    bar = st.progress(0.0, text=f"1/5 · {what}…")
+    session.call(T)
+    for i, (kind, at) in enumerate(steps, start=2):
+        bar.progress((i - 1) / 5, text=f"{i}/5 · {names[kind]}…")
+        exports[kind] = cached_export(kind, at)
+    bar.empty()
+    return session.capture(), exports
+
+
+def recompile_count(capture: static.CompileCapture) -> None:
+    """How many graphs the lengths tried took, in one row (drawn by the controls, kept in view)."""
     metric_row([
-        Metric("Lengths you tried", len(set(tried)), help=f"The last {history} settings of T on this page."),
+        Metric("Lengths since Capture", len(capture.seq_lens),
+               help="Every T this compiled model was called at since you pressed Capture."),
         Metric("Graphs captured", len(capture.graphs)),
         Metric("Recompiles", capture.recompiles, help="Captures after the first one."),
-        Metric("Capture time", f"{capture.seconds:.2f} s",
-               help="Measured when this sequence of lengths was first captured."),
+        Metric("Ran eagerly", capture.eager_calls,
+               help=f"Calls past dynamo's recompile limit ({capture.limit} graphs): no graph, "
+                    "plain PyTorch."),
+        Metric("Tracing time", f"{capture.seconds:.2f} s", help="All calls so far, measured live."),
     ])
-    st.dataframe(static.compile_steps_table(capture), hide_index=True, width="stretch")
-    st.markdown(static.explain_recompiles(capture, tried))
+
+
+def recompiles(capture: static.CompileCapture) -> None:
+    """What dynamo did on each call, what that says, and its warning at the recompile limit."""
+    st.dataframe(static.compile_steps_table(capture), hide_index=True, width="stretch",
+                 key="compile_steps")
+    st.markdown(static.explain_recompiles(capture))
+    if capture.warning:
+        st.caption("What torch logged when the limit was hit, word for word:")
+        st.code(capture.warning, language="text", wrap_lines=True)
 
 
 def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | None, tuple[str, ...]]:
