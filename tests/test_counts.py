@@ -167,6 +167,14 @@ def test_the_lesson_answers_count_like_the_playground():
     assert metric(at, "Graph nodes") == str(seed["nodes"])  # the page the lesson's step links to
 
 
+def test_the_other_pages_that_count_a_runs_nodes_count_the_same():
+    seed = counted_by_torch(SEED)
+    at = AppTest.from_file(str(ROOT / "pages" / "debugging.py"), default_timeout=120).run()
+    assert not at.exception
+    label = at.selectbox(key="node").label
+    assert [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) nodes", label)] == [seed["nodes"]]
+
+
 def test_a_rerun_that_only_selects_a_node_is_not_a_new_run(clear_caches):
     at = playground(SEED)
     first = " ".join(i.value for i in at.info)
