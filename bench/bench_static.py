@@ -59,15 +59,15 @@ def page_figures(repeats: int) -> None:
     """Capture, a move to a new T and one back to a captured T, as the page runs them."""
     capture, new, captured = [], [], []
     warm = AppTest.from_file(PAGE, default_timeout=600).run()
-    first = timed(lambda: warm.button(key="static_capture").click().run())
+    first = timed(warm.button(key="static_capture").click().run)
     for i in range(repeats):
         st.cache_data.clear()  # a press on cold caches: every export runs
         st.cache_resource.clear()
         at = AppTest.from_file(PAGE, default_timeout=600).run()
-        capture.append(timed(lambda: at.button(key="static_capture").click().run()))
+        capture.append(timed(at.button(key="static_capture").click().run))
         # lengths no earlier repeat used: each is a new shape and new exports
-        new.append(timed(lambda: at.slider(key="seq_len").set_value(20 + i).run()))
-        captured.append(timed(lambda: at.slider(key="seq_len").set_value(5).run()))
+        new.append(timed(at.slider(key="seq_len").set_value(20 + i).run))
+        captured.append(timed(at.slider(key="seq_len").set_value(5).run))
         assert not at.exception, at.exception
     print(f"page, Capture (cold caches)       median {statistics.median(capture):6.2f} s   "
           f"(first in this process {first:.2f} s; target 2 s or progress shown)")
