@@ -1,0 +1,314 @@
+"""One client flooding the public demo while a class works: HAProxy's per-client limits, measured.
+
+    python bench/flood.py [--students 30] [--seconds 30] [--floods websockets,health,pages]
+
+Starts ``deploy/serve.py`` (``make serve``: two replicas behind HAProxy with
+deploy/haproxy.cfg's limits, and redis) on free loopback ports. The class is
+30 students behind one school NAT: every one of their connections comes from
+one source address (127.0.0.2). Each student keeps the Playground open and
+moves a slider every 1-3 s, as in ``bench/load.py soak``; measured per move:
+send to ``script_finished``. The flooding client is another address
+(127.0.0.3), in a process of its own at nice 19 (its CPU would be its own on a real
+host; here it shares the servers' cores), and does one of:
+
+- **websockets**: one page load, then 1,000 websockets to ``/_stcore/stream``
+  with its cookies, held open until the phase ends;
+- **health**: ``GET /_stcore/health`` in a loop on 8 keep-alive connections;
+- **pages**: ``GET /`` and ``GET /playground`` (the app's HTML) the same way.
+
+Phases of ``--seconds`` each: the class alone, then the class with each flood.
+Printed per phase: the students' p50/p95/max and errors (refusals included),
+what the flooding client got (websockets open/refused, requests by status,
+requests a second) and the load average. Targets: the students' p95 <= 0.5 s
+in every phase and no student refused. Exit 1 when missed.
+
+Everything runs on this machine's loopback, bounded in count (1,000 websockets,
+200,000 requests a phase) and in time, and stops by itself. The clients share
+the 2 cores with the servers, so the figures are an upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import os
+import random
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import load  # noqa: E402  bench/load.py: the websocket Session, the target, the figures
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import InvalidStatus  # noqa: E402
+
+SCHOOL = "127.0.0.2"  # the class's one NAT address
+FLOODER = "127.0.0.3"
+FLOODS = ("websockets", "health", "pages")
+MAX_WEBSOCKETS = 1000
+MAX_REQUESTS = 200_000  # a phase's bound for the HTTP floods
+HTTP_CONNECTIONS = 8
+TARGET_P95_S = 0.5
+
+
+class SourceSession(load.Session):
+    """A learner's tab whose every connection leaves from ``source`` (a loopback address)."""
+
+    def __init__(self, *args, source: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.source = source
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self._get_page)
+        protocols = ["streamlit"] + ([self.cookies["_streamlit_xsrf"]]
+                                     if "_streamlit_xsrf" in self.cookies else [])
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        self.ws = await asyncio.wait_for(connect(
+            f"{self.base.replace('http://', 'ws://')}/_stcore/stream", subprotocols=protocols,
+            origin=self.base, max_size=64 * 2**20, ping_interval=None,
+            additional_headers={"Cookie": cookie} if cookie else None,
+            local_addr=(self.source, 0)), timeout=self.run_timeout)
+
+    def _get_page(self) -> None:
+        host, port = self.base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(self.source, 0))
+        qs = "&".join(f"{k}={v}" for k, v in self.query.items())
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        try:
+            conn.request("GET", f"/{self.page}" + (f"?{qs}" if qs else ""), headers=headers)
+            r = conn.getresponse()
+            r.read()
+            if r.status != 200:
+                raise OSError(f"GET /{self.page}: HTTP {r.status}")
+            for header in r.headers.get_all("Set-Cookie") or []:
+                name, _, rest = header.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+        finally:
+            conn.close()
+
+
+# --------------------------------------------------------------------------- the flooder
+
+async def flood_websockets(base: str, seconds: float) -> dict:
+    first = SourceSession(base, "", source=FLOODER)
+    await asyncio.to_thread(first._get_page)
+    protocols = ["streamlit"] + ([first.cookies["_streamlit_xsrf"]] if "_streamlit_xsrf" in first.cookies
+                                 else [])
+    cookie = "; ".join(f"{k}={v}" for k, v in first.cookies.items())
+    opened, refused, statuses = [], 0, {}
+    deadline = time.monotonic() + seconds
+
+    async def one() -> None:
+        nonlocal refused
+        try:
+            ws = await asyncio.wait_for(connect(
+                f"{base.replace('http://', 'ws://')}/_stcore/stream", subprotocols=protocols,
+                origin=base, ping_interval=None, additional_headers={"Cookie": cookie},
+                local_addr=(FLOODER, 0)), timeout=10)
+            opened.append(ws)
+        except InvalidStatus as err:
+            refused += 1
+            code = err.response.status_code
+            statuses[code] = statuses.get(code, 0) + 1
+        except (OSError, TimeoutError, Exception) as err:  # reset by HAProxy, or timed out
+            refused += 1
+            statuses[type(err).__name__] = statuses.get(type(err).__name__, 0) + 1
+
+    started = time.monotonic()
+    for i in range(0, MAX_WEBSOCKETS, 50):
+        if time.monotonic() > deadline:
+            break
+        await asyncio.gather(*(one() for _ in range(min(50, MAX_WEBSOCKETS - i))))
+    took = time.monotonic() - started
+    held = len(opened)
+    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+    alive = sum(ws.state.name == "OPEN" for ws in opened)
+    await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
+    return {"flood": "websockets", "tried": held + refused, "opened": held, "still_open_at_end": alive,
+            "refused": refused, "refused_by": statuses, "seconds_to_try_all": round(took, 1)}
+
+
+def flood_http(base: str, seconds: float, paths: tuple[str, ...], name: str) -> dict:
+    host, port = base.removeprefix("http://").split(":")
+    statuses: dict[str, int] = {}
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+    sent = [0]
+
+    def worker(k: int) -> None:
+        conn = None
+        i = 0
+        while time.monotonic() < deadline:
+            with lock:
+                if sent[0] >= MAX_REQUESTS:
+                    return
+                sent[0] += 1
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(host, int(port), timeout=10,
+                                                      source_address=(FLOODER, 0))
+                conn.request("GET", paths[(i + k) % len(paths)])
+                r = conn.getresponse()
+                r.read()
+                key = str(r.status)
+                if r.getheader("Connection", "").lower() == "close":
+                    conn.close()
+                    conn = None
+            except (OSError, http.client.HTTPException) as err:
+                key = type(err).__name__
+                conn = None
+            i += 1
+            with lock:
+                statuses[key] = statuses.get(key, 0) + 1
+        if conn is not None:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(HTTP_CONNECTIONS)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took = time.monotonic() - started
+    total = sum(statuses.values())
+    return {"flood": name, "requests": total, "per_second": round(total / took), "by_status": statuses}
+
+
+def flooder_main(kind: str, base: str, seconds: float) -> None:
+    # At the lowest priority: a real flooder's CPU is its own, here it shares the servers'
+    # 2 cores, and at full priority its own client work (about a core for 8,000 requests
+    # a second) slowed the students more than anything HAProxy or the replicas did.
+    os.nice(19)
+    if kind == "websockets":
+        out = asyncio.run(flood_websockets(base, seconds))
+    elif kind == "health":
+        out = flood_http(base, seconds, ("/_stcore/health",), kind)
+    else:
+        out = flood_http(base, seconds, ("/", "/playground"), kind)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out["flooder_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)
+    print(json.dumps(out), flush=True)
+
+
+# --------------------------------------------------------------------------- the class
+
+async def students_work(base: str, n: int, seconds: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    sessions = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
+    tally = load.Tally()
+    refused: list[str] = []
+    await asyncio.gather(*(s.open() for s in sessions))
+    await asyncio.gather(*(s.run() for s in sessions))
+    deadline = time.monotonic() + seconds
+
+    async def student(i: int, s: SourceSession) -> None:
+        await asyncio.sleep(rng.uniform(0, 2))
+        while time.monotonic() < deadline:
+            load.nudge(s, rng)
+            try:
+                tally.add(await s.run(), "playground")
+            except Exception as err:  # a refused or lost connection is an error for a student
+                refused.append(f"student {i}: {type(err).__name__}: {err}")
+                return
+            await asyncio.sleep(rng.uniform(1, 3))
+
+    try:
+        await asyncio.gather(*(student(i, s) for i, s in enumerate(sessions)))
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+    return {"moves": len(tally.times), "p50": load.pct(tally.times, 50),
+            "p95": load.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
+            "errors": tally.errors + refused}
+
+
+def phase(target: load.Target, flood: str | None, args) -> dict:
+    proc = None
+    if flood:
+        proc = subprocess.Popen([sys.executable, __file__, "--flooder", flood, "--url", target.url,
+                                 "--seconds", str(args.seconds + 2)], stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)  # the flood under way before the class's moves are timed
+    cpu0 = target.cpu_s()
+    students = asyncio.run(students_work(target.url, args.students, args.seconds, args.seed))
+    cpu = target.cpu_s() - cpu0
+    flooder = None
+    if proc is not None:
+        out, _ = proc.communicate(timeout=120)
+        flooder = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"error": "no output"}
+    return {"flood": flood or "none", "students": students, "flooder": flooder,
+            "server_cores": round(cpu / args.seconds, 2), "load": load.load_line()}
+
+
+def line(result: dict) -> str:
+    s = result["students"]
+    text = (f"{result['flood']:>10}: students p50 {s['p50']:.2f} s, p95 {s['p95']:.2f} s, max "
+            f"{s['max']:.2f} s over {s['moves']} moves, {len(s['errors'])} errors; servers "
+            f"{result['server_cores']} cores; {result['load']}")
+    if result["flooder"]:
+        text += f"\n{'':>12}flooder got: {json.dumps(result['flooder'])}"
+    return text
+
+
+def loopback_aliases_work() -> bool:
+    """127.0.0.2 and .3 are loopback on Linux without configuration; say so if not."""
+    for address in (SCHOOL, FLOODER):
+        with socket.socket() as s:
+            try:
+                s.bind((address, 0))
+            except OSError:
+                return False
+    return True
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--students", type=int, default=30)
+    ap.add_argument("--seconds", type=float, default=30.0, help="each phase's length")
+    ap.add_argument("--floods", default=",".join(FLOODS), help="comma-separated, of " + ", ".join(FLOODS))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--flooder", choices=FLOODS, help=argparse.SUPPRESS)  # the flooding process
+    ap.add_argument("--url", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.flooder:
+        flooder_main(args.flooder, args.url, args.seconds)
+        return 0
+    floods = [f for f in args.floods.split(",") if f]
+    if any(f not in FLOODS for f in floods) or not 1 <= args.students <= 200 or args.seconds > 600:
+        ap.error("floods of " + ", ".join(FLOODS) + "; 1-200 students; at most 600 s a phase")
+    if not loopback_aliases_work():
+        print("flood: cannot bind 127.0.0.2/127.0.0.3 here", file=sys.stderr)
+        return 1
+    print(load.reference_line(), flush=True)
+    target = load.Target("serve")
+    results = []
+    try:
+        target.wait_ready()
+        target.wait_settled()
+        with urllib.request.urlopen(f"{target.url}/_stcore/health", timeout=5):
+            pass
+        for flood in [None, *floods]:
+            results.append(phase(target, flood, args))
+            print(line(results[-1]), flush=True)
+            time.sleep(12)  # the held websockets closed, the 10 s request rate cooled
+    finally:
+        target.stop()
+    missed = [r["flood"] for r in results
+              if r["students"]["p95"] > TARGET_P95_S or r["students"]["errors"]]
+    problems = [p for p in target.log_problems() if "Session State API" not in p]
+    for p in problems[:20]:
+        print(f"server log: {p}")
+    print("targets: " + ("met" if not missed else f"missed in {', '.join(missed)}")
+          + f" (students' p95 <= {TARGET_P95_S} s, no student refused)")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
