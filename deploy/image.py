@@ -51,6 +51,9 @@ OFFICIAL_BASE = "docker.io/library/python:3.11-slim"
 DEBIAN_BASE = "localhost/stockdemo-base:bookworm"
 DEBIAN_PACKAGES = "python3,python3-venv,ca-certificates"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
+DEBIAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+REDIS_IMAGE = "docker.io/library/redis:7.0"  # deploy/k8s/redis.yaml's
+REDIS_STANDIN = ROOT / "deploy" / "redis.Containerfile"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TAG = "localhost/stockdemo:latest"
 
@@ -124,13 +127,28 @@ def debian_base(cmd: list[str], env: dict[str, str], name: str = DEBIAN_BASE) ->
                     path.unlink()
         tar = subprocess.Popen(["tar", "-C", rootfs, "--numeric-owner", "-c", "."],
                                stdout=subprocess.PIPE)
-        run([*cmd, "import", "--change", 'CMD ["/bin/bash"]', "-", name], env, stdin=tar.stdout,
-            check=True, stdout=subprocess.DEVNULL)
+        # An imported tree has no environment: PATH as Debian's own images set it.
+        run([*cmd, "import", "--change", f"ENV PATH={DEBIAN_PATH}", "--change", 'CMD ["/bin/bash"]',
+             "-", name], env, stdin=tar.stdout, check=True, stdout=subprocess.DEVNULL)
         if tar.wait():
             sys.exit("image: tar of the base's files failed")
     print(f"image: base {name} built from Debian's packages in "
           f"{time.monotonic() - started:.0f} s", flush=True)
     return name
+
+
+def redis_image(cmd: list[str], env: dict[str, str]) -> str:
+    """deploy/k8s/redis.yaml's image: here, pulled, or built from Debian's redis-server and tagged so."""
+    if has_image(cmd, env, REDIS_IMAGE):
+        return REDIS_IMAGE
+    if run([*cmd, "pull", "-q", REDIS_IMAGE], env, capture_output=True).returncode == 0:
+        return REDIS_IMAGE
+    base = debian_base(cmd, env)
+    print(f"image: {REDIS_IMAGE} cannot be pulled here: building a stand-in from Debian's "
+          f"redis-server ({REDIS_STANDIN.name})", flush=True)
+    run([*cmd, "build", "-f", str(REDIS_STANDIN), "-t", REDIS_IMAGE, f"--build-arg=BASE={base}",
+         str(REDIS_STANDIN.parent)], env, check=True, stdout=subprocess.DEVNULL)
+    return REDIS_IMAGE
 
 
 def pick_base(cmd: list[str], env: dict[str, str], base: str) -> str:
