@@ -6,6 +6,7 @@ import copy
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import kubernetes_validate
 import pytest
@@ -81,3 +82,47 @@ def test_haproxy_accepts_the_rendered_config(tmp_path):
     # And rejects a broken one: the check is not a formality.
     cfg.write_text(cfg.read_text().replace("balance leastconn", "balance sideways"))
     assert subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True).returncode != 0
+
+
+def cloud_requirements() -> list[str]:
+    """requirements.txt as docs/hosting.md tells a Community Cloud deployment to write it."""
+    doc = (ROOT / "docs" / "hosting.md").read_text()
+    after = doc.split("<!-- cloud requirements:", 1)[1].split("-->", 1)[1]
+    block = []
+    for line in after.lstrip("\n").splitlines():
+        if not line.strip():
+            if block:
+                break
+            continue
+        if not line.startswith("      "):
+            break
+        block.append(line.strip())
+    assert block, "docs/hosting.md lost its Community Cloud requirements"
+    return block + (ROOT / "requirements.txt").read_text().splitlines()
+
+
+def test_the_community_cloud_requirements_parse_and_resolve_torch_to_its_cpu_build():
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    indexes, pins = [], {}
+    for raw in cloud_requirements():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("-"):
+            option, _, value = line.partition(" ")
+            assert option == "--extra-index-url", f"an option pip would read differently: {line}"
+            url = urlsplit(value.strip())
+            assert url.scheme == "https" and url.netloc and not url.query, line
+            indexes.append(value.strip())
+            continue
+        req = Requirement(line)  # raises on anything pip would not parse
+        [spec] = req.specifier
+        assert spec.operator == "==", f"not pinned exactly: {line}"
+        pins[req.name] = req.specifier
+    assert indexes == ["https://download.pytorch.org/whl/cpu"]
+    torch = pins["torch"]
+    assert torch.contains("2.13.0+cpu") and torch.contains("2.13.0")
+    assert Version("2.13.0+cpu") > Version("2.13.0")  # so pip prefers the CPU build
+    assert set(pins) >= {"streamlit", "torch", "plotly", "pandas"}

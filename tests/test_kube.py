@@ -139,6 +139,7 @@ class Cluster:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ready_s: dict[str, float] = {}
+        self.played_at = 0.0
 
     def podman(self, *args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
         done = subprocess.run([*self.cmd, *args], env=self.env, capture_output=True, text=True, **kwargs)
@@ -158,6 +159,7 @@ class Cluster:
             path.write_text(yaml.safe_dump(pod, sort_keys=False))
             self.files.append(path)
             self.podman("kube", "play", "--network", self.network, str(path), timeout=120)
+        self.played_at = time.monotonic()
         cfg = self.workdir / "haproxy.cfg"
         servers = [(name, self.host_ports[name]["http"]) for name in APP_PODS]
         cfg.write_text(haproxy_config("127.0.0.1", self.port, servers, self.workdir / "admin.sock"))
@@ -201,11 +203,13 @@ def test_the_probes_make_the_pods_ready(cluster):
     app = manifests()[("Deployment", "stockdemo")]["spec"]["template"]["spec"]["containers"][0]
     for name in APP_PODS:
         ports = cluster.host_ports[name]
-        started = kubelet(app["startupProbe"], app, ports)
-        ready = kubelet(app["readinessProbe"], app, ports)
+        kubelet(app["startupProbe"], app, ports)
+        kubelet(app["readinessProbe"], app, ports)
         kubelet(app["livenessProbe"], app, ports)
-        cluster.ready_s[name] = started + ready
-        print(f"kube: {name} started after {started:.1f} s, ready {ready:.1f} s later")
+        cluster.ready_s[name] = time.monotonic() - cluster.played_at
+        print(f"kube: {name} ready {cluster.ready_s[name]:.1f} s after kube play")
+    assert max(cluster.ready_s.values()) < app["startupProbe"]["periodSeconds"] * app["startupProbe"][
+        "failureThreshold"] + 10
     # Redis's own exec probe, as written: `redis-cli ping` inside its container.
     redis = manifests()[("Deployment", "stockdemo-redis")]["spec"]["template"]["spec"]["containers"][0]
     ping = cluster.podman("exec", "stockdemo-redis-redis", *redis["readinessProbe"]["exec"]["command"])
@@ -251,12 +255,15 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         # Kill the pod the teacher is not on, with its students; they reconnect as a browser does.
         doomed = next(name for name in APP_PODS if name != teacher.replica)
         moved = [s for s in students if s.replica == doomed]
+        killed = time.monotonic()
         cluster.podman("pod", "kill", doomed)
         for s in moved:
             await s.until(lambda s=s: s.closed, 30)
+        closed = time.monotonic() - killed
         retries = await asyncio.gather(*(class_load.reconnect_as_a_browser(s) for s in moved))
         await asyncio.gather(*(s.run_page() for s in moved))
-        after = {"replicas": [s.replica for s in moved], "retries": sum(retries),
+        after = {"closed_s": round(closed, 1), "back_s": round(time.monotonic() - killed, 1),
+                 "replicas": [s.replica for s in moved], "retries": sum(retries),
                  "seq_len": [int(s.value("seq_len")) for s in moved],
                  "following": [s.seen("following the teacher") for s in moved]}
         # And the class goes on there: the teacher moves again, everyone follows.
@@ -281,6 +288,7 @@ def test_a_class_spans_both_pods_and_a_killed_pods_sessions_come_back_on_the_oth
     assert out["moved"] > 0
     survivor = next(name for name in APP_PODS if name != out["doomed"])
     assert out["after"]["replicas"] == [survivor] * out["moved"]
+    assert out["after"]["closed_s"] < 10  # HAProxy marks the pod down and closes its sessions
     assert out["after"]["seq_len"] == [12] * out["moved"]  # the page its URL carries
     assert all(out["after"]["following"])
     assert out["followed_after"] == STUDENTS

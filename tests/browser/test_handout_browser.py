@@ -160,3 +160,20 @@ def test_the_app_downloads_the_same_handout(page, server, tmp_path):
         expect(view.locator("[data-act=backward]")).to_be_visible()
     finally:
         offline.context.close()
+
+
+def test_the_largest_handout_opens_from_disk(offline, tmp_path):
+    """GRU, T = 200, 4 layers, unrolled: 11,248 boxes in one file of about 3.5 MB."""
+    path = tmp_path / "gru200.html"
+    assert cli(["graph", "--cell", "gru", "--seq-len", "200", "--num-layers", "4", "--view", "unrolled",
+                "--format", "html", "-o", str(path)]) == 0
+    config = RunConfig(cell="gru", seq_len=200, num_layers=4)
+    boxes = len(layout(run(config).graph, "unrolled", max_nodes=None).nodes)
+    view = open_handout(offline, path)
+    expect(view).to_have_attribute("data-nodes", str(boxes))
+    drawn_ms = float(attr(view, "drawn-at"))
+    print(f"handout GRU T200 L4 unrolled: {path.stat().st_size / 1e6:.2f} MB, "
+          f"first drawn {drawn_ms:.0f} ms after the file began to load")
+    view.locator("[data-act=backward]").click()
+    expect(view).to_have_attribute("data-mode", "backward")
+    assert offline.requested == [] and offline.console_errors == []
