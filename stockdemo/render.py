@@ -155,7 +155,12 @@ class Picture:
         ``markdown``: the id as code (`` `L0.t0/Addmm0` ``).
         """
         node = self.graph.by_id[node_id]
-        where = [op_name(node.op) if node.op else node.kind]
+        if node.kind == "op":
+            where = [op_name(node.op)]
+        elif node.kind == "parameter":
+            where = [f"parameter tensor {node.param or node.label}"]
+        else:  # the input or the output: its own label ("input x", "predictions")
+            where = [node.label]
         if node.step is not None:
             where.append(f"t {node.step}")
         if node.layer is not None:
