@@ -9,16 +9,19 @@ from stockdemo.ui.graph_view import graph_view, replay_control, training_trace
 
 ui.setup_page(
     "Train and predict", ":material/show_chart:",
-    "Press **Train** and watch both losses fall, then read the table: does the model beat the "
-    "naive forecast *tomorrow's price = today's*?",
+    "Press **Train** and watch the two losses part: the training loss falls as the model fits "
+    "the days it trains on, the validation loss does not, because tomorrow's return is mostly "
+    "noise. Then read the table: does the model beat the naive forecast *tomorrow's price = "
+    "today's*?",
     __file__,
 )
 
 
 # A fragment: moving a control reruns only this part. Training itself runs in a
-# whole-page run below it, so that Stop can interrupt it.
+# whole-page run after it, so that Stop can interrupt it, drawing into the panel
+# the fragment returns.
 @st.fragment
-def live() -> None:
+def live() -> ui.TrainPanel | None:
     ui.leave_for_training()  # a press of Train: straight to the page run that trains
     try:
         config, upload = ui.train_controls()
@@ -26,21 +29,19 @@ def live() -> None:
             st.info("Upload a CSV with a date column and a price column, for example:\n\n"
                     "```\nDate,Close\n2013-02-26,441.40\n2013-02-27,444.57\n```",
                     icon=":material/upload_file:")
-            return
+            return None
         dataset, name = ui.cached_dataset(config, upload)
     except data.DataError as err:
         st.error(f"**This data cannot be used.** {err}", icon=":material/error:")
-        return
+        return None
+    key = (config, upload and (upload.digest, upload.price_column))
+    result, panel = ui.train_button(dataset, config, key,
+                                    ui.cached_prices_figure(config, upload, dataset))
     st.markdown(train.describe_data(name, dataset, config))
     if config.source == "stocks":
         st.caption(ui.DATA_CREDIT)
-    key = (config, upload and (upload.digest, upload.price_column))
-    result = ui.train_button(dataset, config, key)
     if result is None:
-        if not ui.training_pending():
-            st.plotly_chart(ui.cached_prices_figure(config, upload, dataset), width="stretch",
-                            key="prices_chart")
-        return
+        return panel
 
     st.subheader("How good is it? The held-out test days", anchor=False)
     st.caption(train.summary(result))
@@ -59,7 +60,6 @@ def live() -> None:
     st.caption("Each forecast is made from the days before it only. A forecast that trails the "
                "actual line by one day is persistence in disguise. The chart opens on the test days: "
                "double-click it twice to see all of history.")
-    st.plotly_chart(figures.loss_figure(result.history), width="stretch", key="loss_chart")
 
     st.subheader("The graph of one training step", anchor=False)
     picture = layout(result.step_graph, "auto", max_nodes=None)
@@ -71,9 +71,9 @@ def live() -> None:
     graph_view(picture, trace, key="train_graph")
     st.download_button("Download test forecasts CSV", result.forecasts.to_csv,  # built on a click
                        file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:")
+    return panel
 
 
-live()
-ui.training_run()
+ui.training_run(live())
 st.info("**Not financial advice.** A teaching demo of how to test a forecast honestly, "
         "on old prices. Do not trade on it.", icon=":material/info:")

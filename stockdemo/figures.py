@@ -278,9 +278,9 @@ def _prices_spec(dataset: Dataset) -> tuple[list[dict], dict]:
     return data, layout
 
 
-def prices_figure(dataset: Dataset, title: str) -> SharedFigure:
+def prices_figure(dataset: Dataset, title: str, height: int = 420) -> SharedFigure:
     """Close over the whole period, the validation and held-out test days shaded."""
-    return _train_figure(*_prices_spec(dataset), title, 420)
+    return _train_figure(*_prices_spec(dataset), title, height)
 
 
 def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
@@ -304,18 +304,23 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
     return _train_figure(data, layout, "Held-out test days: actual close against next-day forecasts", 420)
 
 
-def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> SharedFigure:
+def loss_figure(history: tuple[Progress, ...] | list[Progress], height: int = 340) -> SharedFigure:
     """Training and validation loss per epoch (MSE on the standardised target), best epoch marked.
 
+    The x axis spans every epoch the run may take, so while it trains the
+    curves grow to the right instead of the axis rescaling under them.
     Redrawn at every progress report while a run trains, so written in canonical form too.
     """
     epochs = [p.epoch for p in history]
     data = [{"type": "scatter", "x": epochs, "y": [getattr(p, key) for p in history],
-             "mode": "lines+markers", "name": name, "line": {"color": SERIES[colour], "width": 2}}
+             "mode": "lines+markers", "name": name, "line": {"color": SERIES[colour], "width": 2},
+             "marker": {"size": 4}}
             for key, name, colour in (("train_loss", "training loss", "train"),
                                       ("val_loss", "validation loss", "val"))]
-    layout = {"xaxis": {"title": {"text": "epoch"}, "rangemode": "tozero"},
-              "yaxis": {"title": {"text": "MSE (standardised target)"}}}
+    xaxis = {"title": {"text": "epoch"}, "rangemode": "tozero"}
+    if history:
+        xaxis["range"] = [0, history[-1].max_epochs + 1]
+    layout = {"xaxis": xaxis, "yaxis": {"title": {"text": "MSE (standardised target)"}}}
     best = history[-1].best_epoch if history else 0
     if best:  # what plotly's add_vline(annotation_position="top") makes
         layout["shapes"] = [{"type": "line", "xref": "x", "yref": "y domain", "x0": best, "x1": best,
@@ -323,4 +328,4 @@ def loss_figure(history: tuple[Progress, ...] | list[Progress]) -> SharedFigure:
         layout["annotations"] = [{"text": "best validation", "showarrow": False, "x": best,
                                   "xanchor": "center", "xref": "x", "y": 1, "yanchor": "bottom",
                                   "yref": "y domain"}]
-    return _train_figure(data, layout, "Loss per epoch", 340)
+    return _train_figure(data, layout, "Loss per epoch", height)

@@ -24,7 +24,6 @@ from torch import nn
 from stockdemo.config import (
     CELL_LABELS,
     MAX_TRAIN_SECONDS,
-    PATIENCE,
     TRAIN_BATCH_SIZE,
     TrainConfig,
 )
@@ -131,7 +130,10 @@ def too_big(dataset: Dataset, config: TrainConfig, max_seconds: float = MAX_TRAI
 
 def train(dataset: Dataset, config: TrainConfig,
           max_seconds: float = MAX_TRAIN_SECONDS) -> Iterator[Progress | TrainResult]:
-    """Adam on MSE, early stopping on validation loss, bounded by epochs and wall time.
+    """Adam on MSE, the epoch with the best validation loss kept, bounded by epochs and wall time.
+
+    With ``config.patience`` set, training also stops once the validation loss
+    has not improved for that many epochs (early stopping).
 
     Builds a fresh model from ``config.seed`` (never one shared with other
     sessions); batches are shuffled within the training part only, by a
@@ -193,9 +195,9 @@ def train(dataset: Dataset, config: TrainConfig,
                             best_epoch, now - epoch_start, now - started)
         history.append(progress)
         yield progress
-        if epoch - best_epoch >= PATIENCE:
+        if config.patience and epoch - best_epoch >= config.patience:
             stop_reason = (f"stopped early after epoch {epoch}: validation loss had not improved "
-                           f"for {PATIENCE} epochs")
+                           f"for {config.patience} epochs")
             break
         if now - started > max_seconds:
             stop_reason = f"stopped at the {max_seconds:.0f} s time limit after epoch {epoch}"
@@ -273,8 +275,8 @@ def describe_data(name: str, dataset: Dataset, config: TrainConfig) -> str:
     first_day, last_day = np.datetime_as_string(dataset.dates[[0, -1]], unit="D")
     return (f"**{name}**: {len(dataset.dates):,} trading days from {first_day} to {last_day}, "
             f"cut into {len(dataset.y):,} windows: **{dataset.n_train:,}** to train, "
-            f"**{dataset.n_val:,}** to validate (early stopping), **{dataset.n_test:,}** held out to "
-            f"test. {describe(config, dataset)} Scaling is fitted on the training days only; the "
+            f"**{dataset.n_val:,}** to validate (they pick the epoch kept), **{dataset.n_test:,}** "
+            f"held out to test. {describe(config, dataset)} Scaling is fitted on the training days only; the "
             "split follows time and is never shuffled across it.")
 
 
@@ -292,6 +294,59 @@ def progress_text(event: Progress) -> str:
 def stopped_text(partial: list[Progress]) -> str:
     when = f"after epoch {partial[-1].epoch}" if partial else "before the first epoch finished"
     return f"Training stopped {when}. Press **Train** to start again."
+
+
+# A loss "fell" or "rose" when it moved by more than this share: epoch to epoch the
+# validation loss of the default run wobbles by 1-3 % without any trend.
+SAME_WITHIN = 0.03
+
+
+def _moved(start: float, end: float) -> str:
+    if end < start * (1 - SAME_WITHIN):
+        return "fell"
+    if end > start * (1 + SAME_WITHIN):
+        return "rose"
+    return "stayed level"
+
+
+def story(result: TrainResult) -> str:
+    """What the two curves did and what the test days say, in three sentences (markdown).
+
+    Read off the run itself: its first, best and last epochs, and the verdict on
+    the test days.
+    """
+    history = result.history
+    if not history:
+        return "No epoch finished, so there are no curves to read."
+    first, last = history[0], history[-1]
+    best = history[result.best_epoch - 1]
+    span = f"over {len(history)} epoch{'s' if len(history) > 1 else ''}"
+    trained = _moved(first.train_loss, last.train_loss)
+    lines = [f"**Training loss {trained}** {span}, from {first.train_loss:.3f} to "
+             f"{last.train_loss:.3f}: the model fits the days it trains on"
+             + (" better and better." if trained == "fell" else " no better than at the start.")]
+    if _moved(first.val_loss, best.val_loss) == "fell":
+        checked = (f"**Validation loss fell** from {first.val_loss:.3f} to {best.val_loss:.3f} "
+                   f"(epoch {best.epoch})")
+        checked += (f", then rose to {last.val_loss:.3f}: past epoch {best.epoch} the model "
+                    "learned the training days' noise." if _moved(best.val_loss, last.val_loss) == "rose"
+                    else ".")
+    else:
+        rose = _moved(best.val_loss, last.val_loss) == "rose"
+        noise = ": tomorrow's return is mostly noise" if result.config.target == "return" else ""
+        checked = (f"**Validation loss did not fall**: its lowest, {best.val_loss:.3f} at epoch "
+                   f"{best.epoch}, is about where it began ({first.val_loss:.3f})"
+                   + (f", and it rose to {last.val_loss:.3f} by epoch {last.epoch}" if rose else "")
+                   + ". What the model learned about the training days does not carry over to days "
+                   f"it has not seen{noise}.")
+    lines.append(checked + f" The model kept is epoch {best.epoch}'s.")
+    winner = result.baseline_wins
+    rmse = result.metrics["RMSE"]
+    lines.append(f"**On the held-out test days the baseline wins**: *{winner}* {rmse[winner]:.3f} "
+                 f"against the model's {rmse[MODEL_ROW]:.3f} (RMSE)." if winner else
+                 f"**On the held-out test days the model beats both baselines** (RMSE "
+                 f"{rmse[MODEL_ROW]:.3f}).")
+    return "\n\n".join(lines)
 
 
 def summary(result: TrainResult) -> str:

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import train
+from stockdemo import data, train
+from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.view_payload import node_text
-from tests.helpers import graph_sent
+from tests.helpers import graph_sent, plotly_values
 from tests.test_data import BAD_FILES
 
 PAGE = "../pages/train.py"
@@ -43,6 +44,12 @@ def test_training_at_the_defaults_shows_metrics_next_to_both_baselines(clear_cac
     assert "MseLoss" in labels and "loss (MSE)" in labels
     assert any("Not financial advice" in i.value for i in at.info)
     assert any("next trading day's log return" in m.value for m in at.markdown)
+    # what happened, in words, beside the curves: the same run trained again says the same
+    config = TrainConfig()
+    expected = train.run_training(data.load_dataset(config)[0], config)
+    assert any(m.value == train.story(expected) for m in at.markdown)
+    loss = next(f for f in figures if any(t.get("name") == "validation loss" for t in f["data"]))
+    assert len(plotly_values(loss["data"][1]["y"])) == len(expected.history) == EPOCHS.default
 
 
 def test_result_stays_after_a_rerun_and_is_dropped_when_settings_change():

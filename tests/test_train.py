@@ -1,5 +1,6 @@
 """Training: seeded, bounded, fresh model each time; baselines and metrics computed by hand."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from stockdemo import data, figures, train
-from stockdemo.config import PATIENCE, TrainConfig
+from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.graph import OUTPUT_ID
 from stockdemo.live import run
 
@@ -106,12 +107,21 @@ def test_wall_time_limit_stops_training():
 
 
 def test_early_stopping_keeps_the_best_validation_epoch():
-    config = TrainConfig(epochs=200, lr="0.03")
+    config = TrainConfig(epochs=200, lr="0.03", patience=8)
     result = train.run_training(small_dataset(config), config)
     val = [p.val_loss for p in result.history]
     assert result.best_epoch == int(np.argmin(val)) + 1
     if "early" in result.stop_reason:
-        assert len(val) - result.best_epoch == PATIENCE
+        assert len(val) - result.best_epoch == config.patience
+
+
+def test_without_patience_every_epoch_runs_and_the_best_is_kept():
+    config = TrainConfig(epochs=12, lr="0.03")
+    assert config.patience == 0  # the default: no early stopping
+    result = train.run_training(small_dataset(config), config)
+    val = [p.val_loss for p in result.history]
+    assert len(val) == 12 and "maximum of 12 epochs" in result.stop_reason
+    assert result.best_epoch == int(np.argmin(val)) + 1
 
 
 def test_step_graph_runs_from_prediction_through_the_loss():
@@ -149,7 +159,7 @@ def test_train_config_from_untrusted_params_clamps_swaps_and_never_raises():
         "end_year": "2003", "epochs": "nan", "features": "return+volume"})
     assert config.seq_len == 200 and config.lr == "0.01" and config.ticker == "aapl"
     assert (config.start_year, config.end_year) == (2003, 2012)
-    assert config.epochs == 30 and config.features == "return+close+ma"
+    assert config.epochs == EPOCHS.default and config.features == "return+close+ma"
     assert len(messages) == 6 and any("swapped" in m for m in messages)
     assert TrainConfig.from_params(None) == (TrainConfig(), [])
     assert TrainConfig().model_config.input_size == 3  # the seed example's three features
@@ -175,3 +185,46 @@ def test_the_metrics_table_says_n_a_where_a_forecast_calls_no_move():
     shown = train.metrics_table(metrics)
     assert list(shown["Direction right"]) == ["55.0%", "n/a"]
     assert list(shown.columns) == ["RMSE (price)", "MAE (price)", "Direction right"]
+
+
+def with_curves(result: train.TrainResult, train_losses, val_losses) -> train.TrainResult:
+    """``result`` with made-up curves: one Progress per epoch, the best validation epoch kept."""
+    best = int(np.argmin(val_losses)) + 1
+    history = tuple(train.Progress(i, len(val_losses), i / len(val_losses), t, v, best, 0.0, 0.0)
+                    for i, (t, v) in enumerate(zip(train_losses, val_losses, strict=True), start=1))
+    return dataclasses.replace(result, history=history, best_epoch=best)
+
+
+@pytest.fixture(scope="module")
+def default_run() -> train.TrainResult:
+    config = TrainConfig()
+    dataset, _ = data.load_dataset(config)
+    return train.run_training(dataset, config)
+
+
+def test_the_default_run_is_long_enough_to_watch_and_ends_in_its_story(default_run):
+    assert len(default_run.history) == EPOCHS.default  # no early stop by default: every epoch runs
+    first, last = default_run.history[0], default_run.history[-1]
+    story = train.story(default_run)
+    assert f"from {first.train_loss:.3f} to {last.train_loss:.3f}" in story
+    # the words follow the run's own numbers
+    assert ("**Training loss fell**" in story) == (last.train_loss < first.train_loss * 0.97)
+    best = default_run.history[default_run.best_epoch - 1]
+    assert f"epoch {best.epoch}'s" in story and f"{best.val_loss:.3f}" in story
+    winner = default_run.baseline_wins
+    assert ("the baseline wins" in story) == (winner is not None)
+
+
+def test_the_story_tells_a_validation_loss_that_fell_then_rose(default_run):
+    made_up = with_curves(default_run, [1.0, 0.9, 0.8, 0.7, 0.6], [1.0, 0.8, 0.7, 0.75, 0.9])
+    story = train.story(made_up)
+    assert "**Training loss fell** over 5 epochs, from 1.000 to 0.600" in story
+    assert "**Validation loss fell** from 1.000 to 0.700 (epoch 3), then rose to 0.900" in story
+    assert "The model kept is epoch 3's." in story
+
+
+def test_the_story_tells_flat_curves_as_flat(default_run):
+    made_up = with_curves(default_run, [1.0, 0.995, 0.99], [1.0, 1.01, 0.999])
+    story = train.story(made_up)
+    assert "**Training loss stayed level**" in story and "no better than at the start" in story
+    assert "**Validation loss did not fall**" in story and "rose to" not in story

@@ -52,6 +52,7 @@ from stockdemo.ui.frame import (
 )
 from stockdemo.ui.panels import (
     Metric,
+    TrainPanel,
     aside,
     change_since_previous,
     chart_after_graph,
@@ -71,7 +72,7 @@ from stockdemo.ui.panels import (
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "aside", "cached_answer",
+    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TrainPanel", "aside", "cached_answer",
     "cached_debug_figure", "cached_early_stop_runs", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",

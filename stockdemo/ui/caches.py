@@ -81,7 +81,7 @@ def cached_dataset(config: TrainConfig, upload: data.Upload | None) -> tuple[dat
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=CONFIGS)
 def _prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
-    return figures.prices_figure(_dataset, "The data, split by time")
+    return figures.prices_figure(_dataset, "The data, split by time", height=300)
 
 
 def cached_prices_figure(config: TrainConfig, upload: data.Upload | None, dataset: data.Dataset) -> go.Figure:

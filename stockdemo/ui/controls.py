@@ -23,6 +23,7 @@ from stockdemo.config import (
     NUM_LAYERS,
     PAGE_KNOBS,
     PANEL,
+    PATIENCE,
     PRESENT,
     PRESETS,
     RUN_KNOBS,
@@ -184,8 +185,8 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
                 help="A Date column and a price column are enough; an exported "
                      "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
     model = {**knob_row(FEATURES, TARGET, CELL), **knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS)}
-    training = seldom_row("Training settings: epochs, learning rate, split, seed", "train_more",
-                          EPOCHS, LEARNING_RATE, VAL_PCT, TEST_PCT, SEED)
+    training = seldom_row("Training settings: epochs, learning rate, early stopping, split, seed",
+                          "train_more", EPOCHS, LEARNING_RATE, PATIENCE, VAL_PCT, TEST_PCT, SEED)
     config, notes = TrainConfig.checked(source=source, **where, **model, **training)
     for note in notes:
         st.caption(note)
