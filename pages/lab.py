@@ -46,8 +46,10 @@ def experiment(name: str) -> None:
             column.code(code, language="python", wrap_lines=True)
     if report.notes:  # one element: each is sent again on every move of the experiment's sliders
         st.markdown("\n\n".join(report.notes))
-    for figure, alt in report.figures:
+    for figure, alt, caption in report.figures:
         st.plotly_chart(figure, width="stretch", alt=alt)
+        if caption:
+            st.caption(caption)
     # One graph at a time in the interactive view, full width: zoom, hover any node for its
     # op, shapes and what autograd saved; the picker swaps them in place. (Half width through
     # Graphviz their labels could not be read; four views stacked cost the server twice the

@@ -18,10 +18,20 @@ import plotly.graph_objects as go
 from stockdemo import lab, theme
 from stockdemo.config import CELL_LABELS, CHOICE_LABELS
 from stockdemo.graph import Graph
+from stockdemo.lab import COST_CELLS
 
+# Every cell its own colour, marker and dash: several cells save the same bytes at every T,
+# and their lines lie on one another (with colour alone, 6 legend entries showed 3 lines).
+CELL_STYLES = {cell: {"line": {"color": colour, "width": width, "dash": dash},
+                      "marker": {"symbol": symbol, "size": 9, "color": colour}}
+               for cell, colour, width, dash, symbol in zip(
+                   COST_CELLS, theme.PALETTE,
+                   (5, 5, 5, 2.5, 2.5, 2.5), ("solid", "solid", "solid", "dash", "dot", "dashdot"),
+                   ("circle", "square", "diamond", "x", "cross", "triangle-up"), strict=False)}
+# Lines closer than this share of the chart's height look like one.
+COINCIDE_WITHIN = 0.01
 COLOURS = {"one by one": theme.BLUE, "packed": theme.GREEN, "padded": theme.VERMILION,
            "carried": theme.VERMILION, "detached": theme.BLUE}
-CELL_COLOURS = dict(zip(lab.COST_CELLS, theme.PALETTE, strict=False))
 
 
 class LabGraph(NamedTuple):
@@ -40,7 +50,7 @@ class Report:
     code: tuple[tuple[str, str], ...]  # (caption, the source that ran)
     notes: tuple[str, ...]  # markdown
     graphs: tuple[LabGraph, ...]
-    figures: tuple[tuple[go.Figure, str], ...]  # (figure, alt text)
+    figures: tuple[tuple[go.Figure, str, str], ...]  # (figure, alt text, caption under it or "")
     table: pd.DataFrame | None
 
 
@@ -52,6 +62,52 @@ def size(n: float) -> str:
 def gap(value: float) -> str:
     """A largest difference between two sets of predictions, in words when there is none."""
     return "exactly equal" if value == 0 else f"at most {value:.1g} apart"
+
+
+def coinciding(series: dict[str, list[float]]) -> list[list[str]]:
+    """Groups of series (at the same x) that no eye can tell apart on one chart -> their names.
+
+    Two lines coincide when they are nowhere further apart than ``COINCIDE_WITHIN`` of
+    the tallest value drawn.
+    """
+    top = max((max(ys) for ys in series.values() if ys), default=0.0) or 1.0
+    groups: list[list[str]] = []
+    for name, ys in series.items():
+        for group in groups:
+            if max(abs(a - b) for a, b in zip(series[group[0]], ys, strict=True)) <= COINCIDE_WITHIN * top:
+                group.append(name)
+                break
+        else:
+            groups.append([name])
+    return [group for group in groups if len(group) > 1]
+
+
+def overlap_caption(series: dict[str, list[float]], unit: str = "KB") -> str:
+    """Which cells' lines lie on one another, said under the chart, and how they are told apart."""
+    said = []
+    for group in coinciding(series):
+        apart = max(abs(a - b) for name in group[1:]
+                    for a, b in zip(series[group[0]], series[name], strict=True))
+        same = "the same at every T" if apart == 0 else f"within {apart:.1f} {unit} of each other"
+        names = [CELL_LABELS[cell] for cell in group]
+        said.append(f"{', '.join(names[:-1])} and {names[-1]} ({same})")
+    if not said:
+        return ""
+    return ("Lines on top of one another: " + "; ".join(said)
+            + ". Their markers and dashes tell them apart.")
+
+
+def made_up_days(padding: np.ndarray) -> str:
+    """The padding each shorter window is read through, per window: "1 made-up day of 0 % return
+    each", "1-3 made-up days of 0 % return each (6 in all)". (Summed, "3 made-up days" read as
+    3 for each.)"""
+    low, high, total = int(padding.min()), int(padding.max()), int(padding.sum())
+    days = f"made-up day{'s' if high != 1 else ''} of 0 % return"
+    if len(padding) == 1:
+        return f"{low} {days}"
+    if low == high:
+        return f"{low} {days} each"
+    return f"{low}-{high} {days} each ({total} in all)"
 
 
 def ms(seconds: float) -> str:
@@ -98,7 +154,9 @@ def _lengths(result: lab.LengthsResult) -> Report:
     nodes = [g.stats["nodes"] for g in result.window_graphs]
     by_length = {n: nodes[list(lengths).index(n)] for n in sorted(set(lengths))}
     counts = Counter(result.lengths)
-    mix = ", ".join(f"{counts[n]} of {n} day{'s' if n > 1 else ''}" for n in sorted(counts))
+    # "3 windows of 4 days", not "3 of 4 days": read as a share, that was a fraction
+    mix = ", ".join(f"{counts[n]} window{'s' if counts[n] > 1 else ''} of {n} day{'s' if n > 1 else ''}"
+                    for n in sorted(counts))
     short = lengths < lengths.max()
     gaps = result.padded_gaps
     longest = int(lengths.max())
@@ -111,7 +169,7 @@ def _lengths(result: lab.LengthsResult) -> Report:
     padded_note = (
         f"**Padded, not packed.** The seed model's `out[:, -1, :]` reads step {longest} for "
         f"every window, so the {int(short.sum())} shorter ones are read on through "
-        f"{int((longest - lengths[short]).sum())} made-up days of 0 % return: their predictions "
+        f"{made_up_days(longest - lengths[short])}: their predictions "
         f"move by up to {gaps.max():.3g} (mean {gaps[short].mean():.3g}). The full-length ones: "
         f"{gap(gaps[~short].max())}.") if short.any() else (
         "**Padded, not packed.** Every window has the same length here, so there is no padding "
@@ -167,7 +225,8 @@ def _lengths(result: lab.LengthsResult) -> Report:
                                  "yaxis": {"title": {"text": "prediction"}}},
                           "Each window's prediction, three ways"),
                   "Scatter chart: one by one and packed predictions coincide; padded ones differ "
-                  "for the short windows."),),
+                  "for the short windows.",
+                  "One by one and packed coincide: each cross sits inside its open circle."),),
         table=table,
     )
 
@@ -258,7 +317,7 @@ def _carried(result: lab.DetachResult) -> Report:
                 LabGraph("Detached", f"Batch {c.batches}, detached: {cut[-1].nodes} nodes",
                          result.fixed.graph)),
         figures=((figure, "Line chart: nodes and saved bytes per batch grow when the hidden state "
-                          "is carried, stay flat when it is detached."),),
+                          "is carried, stay flat when it is detached.", ""),),
         table=table,
     )
 
@@ -364,7 +423,7 @@ def _no_grad(result: lab.NoGradResult) -> Report:
         graphs=(LabGraph("Recorded", f"Recorded: {grad.nodes} nodes (under no_grad: nothing)",
                          result.before.graph),),
         figures=((figure, "Bar chart of median forward times: "
-                  + ", ".join(f"{r.mode} {r.median_ms:.3f} ms" for r in result.rows)),),
+                  + ", ".join(f"{r.mode} {r.median_ms:.3f} ms" for r in result.rows), ""),),
         table=pd.DataFrame(result.rows),
     )
 
@@ -373,12 +432,13 @@ def _no_grad(result: lab.NoGradResult) -> Report:
 def _cost(result: lab.CostResult) -> Report:
     c = result.config
     by_cell = {cell: [r for r in result.rows if r.cell == cell] for cell in lab.COST_CELLS}
-    lines = [{"type": "scatter", "x": [r.seq_len for r in rows], "y": [r.saved_bytes / 1024 for r in rows],
-              "mode": "lines+markers", "name": CELL_LABELS[cell],
-              "line": {"color": CELL_COLOURS[cell], "width": 3}} for cell, rows in by_cell.items()]
-    relation = [{"type": "scatter", "x": [r.nodes for r in rows], "y": [r.saved_bytes / 1024 for r in rows],
-                 "mode": "lines+markers", "name": CELL_LABELS[cell],
-                 "line": {"color": CELL_COLOURS[cell], "width": 2}} for cell, rows in by_cell.items()]
+    saved = {cell: [r.saved_bytes / 1024 for r in rows] for cell, rows in by_cell.items()}
+    lines = [{"type": "scatter", "x": [r.seq_len for r in rows], "y": saved[cell],
+              "mode": "lines+markers", "name": CELL_LABELS[cell], **CELL_STYLES[cell]}
+             for cell, rows in by_cell.items()]
+    relation = [{"type": "scatter", "x": [r.nodes for r in rows], "y": saved[cell],
+                 "mode": "lines+markers", "name": CELL_LABELS[cell], **CELL_STYLES[cell]}
+                for cell, rows in by_cell.items()]
     steps = {cell: result.per_step(cell) for cell in lab.COST_CELLS}
     per_node = {cell: b / n for cell, (n, b) in steps.items() if n}
     fused_nodes, fused_bytes = steps["lstm"]
@@ -401,11 +461,12 @@ def _cost(result: lab.CostResult) -> Report:
                                   "yaxis": {"title": {"text": "saved for backward (KB)"},
                                             "rangemode": "tozero"}},
                           "Memory autograd holds, against T"),
-                  "Line chart of saved kilobytes against T, one line per cell."),
+                  "Line chart of saved kilobytes against T, one line per cell.",
+                  overlap_caption(saved)),
                  (_figure(relation, {"xaxis": {"title": {"text": "graph nodes"}, "rangemode": "tozero"},
                                      "yaxis": {"title": {"text": "saved for backward (KB)"},
                                                "rangemode": "tozero"}},
                           "Memory against graph size"),
-                  "Line chart of saved kilobytes against node count, one line per cell.")),
+                  "Line chart of saved kilobytes against node count, one line per cell.", "")),
         table=pd.DataFrame(result.rows),
     )

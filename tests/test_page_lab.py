@@ -1,6 +1,7 @@
 """The Lab page through AppTest: every experiment runs live, its controls and tab live in the URL."""
 
 import json
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -120,6 +121,32 @@ def test_the_cost_chart_holds_the_measured_bytes():
     rnn = next(trace for trace in chart["data"] if trace["name"] == "nn.RNN")
     assert rnn["x"] == [r.seq_len for r in result.rows if r.cell == "rnn"]
     assert rnn["y"] == [r.saved_bytes / 1024 for r in result.rows if r.cell == "rnn"]
+
+
+def test_the_window_mix_reads_as_counts_and_the_padding_per_window():
+    at = open_lab()
+    result = lab.different_lengths(lab.LengthsConfig())
+    counts = Counter(result.lengths)
+    text = " ".join(m.value for m in at.markdown)
+    for days, windows in counts.items():  # e.g. "3 windows of 4 days", never "3 of 4 days"
+        assert f"{windows} window{'s' if windows > 1 else ''} of {days} days" in text
+    longest = max(result.lengths)
+    padding = {longest - n for n in result.lengths if n < longest}
+    if len(padding) == 1:  # every shorter window is padded the same: said per window
+        (each,) = padding
+        assert f"{each} made-up day{'s' if each > 1 else ''} of 0 % return each" in text
+
+
+def test_coinciding_memory_lines_are_drawn_apart_and_named_under_the_chart():
+    at = open_lab("What the graph costs")
+    result = lab.graph_cost(lab.CostConfig())
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    looks = {(t["line"]["dash"], t["marker"]["symbol"]) for t in chart["data"]}
+    assert len(looks) == len(chart["data"]) == len(lab.COST_CELLS)  # each line its own dash and marker
+    saved = {c: [r.saved_bytes for r in result.rows if r.cell == c] for c in lab.COST_CELLS}
+    assert saved["rnn"] == saved["rnn_loop"]  # the measurement that makes two lines one
+    caption = next(c.value for c in at.caption if c.value.startswith("Lines on top of one another"))
+    assert "nn.RNN and for-loop over nn.RNNCell (the same at every T)" in caption
 
 
 keys = st.sampled_from(sorted({k.name for k in lab.KNOBS} | {"lab", "unknown"}))
