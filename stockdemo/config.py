@@ -473,8 +473,8 @@ def url_value(name: str, value: object) -> str:
     return CHOICE_LABELS.get(name, {}).get(str(value), str(value))
 
 
-# --- Lab page (pages/lab.py, stockdemo/lab.py) --------------------------------
-# Each experiment's config (in stockdemo/lab.py) is made of these knobs. Names
+# --- Lab page (pages/lab.py, stockdemo/lab/) ----------------------------------
+# Each experiment's config (in stockdemo/lab/) is made of these knobs. Names
 # carry a lab_ prefix where another page already uses the plain word.
 
 LAB_CELLS: tuple[str, ...] = ("rnn", "gru", "lstm")

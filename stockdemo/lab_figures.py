@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import singledispatch
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -356,8 +357,9 @@ def _nan(result: lab.NanResult) -> Report:
     nan_entries = sum(result.nan_grads.values())
     total = lab.BREAK_BATCH
     line = result.line
-    where = (f"`stockdemo/lab.py`, line {line.line}, in `{line.function}`: `{line.code}`"
-             if line else "no frame in stockdemo/lab.py (see the traceback)")
+    module = f"stockdemo/lab/{Path(lab.nan_gradient.__file__).name}"
+    where = (f"`{module}`, line {line.line}, in `{line.function}`: `{line.code}`"
+             if line else f"no frame in {module} (see the traceback)")
     return Report(
         headline="The model predicts the variance of tomorrow's return; its square root is the "
                  "size of the move. `torch.where` keeps `sqrt` from negative variances, so the "
