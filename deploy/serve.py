@@ -1,6 +1,7 @@
 """One command for a class: N app replicas behind HAProxy, with a shared Redis.
 
     python deploy/serve.py [--replicas N] [--port 8501] [--address 0.0.0.0] [--state FILE]
+                           [--client-limits on|off]
 
 (``make serve`` runs this; ``REPLICAS=n`` and ``PORT`` choose.) It starts:
 
@@ -87,11 +88,19 @@ def find_programs() -> dict[str, str]:
     return {p: shutil.which(p, path=search) for p in PROGRAMS}
 
 
-def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]], admin: Path) -> str:
-    """The template with this start's address, servers and admin socket filled in."""
+def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]], admin: Path,
+                   client_limits: bool = True) -> str:
+    """The template with this start's address, servers and admin socket filled in.
+
+    ``client_limits=False`` leaves out the per-client limits: for a benchmark whose
+    hundreds of sessions all come from one address, standing for many schools.
+    """
     servers = "\n".join(f"    server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas)
-    return string.Template(TEMPLATE.read_text()).substitute(bind=bind, port=port, servers=servers,
-                                                            socket=admin)
+    text = TEMPLATE.read_text()
+    if not client_limits:
+        head, rest = text.split("    # >>> client limits", 1)
+        text = head + rest.split("    # <<< client limits\n", 1)[1]
+    return string.Template(text).substitute(bind=bind, port=port, servers=servers, socket=admin)
 
 
 def haproxy_says(admin: Path, command: str) -> str:
@@ -254,7 +263,7 @@ def serve(args: argparse.Namespace) -> int:
         cfg = workdir / "haproxy.cfg"
         admin = workdir / "haproxy.sock"
         cfg.write_text(haproxy_config(args.address, args.port, [(r.name, r.port) for r in replicas],
-                                      admin))
+                                      admin, client_limits=args.client_limits == "on"))
         check = subprocess.run([programs["haproxy"], "-c", "-f", str(cfg)], capture_output=True, text=True)
         if check.returncode:
             raise RuntimeError(f"haproxy rejected {cfg}:\n{check.stdout}{check.stderr}")
@@ -337,6 +346,10 @@ def main() -> int:
     ap.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8501))
     ap.add_argument("--address", default="0.0.0.0", help="where HAProxy listens")
     ap.add_argument("--state", help="write ports and process ids here as JSON once ready")
+    ap.add_argument("--client-limits", choices=("on", "off"),
+                    default=os.environ.get("STOCKDEMO_CLIENT_LIMITS") or "on",
+                    help="HAProxy's per-client limits (deploy/haproxy.cfg); off for a benchmark "
+                         "whose sessions all come from one address (or STOCKDEMO_CLIENT_LIMITS=off)")
     args = ap.parse_args()
     if args.replicas < 0 or not 0 < args.port < 65536:
         ap.error("--replicas must be >= 1 and --port 1..65535")

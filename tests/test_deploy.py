@@ -126,3 +126,18 @@ def test_the_community_cloud_requirements_parse_and_resolve_torch_to_its_cpu_bui
     assert torch.contains("2.13.0+cpu") and torch.contains("2.13.0")
     assert Version("2.13.0+cpu") > Version("2.13.0")  # so pip prefers the CPU build
     assert set(pins) >= {"streamlit", "torch", "plotly", "pandas"}
+
+
+def test_the_client_limits_can_be_left_out_for_a_benchmark_from_one_address(tmp_path):
+    haproxy = shutil.which("haproxy", path="/usr/sbin:/usr/bin:/sbin:/bin")
+    if haproxy is None:
+        pytest.fail("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
+    on = haproxy_config("127.0.0.1", 8501, [("r1", 9001)], tmp_path / "a.sock")
+    off = haproxy_config("127.0.0.1", 8501, [("r1", 9001)], tmp_path / "a.sock", client_limits=False)
+    assert "track-sc0 src" in on and "sc_conn_cur(1) gt 120" in on
+    assert "track-sc" not in off and "stick-table" in off  # the tables stay, nothing uses them
+    assert "/_stcore/health" in off and "default_backend replicas" in off
+    cfg = tmp_path / "off.cfg"
+    cfg.write_text(off)
+    check = subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
