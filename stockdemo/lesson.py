@@ -68,12 +68,10 @@ def blocks_per_layer(graph: Graph) -> dict[int, int]:
 def last_grad_fn(config: RunConfig) -> Answer:
     result = run(config)
     grad_fn = re.search(r"grad_fn=<(\w+)>", printed(config)).group(1)
-    counts = result.graph.counts
     return Answer("predictions.grad_fn", grad_fn,
                   f"The backward of `nn.Linear`'s matrix multiply and add: the last of the "
-                  f"{count_text(counts.operations, 'op')} PyTorch wrote down while `forward` ran "
-                  f"(the graph's {counts.nodes} nodes also hold {counts.besides_operations()}). "
-                  "`backward()` starts from it.")
+                  f"{count_text(result.graph.counts.operations, 'op')} PyTorch wrote down while "
+                  "`forward` ran. `backward()` starts from it.")
 
 
 def seed_output(config: RunConfig) -> Answer:
