@@ -1,4 +1,4 @@
-"""Playground: move a slider, the model is rebuilt and run, and its autograd graph redrawn."""
+"""Playground: drag T on the stage; the model is rebuilt and run, and its autograd graph redrawn."""
 
 import time
 
@@ -12,85 +12,84 @@ from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, re
 
 ui.setup_page(
     "Playground", ":material/tune:",
-    "Drag **Sequence length T** one step to the right and watch the graph below gain one "
-    "block per layer: PyTorch recorded it while the loop ran.",
-    __file__,
+    "Drag **Sequence length T** one step to the right and watch the graph gain one block per "
+    "layer: PyTorch recorded it while the loop ran.",
+    __file__, stage=True,
 )
-
-class_ui.follow_bar("playground")  # before the controls: a following student takes the teacher's
+class_ui.follow_bar("playground")  # before the stage: a following student takes the teacher's
 present = ui.presenting()
-with st.expander("Presets for class", expanded=not present):
-    ui.presets_bar()
 
 
-# A fragment: moving a control reruns only this part, not the page frame around it,
-# so thirty students moving sliders at once queue behind less work.
+# The stage is a fragment: while the learner drags, only it reruns, one element
+# for the graph and its controls and one for the figures above it; the rest of
+# the page follows once the learner stops (ui.settled).
 @st.fragment(key=class_ui.PLAYGROUND_LIVE)
-def live_run() -> None:
-    rerun_started = time.perf_counter()
-    config, view = class_ui.run_controls()  # ui.run_controls, following the class if in one
+def live_stage():
     started = time.perf_counter()
+    config, view = class_ui.run_controls()  # ui.run_controls, following the class if in one
     result = ui.cached_run(config)
     picture = cached_picture(config, view)
-    elapsed_ms = (time.perf_counter() - started) * 1e3
-    graph = result.graph
-    stats = graph.stats
-    change, delta, new_ids = ui.change_since_previous(config, graph)
-    ui.run_metrics(result, delta, elapsed_ms)
-    st.info(f"**Since the previous run:** {change}", icon=":material/difference:")
-    if graph.meta.get("fused"):
-        st.warning(
-            "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
-            "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
-            "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
-            "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
-            f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
-            icon=":material/bolt:",
-        )
-
-    st.subheader("The autograd graph of this run", anchor=False)
-    if not present:
-        st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
-                   "reverse. Orange arrows carry the hidden state from one step to the next.")
-    if picture.view == "rolled" and view == "auto" and not present:
-        st.caption(f"The full graph has {stats['nodes']:,} nodes, too many to read at once, so it is "
-                   "drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-    graph_view(picture, replay_control(lambda: cached_trace(config)), new_ids=new_ids,
-               settings=config.to_params(), key="graph")
-
-    # Lazy tabs: only the open one runs, so a slider move builds one figure, not three,
-    # and sends the link, the downloads and the code only while their tab is open.
-    tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
-                                                    bind="query-params")
-    with tab_pred:
-        if tab_pred.open:
-            ui.chart_after_graph(ui.cached_figure("predictions", config),
-                                 alt=figures.predictions_alt(config), rerun_started=rerun_started)
-            st.caption("The model is untrained, so its predictions are as random as its weights; "
-                       "the *Train and predict* page fits it to real prices.")
-    with tab_ops:
-        if tab_ops.open:
-            ops = figures.ops_table(graph)
-            ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
-                                 rerun_started=rerun_started)
-            st.dataframe(ops, hide_index=True, width="stretch")
-    with tab_size:
-        if tab_size.open:
-            sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-            ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
-                                 rerun_started=rerun_started)
-            st.caption(figures.size_caption(sweep, config, bool(graph.meta.get("fused"))))
-    with tab_code:
-        if tab_code.open:
-            st.markdown("**Link to this run** (same seed, same picture for every student):")
-            st.code(ui.share_link("pages/playground.py",
-                                  {**config.to_params(), **({"view": view} if view != "auto" else {})}),
-                    language=None)
-            ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
-            st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
-                        "the same predictions.")
-            st.code(reproduce_code(config), language="python")
+    change, delta, new_ids = ui.change_since_previous(config, result.graph)
+    ui.run_metrics(result, delta, (time.perf_counter() - started) * 1e3)
+    trace = replay_control(lambda: cached_trace(config), in_view=True)
+    graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
+               stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None))
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
+    if ui.settled():
+        st.rerun(scope="app")  # the panels below catch up with the last setting
+    return config, view, result, picture
 
 
-live_run()
+config, view, result, picture = live_stage()
+rerun_started = time.perf_counter()
+if result.graph.meta.get("fused"):
+    st.warning(
+        "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
+        "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
+        "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
+        "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
+        f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
+        icon=":material/bolt:",
+    )
+if not present:
+    st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
+               "reverse. Orange arrows carry the hidden state from one step to the next.")
+if picture.view == "rolled" and view == "auto" and not present:
+    st.caption(f"The full graph has {result.graph.stats['nodes']:,} nodes, too many to read at once, "
+               "so it is drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
+ui.more_settings()
+with st.expander("Presets for class", expanded=False):
+    ui.presets_bar()
+
+# Lazy tabs: only the open one runs, so a change builds one figure, not three,
+# and sends the link, the downloads and the code only while their tab is open.
+tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
+                                                bind="query-params")
+with tab_pred:
+    if tab_pred.open:
+        ui.chart_after_graph(ui.cached_figure("predictions", config),
+                             alt=figures.predictions_alt(config), rerun_started=rerun_started)
+        st.caption("The model is untrained, so its predictions are as random as its weights; "
+                   "the *Train and predict* page fits it to real prices.")
+with tab_ops:
+    if tab_ops.open:
+        ops = figures.ops_table(result.graph)
+        ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
+                             rerun_started=rerun_started)
+        st.dataframe(ops, hide_index=True, width="stretch")
+with tab_size:
+    if tab_size.open:
+        sweep = ui.cached_size_sweep(config.cell, config.num_layers)
+        ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
+                             rerun_started=rerun_started)
+        st.caption(figures.size_caption(sweep, config, bool(result.graph.meta.get("fused"))))
+with tab_code:
+    if tab_code.open:
+        st.markdown("**Link to this run** (same seed, same picture for every student):")
+        st.code(ui.share_link("pages/playground.py",
+                              {**config.to_params(), **({"view": view} if view != "auto" else {})}),
+                language=None)
+        ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
+        st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
+                    "the same predictions.")
+        st.code(reproduce_code(config), language="python")

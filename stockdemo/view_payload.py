@@ -25,6 +25,12 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   standing for many; its box is ``selected``): ``id``, ``text`` (the sentence
   the page prints after "Selected node"), ``op``, ``shape``, ``step``,
   ``layer``, ``param``, ``stands_for`` (what its box stands for, or None);
+- ``box_height``: the graph's height in px, unless ``stage`` says it fills the screen;
+- ``stage``: None, or the live controls drawn above the graph (``stockdemo.ui.stage``):
+  ``controls`` (each ``name``, ``label``, ``help``, ``value``, and ``low``/``high``/``step``
+  or ``choices`` as [value, label] pairs), ``req`` (the browser's request this payload
+  answers), ``change`` (what changed since the previous run, in words), ``locked``
+  (why the controls cannot move, or None);
 - ``trace``: None, or the replay by node index: ``forward`` (creation order),
   ``forward_line`` and ``forward_step`` per frame, ``backward`` and
   ``backward_norm`` (the engine's order), ``param`` and ``param_norm``,
@@ -35,8 +41,10 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   ``forward_total``/``backward_total`` (the frames replayed, one per operation),
   ``forward_end`` and ``backward_end`` (what the line adds once a pass is done).
 
-One value comes back: the id of the node the learner selected. It is bound to
-the page's URL as ``node``, so a link names the node.
+Values come back as the component's state: ``selected``, the id of the node the
+learner selected (bound to the page's URL as ``node``, so a link names the node);
+with a stage, ``knobs`` (``{knob name: value, "req": n}``, sent one request at a
+time while the learner drags) and the trigger ``settled`` (the learner stopped).
 """
 
 from __future__ import annotations
@@ -83,17 +91,19 @@ def node_text(payload: dict[str, Any], field: str) -> list[str | None]:
 
 
 def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
-                 selected: str | None = None, height: int = HEIGHT) -> dict[str, Any]:
+                 selected: str | None = None, height: int = HEIGHT,
+                 stage: dict[str, Any] | None = None) -> dict[str, Any]:
     """Picture (+ Trace) -> the component's JSON payload (see the module docstring).
 
     ``new_ids`` and ``selected`` are graph node ids; each is marked on the node
-    drawn for it (``picture.drawn_as``).
+    drawn for it (``picture.drawn_as``). ``stage``: the strip of live controls.
     """
-    return json.loads(view_json(picture, trace, new_ids, selected, height))
+    return json.loads(view_json(picture, trace, new_ids, selected, height, stage))
 
 
 def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
-              selected: str | None = None, height: int = HEIGHT) -> str:
+              selected: str | None = None, height: int = HEIGHT,
+              stage: dict[str, Any] | None = None) -> str:
     """``view_payload`` as the JSON text the browser parses, the picture's part encoded once.
 
     The component is given this text, not a dict: Streamlit encodes a dict twice
@@ -108,6 +118,7 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
         "selected": drawn.get(selected) if selected is not None else None,
         "selected_node": _selected_node(picture, selected, drawn),
         "trace": None if trace is None else _trace_payload(trace, picture, drawn),
+        "stage": stage,
     }
     return f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
 

@@ -31,6 +31,7 @@ from stockdemo.ui.controls import (
     knob_row,
     knob_widget,
     lesson_step,
+    more_settings,
     node_from_url,
     number_box,
     presets_bar,
@@ -70,6 +71,7 @@ from stockdemo.ui.panels import (
     training_pending,
     training_run,
 )
+from stockdemo.ui.stage import settled, stage_spec, stage_values
 
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TrainPanel", "aside", "cached_answer",
@@ -78,7 +80,8 @@ __all__ = [
     "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "graph_picker", "knob_row", "knob_widget",
-    "leave_for_training", "lesson_step", "metric_row",
+    "leave_for_training", "lesson_step", "metric_row", "more_settings", "settled", "stage_spec",
+    "stage_values",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
     "presenting", "presets_bar", "recompile_count", "recompiles", "run_controls", "run_downloads",
     "run_metrics", "table",

@@ -49,6 +49,7 @@ from stockdemo.config import (
 from stockdemo.graph import Graph
 from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.frame import page_link, page_url, presenting
+from stockdemo.ui.stage import stage_values
 
 
 def knob_widget(knob: IntKnob | ChoiceKnob, bound: bool = True):
@@ -152,15 +153,26 @@ def url_messages(page: str) -> None:
         st.warning(message, icon=":material/link_off:")
 
 
+MORE_KNOBS = (BATCH_SIZE, INPUT_SIZE, SEED, VIEW)  # the Playground's seldom-changed settings
+
+
 def run_controls() -> tuple[RunConfig, str]:
-    """The Playground's controls -> (RunConfig, graph view). Every control is in the URL."""
+    """The Playground's settings -> (RunConfig, graph view). Every one is in the URL.
+
+    Draws nothing: T, hidden size, layers and cell are drawn on the stage by the
+    graph view (``stockdemo.ui.stage``), the rest by ``more_settings`` further
+    down the page, which keeps their values in the session between runs.
+    """
     url_messages("pages/playground.py")
-    model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
-    more = seldom_row("More settings: batch, features, seed, graph view", "playground_more",
-                      BATCH_SIZE, INPUT_SIZE, SEED, VIEW)
+    model = stage_values()
+    more = {knob.name: _held(knob) for knob in MORE_KNOBS}
     view = more.pop(VIEW.name)
-    config = RunConfig(**model, **more)
-    return config, view
+    return RunConfig(**model, **more), view
+
+
+def more_settings() -> None:
+    """The Playground's seldom-changed settings, in an expander under the stage."""
+    seldom_row("More settings: batch, features, seed, graph view", "playground_more", *MORE_KNOBS)
 
 
 def train_controls() -> tuple[TrainConfig, data.Upload | None]:

@@ -52,20 +52,24 @@ except RuntimeError:
     pass  # already set once in this process; it can only be set before first use
 
 
-def setup_page(title: str, icon: str, intro: str, source: str) -> None:
+def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = False) -> None:
     """Page config, sidebar menu and credits, title and the one-line intro.
 
     ``source`` is the page file (``__file__``), shown and linked in the sidebar.
+    ``stage``: the page's subject is a graph, drawn on a stage that takes the
+    screen: the sidebar starts closed and the page's margins shrink.
     """
     present = presenting()
     # An emoji favicon: a Material icon here would be fetched from a font CDN,
     # which fails offline and logs a console error on every page. "auto" lets
     # Streamlit keep the sidebar closed on a phone instead of over the page.
     st.set_page_config(page_title=f"{title} · stockdemo", page_icon="📈", layout="wide",
-                       initial_sidebar_state="collapsed" if present else "auto")
+                       initial_sidebar_state="collapsed" if present or stage else "auto")
     st.html(FRAME_CSS)
     if present:
         st.html(PRESENTER_CSS)
+    if stage:
+        st.html(STAGE_CSS)  # after the presenter's: its compact figures win
     rel, code = page_source(source)
     with st.sidebar:
         st.markdown("### stockdemo")
@@ -143,6 +147,29 @@ html {{ font-size: {theme.PRESENTER_ROOT_PX}px; }}
 [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }}
 [data-testid="stMetricValue"], .sd-metric dd {{ font-size: 2.4rem; }}
 [data-testid="stMetricLabel"] p, [data-testid="stProgress"] p, .sd-metric dt {{ font-size: 1rem; }}
+</style>"""
+
+
+# A stage page: the graph view takes the height the viewport leaves (the component
+# measures it), so everything above it is kept short. Streamlit's wide layout pads
+# the page 6rem at the top and 5rem at the sides; the header is 3.75rem tall.
+# Its figures (ui.metric_row) sit on one line, label before value, as a caption to the graph.
+STAGE_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 2rem 1.5rem; }
+[data-testid="stMainBlockContainer"] h1 { padding: 0 0 0.25rem 0; font-size: 2.1rem; }
+.sd-metrics { gap: 0.1rem 1.4rem; margin: 0; }
+.sd-metric { flex: 0 1 auto; display: flex; align-items: baseline; gap: 0.45rem; }
+.sd-metric dt { font-size: 0.85rem; }
+.sd-metric dd, [data-testid="stMetricValue"] { font-size: 1.3rem; line-height: 1.25; }
+.sd-metric dd.sd-delta { margin-top: 0; }
+@media (max-width: 640px) {
+  /* A phone keeps the figures about the graph; the timings wait for a wider screen. */
+  .sd-metric:nth-child(n+5) { display: none; }
+}
+@media (max-width: 640px) {
+  [data-testid="stMainBlockContainer"] { padding: 3.5rem 0.75rem 2rem 0.75rem; }
+  [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; }
+}
 </style>"""
 
 

@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -23,6 +23,7 @@ from stockdemo.config import RunConfig
 from stockdemo.handout import view_file_name, view_handout
 from stockdemo.render import Picture, layout
 from stockdemo.ui.caches import CONFIGS
+from stockdemo.ui.stage import REPLAY_HELP, take_settled, take_stage_knobs
 from stockdemo.view_payload import (
     HEIGHT,
     inspector_link,
@@ -87,19 +88,35 @@ def cached_trace(config: RunConfig) -> Trace:
 
 
 def replay_control(make_trace: Callable[[], Trace], *, key: str = "replay",
-                   in_url: bool = True) -> Trace | None:
+                   in_url: bool = True, in_view: bool = False) -> Trace | None:
     """The "Replay this run" toggle; on, -> ``make_trace()`` for the view, else None.
 
-    ``in_url``: the toggle is bound to the URL under ``key``, so a link can start with it.
+    ``in_url``: the toggle is in the URL under ``key``, so a link can start with it.
+    ``in_view``: the graph view draws the toggle in its own toolbar (a stage, where
+    every line above the graph is height the graph loses); its state comes back
+    through the view (``take_replay``) and the URL is written here.
     """
-    on = st.toggle("Replay this run", key=key, bind="query-params" if in_url else None,
-                   help="Runs the model again with hooks: the order autograd created each node, the "
-                        "line of forward that made it, and a real backward() in the engine's order. "
-                        "Then play it here, in your browser: Record, Backward, step or scrub.")
+    if not in_view:
+        on = st.toggle("Replay this run", key=key, bind="query-params" if in_url else None,
+                       help=REPLAY_HELP)
+    else:
+        if key not in st.session_state:
+            st.session_state[key] = in_url and st.query_params.get(key, "").lower() in ("true", "1")
+        on = bool(st.session_state[key])
+        if in_url and (st.query_params.get(key) == "true") != on:
+            if on:
+                st.query_params[key] = "true"
+            else:
+                st.query_params.pop(key, None)
     if not on:
         return None
     with st.spinner("Replaying the run with hooks on every node…"):
         return make_trace()
+
+
+def take_replay(view_key: str, key: str = "replay") -> None:
+    """The view's own "Replay this run" button was pressed: its state becomes the session's."""
+    st.session_state[key] = bool(getattr(st.session_state.get(view_key), "replay", False))
 
 
 def training_trace(dataset: Dataset, result: TrainResult) -> Trace:
@@ -126,7 +143,8 @@ def _sync_selection(key: str, url_key: str | None) -> None:
 
 def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterable[str] = (),
                settings: dict[str, str] | None = None, key: str = "graph_view",
-               url_key: str | None = "node", height: int = HEIGHT) -> str | None:
+               url_key: str | None = "node", height: int = HEIGHT,
+               stage: dict[str, Any] | None = None) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
     ``trace``: a ``stockdemo.replay.Trace`` of the same run turns the replay on.
@@ -135,6 +153,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     Debugging page's inspector for the same run.
     ``url_key``: the URL parameter naming the selected node (None: a second view
     on a page keeps its selection to itself).
+    ``stage``: the live controls drawn above the graph (``stockdemo.ui.stage.stage_spec``).
     """
     if url_key is None:
         raw = [chosen] if (chosen := getattr(st.session_state.get(key), "selected", None)) else []
@@ -143,8 +162,13 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     selected, message = selected_from_url(picture, raw)
     if message:
         st.warning(message, icon=":material/link_off:")
-    _COMPONENT(data=view_json(picture, trace, new_ids, selected, height), key=key, height="content",
-               on_selected_change=lambda: _sync_selection(key, url_key))
+    callbacks = {}
+    if stage is not None:
+        callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
+                     "on_settled_change": lambda: take_settled(key),
+                     "on_replay_change": lambda: take_replay(key)}
+    _COMPONENT(data=view_json(picture, trace, new_ids, selected, height, stage), key=key,
+               height="content", on_selected_change=lambda: _sync_selection(key, url_key), **callbacks)
     if selected is not None and settings is not None:
         st.markdown(f"Selected node {picture.describe(selected, markdown=True)}: [inspect what "
                     f"autograd saved for it on the Debugging page]({inspector_link(selected, settings)})")

@@ -8,10 +8,27 @@ import { select } from "d3-selection";
 import { zoom, zoomIdentity } from "d3-zoom";
 import { drawPicture, hit, prepare, GRADIENT_STOPS, FONT_PT, LABEL_MIN_PX } from "./draw.js";
 import { buildReplay, frameCount, lookAt } from "./replay.js";
+import { Strip } from "./strip.js";
+import { MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
 
 const SPEEDS = [1, 2, 5, 10, 25, 100, 500]; // frames a second
 const KEY_PAN_PX = 80;
 const KEY_ZOOM = 1.25;
+
+// A request the server has not answered in this long is taken as lost (a rerun
+// interrupted by another, a dropped socket): the next value goes out anyway.
+const REQUEST_TIMEOUT_MS = 4000;
+// The learner has stopped when no value has been picked for this long: the page's
+// other panels then catch up (one whole-page run, not one per value crossed).
+const SETTLE_MS = 300;
+const MIN_BOX_PX = 260;
+// The stage's camera leaves this share of the box's width free for the graph to grow
+// into: dragging T up then pans nothing and zooms out only every few steps.
+const HEADROOM = 0.85;
+// ...and zooms back in once the graph has shrunk to this share of what would fit.
+const SHRUNK = 1 / 1.8;
+const PAD = 12;
+const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − zoom, arrows pan, "
   + "0 fits, Shift+arrows move between nodes, Enter selects, Space plays the replay.";
@@ -19,7 +36,7 @@ const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − 
 const views = new WeakMap();
 
 export default function graphView(component) {
-  const { parentElement, setStateValue } = component;
+  const { parentElement, setStateValue, setTriggerValue } = component;
   // The server sends the payload as JSON text (it encodes the picture once, not per rerun).
   const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
   let view = views.get(parentElement);
@@ -28,6 +45,7 @@ export default function graphView(component) {
     views.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
+  view.setTriggerValue = setTriggerValue || (() => {});
   view.update(data);
   return () => {
     view.destroy();
@@ -66,6 +84,13 @@ class GraphView {
   constructor(parent) {
     this.parent = parent;
     this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-draws": "0" });
+    this.strip = new Strip(() => this.requestRun());
+    this.strip.root.hidden = true;
+    this.change = el("div", { class: "gv-change", "aria-live": "polite" });
+    this.change.hidden = true;
+    this.req = 0; // the last request for a run this view sent (the knobs state's "req")
+    this.inflight = 0; // the request awaiting its answer, or 0
+    this.pending = false; // a value was picked while a request was in flight
     const bar = el("div", { class: "gv-bar", role: "toolbar", "aria-label": "Graph view" });
     bar.append(
       button("fit", "Fit", "Fit the whole graph (key 0)"),
@@ -73,6 +98,13 @@ class GraphView {
       button("zoomin", "+", "Zoom in (key +)"),
       button("fullscreen", "Fullscreen", "Fullscreen (key f)"),
     );
+    // On a stage the view draws its own "Replay this run" toggle (Python computes the trace).
+    this.replayToggle = button("replay", "Replay this run");
+    this.replayToggle.classList.add("gv-toggle");
+    this.replayToggle.hidden = true;
+    this.keysButton = button("keys", "Keys", "Show the keys and gestures of the graph");
+    this.keysButton.setAttribute("aria-expanded", "false");
+    bar.append(this.replayToggle);
     this.replayBar = el("span", { class: "gv-replay", role: "group", "aria-label": "Replay this run" });
     this.scrub = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0",
       class: "gv-scrub", "aria-label": "Replay position" });
@@ -86,7 +118,7 @@ class GraphView {
       button("next", "Step ▶", "Step forward (key .)"),
       this.scrub, this.speed,
     );
-    bar.append(this.replayBar);
+    bar.append(this.replayBar, this.change, this.keysButton);
     this.status = el("div", { class: "gv-status", "aria-live": "polite" });
     const main = el("div", { class: "gv-main" });
     this.stage = el("div", { class: "gv-stage" });
@@ -107,8 +139,11 @@ class GraphView {
     this.side.append(this.selBox, this.sideHead, this.code, this.legend, this.error);
     main.append(this.stage, this.side);
     this.help = el("div", { class: "gv-help" });
-    this.root.append(bar, this.status, main, this.help);
+    this.root.append(this.strip.root, bar, this.status, main, this.help);
+    this.main = main;
     parent.append(this.root);
+    // For tests (documented in stockdemo/ui/graph_view.py): where a node is drawn now.
+    this.root.gvScreenBox = (id) => this.screenBox(id);
 
     this.ctx = this.canvas.getContext("2d");
     this.t = zoomIdentity;
@@ -127,7 +162,10 @@ class GraphView {
       .scaleExtent([0.01, 8])
       .on("zoom", (ev) => {
         this.t = ev.transform;
-        if (ev.sourceEvent) this.fitted = false;
+        if (ev.sourceEvent) {
+          this.fitted = false;
+          if (this.motion) this.motion.userMoved = true;
+        }
         this.schedule();
       });
     this.sel = select(this.canvas).call(this.zoom).on("dblclick.zoom", null);
@@ -154,11 +192,15 @@ class GraphView {
     document.addEventListener("fullscreenchange", this.onFullscreen);
     this.observer = new ResizeObserver(() => this.resize());
     this.observer.observe(this.stage);
+    this.onWindowResize = () => this.resize();
+    window.addEventListener("resize", this.onWindowResize);
   }
 
   destroy() {
     this.pause();
+    clearTimeout(this.settleTimer);
     this.observer.disconnect();
+    window.removeEventListener("resize", this.onWindowResize);
     document.removeEventListener("fullscreenchange", this.onFullscreen);
     this.root.remove();
   }
@@ -167,9 +209,18 @@ class GraphView {
   update(data) {
     const newGraph = !this.data || data.graph !== this.data.graph;
     const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
+    const before = this.p && newGraph ? { p: this.drawnP || this.p, data: this.drawnData || this.data } : null;
     this.data = data;
+    this.takeStage(data.stage);
     if (newGraph) {
       this.p = prepare(data);
+      this.motion = null;
+      if (before && !reducedMotion?.matches) {
+        const pl = plan(before.p, before.data, this.p, data);
+        this.motion = { plan: pl, ghost: ghosts(pl, before.p, before.data), old: before.data,
+          start: null, frames: 0,
+          camFrom: { k: this.drawnT?.k ?? this.t.k, x: this.drawnT?.x ?? this.t.x, y: this.drawnT?.y ?? this.t.y } };
+      }
       this.hover = -1;
       this.cursor = -1;
       this.root.dataset.graph = data.graph;
@@ -196,6 +247,70 @@ class GraphView {
     this.updateControls();
   }
 
+  // -- the stage: live controls ---------------------------------------------------
+  takeStage(stage) {
+    const on = !!stage;
+    this.root.classList.toggle("gv-staged", on);
+    this.strip.root.hidden = !on;
+    this.change.hidden = !on || !stage.change;
+    if (!on) return;
+    if (this.inflight && stage.req >= this.inflight) this.inflight = 0;
+    // While the learner's latest value is still on its way, their controls show it.
+    this.strip.update(stage, this.inflight || this.pending);
+    this.change.textContent = stage.change || "";
+    this.root.dataset.req = String(stage.req);
+    if (this.pending && !this.inflight) this.requestRun();
+    const offer = stage.replay !== null && stage.replay !== undefined;
+    this.replayToggle.hidden = !offer;
+    if (offer) {
+      this.replayToggle.setAttribute("aria-pressed", stage.replay ? "true" : "false");
+      this.replayToggle.title = stage.replay_help || "";
+      this.replayToggle.disabled = false;
+    }
+  }
+
+  /** Send the strip's values for a run, one request at a time; the last value always goes. */
+  requestRun() {
+    const now = performance.now();
+    if (this.inflight && now - this.sentAt < REQUEST_TIMEOUT_MS) {
+      this.pending = true;
+      return;
+    }
+    this.req = Math.max(this.req, Number(this.data?.stage?.req) || 0) + 1;
+    this.inflight = this.req;
+    this.sentAt = now;
+    this.pending = false;
+    this.root.dataset.sent = String(this.req);
+    this.setStateValue("knobs", { ...this.strip.values, req: this.req });
+    clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS);
+  }
+
+  settle() {
+    if (this.inflight || this.pending || this.strip.active) {
+      this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS);
+      return;
+    }
+    if (this.settledReq === this.req) return;
+    this.settledReq = this.req;
+    this.setTriggerValue("settled", this.req);
+  }
+
+  /** The box's height on a stage: what the viewport leaves below the view's top. */
+  fillHeight() {
+    const host = this.root.getRootNode().host || this.root.parentElement;
+    let scroller = host;
+    while (scroller && scroller !== document.body) {
+      const oy = getComputedStyle(scroller).overflowY;
+      if ((oy === "auto" || oy === "scroll") && scroller.scrollHeight > scroller.clientHeight) break;
+      scroller = scroller.parentElement || scroller.getRootNode().host;
+    }
+    const scrolled = scroller && scroller !== document.body ? scroller.scrollTop : window.scrollY;
+    const top = this.main.getBoundingClientRect().top + scrolled;
+    const below = this.root.getBoundingClientRect().bottom - this.main.getBoundingClientRect().bottom;
+    return Math.max(MIN_BOX_PX, Math.floor(window.innerHeight - top - below - 12));
+  }
+
   readColors() {
     const cs = getComputedStyle(this.root);
     const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
@@ -214,7 +329,9 @@ class GraphView {
     const wide = this.stage.getBoundingClientRect().width;
     const d = this.data;
     const fitH = Math.round(d.height * Math.min(2, (wide - 24) / Math.max(1, d.width)) + 24);
-    const boxH = document.fullscreenElement ? null : Math.max(260, Math.min(d.box_height, fitH));
+    let boxH = Math.max(MIN_BOX_PX, Math.min(d.box_height, fitH));
+    if (d.stage) boxH = this.fillHeight();
+    if (document.fullscreenElement) boxH = null;
     const want = boxH === null ? "" : `${boxH}px`;
     if (this.root.style.getPropertyValue("--gv-height") !== want) {
       if (want) this.root.style.setProperty("--gv-height", want);
@@ -232,21 +349,30 @@ class GraphView {
       this.canvas.style.height = `${H}px`;
       refit = refit || this.fitted;
     }
-    if (refit && this.fitted) this.fit();
+    if (refit && this.fitted) this.fit(this.drawnT || this.t, true);
     else this.schedule();
   }
 
-  fitTransform() {
+  fitTransform(keep = null) {
     const [W, H] = this.size;
     const d = this.data;
-    const pad = 12;
-    const k = Math.min((W - 2 * pad) / Math.max(d.width, 1), (H - 2 * pad) / Math.max(d.height, 1), 2);
-    return zoomIdentity.translate((W - d.width * k) / 2, (H - d.height * k) / 2).scale(k);
+    const kW = (W - 2 * PAD) / Math.max(d.width, 1), kH = (H - 2 * PAD) / Math.max(d.height, 1);
+    if (!d.stage) {
+      const k = Math.min(kW, kH, 2);
+      return zoomIdentity.translate((W - d.width * k) / 2, (H - d.height * k) / 2).scale(k);
+    }
+    // A stage: time runs to the right from a fixed left edge, and the scale stays
+    // what it was while the graph still fits and has not shrunk to a corner.
+    const roomy = Math.min(kW * HEADROOM, kH, 2);
+    let k = roomy;
+    if (keep && keep.k <= Math.min(kW, kH, 2) && keep.k >= roomy * SHRUNK) k = keep.k;
+    return zoomIdentity.translate(PAD, (H - d.height * k) / 2).scale(k);
   }
 
-  fit() {
-    const f = this.fitTransform();
+  fit(keep = null, glide = false) {
+    const f = this.fitTransform(keep);
     this.zoom.scaleExtent([Math.min(f.k / 2, 0.5), 8]);
+    if (glide && this.motion) this.motion.camTo = f;
     this.zoom.transform(this.sel, f);
     this.fitted = true;
   }
@@ -296,30 +422,66 @@ class GraphView {
       if (this.pos >= n) this.pause();
       this.scrub.value = String(Math.floor(this.pos));
     }
-    this.draw();
-    if (this.playing) this.schedule();
+    this.draw(now);
+    if (this.playing || this.motion) this.schedule();
   }
 
-  draw() {
+  draw(now = performance.now()) {
     const started = performance.now();
     const [W, H] = this.size;
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    const look = lookAt(this.rp, this.mode, this.pos, this.p, this.data);
+    let look = lookAt(this.rp, this.mode, this.pos, this.p, this.data);
     this.look = look;
-    const t = { k: this.t.k, x: this.t.x, y: this.t.y, dpr: this.dpr };
-    drawPicture(ctx, this.p, this.data, t, [W, H], look, {
+    let p = this.p, data = this.data, cam = this.t;
+    const m = this.motion;
+    if (m) {
+      if (m.start === null) m.start = now;
+      const raw = Math.min(1, (now - m.start) / MOTION_MS);
+      const u = ease(raw);
+      ({ p, data } = between(m.plan, this.p, this.data, m.old, u));
+      if (m.camTo && !m.userMoved) cam = cameraBetween(m.camFrom, m.camTo, [PAD, H / 2], u);
+      const base = look, born = m.plan.born;
+      look = { ...base, alpha: (i) => base.alpha(i) * (born[i] ? Math.max(0.05, u) : 1) };
+      if (!m.ghost.empty && raw < 1) {
+        const gt = { k: cam.k, x: cam.x, y: cam.y, dpr: this.dpr };
+        ctx.globalAlpha = 1 - u;
+        const fade = 1 - u;
+        drawPicture(ctx, m.ghost.p, m.ghost.data, gt, [W, H], {
+          alpha: () => fade, fill: () => null, edgeShown: () => true, current: -1, norm: null,
+        }, { newSet: new Set(), hover: -1, selected: -1, cursor: -1, current: -1 }, this.colors);
+        ctx.globalAlpha = 1;
+      }
+      m.frames += 1;
+      if (raw >= 1) {
+        const ms = now - m.start;
+        this.root.dataset.motionMs = ms.toFixed(0);
+        this.root.dataset.motionFrames = String(m.frames);
+        this.root.dataset.motionFps = (ms > 0 ? (m.frames - 1) / (ms / 1000) : 0).toFixed(1);
+        this.motion = null;
+        p = this.p;
+        data = this.data;
+        cam = this.t;
+        look = this.look;
+      }
+    }
+    const t = { k: cam.k, x: cam.x, y: cam.y, dpr: this.dpr };
+    drawPicture(ctx, p, data, t, [W, H], look, {
       newSet: this.newSet, hover: this.hover, selected: this.selected, cursor: this.cursor,
       current: look.current,
     }, this.colors);
+    this.drawnP = p;
+    this.drawnData = data;
+    this.drawnT = t;
     this.draws += 1;
     const ds = this.root.dataset;
+    ds.moving = this.motion ? "1" : "0";
     ds.draws = String(this.draws);
-    ds.scale = this.t.k.toFixed(4);
-    ds.tx = this.t.x.toFixed(2);
-    ds.ty = this.t.y.toFixed(2);
-    ds.labels = FONT_PT * this.t.k >= LABEL_MIN_PX ? "1" : "0";
+    ds.scale = t.k.toFixed(4);
+    ds.tx = t.x.toFixed(2);
+    ds.ty = t.y.toFixed(2);
+    ds.labels = FONT_PT * t.k >= LABEL_MIN_PX ? "1" : "0";
     ds.mode = this.mode || "";
     ds.frame = String(Math.floor(this.pos));
     ds.frames = this.rp && this.mode ? String(frameCount(this.rp, this.mode)) : "0";
@@ -329,6 +491,17 @@ class GraphView {
     ds.drawnGraph = this.data.graph;
     ds.drawnAt = performance.now().toFixed(1);
     ds.drawMs = (ds.drawnAt - started).toFixed(1);
+  }
+
+  /** The box of node `id` as drawn on the last frame, in client (viewport) pixels, or null. */
+  screenBox(id) {
+    const p = this.drawnP || this.p, t = this.drawnT || this.t;
+    const i = p.index.get(id);
+    if (i === undefined) return null;
+    const r = this.canvas.getBoundingClientRect();
+    const k = t.k;
+    return { x: r.left + t.x + (p.x[i] - p.w[i] / 2) * k, y: r.top + t.y + (p.y[i] - p.h[i] / 2) * k,
+      width: p.w[i] * k, height: p.h[i] * k };
   }
 
   // -- pointer and keyboard ------------------------------------------------------
@@ -489,6 +662,20 @@ class GraphView {
 
   // -- replay ----------------------------------------------------------------------
   act(a) {
+    if (a === "keys") {
+      const open = this.keysButton.getAttribute("aria-expanded") !== "true";
+      this.keysButton.setAttribute("aria-expanded", open ? "true" : "false");
+      this.root.classList.toggle("gv-keys-open", open);
+      this.resize();
+      return;
+    }
+    if (a === "replay") {
+      const on = this.replayToggle.getAttribute("aria-pressed") !== "true";
+      this.replayToggle.setAttribute("aria-pressed", on ? "true" : "false");
+      this.replayToggle.disabled = true; // until the run with hooks comes back
+      this.setStateValue("replay", on);
+      return;
+    }
     if (a === "fit") this.fit();
     else if (a === "zoomin") this.zoomBy(KEY_ZOOM);
     else if (a === "zoomout") this.zoomBy(1 / KEY_ZOOM);

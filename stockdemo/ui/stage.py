@@ -1,0 +1,105 @@
+"""The stage's controls: the run's main knobs drawn inside the graph view, live while dragging.
+
+Streamlit's own slider sends its value only on release (a 2.8 s drag drew no graph
+until the mouse came up), so the Playground's T, hidden size, layers and cell are
+drawn by the graph view component itself, in a strip above the graph. The
+browser sends ``{knob: value, ..., "req": n}`` as the component's ``knobs`` state
+while the pointer moves, one request at a time: the next goes out only once the
+payload answering ``req`` has arrived (``stage.req``), so a fast drag is never a
+queue of runs that interrupt each other, and the last value always goes out.
+
+The values live in ``st.session_state`` under ``stage:<knob name>`` and in the
+URL, which this module writes. A value put under the knob's own name (by the
+link's check, ``ui.url_messages``, by class mode, by a test) is taken over on the
+next run, as a widget with that key would take it. The namespace is not the bare
+name because the Train page has widgets keyed ``seq_len``: Streamlit deletes a
+widget's key at the end of a run that does not draw it. Values from the browser
+are untrusted: each goes through its knob's ``parse`` like a value from a link.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from stockdemo.config import CELL, HIDDEN_SIZE, NUM_LAYERS, SEQ_LEN, ChoiceKnob, IntKnob, url_value
+
+REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each node, the line of "
+               "forward that made it, and a real backward() in the engine's order. Then play it "
+               "here, in your browser: Record, Backward, step or scrub.")
+
+STAGE_KNOBS: tuple[IntKnob | ChoiceKnob, ...] = (SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
+_REQ = "_stage_req"  # the browser's request number the session last took
+SETTLED = "_stage_settled"  # the learner stopped moving: the rest of the page catches up
+
+
+def _key(knob: IntKnob | ChoiceKnob) -> str:
+    return f"stage:{knob.name}"
+
+
+def _checked(knob: IntKnob | ChoiceKnob, raw: object) -> object:
+    value, _ = knob.parse([str(raw)[:64]])
+    return value
+
+
+def stage_values(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[str, object]:
+    """The knobs' current values (the session's, else the default), written to the URL."""
+    values = {}
+    for knob in knobs:
+        if knob.name in st.session_state:
+            st.session_state[_key(knob)] = _checked(knob, st.session_state.pop(knob.name))
+        value = st.session_state.get(_key(knob), knob.default)
+        values[knob.name] = value
+        in_url = None if value == knob.default else url_value(knob.name, value)
+        if st.query_params.get(knob.name) != in_url:
+            if in_url is None:
+                st.query_params.pop(knob.name, None)
+            else:
+                st.query_params[knob.name] = in_url
+    return values
+
+
+def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> None:
+    """The component's ``knobs`` state changed: its values, checked, become the session's."""
+    sent = getattr(st.session_state.get(key), "knobs", None)
+    if not isinstance(sent, dict):
+        return
+    for knob in knobs:
+        if knob.name in sent:
+            st.session_state[_key(knob)] = _checked(knob, sent[knob.name])
+    req = sent.get("req")
+    if isinstance(req, int) and not isinstance(req, bool) and 0 <= req < 2**53:
+        st.session_state[_REQ] = req
+
+
+def take_settled(key: str) -> None:
+    """The browser says the learner stopped moving: the whole page reruns once."""
+    st.session_state[SETTLED] = True
+
+
+def settled() -> bool:
+    """-> whether the learner just stopped moving (asked once: the flag is cleared)."""
+    return bool(st.session_state.pop(SETTLED, False))
+
+
+def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
+               replay: bool | None = None,
+               knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[str, Any]:
+    """The payload's ``stage`` object: the strip's controls, their values, the request answered.
+
+    ``change``: what changed since the previous run, in words. ``locked``: why the
+    controls cannot be moved (a student following the teacher), or None.
+    ``replay``: the view draws its own "Replay this run" toggle, on or off (None: no toggle).
+    """
+    controls = []
+    for knob in knobs:
+        control: dict[str, Any] = {"name": knob.name, "label": knob.label, "help": knob.help,
+                                   "value": values[knob.name]}
+        if isinstance(knob, ChoiceKnob):
+            control["choices"] = [[c, knob.show(c)] for c in knob.choices]
+        else:
+            control.update(low=knob.low, high=knob.high, step=knob.step)
+        controls.append(control)
+    return {"controls": controls, "req": int(st.session_state.get(_REQ, 0)), "change": change,
+            "locked": locked, "replay": replay, "replay_help": REPLAY_HELP}
