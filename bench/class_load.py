@@ -176,7 +176,9 @@ class Member(load.Session):
                 self.errors.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
         elif kind == "script_finished":
             seq = None
-            if "seq_len" in self.key_to_id and self.key_to_id["seq_len"] in self.widgets:
+            if self.stage is not None and "seq_len" in self.stage["values"]:
+                seq = int(self.value("seq_len"))  # the Playground's T, on its stage
+            elif "seq_len" in self.key_to_id and self.key_to_id["seq_len"] in self.widgets:
                 seq = int(self.value("seq_len"))
             self.finished.append((time.perf_counter(), msg.script_finished, seq))
 

@@ -282,6 +282,11 @@ class Session:
         self.fragment_of: dict[str, str] = {}  # widget id -> the fragment that drew it
         self.rerun_fragment = ""  # as the frontend: a widget in a fragment reruns only it
         self.triggers: list[str] = []
+        self.json_triggers: list[WidgetState] = []
+        # The stage (stockdemo/ui/stage.py): the graph view's own controls, as its browser
+        # code holds them: the component's id and fragment, the values, the last request.
+        self.stage: dict | None = None
+        self.graphs: list[tuple[float, str, int]] = []  # (time, picture key, stage req) drawn
 
     @property
     def replica(self) -> str | None:
@@ -331,7 +336,9 @@ class Session:
         cs.widget_states.widgets.extend(self.widgets.values())
         for wid in self.triggers:
             cs.widget_states.widgets.append(WidgetState(id=wid, trigger_value=True))
+        cs.widget_states.widgets.extend(self.json_triggers)
         self.triggers = []
+        self.json_triggers = []
         if self.rerun_fragment:
             cs.fragment_id = self.rerun_fragment
         if self.page_hash:
@@ -348,6 +355,9 @@ class Session:
     def _see_element(self, el, fragment_id: str = "") -> None:
         """Record a widget's state as the frontend would after drawing it."""
         kind = el.WhichOneof("type")
+        if kind == "bidi_component":
+            self._see_view(el.bidi_component, fragment_id)
+            return
         if kind not in ("slider", "selectbox", "number_input", "button"):
             return
         w = getattr(el, kind)
@@ -376,16 +386,45 @@ class Session:
             state.double_value = w.value if w.set_value else w.default
         self.widgets[w.id] = state
 
+    def _see_view(self, view, fragment_id: str) -> None:
+        """A graph view drawn: its picture (for counting graphs), and its stage, if it has one."""
+        try:
+            payload = json.loads(json.loads(view.json))
+        except (ValueError, TypeError):
+            return
+        stage = payload.get("stage") if isinstance(payload, dict) else None
+        req = int(stage["req"]) if stage else -1
+        self.graphs.append((time.perf_counter(), str(payload.get("graph")), req))
+        if not stage:
+            return
+        values = {c["name"]: c["value"] for c in stage["controls"]}
+        mine = self.stage
+        if mine is None or mine["id"] != view.id:
+            from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+            mine = self.stage = {"id": view.id, "events": _make_trigger_id(view.id, "events"),
+                                 "values": values, "req": int(stage["req"]), "state": {}}
+            self.key_to_id.update({name: view.id for name in values})
+        mine["fragment"] = fragment_id
+        mine["answered"] = int(stage["req"])
+        if mine["answered"] >= mine["req"]:
+            mine["values"] = values  # nothing of the learner's in flight: the server's values
+
     def has(self, key: str) -> bool:
         return key in self.key_to_id
 
     def value(self, key: str) -> float:
+        if self.stage is not None and key in self.stage["values"]:
+            return self.stage["values"][key]
         state = self.widgets[self.key_to_id[key]]
         kind = state.WhichOneof("value")
         return state.double_array_value.data[0] if kind == "double_array_value" else getattr(state, kind)
 
     def set_value(self, key: str, value: int) -> None:
         """Move a slider or number box, as a learner does: its state, the URL, its fragment."""
+        if self.stage is not None and key in self.stage["values"]:
+            self.move_stage(key, value)
+            return
         wid = self.key_to_id[key]
         state = WidgetState(id=wid)
         if self.kind_of[wid] == "slider":
@@ -397,6 +436,23 @@ class Session:
         self.widgets[wid] = state
         self.query[key] = str(value)  # the frontend rewrites the URL of a bound widget
         self.rerun_fragment = self.fragment_of.get(wid, "")
+
+    def move_stage(self, key: str, value: object) -> None:
+        """One value the stage's strip sends (a drag sends every value it crosses): a new request."""
+        stage = self.stage
+        stage["values"] = {**stage["values"], key: value}
+        stage["req"] = max(stage["req"], stage["answered"]) + 1
+        stage["state"] = {**stage["state"], "knobs": {**stage["values"], "req": stage["req"]}}
+        self.widgets[stage["id"]] = WidgetState(id=stage["id"], json_value=json.dumps(stage["state"]))
+        self.query[key] = str(value)
+        self.rerun_fragment = stage["fragment"]
+
+    def settle(self) -> None:
+        """The learner stopped: the stage's ``settled`` trigger (the page's panels catch up)."""
+        stage = self.stage
+        self.json_triggers.append(WidgetState(id=stage["events"], json_trigger_value=json.dumps(
+            [{"event": "settled", "value": stage["req"]}])))
+        self.rerun_fragment = stage["fragment"]
 
     def press(self, key: str) -> None:
         wid = self.key_to_id[key]

@@ -123,17 +123,23 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
     return f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
 
 
-# The parts of a payload that depend on the picture alone, kept for the last few
-# pictures: a click on a node reruns the page, and at 11,000 nodes rebuilding
-# them took 0.14 s. Keyed by identity (pictures come from a shared cache), with
-# the picture kept alongside so a recycled id cannot match.
+# The parts of a payload that depend on the picture alone, kept for the last pictures
+# drawn: a click on a node reruns the page (at 11,000 nodes rebuilding them took
+# 0.14 s), and a drag of T crosses dozens of pictures and comes back over them. Kept
+# for as many pictures as the pages' picture cache holds (ui.graph_view.cached_picture),
+# within a byte budget: at 8 pictures a drag over 24 lengths rebuilt every one (15 % of
+# a stage update's server CPU, py-spy). Keyed by identity (pictures come from a shared
+# cache), with the picture kept alongside so a recycled id cannot match.
 _STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
-_STATIC_KEEP = 8
+_STATIC_KEEP = 48
+_STATIC_BYTES = 64 * 2**20
+_static_bytes = 0
 
 
 def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
     """-> (the picture's part of the payload as JSON text, graph node id -> drawn index)."""
+    global _static_bytes
     with _STATIC_LOCK:
         hit = _STATIC.get(id(picture))
         if hit is not None and hit[0] is picture:
@@ -141,9 +147,14 @@ def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
             return hit[1]
     built = _build_static(picture)
     with _STATIC_LOCK:
+        old = _STATIC.pop(id(picture), None)
+        if old is not None:
+            _static_bytes -= len(old[1][0])
         _STATIC[id(picture)] = (picture, built)
-        while len(_STATIC) > _STATIC_KEEP:
-            _STATIC.popitem(last=False)
+        _static_bytes += len(built[0])
+        while len(_STATIC) > _STATIC_KEEP or (_static_bytes > _STATIC_BYTES and len(_STATIC) > 1):
+            _, (_, (text, _)) = _STATIC.popitem(last=False)
+            _static_bytes -= len(text)
     return built
 
 

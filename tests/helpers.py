@@ -156,3 +156,46 @@ def run_async(coro):
     if "error" in out:
         raise out["error"]
     return out.get("value")
+
+
+def view_element(at, key: str = "graph"):
+    """The graph view component keyed ``key`` on an AppTest page."""
+    found = [e for e in at.get("bidi_component") if e.key == key]
+    assert found, f"no graph view keyed {key!r} on the page"
+    return found[0]
+
+
+def send_from_view(at, key: str = "graph", trigger: dict | None = None, **state):
+    """Run the page as the browser would after the graph view ``key`` set ``state`` (and fired ``trigger``).
+
+    What the component sends (frontend/graph_view/src/index.js): its whole state as
+    one JSON value (``selected``, ``knobs``, ``replay``), and its triggers as a list
+    of ``{"event", "value"}`` under the component's events id. -> the AppTest, run.
+    """
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    element = view_element(at, key)
+    states = at._tree.get_widget_states()
+    kept = at.session_state[key] if key in at.session_state else {}
+    whole = {name: kept[name] for name in ("selected", "knobs", "replay") if name in kept}
+    whole.update(state)
+    widget = states.widgets.add()
+    widget.id = element.proto.id
+    widget.json_value = json.dumps(whole)
+    if trigger:
+        events = states.widgets.add()
+        events.id = _make_trigger_id(element.proto.id, "events")
+        events.json_trigger_value = json.dumps([{"event": k, "value": v} for k, v in trigger.items()])
+    return at._run(states)
+
+
+def move_stage(at, **values):
+    """Move the stage's controls (``seq_len=6``...) as a drag does: one request, then settled."""
+    req = int(graph_sent(view_element(at))["stage"]["req"]) + 1
+    send_from_view(at, knobs={**stage_values(at), **values, "req": req})
+    return send_from_view(at, trigger={"settled": req})
+
+
+def stage_values(at) -> dict[str, object]:
+    """The values the stage's strip shows, by knob name."""
+    return {c["name"]: c["value"] for c in graph_sent(view_element(at))["stage"]["controls"]}

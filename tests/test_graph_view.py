@@ -12,7 +12,7 @@ from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
 from stockdemo.view_payload import node_table, node_table_alt, node_text, selected_from_url, view_payload
 from tests.conftest import ROOT
-from tests.helpers import graph_sent
+from tests.helpers import graph_sent, send_from_view
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +230,7 @@ def test_a_link_naming_an_unknown_node_selects_nothing_with_a_message():
 def test_replay_toggle_sends_the_runs_trace():
     at = AppTest.from_file(PLAYGROUND, default_timeout=120).run()
     assert sent(at)["trace"] is None
-    at.toggle(key="replay").set_value(True).run()
+    send_from_view(at, replay=True)  # the stage draws its own toggle
     payload = sent(at)
     ids = payload["nodes"]["id"]
     assert [ids[i] for i in payload["trace"]["forward"]] == list(trace_run(RunConfig()).forward)

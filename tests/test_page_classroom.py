@@ -12,7 +12,7 @@ from stockdemo.config import show_class_code
 from stockdemo.lesson import STEPS
 from stockdemo.ui import classroom as class_ui
 from tests.conftest import ROOT
-from tests.helpers import metrics
+from tests.helpers import metrics, move_stage, stage_values
 from tests.redis_server import RedisServer
 
 CLASS_PAGE = str(ROOT / "pages" / "classroom.py")
@@ -58,7 +58,7 @@ def teachers_playground(teacher, seq_len: int):
     desk = app(PLAYGROUND)
     desk.session_state["class_teacher"] = teacher
     desk.run()
-    desk.slider(key="seq_len").set_value(seq_len).run()
+    move_stage(desk, seq_len=seq_len)
     return desk
 
 
@@ -75,18 +75,18 @@ def test_the_teacher_gets_a_code_a_join_link_without_the_key_and_a_qr_code():
 def test_a_student_following_the_link_takes_every_move_of_the_teacher():
     _, teacher = start_class()
     desk = teachers_playground(teacher, seq_len=8)
-    desk.selectbox(key="cell").select("gru").run()
+    move_stage(desk, cell="gru")
     assert not desk.exception
     student = app(PLAYGROUND, **{"class": teacher.code.lower()}).run()
     assert not student.exception
-    assert student.slider(key="seq_len").value == 8
-    assert student.selectbox(key="cell").value == "gru"
+    assert stage_values(student)["seq_len"] == 8
+    assert stage_values(student)["cell"] == "gru"
     assert "following the teacher" in texts(student)
     seat = student.session_state["class_seat"]
     assert student.query_params["seat"] == seat  # a reconnect keeps the same seat
-    desk.slider(key="num_layers").set_value(3).run()
+    move_stage(desk, num_layers=3)
     student.run()
-    assert student.slider(key="num_layers").value == 3
+    assert stage_values(student)["num_layers"] == 3
     counts = app(CLASS_PAGE)
     counts.session_state["class_teacher"] = teacher
     counts.run()
@@ -98,13 +98,13 @@ def test_a_student_breaks_away_explores_and_follows_again():
     desk = teachers_playground(teacher, seq_len=8)
     student = app(PLAYGROUND, **{"class": teacher.code}).run()
     student.button(key="class_break_away").click().run()
-    student.slider(key="seq_len").set_value(30).run()
-    desk.slider(key="seq_len").set_value(9).run()
+    move_stage(student, seq_len=30)
+    move_stage(desk, seq_len=9)
     student.run()
-    assert student.slider(key="seq_len").value == 30  # exploring: the teacher's move waits
+    assert stage_values(student)["seq_len"] == 30  # exploring: the teacher's move waits
     assert "exploring on your own" in texts(student)
     student.button(key="class_follow").click().run()
-    assert student.slider(key="seq_len").value == 9
+    assert stage_values(student)["seq_len"] == 9
 
 
 def test_a_following_students_controls_hold_the_teachers_settings():
@@ -112,8 +112,8 @@ def test_a_following_students_controls_hold_the_teachers_settings():
     teachers_playground(teacher, seq_len=8)
     student = app(PLAYGROUND, **{"class": teacher.code}).run()
     # what a browser sends when it polls before it has drawn the teacher's move
-    student.slider(key="seq_len").set_value(5).run()
-    assert student.slider(key="seq_len").value == 8
+    move_stage(student, seq_len=5)
+    assert stage_values(student)["seq_len"] == 8
     assert student.session_state["class_following"]
 
 
@@ -217,7 +217,7 @@ def test_redis_stopped_mid_class_then_restarted_the_student_follows_again(tmp_pa
         student = app(PLAYGROUND, **{"class": teacher.code}).run()
         assert "following the teacher" in texts(student)
         server.stop()
-        student.slider(key="seq_len")  # the page still has its controls
+        assert stage_values(student)  # the page still has its controls
         student.run()
         assert not student.exception and UNAVAILABLE in texts(student)
         assert playground_works(student)
@@ -225,6 +225,6 @@ def test_redis_stopped_mid_class_then_restarted_the_student_follows_again(tmp_pa
         teachers_playground(teacher, seq_len=7)
         student.run()
         assert UNAVAILABLE not in texts(student)
-        assert student.slider(key="seq_len").value == 7
+        assert stage_values(student)["seq_len"] == 7
     finally:
         server.stop()

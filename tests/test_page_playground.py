@@ -11,7 +11,15 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
 from tests.conftest import ROOT
-from tests.helpers import graph_sent, metric, metric_deltas, metrics
+from tests.helpers import (
+    graph_sent,
+    metric,
+    metric_deltas,
+    metrics,
+    move_stage,
+    send_from_view,
+    stage_values,
+)
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
@@ -32,21 +40,21 @@ def test_moving_sequence_length_changes_node_count_and_graph(clear_caches):
     nodes_before, frames_before = metric(at, "Graph nodes"), graph(at)["frames"]["label"]
     assert nodes_before == "38" and "t = 4" in frames_before and "t = 5" not in frames_before
     assert metric_deltas(at) == {}  # the session's first run: nothing to compare with
-    at.slider(key="seq_len").set_value(6).run()
+    move_stage(at, seq_len=6)
     assert not at.exception
     assert metric(at, "Graph nodes") == "42"
     assert metric_deltas(at) == {"Graph nodes": "↑ +4"}  # against this session's previous run
     assert "t = 5" in graph(at)["frames"]["label"] and len(graph(at)["nodes"]["id"]) == 42
     new = {graph(at)["nodes"]["id"][i] for i in graph(at)["new"]}
     assert new and all(i.startswith("L0.t5/") for i in new)  # marked on the graph itself
-    change = " ".join(i.value for i in at.info)
+    change = graph(at)["stage"]["change"]  # said on the stage, beside the graph
     assert "+1 time step" in change and "+4 nodes" in change and "Tanh" in change
 
 
 def test_choosing_lstm_shows_the_fused_kernel_explanation():
     at = fresh().run()
     assert not any("fused" in w.value for w in at.warning)
-    at.selectbox(key="cell").select("lstm").run()
+    move_stage(at, cell="lstm")
     assert not at.exception
     assert any("MkldnnRnnLayerBackward0" in w.value and "fused" in w.value for w in at.warning)
 
@@ -103,8 +111,8 @@ def test_tampered_url_values_are_clamped_with_a_visible_message():
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
     assert "outside 1–200" in warnings and "not one of" in warnings
-    assert at.slider(key="seq_len").value == 200
-    assert at.selectbox(key="cell").value == "rnn"
+    assert stage_values(at)["seq_len"] == 200 and stage_values(at)["cell"] == "rnn"
+    assert at.query_params["seq_len"] == "200" and "cell" not in at.query_params
 
 
 def test_the_code_panel_reproduces_the_page_predictions_in_a_fresh_interpreter(tmp_path):
@@ -127,10 +135,10 @@ def test_presets_set_the_controls_in_one_click():
     at = fresh().run()
     at.button(key="preset_lstm").click().run()
     assert not at.exception
-    assert at.selectbox(key="cell").value == "lstm" and at.slider(key="seq_len").value == 40
+    assert stage_values(at)["cell"] == "lstm" and stage_values(at)["seq_len"] == 40
     assert any("fused" in w.value for w in at.warning)
     at.button(key="preset_seed").click().run()
-    assert at.selectbox(key="cell").value == "rnn" and at.slider(key="seq_len").value == 5
+    assert stage_values(at)["cell"] == "rnn" and stage_values(at)["seq_len"] == 5
     assert metric(at, "Graph nodes") == "38"
 
 
@@ -185,7 +193,7 @@ def test_more_settings_are_drawn_only_when_open_and_kept_in_the_link_either_way(
     at.run()
     assert not at.exception
     # Closed: no widgets for them, but the run uses the link's values and the link keeps them.
-    assert not at.number_input and [s.key for s in at.selectbox] == ["cell"]
+    assert not at.number_input and not at.selectbox and not at.slider
     assert "seed=7" in next(c.value for c in at.code if "/playground?" in c.value)
     assert graph(at)["view"] == "rolled"
     assert at.query_params["seed"] == "7" and at.query_params["view"].startswith("rolled")
@@ -201,7 +209,7 @@ def test_more_settings_are_drawn_only_when_open_and_kept_in_the_link_either_way(
     assert not at.exception and not at.number_input
     assert at.query_params["seed"] == "9"
     assert "seed=9" in next(c.value for c in at.code if "/playground?" in c.value)
-    at.slider(key="seq_len").set_value(6).run()
+    move_stage(at, seq_len=6)
     assert "seed=9" in next(c.value for c in at.code if "/playground?" in c.value)
     at.session_state["playground_more"] = True
     at.run()
@@ -235,3 +243,38 @@ def test_the_graph_first_pause_counts_the_script_runs_in_progress():
     finally:
         other.set()
         thread.join()
+
+
+def test_the_stage_takes_the_browsers_values_only_through_the_knobs_parsers():
+    at = fresh().run()
+    send_from_view(at, knobs={"seq_len": "1e9", "hidden_size": -4, "num_layers": "two",
+                              "cell": "<img src=x onerror=alert(1)>", "req": 3})
+    assert not at.exception
+    assert stage_values(at) == {"seq_len": 200, "hidden_size": 1, "num_layers": 1, "cell": "rnn"}
+    assert at.query_params["seq_len"] == "200" and at.query_params["hidden_size"] == "1"
+    assert graph(at)["stage"]["req"] == 3  # the request this payload answers
+
+
+def test_each_value_a_drag_sends_is_a_run_that_answers_its_request():
+    # (AppTest runs whole pages: that only the stage reruns while dragging is a browser test.)
+    at = fresh().run()
+    for req, t in enumerate((6, 7, 8), start=1):  # values crossed while the pointer is down
+        send_from_view(at, knobs={**stage_values(at), "seq_len": t, "req": req})
+        assert graph(at)["stage"]["req"] == req and metric(at, "Graph nodes") == f"{18 + 4 * t}"
+        assert len(graph(at)["nodes"]["id"]) == len(run(RunConfig(seq_len=t)).graph.nodes)
+    send_from_view(at, trigger={"settled": 3})
+    assert not at.exception and at.query_params["seq_len"] == "8"
+    assert metric_deltas(at) == {"Graph nodes": "↑ +4"}  # the whole-page run keeps the last change
+
+
+def test_the_views_own_replay_button_sends_the_trace_and_goes_in_the_link():
+    at = fresh().run()
+    assert graph(at)["trace"] is None and graph(at)["stage"]["replay"] is False
+    send_from_view(at, replay=True)
+    assert graph(at)["trace"] is not None and graph(at)["stage"]["replay"] is True
+    assert at.query_params["replay"] == "true"
+    send_from_view(at, replay=False)
+    assert graph(at)["trace"] is None and "replay" not in at.query_params
+    again = fresh()
+    again.query_params["replay"] = "true"
+    assert graph(again.run())["trace"] is not None

@@ -23,8 +23,7 @@ def test_a_shared_link_shows_exactly_those_settings_and_predictions(server, brow
     wait_for_run(page)
     page.wait_for_selector(".js-plotly-plot")
     # each slider by its label, not its place: the page may hold more sliders than these
-    shown = [int(page.locator("[data-testid='stSlider']").filter(has_text=label)
-                 .locator("input[type='range']").first.input_value())
+    shown = [int(page.get_by_role("slider", name=label).input_value())
              for label in ("Sequence length T", "Hidden size", "Layers")]
     assert shown == [SHARED["seq_len"], SHARED["hidden_size"], SHARED["num_layers"]]
     assert "cell=nn.GRU" in page.url  # the address bar is still a faithful link

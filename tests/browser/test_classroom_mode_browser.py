@@ -13,6 +13,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from stockdemo.lesson import STEPS
 from tests.browser.drive import screenshot, wait_for_run
@@ -22,8 +23,13 @@ pytestmark = pytest.mark.browser
 GUESSES = ("4", "4", "3")  # what each student answers to question 3
 
 
+def t_slider(page):
+    """The Playground's T: on the stage, drawn by the graph view."""
+    return page.get_by_role("slider", name="Sequence length T")
+
+
 def seq_len(page) -> int:
-    return int(page.locator("[data-testid='stSlider'] input[type='range']").first.input_value())
+    return int(t_slider(page).input_value())
 
 
 def see(page, text: str | re.Pattern, timeout: float = 60_000) -> None:
@@ -33,6 +39,9 @@ def see(page, text: str | re.Pattern, timeout: float = 60_000) -> None:
 
 def go(page, path: str) -> None:
     """Through the app's own menu: the same session, so the teacher keeps the class."""
+    expand = page.get_by_test_id("stExpandSidebarButton")  # a stage page starts with it closed
+    if expand.is_visible():
+        expand.click()
     page.locator(f"[data-testid='stSidebar'] a[href$='{path}']").first.click()
     wait_for_run(page)
 
@@ -75,17 +84,15 @@ def test_the_class_follows_the_teacher_and_answers_before_the_reveal(server, bro
     # The teacher moves T on the Playground; every student's Playground follows.
     go(teacher, "playground")
     for student in students:
-        student.locator("[data-testid='stSlider']").first.wait_for(timeout=60_000)
+        t_slider(student).wait_for(timeout=60_000)
     before = seq_len(students[0])
-    slider = teacher.locator("[data-testid='stSlider'] input[type='range']").first
+    slider = t_slider(teacher)
     slider.wait_for(state="attached", timeout=60_000)
     slider.focus()
     slider.press("ArrowRight")
     moved = time.perf_counter()
     for student in students:
-        student.wait_for_function(
-            "n => document.querySelector(\"[data-testid='stSlider'] input[type='range']\")"
-            ".value == n", arg=str(before + 1), timeout=60_000)
+        expect(t_slider(student)).to_have_value(str(before + 1), timeout=60_000)
     followed_s = time.perf_counter() - moved
     print(f"\nteacher's move -> {len(students)} students' sliders followed: {followed_s:.2f} s")
     # How fast is bench/class_load.py's business (p95 <= 1 s); here: every tab follows.

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import FileChooser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from stockdemo import RunConfig, run
 from stockdemo.config import PRESENT
 from stockdemo.lesson import STEPS
 from stockdemo.ui import PAGES, page_url
@@ -123,30 +124,39 @@ def test_every_sidebar_menu_link_opens_its_page_by_keyboard(server, page):
 def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page):
     open_page(page, f"{server}/playground", ready="[data-testid='graph-view'][data-drawn-graph]")
     main = page.get_by_test_id("stMain")
+    view = page.get_by_test_id("graph-view")
 
+    # The stage's own controls come first: T, then its step buttons, hidden size, layers, cell.
+    slider = page.get_by_role("slider", name="Sequence length T")
+    assert slider.evaluate(RING) == ""
+    tab_to(page, slider)
+    assert slider.evaluate(RING) != ""
+    screenshot(page, "keyboard_focus_slider")
+    page.keyboard.press("ArrowRight")
+    wait_for_param(page, "seq_len", "6")
+    expect(view.locator(".gv-change")).to_contain_text("+1 time step", timeout=WAIT)
+    plus = view.get_by_role("button", name="Sequence length T: one more")
+    tab_to(page, plus)
+    assert slider.evaluate(RING) == "" and plus.evaluate(RING) != ""  # the ring moved with the focus
+    page.keyboard.press("Enter")
+    wait_for_param(page, "seq_len", "7")
+    expect(slider).to_have_value("7")
+
+    tab_to(page, page.get_by_role("combobox", name="Cell"))
+    page.keyboard.press("ArrowDown")  # a native select: the next choice, nn.GRU
+    wait_for_param(page, "cell", "nn.GRU")
+    expect(view).to_have_attribute("data-nodes", str(len(run(RunConfig(seq_len=7, cell="gru")).graph.nodes)),
+                                   timeout=WAIT)
+
+    tab_to(page, main.locator("summary", has_text="Presets for class"))
+    page.keyboard.press("Enter")
     preset = page.get_by_role("button", name="A deep stack")
-    assert preset.evaluate(RING) == ""
     tab_to(page, preset)
     assert preset.evaluate(RING) != ""
     press_and_wait(page, "Enter")
     wait_for_param(page, "num_layers", "4")
     wait_for_param(page, "seq_len", "8")
-
-    slider = page.get_by_role("slider", name="Sequence length T")
-    thumb = slider.locator("xpath=../..")  # the range input is visually hidden: its thumb shows the focus
-    assert thumb.evaluate(RING) == ""
-    tab_to(page, slider)
-    assert thumb.evaluate(RING) != ""
-    assert preset.evaluate(RING) == ""  # the ring moved with the focus
-    screenshot(page, "keyboard_focus_slider")
-    press_and_wait(page, "ArrowRight")
-    wait_for_param(page, "seq_len", "9")
-    expect(main.get_by_test_id("stAlert").filter(has_text="Since the previous run")).to_contain_text(
-        "+1 time step", timeout=WAIT)
-
-    tab_to(page, page.get_by_role("combobox", name="Cell"))
-    choose(page, "nn.GRU")
-    wait_for_param(page, "cell", "nn.GRU")
+    expect(slider).to_have_value("8")
 
     tab_to(page, main.locator("summary", has_text="More settings"))
     page.keyboard.press("Enter")
@@ -160,16 +170,19 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     wait_for_param(page, "seed", "42")
 
     view = page.get_by_test_id("graph-view")
-    width = view.bounding_box()["width"]
+    before = view.bounding_box()
     fullscreen = view.locator("[data-act=fullscreen]")
     tab_to(page, fullscreen)
     assert fullscreen.evaluate(RING) != ""
     page.keyboard.press("Enter")
     expect(view).to_have_attribute("data-fullscreen", "1", timeout=WAIT)
-    assert view.bounding_box()["width"] > width + 200
+    # The stage already spans the page's width: fullscreen gives it the whole screen.
+    box = view.bounding_box()
+    assert box["width"] >= before["width"]
+    assert box["width"] * box["height"] > 1.2 * before["width"] * before["height"]
     page.keyboard.press("f")  # the view's own key leaves fullscreen (Escape is the browser's)
     expect(view).to_have_attribute("data-fullscreen", "0", timeout=WAIT)
-    assert view.bounding_box()["width"] <= width + 1
+    assert view.bounding_box()["width"] <= before["width"] + 1
 
     tab = page.get_by_role("tab", name="Predictions")
     tab_to(page, tab)
@@ -196,7 +209,7 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     tab_to(page, page.get_by_role("button", name="Download DOT"))
     with page.expect_download(timeout=WAIT) as download:
         page.keyboard.press("Enter")
-    assert download.value.suggested_filename == "graph_gru_T9.dot"
+    assert download.value.suggested_filename == "graph_rnn_T8.dot"  # the deep-stack preset came last
 
 
 

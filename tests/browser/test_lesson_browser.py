@@ -57,12 +57,15 @@ def test_a_steps_link_opens_the_page_with_its_settings_and_the_menu_returns(serv
     wait_for_run(page)
     step = STEPS[2]
     page.get_by_role("link", name=step.link_label).click()
-    wait_for_run(page, ready="[data-testid='stSlider']")
-    thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
+    thumb = page.get_by_role("slider", name="Sequence length T")  # the Playground's stage
+    wait_for_run(page, ready="[data-testid='graph-view'][data-drawn-graph]")
     assert thumb.input_value() == step.query["seq_len"]
     nodes = page.locator("[data-testid='sdMetric']", has_text="Graph nodes")
     shown = nodes.locator("[data-testid='sdMetricValue']").inner_text()
     assert f"T = {step.query['seq_len']}: {shown} nodes" in step.reveal().detail
+    expand = page.get_by_test_id("stExpandSidebarButton")  # the stage starts with the menu closed
+    if expand.is_visible():
+        expand.click()
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Lesson").click()
     wait_for_run(page)
     expect(page.get_by_role("heading", name=f"3. {step.title}")).to_be_visible()

@@ -27,6 +27,13 @@ def real_console_errors(page) -> list[str]:
             if not ("404" in e and any(p in e for p in STREAMLIT_PROBES))]
 
 
+def open_sidebar(page) -> None:
+    """A stage page (the Playground) starts with its sidebar closed: open it as a learner would."""
+    expand = page.get_by_test_id("stExpandSidebarButton")
+    if expand.is_visible():
+        expand.click()
+
+
 def error_boxes(page) -> list[str]:
     return [e.inner_text() for e in page.query_selector_all("[data-testid='stException']")]
 
@@ -35,6 +42,7 @@ def test_deep_link_on_a_fresh_server_shows_the_full_page_frame(server, page):
     # First test of the session: nobody has opened "/" on this server yet.
     page.goto(f"{server}/playground")
     wait_for_run(page)
+    open_sidebar(page)
     sidebar = page.locator("[data-testid='stSidebar']")
     # the menu's links appear once the front end has the app's page list
     sidebar.get_by_text("Home", exact=True).wait_for(timeout=20_000)
@@ -47,6 +55,7 @@ def test_deep_link_on_a_fresh_server_shows_the_full_page_frame(server, page):
 def test_every_page_loads_with_no_error_box_and_no_console_error(server, page, path, title):
     page.goto(server + page_url(path))
     wait_for_run(page)
+    open_sidebar(page)
     assert page.locator("h1").first.inner_text().strip()
     page.locator("[data-testid='stSidebar']").get_by_text(title, exact=True).wait_for(timeout=20_000)
     assert error_boxes(page) == []
@@ -60,7 +69,7 @@ def test_playground_slider_by_keyboard_grows_the_drawn_graph(server, page):
     wait_for_run(page)
     view = page.locator(GRAPH)
     before = int(view.get_attribute("data-nodes"))
-    thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
+    thumb = page.get_by_role("slider", name="Sequence length T")  # on the stage, above the graph
     thumb.focus()
     thumb.press("ArrowRight")
     wait_for_run(page)
@@ -91,6 +100,8 @@ def test_every_preset_is_shown_whole_at_laptop_and_phone_width(server, page):
         wait_for_run(page)
         presets = page.get_by_test_id("stMain").get_by_test_id("stExpander").filter(
             has_text="Presets for class")
+        presets.locator("summary").click()  # under the stage, closed until asked for
+        presets.get_by_role("button").first.wait_for()
         box = presets.bounding_box()
         for preset in PRESETS:
             role = "button" if preset.page == "pages/playground.py" else "link"

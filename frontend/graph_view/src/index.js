@@ -339,6 +339,7 @@ class GraphView {
     }
     const r = this.stage.getBoundingClientRect();
     const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
+    let resized = false;
     const dpr = window.devicePixelRatio || 1;
     if (W !== this.size[0] || H !== this.size[1] || this.dpr !== dpr) {
       this.size = [W, H];
@@ -347,9 +348,11 @@ class GraphView {
       this.canvas.height = Math.round(H * dpr);
       this.canvas.style.width = `${W}px`;
       this.canvas.style.height = `${H}px`;
-      refit = refit || this.fitted;
+      resized = true;
     }
-    if (refit && this.fitted) this.fit(this.drawnT || this.t, true);
+    // A new picture keeps the camera's scale if it can; a new box size fits afresh.
+    if (this.fitted && resized) this.fit(null, true);
+    else if (this.fitted && refit) this.fit(this.drawnT || this.t, true);
     else this.schedule();
   }
 

@@ -93,7 +93,6 @@ export class Strip {
         input.onchange = () => { release(); this.pick(spec.name, Number(input.value), "release"); };
         const stepBy = (d) => {
           const v = Math.min(spec.high, Math.max(spec.low, this.values[spec.name] + d * spec.step));
-          this.set(spec.name, v);
           this.pick(spec.name, v, "button");
         };
         minus.onclick = () => stepBy(-1);
