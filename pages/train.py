@@ -57,9 +57,9 @@ def live() -> ui.TrainPanel | None:
     else:
         verdict_col.success(train.verdict(result), icon=":material/check_circle:")
     st.plotly_chart(figures.forecast_figure(dataset, result), width="stretch", key="forecast_chart")
-    st.caption("Each forecast is made from the days before it only. A forecast that trails the "
-               "actual line by one day is persistence in disguise. The chart opens on the test days: "
-               "double-click it twice to see all of history.")
+    st.caption(f"{train.overlap_note(result)} Each forecast is made from the days before it only. "
+               "A forecast that trails the actual line by one day is persistence in disguise. The chart "
+               "opens on the test days: double-click it twice to see all of history.")
 
     st.subheader("The graph of one training step", anchor=False)
     picture = layout(result.step_graph, "auto", max_nodes=None)

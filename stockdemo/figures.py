@@ -68,7 +68,48 @@ def typed_array(values: np.ndarray) -> dict:
     return spec
 
 
-def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> SharedFigure:
+# Where a chart's words go, so that none is printed over another at any width, from a
+# 390 px phone to a projector (tests/browser/test_chart_collisions_browser.py reads them back):
+# - the title at the top left, in a line of its own under the strip where plotly's mode bar
+#   appears (on hover, or a tap on a phone: on a phone a title ran under the bar), a detail
+#   in plotly's subtitle instead of a longer title (59 characters ran off a phone);
+# - the legend under everything else, anchored to the figure's bottom (at y = -0.2 of the
+#   plot, the x axis's title was printed over it);
+# - every axis pushing the margins out for its tick labels and title (automargin).
+# Measured in Chromium (the mode bar's buttons are 27 px tall): a title anchored at its top
+# 36 px down drew from 31 to 52 px, its subtitle from 68 to 84 px. (A second line made with
+# <br> moved the title up by half a line, and title.pad moved nothing.)
+MODE_BAR_PX = 36
+TITLE_PX = 24
+SUBTITLE_PX = 32
+
+
+def frame(title: str, height: int, subtitle: str = "", legend: bool = True, above_plot: int = 0) -> dict:
+    """The layout keys that place a figure's title, subtitle and legend, and its height (see above).
+
+    ``above_plot``: pixels more between the title and the plot, for labels drawn there.
+    """
+    top = MODE_BAR_PX + TITLE_PX + (SUBTITLE_PX if subtitle else 0) + above_plot
+    heading = {"text": title, "x": 0, "xanchor": "left", "xref": "paper", "y": 1 - MODE_BAR_PX / height,
+               "yanchor": "top", "yref": "container", "font": {"size": theme.TITLE_SIZE}}
+    if subtitle:
+        heading["subtitle"] = {"text": subtitle, "font": {"size": theme.FONT_SIZE - 2}}
+    layout = {"title": heading, "margin": {"l": 10, "r": 10, "t": top, "b": 10, "autoexpand": True},
+              "height": height}
+    if legend:
+        layout["legend"] = {"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
+                            "y": 0, "yanchor": "bottom", "yref": "container"}
+    return layout
+
+
+def with_automargin(layout: dict) -> dict:
+    """``layout`` with every axis set to push the margins for its labels and title."""
+    return {key: ({**value, "automargin": True} if key.startswith(("xaxis", "yaxis")) else value)
+            for key, value in layout.items()}
+
+
+def _figure(data: list[dict], layout: dict, title: str, height: int = 380, subtitle: str = "",
+            above_plot: int = 0) -> SharedFigure:
     """A figure from specs written in plotly's canonical form, not re-checked here.
 
     Plotly checks every property as a figure is built; for the predictions
@@ -76,9 +117,8 @@ def _figure(data: list[dict], layout: dict, title: str, height: int = 380) -> Sh
     under load. The specs below are written the way plotly's checker would
     leave them, and tests/test_figures.py holds each one to that checker.
     """
-    layout = {"title": {"text": title}, "height": height,
-              "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "colorway": PALETTE,
-              "legend": {"orientation": "h", "y": -0.2}, "font": dict(FONT), **layout}
+    layout = {**frame(title, height, subtitle, layout.get("showlegend", True), above_plot),
+              "colorway": PALETTE, "font": dict(FONT), **with_automargin(layout)}
     return SharedFigure({"data": data, "layout": layout})
 
 
@@ -98,15 +138,15 @@ def predictions_figure(result: RunResult) -> SharedFigure:
                  "name": "predictions",
                  "marker": {"color": colours, "size": 14, "symbol": "star",
                             "line": {"width": 1, "color": theme.BORDER}}})
-    more = f", first {shown} of {x.shape[0]} shown" if shown < x.shape[0] else ""
+    more = f"first {shown} of {x.shape[0]} windows shown" if shown < x.shape[0] else ""
     # No legend: the colours pair each line with its star, and a legend is the
     # costliest part of redrawing this chart on every slider move.
     return _figure(data, {
-        "xaxis": {"title": {"text": "time step t (the stars are the predictions for step T)"},
+        "xaxis": {"title": {"text": "time step t (★: the prediction for step T)"},
                   "dtick": max(1, seq_len // 10)},
-        "yaxis": {"title": {"text": "feature 0 (input) / prediction"}},
+        "yaxis": {"title": {"text": "feature 0 / prediction"}},
         "showlegend": False,
-    }, f"Input windows and predictions{more}")
+    }, "Input windows and predictions", subtitle=more)
 
 
 def ops_figure(ops: pd.DataFrame) -> SharedFigure:
@@ -117,8 +157,8 @@ def ops_figure(ops: pd.DataFrame) -> SharedFigure:
              "textposition": "auto"}]
     return _figure(data, {"yaxis": {"autorange": "reversed"},
                           "xaxis": {"title": {"text": "operations"}}},
-                   f"The {sum(counts)} operations autograd recorded, by op",
-                   height=max(260, 30 * len(ops) + 90))
+                   f"The {sum(counts)} operations autograd recorded", subtitle="by op",
+                   height=max(290, 30 * len(ops) + 130))
 
 
 def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) -> SharedFigure:
@@ -190,6 +230,7 @@ _RED_BLUE = [[i / 10, c] for i, c in enumerate((
     "rgb(247,247,247)", "rgb(253,219,199)", "rgb(244,165,130)", "rgb(214,96,77)", "rgb(178,24,43)",
     "rgb(103,0,31)"))]
 _PANEL_GAP = 0.1  # between the heatmap's stacked panels, as a share of the plot's height
+LAYER_LABEL_PX = 24  # the "layer 0" label above the top panel
 
 
 def hidden_heatmap(run: Inspection) -> SharedFigure:
@@ -222,9 +263,9 @@ def hidden_heatmap(run: Inspection) -> SharedFigure:
         titles.append({"font": {"size": 16}, "showarrow": False, "text": f"layer {layer}",
                        "x": 0.5, "xanchor": "center", "xref": "paper", "y": top,
                        "yanchor": "bottom", "yref": "paper"})
-    return _figure(data, {**layout, "annotations": titles, "margin": {"l": 10, "r": 10, "t": 70, "b": 10}},
-                   f"Hidden state h_t of sequence 0 (T = {T}, hidden = {config.hidden_size})",
-                   height=170 + 150 * L + min(config.hidden_size, 64) * 2 * L)
+    return _figure(data, {**layout, "annotations": titles, "showlegend": False},
+                   "Hidden state h_t of sequence 0", subtitle=f"T = {T}, hidden = {config.hidden_size}",
+                   height=220 + 150 * L + min(config.hidden_size, 64) * 2 * L, above_plot=LAYER_LABEL_PX)
 
 
 def gradient_figure(run: Inspection) -> SharedFigure:
@@ -237,8 +278,7 @@ def gradient_figure(run: Inspection) -> SharedFigure:
     return _figure(data, {
         "yaxis": {"type": "log", "title": {"text": "‖∂L/∂h_t‖ (log scale)"}, "exponentformat": "power"},
         "xaxis": {"title": {"text": f"time step t (T = {T})"}, "range": [-0.5, T - 0.5]},
-        "margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "legend": {"orientation": "h", "y": -0.25},
-    }, f"Gradient of L = {LOSS} at each step's hidden state", height=400)
+    }, "Gradient at each step's hidden state", subtitle=f"of L = {LOSS}", height=420)
 
 
 # --- Train and predict ---------------------------------------------------------
@@ -246,12 +286,12 @@ def gradient_figure(run: Inspection) -> SharedFigure:
 SERIES = theme.SERIES
 
 
-def _train_figure(data: list[dict], layout: dict, title: str, height: int) -> SharedFigure:
+def _train_figure(data: list[dict], layout: dict, title: str, height: int,
+                  subtitle: str = "") -> SharedFigure:
     """A Train page figure in plotly's canonical form (see ``_figure``), dates on x, one hover for all."""
     return SharedFigure({"data": data, "layout": {
-        **layout, "title": {"text": title}, "height": height,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "legend": {"orientation": "h", "y": -0.15},
-        "font": dict(FONT), "hovermode": "x unified"}})
+        **with_automargin(layout), **frame(title, height, subtitle), "font": dict(FONT),
+        "hovermode": "x unified"}})
 
 
 def _prices_spec(dataset: Dataset) -> tuple[list[dict], dict]:
@@ -266,13 +306,12 @@ def _prices_spec(dataset: Dataset) -> tuple[list[dict], dict]:
              (test_start, len(dates) - 1, SERIES["test_region"], "test (held out)"))
     data = [{"type": "scatter", "x": dates, "y": typed_array(dataset.close[WARMUP:]), "mode": "lines",
              "name": "actual close", "line": {"color": SERIES["actual"], "width": 1.5}}]
+    # The spans are named in the legend: a label drawn in the plot sat on the price line.
     layout = {
         "shapes": [{"type": "rect", "xref": "x", "yref": "y domain", "x0": dates[start],
                     "x1": dates[end], "y0": 0, "y1": 1, "fillcolor": colour, "opacity": 0.18,
-                    "line": {"width": 0}} for start, end, colour, _ in spans],
-        "annotations": [{"text": label, "xref": "x", "yref": "y domain", "x": dates[start], "y": 1,
-                         "xanchor": "left", "yanchor": "top", "showarrow": False}
-                        for start, _, _, label in spans],
+                    "line": {"width": 0}, "name": f"{label} days", "showlegend": True}
+                   for start, end, colour, label in spans],
         "xaxis": {"title": {"text": "date"}}, "yaxis": {"title": {"text": "close"}},
     }
     return data, layout
@@ -289,8 +328,10 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
     f = result.forecasts
     days = f.index.to_numpy()
     for column, name, line, more in (
-            ("model", "model forecast", {"width": 2.5}, {}),
-            ("persistence", PERSISTENCE_ROW, {"width": 1.5, "dash": "dot"}, {}),
+            # the model wide and faint, persistence dotted on top: where a model of returns
+            # predicts no move they are one line, and both stay in sight (train.overlap_note says so)
+            ("model", "model forecast", {"width": 5}, {"opacity": 0.55}),
+            ("persistence", PERSISTENCE_ROW, {"width": 2, "dash": "dot"}, {}),
             ("moving_average", MA_ROW, {"width": 1.5, "dash": "dash"}, {"visible": "legendonly"})):
         data.append({"type": "scatter", "x": days, "y": typed_array(f[column].to_numpy()),
                      "mode": "lines", "name": name, "line": {"color": SERIES[column], **line}, **more})
@@ -301,7 +342,8 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
     pad = 0.05 * (shown.max() - shown.min()) or 1.0
     layout["xaxis"]["range"] = [dataset.dates[first], dataset.dates[-1]]
     layout["yaxis"]["range"] = [float(shown.min() - pad), float(shown.max() + pad)]
-    return _train_figure(data, layout, "Held-out test days: actual close against next-day forecasts", 420)
+    return _train_figure(data, layout, "Held-out test days", 440,
+                         subtitle="actual close against next-day forecasts")
 
 
 def loss_figure(history: tuple[Progress, ...] | list[Progress], height: int = 340) -> SharedFigure:
@@ -322,10 +364,8 @@ def loss_figure(history: tuple[Progress, ...] | list[Progress], height: int = 34
         xaxis["range"] = [0, history[-1].max_epochs + 1]
     layout = {"xaxis": xaxis, "yaxis": {"title": {"text": "MSE (standardised target)"}}}
     best = history[-1].best_epoch if history else 0
-    if best:  # what plotly's add_vline(annotation_position="top") makes
+    if best:  # named in the legend: a label above the line sat on the title at an early best epoch
         layout["shapes"] = [{"type": "line", "xref": "x", "yref": "y domain", "x0": best, "x1": best,
-                             "y0": 0, "y1": 1, "line": {"color": theme.MUTED, "dash": "dot"}}]
-        layout["annotations"] = [{"text": "best validation", "showarrow": False, "x": best,
-                                  "xanchor": "center", "xref": "x", "y": 1, "yanchor": "bottom",
-                                  "yref": "y domain"}]
+                             "y0": 0, "y1": 1, "line": {"color": theme.MUTED, "dash": "dot"},
+                             "name": f"best validation: epoch {best}", "showlegend": True}]
     return _train_figure(data, layout, "Loss per epoch", height)

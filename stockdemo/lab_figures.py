@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from stockdemo import lab, theme
 from stockdemo.config import CELL_LABELS, CHOICE_LABELS
+from stockdemo.figures import frame, with_automargin
 from stockdemo.graph import Graph
 from stockdemo.lab import COST_CELLS
 
@@ -137,11 +138,12 @@ def snapshot_table(*snapshots: lab.Snapshot) -> pd.DataFrame:
                           "changed in place": s.saved.modified} for s in snapshots])
 
 
-def _figure(data: list[dict], layout: dict, title: str, height: int = 360) -> go.Figure:
+def _figure(data: list[dict], layout: dict, title: str, height: int = 380, subtitle: str = "") -> go.Figure:
+    """A Lab chart, its words placed as every chart's are (``figures.frame``)."""
     return go.Figure({"data": data, "layout": {
-        "title": {"text": title}, "height": height, "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        **frame(title, height, subtitle),
         "font": {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE},
-        "legend": {"orientation": "h", "y": -0.25}, **layout}})
+        **with_automargin(layout)}})
 
 
 @singledispatch
@@ -396,8 +398,8 @@ def _no_grad(result: lab.NoGradResult) -> Report:
           "marker": {"color": [theme.VERMILION, theme.BLUE, theme.GREEN]},
           "text": [f"{r.median_ms:.3f} ms, saved {size(r.saved_bytes)}" for r in result.rows],
           "textposition": "auto"}],
-        {"yaxis": {"title": {"text": f"median forward time over {lab.TIMING_REPEATS} runs (ms)"}}},
-        "One forward pass, three ways")
+        {"yaxis": {"title": {"text": "median forward time (ms)"}}},
+        "One forward pass, three ways", subtitle=f"median of {lab.TIMING_REPEATS} runs each")
     return Report(
         headline=f"The same forward pass ({result.config.lab_batch} windows of "
                  f"{result.config.lab_t} days) with autograd recording, under `torch.no_grad()` "

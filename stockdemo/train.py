@@ -349,6 +349,21 @@ def story(result: TrainResult) -> str:
     return "\n\n".join(lines)
 
 
+# Forecasts closer than this, on average, as a share of the price, draw as one line.
+SAME_LINE = 0.005
+
+
+def overlap_note(result: TrainResult) -> str:
+    """Said under the forecast chart when the model's line lies on persistence's, else ""."""
+    f = result.forecasts
+    gap = float(np.mean(np.abs(f["model"] - f["persistence"]) / f["persistence"]))
+    if gap >= SAME_LINE:
+        return ""
+    return (f"The model's forecast is on average {gap:.2%} from yesterday's close, which is "
+            "persistence's forecast: the two lines lie on each other (the model's is the wide, faint "
+            "one). A model that learned little about tomorrow predicts almost no move.")
+
+
 def summary(result: TrainResult) -> str:
     """Why training ended, which epoch's model is kept, and how long it took."""
     kept = (f"the model kept is the one from epoch {result.best_epoch} (best validation loss)"

@@ -166,15 +166,16 @@ def test_train_config_from_untrusted_params_clamps_swaps_and_never_raises():
 
 
 def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
+    """Each span is named in the legend: a label drawn in the plot sat on the price line."""
     config = TrainConfig(epochs=1)
     ds = small_dataset(config)
     fig = figures.prices_figure(ds, "t")
     reference = go.Figure()
-    for shape, note in zip(fig.layout.shapes, fig.layout.annotations, strict=True):
+    for shape, name in zip(fig.layout.shapes, ("validation days", "test (held out) days"), strict=True):
         reference.add_vrect(x0=shape.x0, x1=shape.x1, fillcolor=shape.fillcolor, opacity=shape.opacity,
-                            line_width=0, annotation_text=note.text, annotation_position="top left")
+                            line_width=0, name=name, showlegend=True)
     assert fig.layout.shapes == reference.layout.shapes
-    assert fig.layout.annotations == reference.layout.annotations
+    assert fig.layout.annotations == ()
     val_start, test_start = ds.target_day[[ds.n_train, ds.n_train + ds.n_val]]
     assert [s.x0 for s in fig.layout.shapes] == [ds.dates[val_start], ds.dates[test_start]]
 
@@ -228,3 +229,14 @@ def test_the_story_tells_flat_curves_as_flat(default_run):
     story = train.story(made_up)
     assert "**Training loss stayed level**" in story and "no better than at the start" in story
     assert "**Validation loss did not fall**" in story and "rose to" not in story
+
+
+def test_the_forecast_chart_says_when_the_model_lies_on_persistence(default_run):
+    f = default_run.forecasts
+    gap = np.mean(np.abs(f["model"].to_numpy() - f["persistence"].to_numpy()) / f["persistence"].to_numpy())
+    note = train.overlap_note(default_run)
+    assert bool(note) == (gap < 0.005)
+    if note:
+        assert f"{gap:.2%}" in note
+    moved = dataclasses.replace(default_run, forecasts=f.assign(model=f["persistence"] * 1.05))
+    assert train.overlap_note(moved) == ""  # 5 % apart: two lines, nothing to say

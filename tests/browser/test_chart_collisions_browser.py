@@ -1,0 +1,128 @@
+"""No chart prints words over words: every page's plotly charts, read back in a real browser.
+
+At 1440x900 and on a 390x844 phone, each chart is hovered (so plotly shows its
+mode bar, as a tap does on a phone) and measured: its title, subtitle, legend,
+axis titles, colour bar, annotations and mode bar must not intersect, must
+stay inside the chart, and no annotation may sit on a data line
+(tests/browser/charts.py). Before this test: the x axis's title "date" over the
+Train page's legend, "test (held out)" over the price line, the mode bar over
+every title on a phone (issue 25).
+
+Each page is brought to where its charts are (a tab, a trained model, a class
+with an answer) and the number of charts is checked too, so an empty page
+cannot pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from stockdemo.config import url_value
+from tests.browser.charts import chart_layouts, collisions
+from tests.browser.drive import wait_for_run
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+WAIT = 180_000
+
+
+@pytest.fixture(params=list(VIEWPORTS))
+def viewport(request) -> dict:
+    return VIEWPORTS[request.param]
+
+
+@pytest.fixture
+def screen(browser, viewport):
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def problems_on(page, expected_charts: int) -> list[str]:
+    """Every chart on ``page``, hovered in turn and measured: what collides on it."""
+    charts = page.locator(".js-plotly-plot")
+    charts.first.wait_for(timeout=WAIT)
+    page.wait_for_timeout(500)  # plotly's last relayout after the first draw
+    assert charts.count() == expected_charts
+    found = []
+    for chart in charts.all():
+        chart.scroll_into_view_if_needed()
+        chart.hover(position={"x": 8, "y": 8})
+        page.wait_for_timeout(400)  # the mode bar fades in
+        where = chart.bounding_box()
+        hovered = [c for c in chart_layouts(page)
+                   if abs(c["left"] - where["x"]) < 2 and abs(c["top"] - where["y"]) < 2]
+        assert len(hovered) == 1
+        assert any(p["kind"] == "modebar" for p in hovered[0]["parts"]) or chart_without_mode_bar(chart)
+        found += collisions(hovered)
+    return found
+
+
+def chart_without_mode_bar(chart) -> bool:
+    """The Class page's chart turns plotly's mode bar off (stockdemo/ui/classroom.py)."""
+    return chart.evaluate("p => p._context.displayModeBar === false")
+
+
+def open_page(page, path: str) -> None:
+    page.goto(path)
+    wait_for_run(page, timeout=WAIT)
+
+
+@pytest.mark.parametrize("panel", ["predictions", "ops", "size"])
+def test_playground_charts(server, screen, panel):
+    open_page(screen, f"{server}/playground?panel={url_value('panel', panel)}")
+    assert problems_on(screen, 1) == []
+
+
+def test_debugging_charts(server, screen):
+    open_page(screen, f"{server}/debugging?num_layers=2")  # two panels, each with its label
+    assert problems_on(screen, 2) == []
+
+
+@pytest.mark.parametrize(("experiment", "charts"), [("Different lengths", 1), ("Carried hidden state", 1),
+                                                    ("no_grad", 1), ("What the graph costs", 2)])
+def test_lab_charts(server, screen, experiment, charts):
+    open_page(screen, f"{server}/lab?lab={experiment}")
+    assert problems_on(screen, charts) == []
+
+
+def test_train_charts_before_and_after_training(server, screen):
+    open_page(screen, f"{server}/train")
+    assert problems_on(screen, 1) == []  # the data, split by time
+    screen.get_by_role("button", name="Train").click()
+    screen.get_by_role("heading", name="How good is it?").wait_for(timeout=WAIT)
+    wait_for_run(screen, timeout=WAIT)
+    assert problems_on(screen, 2) == []  # the loss curves and the test days' forecasts
+
+
+def test_the_class_answers_chart(server, browser, screen):
+    open_page(screen, f"{server}/classroom")
+    screen.get_by_role("button", name="Start a class").click()
+    link = screen.locator("[data-testid='stMain'] [data-testid='stCode']").filter(has_text="class=").first
+    link.wait_for(timeout=WAIT)
+    student_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    student = student_context.new_page()
+    open_page(student, link.inner_text())
+    screen.locator("[data-testid='stSelectbox']").first.click()
+    screen.get_by_role("option").nth(2).click()  # question 3: a number to give
+    wait_for_run(screen, timeout=WAIT)
+    screen.get_by_role("button", name="Open answers").click()
+    box = student.locator("[data-testid='stForm'] input[type='number']")
+    box.wait_for(timeout=WAIT)
+    box.fill("36")
+    student.get_by_role("button", name="Send my answer").click()
+    screen.get_by_text(re.compile(r"\b1\b answer")).wait_for(timeout=WAIT)
+    assert problems_on(screen, 1) == []
+    student_context.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/static_vs_dynamic", "/lesson"])
+def test_pages_without_plotly_charts_have_none(server, screen, path):
+    """The rest of the app draws graphs and tables, not plotly charts: nothing to collide."""
+    open_page(screen, f"{server}{path}")
+    screen.wait_for_timeout(1000)
+    assert screen.locator(".js-plotly-plot").count() == 0
