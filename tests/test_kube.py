@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import copy
 import json
 import re
@@ -90,6 +91,13 @@ def played(host_ports: dict[str, dict[str, int]]) -> list[dict]:
                    host_ports["stockdemo-redis"])]
     pods += [as_pod(docs[("Deployment", "stockdemo")], name, host_ports[name]) for name in APP_PODS]
     return pods
+
+
+def run_apart(coro):
+    """``asyncio.run`` in a thread of its own: in the whole suite Playwright's sync API (a
+    session-wide fixture) keeps an event loop running in this one, and asyncio.run refuses."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def http_ok(url: str, timeout: float) -> bool:
@@ -222,7 +230,7 @@ def test_the_probes_make_the_pods_ready(cluster):
 
 
 def test_a_session_through_the_service_gets_a_graph(cluster):
-    run = asyncio.run(playground(cluster.url, 9))
+    run = run_apart(playground(cluster.url, 9))
     assert run["ok"], run["errors"]
     assert run["steps"] == list(range(9))
     assert run["replica"] in APP_PODS
@@ -281,7 +289,7 @@ async def _class_across_pods(cluster: Cluster) -> dict:
 
 
 def test_a_class_spans_both_pods_and_a_killed_pods_sessions_come_back_on_the_other(cluster):
-    out = asyncio.run(_class_across_pods(cluster))
+    out = run_apart(_class_across_pods(cluster))
     print(f"kube: class {out}")
     assert all(n > 0 for n in out["spread"].values()), out["spread"]  # students on both pods
     assert out["followed"] == STUDENTS  # through Redis, whichever pod each is on
@@ -302,6 +310,6 @@ def test_a_new_session_after_the_kill_is_served_by_the_survivor(cluster):
               != "Running"]
     assert len(killed) == 1
     s = GraphSession(cluster.url, "playground", query={"seq_len": "6"})
-    run = asyncio.run(playground(cluster.url, 6, s))
+    run = run_apart(playground(cluster.url, 6, s))
     assert run["ok"] and run["steps"] == list(range(6))
     assert run["replica"] != killed[0]
