@@ -205,6 +205,17 @@ def flooder_main(kind: str, base: str, seconds: float) -> None:
 
 # --------------------------------------------------------------------------- the class
 
+def move(s: load.Session, rng: random.Random) -> None:
+    """A student's move: T a few steps on the Playground's stage, else any slider (load.nudge)."""
+    if s.stage is not None and "seq_len" in s.stage["values"]:
+        low, high = load.SLIDERS["seq_len"]
+        current = int(s.value("seq_len"))
+        s.set_value("seq_len", rng.choice([v for v in range(low, high + 1)
+                                           if v != current and abs(v - current) <= 5]))
+    else:
+        load.nudge(s, rng)
+
+
 async def students_work(target: load.Target, n: int, seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
     base = target.url
@@ -219,7 +230,7 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
     async def student(i: int, s: SourceSession) -> None:
         await asyncio.sleep(rng.uniform(0, 2))
         while time.monotonic() < deadline:
-            load.nudge(s, rng)
+            move(s, rng)
             try:
                 tally.add(await s.run(), "playground")
             except Exception as err:  # a refused or lost connection is an error for a student
@@ -233,7 +244,8 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
         pss = target.rss_now()
     finally:
         await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
-    return {"moves": len(tally.times), "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
+    return {"moves": len(tally.times), "graphs": sum(len({g for _, g, _ in s.graphs}) for s in sessions),
+            "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
             "pss_mb": round(pss), "p50": load.pct(tally.times, 50),
             "p95": load.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
             "errors": tally.errors + refused}
@@ -257,7 +269,8 @@ def phase(target: load.Target, flood: str | None, args) -> dict:
 def line(result: dict) -> str:
     s = result["students"]
     text = (f"{result['flood']:>10}: students p50 {s['p50']:.2f} s, p95 {s['p95']:.2f} s, max "
-            f"{s['max']:.2f} s over {s['moves']} moves, {len(s['errors'])} errors; servers' CPU "
+            f"{s['max']:.2f} s over {s['moves']} moves ({s['graphs']} graphs drawn), "
+            f"{len(s['errors'])} errors; servers' CPU "
             f"{s['server_ms_per_move']} ms a move, memory {s['pss_mb']:,} MB; {result['load']}")
     if result["flooder"]:
         text += f"\n{'':>12}flooder got: {json.dumps(result['flooder'])}"
