@@ -27,16 +27,9 @@ def live() -> None:
                    "last layer's outputs, so below its steps are re-run one by one in Python with the "
                    "module's own weights (the numbers match its outputs).")
 
-    st.subheader("1 · The hidden state at every step", anchor=False)
-    left, right = st.columns([5, 4], gap="large")
-    left.plotly_chart(ui.cached_debug_figure("hidden", config, scale_pct / 100, nonlinearity),
-                      width="stretch", key="hidden_heatmap")
-    ui.aside("A **forward hook** on each cell sees every hidden state the moment it is made:",
-             inspection.HOOK_CODE.format(T=T),
-             "Each column is one time step, each row one unit of the hidden state. "
-             "Red is positive, blue negative.", where=right)
-
-    st.subheader("2 · How much the prediction still feels each step", anchor=False)
+    # The gradients first: the page's first sentence says to watch their line, so it sits
+    # right under the controls that move it.
+    st.subheader("1 · How much the prediction still feels each step", anchor=False)
     first, last, ratio = run.grad_norms[-1, 0], run.grad_norms[-1, -1], run.vanishing_ratio
     ui.metric_row([
         ui.Metric("Sequence length T", T),
@@ -62,6 +55,15 @@ def live() -> None:
              "The norm runs over the whole batch and every unit. The loss only reads the last "
              "step, so earlier steps get gradient only through the chain of hidden-to-hidden "
              "weights, once per step.", where=right)
+
+    st.subheader("2 · The hidden state at every step", anchor=False)
+    left, right = st.columns([5, 4], gap="large")
+    left.plotly_chart(ui.cached_debug_figure("hidden", config, scale_pct / 100, nonlinearity),
+                      width="stretch", key="hidden_heatmap")
+    ui.aside("A **forward hook** on each cell sees every hidden state the moment it is made:",
+             inspection.HOOK_CODE.format(T=T),
+             "Each column is one time step, each row one unit of the hidden state. "
+             "Red is positive, blue negative.", where=right)
 
     st.subheader("3 · print() from inside forward", anchor=False)
     left, right = st.columns([5, 4], gap="large")

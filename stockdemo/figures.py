@@ -346,6 +346,37 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
                          subtitle="actual close against next-day forecasts")
 
 
+def live_loss_option(history: list[Progress]) -> dict:
+    """The loss curves while a run trains, as an ECharts option (``st.echarts_chart``).
+
+    Not plotly, while it trains: Streamlit keys a plotly chart by its spec, so every redraw
+    mounted a new chart, blank until drawn (screenshots 0.15 s apart were blank one in
+    two). An unkeyed ECharts chart keeps its instance and takes the new data in place. The
+    same words as ``loss_figure`` in the same places: title top left, legend at the bottom,
+    the x axis already spanning every epoch the run may take.
+    """
+    epochs = history[-1].max_epochs if history else 1
+    font = {"fontFamily": theme.FONT_FAMILY, "color": theme.TEXT}
+    return {
+        "animation": False,
+        "title": {"text": "Loss per epoch", "left": 0, "top": MODE_BAR_PX - 6,
+                  "textStyle": {**font, "fontSize": theme.TITLE_SIZE, "fontWeight": "bold"}},
+        "legend": {"bottom": 0, "left": 0, "textStyle": {**font, "fontSize": theme.FONT_SIZE}},
+        # containLabel makes room for the tick labels, not for the axis's name: its 30 px
+        "grid": {"left": 30, "right": 16, "top": MODE_BAR_PX + TITLE_PX + 8, "bottom": 40,
+                 "containLabel": True},
+        "xAxis": {"type": "value", "min": 0, "max": epochs + 1, "name": "epoch", "nameLocation": "middle",
+                  "nameGap": 26, "nameTextStyle": font},
+        "yAxis": {"type": "value", "scale": True, "name": "MSE (standardised target)",
+                  "nameLocation": "middle", "nameGap": 42, "nameTextStyle": font},
+        "series": [{"type": "line", "name": name, "symbolSize": 4, "color": SERIES[colour],
+                    "lineStyle": {"width": 2},
+                    "data": [[p.epoch, round(getattr(p, key), 5)] for p in history]}
+                   for key, name, colour in (("train_loss", "training loss", "train"),
+                                             ("val_loss", "validation loss", "val"))],
+    }
+
+
 def loss_figure(history: tuple[Progress, ...] | list[Progress], height: int = 340) -> SharedFigure:
     """Training and validation loss per epoch (MSE on the standardised target), best epoch marked.
 

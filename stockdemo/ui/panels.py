@@ -252,8 +252,11 @@ def training_run(panel: TrainPanel | None) -> None:
                     history.append(event)
                     st.session_state[_PARTIAL] = list(history)
                     if time.monotonic() - drawn_at >= CHART_EVERY_S:
-                        panel.chart.plotly_chart(figures.loss_figure(history, PANEL_CHART_HEIGHT),
-                                                 width="stretch", key=f"loss_live_{event.epoch}")
+                        # unkeyed: the browser keeps the chart and redraws it in place
+                        panel.chart.echarts_chart(figures.live_loss_option(history), renderer="svg",
+                                                  height=PANEL_CHART_HEIGHT,
+                                                  alt="Line chart of the training and validation loss "
+                                                      f"per epoch, {len(history)} epochs so far.")
                         drawn_at = time.monotonic()
                 if time.monotonic() - bar_at >= BAR_EVERY_S:  # the first report at once
                     bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
