@@ -8,7 +8,7 @@ from stockdemo.live import printed, reproduce_code
 
 ui.setup_page(
     "Dynamic graphs, live", ":material/home:",
-    "Read the seed example below, press **Run it**, then open the **Playground** and "
+    "Read the seed example below, press **Run it** beside it, then open the **Playground** and "
     "watch the graph grow as you lengthen the sequence.",
     __file__,
 )
@@ -17,18 +17,35 @@ ui.setup_page(
 # A fragment: pressing Run it reruns only the run and its output.
 @st.fragment
 def run_it() -> None:
-    if st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:"):
-        result = ui.cached_run(RunConfig())
-        st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
-        st.code(printed(result.config), language="text")
-        st.markdown(f"`predictions.shape` = `{tuple(result.predictions.shape)}`: one predicted "
-                    f"price for each of the {result.config.batch_size} sequences in the batch. "
-                    f"`grad_fn=<AddmmBackward0>` is the last node of the graph this run recorded.")
-        ui.page_link("pages/playground.py", "See that graph in the Playground",
-                     ":material/arrow_forward:")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        pressed = st.button("Run it", key="run_seed", type="primary", icon=":material/play_arrow:")
+        if pressed:  # the next step, beside the button: the output below runs to the fold
+            ui.page_link("pages/playground.py", "See that graph in the Playground",
+                         ":material/arrow_forward:")
+    if not pressed:
+        st.caption("Runs the seed example, live, and prints what it prints.")
+        return
+    result = ui.cached_run(RunConfig())
+    st.caption(f"`print(predictions)` (after `torch.manual_seed({result.config.seed})`):")
+    st.code(printed(result.config), language="text", wrap_lines=True)
+    st.markdown(f"`predictions.shape` = `{tuple(result.predictions.shape)}`: one predicted "
+                f"price for each of the {result.config.batch_size} sequences in the batch. "
+                f"`grad_fn=<AddmmBackward0>` is the last node of the graph this run recorded.")
 
 
-left, right = st.columns([4, 5], gap="large")
+# The seed example first, Run it beside it: the page's first sentence says read, press, then
+# open the Playground. (Below the code, Run it sat at the fold of a 1440x900 screen and its
+# output under it.)
+code, output = st.columns([5, 4], gap="large")
+with code:
+    st.subheader("The seed example", anchor=False)
+    st.markdown("A recurrent network that reads 5 days of 3 numbers and predicts one price:")
+    st.code(reproduce_code(RunConfig()).replace("torch.manual_seed(0)\n", ""), language="python",
+            wrap_lines=True)
+with output:
+    run_it()
+
+left, right = st.columns(2, gap="large")
 with left:
     st.subheader("What is a computation graph?", anchor=False)
     st.markdown(
@@ -38,6 +55,7 @@ with left:
         "them are the edges. Calling `backward()` walks the record in reverse to work out "
         "how each weight should change."
     )
+with right:
     st.subheader("Static or dynamic?", anchor=False)
     st.markdown(
         "- **Static** (define, then run): you describe the whole graph first, a compiler "
@@ -48,9 +66,3 @@ with left:
         "That is why you can change the sequence length, the number of layers, or the code "
         "itself between two runs, and why you can `print` or inspect anything mid-run."
     )
-with right:
-    st.subheader("The seed example", anchor=False)
-    st.markdown("A recurrent network that reads 5 days of 3 numbers and predicts one price:")
-    st.code(reproduce_code(RunConfig()).replace("torch.manual_seed(0)\n", ""), language="python",
-            wrap_lines=True)
-    run_it()
