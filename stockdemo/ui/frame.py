@@ -69,7 +69,8 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
     if present:
         st.html(PRESENTER_CSS)
     if stage:
-        st.html(STAGE_CSS)  # after the presenter's: its compact figures win
+        # After the presenter's: the stage's compact figures win.
+        st.html(f"<style>{STAGE_CSS}{STAGE_PRESENTER_CSS if present else ''}</style>")
     rel, code = page_source(source)
     with st.sidebar:
         st.markdown("### stockdemo")
@@ -154,7 +155,7 @@ html {{ font-size: {theme.PRESENTER_ROOT_PX}px; }}
 # measures it), so everything above it is kept short. Streamlit's wide layout pads
 # the page 6rem at the top and 5rem at the sides; the header is 3.75rem tall.
 # Its figures (ui.metric_row) sit on one line, label before value, as a caption to the graph.
-STAGE_CSS = """<style>
+STAGE_CSS = """
 [data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 2rem 1.5rem; }
 [data-testid="stMainBlockContainer"] h1 { padding: 0 0 0.25rem 0; font-size: 2.1rem; }
 .sd-metrics { gap: 0.1rem 1.4rem; margin: 0; }
@@ -163,14 +164,16 @@ STAGE_CSS = """<style>
 .sd-metric dd, [data-testid="stMetricValue"] { font-size: 1.3rem; line-height: 1.25; }
 .sd-metric dd.sd-delta { margin-top: 0; }
 @media (max-width: 640px) {
+  [data-testid="stMainBlockContainer"] { padding: 3.5rem 0.75rem 2rem 0.75rem; }
+  [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; }
   /* A phone keeps the figures about the graph; the timings wait for a wider screen. */
   .sd-metric:nth-child(n+5) { display: none; }
 }
-@media (max-width: 640px) {
-  [data-testid="stMainBlockContainer"] { padding: 3.5rem 0.75rem 2rem 0.75rem; }
-  [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; }
-}
-</style>"""
+"""
+# Presenting on a stage, the back row needs the graph more than this run's page time.
+STAGE_PRESENTER_CSS = """
+.sd-metric:nth-child(n+6) { display: none; }
+"""
 
 
 def presenting() -> bool:

@@ -157,7 +157,7 @@ def test_record_and_backward_play_to_the_end(page, server):
     assert any("return self.fc(out[:, -1, :])" in " ".join(t.split()) for t in lines), lines
     view.locator("[data-act=backward]").click()
     play_to_end(view, "backward")
-    error = view.locator(".gv-error")
+    error = view.locator(".gv-ending")
     expect(error).to_be_visible()
     assert second_backward_error() in error.inner_text()
     # Step back one frame: the graph is not freed yet, the parameters hold their .grad.
@@ -201,7 +201,7 @@ def test_everything_from_the_keyboard(page, server):
     page.keyboard.press("Shift+Tab")  # back to Step ▶
     expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
     assert attr(view, "frame") == attr(view, "frames")
-    expect(view.locator(".gv-error")).to_be_visible()
+    expect(view.locator(".gv-ending")).to_be_visible()
 
 
 def test_pinch_and_tap_on_a_phone(browser, server):
@@ -249,3 +249,27 @@ def test_unrolled_view_draws_every_node_of_the_largest_run(page, server):
     config = RunConfig(seq_len=200, num_layers=4, cell="gru")
     view = open_playground(page, server, "seq_len=200&num_layers=4&cell=gru&view=unrolled")
     expect(view).to_have_attribute("data-nodes", str(len(run(config).graph.nodes)), timeout=60_000)
+
+
+def test_the_backward_ending_reads_whole_on_a_projector(browser, server):
+    """The replay's punchline, torch's own error on a second backward(), at 1280x720 presenting."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        view = open_playground(page, server, "present=1")
+        turn_replay_on(page, view)
+        view.locator("[data-act=backward]").click()
+        play_to_end(view, "backward")
+        ending = view.locator(".gv-ending")
+        expect(ending).to_be_visible()
+        assert second_backward_error() in " ".join(ending.inner_text().split())
+        # Every line on screen: nothing to scroll inside it, nothing past the window's edge.
+        assert ending.evaluate("e => e.scrollHeight <= e.clientHeight + 1"
+                               " && e.scrollWidth <= e.clientWidth + 1")
+        box = ending.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 720 and box["x"] + box["width"] <= 1280
+        screenshot(page, "backward_ending_1280x720_present")
+        view.locator("[data-act=prev]").click()  # one frame back: not freed yet
+        expect(ending).to_be_hidden()
+    finally:
+        context.close()

@@ -112,7 +112,7 @@ def test_the_handout_works_from_disk_with_the_network_refused(offline, tmp_path)
     view.locator("[data-act=backward]").click()  # starts playing, at the speed chosen
     expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
     assert attr(view, "mode") == "backward" and attr(view, "frame") == attr(view, "frames") != "0"
-    expect(view.locator(".gv-error")).to_contain_text(second_backward_error())
+    expect(view.locator(".gv-ending")).to_contain_text(second_backward_error())
 
     assert offline.requested == [], "the handout asked the network for something"
     assert offline.console_errors == []

@@ -102,7 +102,7 @@ class GraphView {
     this.replayToggle = button("replay", "Replay this run");
     this.replayToggle.classList.add("gv-toggle");
     this.replayToggle.hidden = true;
-    this.keysButton = button("keys", "Keys", "Show the keys and gestures of the graph");
+    this.keysButton = button("keys", "?", "Keys and gestures of the graph");
     this.keysButton.setAttribute("aria-expanded", "false");
     bar.append(this.replayToggle);
     this.replayBar = el("span", { class: "gv-replay", role: "group", "aria-label": "Replay this run" });
@@ -113,9 +113,9 @@ class GraphView {
     this.replayBar.append(
       button("forward", "● Record", "Replay the forward pass: nodes appear as autograd recorded them"),
       button("backward", "◀ Backward", "Replay backward(): the engine's real order, coloured by gradient norm"),
-      button("prev", "◀ Step", "Step back (key ,)"),
+      button("prev", "|◀", "Step back (key ,)"),
       button("play", "▶ Play", "Play or pause (Space)"),
-      button("next", "Step ▶", "Step forward (key .)"),
+      button("next", "▶|", "Step forward (key .)"),
       this.scrub, this.speed,
     );
     bar.append(this.replayBar, this.change, this.keysButton);
@@ -126,7 +126,14 @@ class GraphView {
       "aria-label": "Autograd graph. " + HELP });
     this.tip = el("div", { class: "gv-tip", role: "tooltip" });
     this.tip.hidden = true;
-    this.stage.append(this.canvas, this.tip);
+    // Where Backward ends: the error a second backward() raises, over the graph's foot.
+    this.ending = el("div", { class: "gv-ending", role: "alert" });
+    this.ending.append(el("div", { class: "gv-ending-head" },
+      "The graph is freed. A second backward() raises:"));
+    this.endingText = el("pre", { class: "gv-ending-text" });
+    this.ending.append(this.endingText);
+    this.ending.hidden = true;
+    this.stage.append(this.canvas, this.tip, this.ending);
     this.side = el("aside", { class: "gv-side", "aria-label": "Selected node, forward code and replay" });
     this.side.hidden = true;
     this.selBox = el("section", { class: "gv-selected", "aria-label": "Selected node" });
@@ -134,9 +141,7 @@ class GraphView {
     this.sideHead = el("div", { class: "gv-side-head" });
     this.code = el("ol", { class: "gv-code" });
     this.legend = el("div", { class: "gv-legend" });
-    this.error = el("div", { class: "gv-error", role: "alert" });
-    this.error.hidden = true;
-    this.side.append(this.selBox, this.sideHead, this.code, this.legend, this.error);
+    this.side.append(this.selBox, this.sideHead, this.code, this.legend);
     main.append(this.stage, this.side);
     this.help = el("div", { class: "gv-help" });
     this.root.append(this.strip.root, bar, this.status, main, this.help);
@@ -192,6 +197,9 @@ class GraphView {
     document.addEventListener("fullscreenchange", this.onFullscreen);
     this.observer = new ResizeObserver(() => this.resize());
     this.observer.observe(this.stage);
+    // On a stage, a line appearing above the graph (the replay's status, the strip
+    // wrapping) changes the height the graph may take: the whole view is watched.
+    this.observer.observe(this.root);
     this.onWindowResize = () => this.resize();
     window.addEventListener("resize", this.onWindowResize);
   }
@@ -229,7 +237,8 @@ class GraphView {
     }
     this.newSet = new Set(data.new);
     this.selected = data.selected ?? -1;
-    this.root.dataset.selected = this.selected >= 0 ? data.nodes.id[this.selected] : "";
+    // The node the link names (a rolled box draws many nodes: its own id is one of them).
+    this.root.dataset.selected = this.selected >= 0 ? (data.selected_node?.id ?? data.nodes.id[this.selected]) : "";
     this.showSelected();
     if (newTrace) {
       this.pause();
@@ -252,7 +261,7 @@ class GraphView {
     const on = !!stage;
     this.root.classList.toggle("gv-staged", on);
     this.strip.root.hidden = !on;
-    this.change.hidden = !on || !stage.change;
+    this.change.hidden = !on || !stage.change || !!this.mode; // a replay's status says more
     if (!on) return;
     if (this.inflight && stage.req >= this.inflight) this.inflight = 0;
     // While the learner's latest value is still on its way, their controls show it.
@@ -612,17 +621,30 @@ class GraphView {
   }
 
   // -- details -------------------------------------------------------------------
+  /** What box `i` stands for when it draws more than its own node (a rolled block, a fold). */
+  standsFor(i) {
+    const sf = this.data.stands_for;
+    if (!sf || !sf.node) return null;
+    if (!this.standsIndex || this.standsIndex.data !== this.data) {
+      this.standsIndex = { data: this.data, map: new Map(sf.node.map((n, j) => [n, sf.text[j]])) };
+    }
+    return this.standsIndex.map.get(i) ?? null;
+  }
+
   details(i) {
     const d = this.data, nd = d.nodes, tr = d.trace, p = this.p;
     const rows = [];
     const add = (k, v) => { if (v !== null && v !== undefined && v !== "") rows.push([k, String(v)]); };
-    add("node", nd.id[i]);
+    // The selected box may draw many nodes (rolled): the details name the node the
+    // link names, with its own step, and say what the box stands for.
+    const named = i === this.selected && d.selected_node ? d.selected_node : null;
+    add("node", named ? named.id : nd.id[i]);
     add("op", p.op[i]);
-    add("parameter", p.param[i]);
-    add("output shape", p.shape[i]);
-    if (nd.step[i] !== null || nd.layer[i] !== null) {
-      add("step, layer", `t ${nd.step[i] ?? "–"}, layer ${nd.layer[i] ?? "–"}`);
-    }
+    add("parameter", named ? named.param : p.param[i]);
+    add("output shape", named ? named.shape : p.shape[i]);
+    const step = named ? named.step : nd.step[i], layer = named ? named.layer : nd.layer[i];
+    if (step !== null || layer !== null) add("step, layer", `t ${step ?? "–"}, layer ${layer ?? "–"}`);
+    add("stands for", named ? named.stands_for : this.standsFor(i));
     if (tr) {
       const s = tr.saved_n[i];
       if (s >= 0) add("saved for backward", `${s} tensor${s === 1 ? "" : "s"}, ${fmtBytes(tr.saved_bytes[i])}`);
@@ -701,6 +723,7 @@ class GraphView {
 
   start(mode) {
     this.mode = mode;
+    this.change.hidden = true;
     this.pos = 0;
     const n = frameCount(this.rp, mode);
     // About eight seconds whatever the size, never slower than 5 frames a second.
@@ -749,7 +772,6 @@ class GraphView {
     const tr = this.data.trace;
     this.code.replaceChildren();
     this.legend.replaceChildren();
-    this.error.hidden = true;
     this.showSide();
     if (!tr) return;
     this.codeItems = tr.code.map((li) => {
@@ -774,7 +796,10 @@ class GraphView {
   showSide() {
     const replaying = !!(this.rp && this.mode);
     for (const e of [this.sideHead, this.code, this.legend]) e.hidden = !replaying;
-    if (!replaying) this.error.hidden = true;
+    if (!replaying) {
+      this.ending.hidden = true;
+      this.root.dataset.ending = "0";
+    }
     const had = !this.side.hidden;
     this.side.hidden = !replaying && this.selected < 0;
     if (had !== !this.side.hidden) this.resize();
@@ -785,7 +810,9 @@ class GraphView {
     this.selBox.replaceChildren();
     this.selBox.hidden = i < 0;
     if (i >= 0) {
-      this.selBox.append(el("div", { class: "gv-side-head" }, `Selected: ${this.p.label[i].split("\n")[0]}`));
+      const named = this.data.selected_node;
+      const title = named ? named.id : this.p.label[i].split("\n")[0];
+      this.selBox.append(el("div", { class: "gv-side-head" }, `Selected: ${title}`));
       const dl = el("dl");
       for (const [k, v] of this.details(i)) dl.append(el("dt", {}, k), el("dd", {}, v));
       this.selBox.append(dl);
@@ -805,8 +832,12 @@ class GraphView {
     let text;
     let line = -1;
     let step = null;
+    const words = tr.status || {};
+    const fill = (template, k, fallback) => (template ? template.replace("{done}", String(k)) : fallback);
     if (this.mode === "forward") {
-      text = `Record (forward): ${Math.max(0, done + 1)} of ${n} nodes created`;
+      const k = Math.max(0, done + 1);
+      text = fill(words.forward, k, `Record (forward): ${k} of ${n} nodes created`);
+      if (k >= n && words.forward_end) text += ` · ${words.forward_end}`;
       if (done >= 0) {
         text += ` · ${nd.id[tr.forward[done]]}`;
         line = tr.forward_line[done];
@@ -817,18 +848,21 @@ class GraphView {
         ? `forward(): the loop at step t = ${step}` : "forward(): the line running now";
     } else {
       const B = tr.backward.length;
-      text = `Backward of ${tr.root}: ${Math.min(Math.max(0, done + 1), B)} of ${B} nodes run`;
+      const k = Math.min(Math.max(0, done + 1), B);
+      text = fill(words.backward, k, `Backward of ${tr.root}: ${k} of ${B} nodes run`);
       if (done >= 0 && done < B) {
         text += ` · ${nd.id[tr.backward[done]]} · ‖grad‖ ${fmtNorm(tr.backward_norm[done])}`;
         line = tr.source[tr.backward[done]]; // the forward line whose op is being undone
       } else if (done >= B) {
-        text += " · parameters hold their .grad";
+        text += ` · ${words.backward_end || "parameters hold their .grad"}`;
       }
       this.sideHead.textContent = `backward() of ${tr.root}: the line that made the node it runs now`;
+      // The punchline, read whole: torch's own error, across the graph, not in the side panel.
       const freed = done >= B + 1;
-      this.error.hidden = !freed;
+      this.ending.hidden = !freed;
+      this.root.dataset.ending = freed ? "1" : "0";
       if (freed) {
-        this.error.textContent = "The graph is freed. A second backward() raises:\n" + tr.error;
+        this.endingText.textContent = tr.error;
         text += " · graph freed";
       }
     }
