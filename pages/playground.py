@@ -8,7 +8,7 @@ from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS, PANEL_LABELS
 from stockdemo.live import reproduce_code
 from stockdemo.ui import classroom as class_ui
-from stockdemo.ui.graph_view import cached_picture, cached_trace, graph_view, replay_control
+from stockdemo.ui.graph_view import cached_picture, cached_trace, comparison, graph_view, replay_control
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -33,7 +33,9 @@ def live_stage():
     ui.run_metrics(result, delta, (time.perf_counter() - started) * 1e3)
     trace = replay_control(lambda: cached_trace(config), in_view=True)
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
-               stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None))
+               stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None),
+               compare=comparison(config, view))
+    ui.drawn_on_stage(config)  # what "Pin as A" pins
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
     if ui.settled():
         st.rerun(scope="app")  # the panels below catch up with the last setting
@@ -60,6 +62,8 @@ if picture.view == "rolled" and view == "auto" and not present:
 ui.more_settings()
 with st.expander("Presets for class", expanded=False):
     ui.presets_bar()
+with st.expander("Compare two runs", expanded=False):
+    ui.compare_bar()
 
 # Lazy tabs: only the open one runs, so a change builds one figure, not three,
 # and sends the link, the downloads and the code only while their tab is open.

@@ -439,6 +439,55 @@ PRESETS: tuple[Preset, ...] = (
            "ReLU and large recurrent weights: gradients grow back through time."),
 )
 
+# Compare mode (the Playground's stage): a run pinned as A, drawn beside the live run B,
+# their nodes matched by id. A link carries A's settings that differ from the defaults as
+# one value, compare=seq_len.5~cell.gru ("." and "~" need no escaping in a URL), or
+# compare=defaults when A is the seed example itself.
+COMPARE = TextKnob("compare", "Compare with run A",
+                   "The run pinned as A, beside this run (B): its settings, e.g. seq_len.5~cell.gru.",
+                   max_len=160)
+COMPARE_DEFAULTS = "defaults"
+
+
+def compare_text(config: RunConfig) -> str:
+    """Run A's settings as a link carries them: 'seq_len.5~cell.gru', or 'defaults'."""
+    params = config.to_params()
+    return "~".join(f"{k}.{v}" for k, v in params.items()) or COMPARE_DEFAULTS
+
+
+def parse_compare(raw: object) -> tuple[RunConfig | None, list[str]]:
+    """Untrusted ``compare`` value -> (run A's config, or None for no comparison; messages).
+
+    Never raises: each setting goes through its own knob's parser; a part that is
+    not ``name.value`` for a run setting is named in a message and left out.
+    """
+    text, _ = COMPARE.parse(raw)
+    if not text:
+        return None, []
+    if text == COMPARE_DEFAULTS:
+        return RunConfig(), []
+    params: dict[str, str] = {}
+    messages: list[str] = []
+    names = {k.name for k in RUN_KNOBS}
+    for part in text.split("~"):
+        name, dot, value = part.partition(".")
+        if not dot or name not in names:
+            messages.append(f"{COMPARE.label}: {_show(part[:40])} is not a run setting "
+                            f"(they look like seq_len.5); left out.")
+            continue
+        params[name] = value
+    config, more = RunConfig.from_params(params)
+    return config, [f"{COMPARE.label}: {m}" for m in more] + messages
+
+
+# Comparisons worth one click: (key, label, run A's settings, run B's settings).
+COMPARE_PRESETS: tuple[tuple[str, str, dict[str, str], dict[str, str]], ...] = (
+    ("rnn_gru", "nn.RNN against nn.GRU", {}, {"cell": "gru"}),
+    ("t5_t6", "T 5 against T 6", {}, {"seq_len": "6"}),
+    ("one_two", "One layer against two", {}, {"num_layers": "2"}),
+    ("lstm_loop", "nn.LSTM against the loop LSTM", {"cell": "lstm"}, {"cell": "lstm_loop"}),
+)
+
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
 STEP = IntKnob("step", "Lesson step", 1, 1, 9, 1,
@@ -451,7 +500,7 @@ NODE = TextKnob("node", "Node",
 # the lesson's links to it, and which of a link's values its page checks.
 PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "app.py": (),
-    "pages/playground.py": (*RUN_KNOBS, VIEW, PANEL),
+    "pages/playground.py": (*RUN_KNOBS, VIEW, PANEL, COMPARE),
     "pages/train.py": TRAIN_KNOBS,
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),

@@ -30,7 +30,13 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   ``controls`` (each ``name``, ``label``, ``help``, ``value``, and ``low``/``high``/``step``
   or ``choices`` as [value, label] pairs), ``req`` (the browser's request this payload
   answers), ``change`` (what changed since the previous run, in words), ``locked``
-  (why the controls cannot move, or None);
+  (why the controls cannot move, or None), ``replay`` (the view's own replay toggle: on,
+  off, or None for none);
+- ``compare``: None, or run A pinned beside this run (B): ``a`` (A's picture, the same
+  fields as this payload's picture part), ``a_label``/``b_label`` (the runs in words),
+  ``added`` (B's boxes whose nodes A lacks), ``removed`` (A's boxes whose nodes B lacks),
+  ``counts`` (``graph_diff``'s: ``added_nodes``, ``removed_nodes``, ``added_edges``,
+  ``removed_edges``, ``reshaped_nodes``);
 - ``trace``: None, or the replay by node index: ``forward`` (creation order),
   ``forward_line`` and ``forward_step`` per frame, ``backward`` and
   ``backward_norm`` (the engine's order), ``param`` and ``param_norm``,
@@ -54,13 +60,14 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import pandas as pd
 
 from stockdemo import theme
-from stockdemo.graph import op_name
+from stockdemo.graph import GraphDiff, op_name
 from stockdemo.render import Picture
 
 if TYPE_CHECKING:
@@ -90,20 +97,32 @@ def node_text(payload: dict[str, Any], field: str) -> list[str | None]:
     return [None if j < 0 else strings[j] for j in payload["nodes"][field]]
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """Compare mode: run A, pinned, drawn beside the run on screen (B), nodes matched by id."""
+
+    a: Picture
+    diff: GraphDiff  # graph_diff(A's graph, B's graph)
+    a_label: str  # the runs in words, e.g. "T 5 · hidden 10 · 1 layer · nn.RNN"
+    b_label: str
+
+
 def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
                  selected: str | None = None, height: int = HEIGHT,
-                 stage: dict[str, Any] | None = None) -> dict[str, Any]:
+                 stage: dict[str, Any] | None = None,
+                 compare: Comparison | None = None) -> dict[str, Any]:
     """Picture (+ Trace) -> the component's JSON payload (see the module docstring).
 
     ``new_ids`` and ``selected`` are graph node ids; each is marked on the node
     drawn for it (``picture.drawn_as``). ``stage``: the strip of live controls.
+    ``compare``: run A, drawn beside this one.
     """
-    return json.loads(view_json(picture, trace, new_ids, selected, height, stage))
+    return json.loads(view_json(picture, trace, new_ids, selected, height, stage, compare))
 
 
 def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
               selected: str | None = None, height: int = HEIGHT,
-              stage: dict[str, Any] | None = None) -> str:
+              stage: dict[str, Any] | None = None, compare: Comparison | None = None) -> str:
     """``view_payload`` as the JSON text the browser parses, the picture's part encoded once.
 
     The component is given this text, not a dict: Streamlit encodes a dict twice
@@ -120,7 +139,27 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
         "trace": None if trace is None else _trace_payload(trace, picture, drawn),
         "stage": stage,
     }
-    return f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
+    text = f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
+    if compare is None:
+        return text[:-1] + ',"compare":null}'
+    return text[:-1] + f',"compare":{_compare_json(compare, drawn)}}}'
+
+
+def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
+    """Run A's picture (its cached part of a payload, as is) and what B added and lost, by box."""
+    a_json, drawn_a = _static_payload(cmp.a)
+    diff = cmp.diff
+    rest = {
+        "a_label": cmp.a_label,
+        "b_label": cmp.b_label,
+        # Boxes: a rolled box stands for many nodes; the counts are graph_diff's, node by node.
+        "added": sorted({drawn_b[n.id] for n in diff.added_nodes if n.id in drawn_b}),
+        "removed": sorted({drawn_a[n.id] for n in diff.removed_nodes if n.id in drawn_a}),
+        "counts": {"added_nodes": len(diff.added_nodes), "removed_nodes": len(diff.removed_nodes),
+                   "added_edges": len(diff.added_edges), "removed_edges": len(diff.removed_edges),
+                   "reshaped_nodes": len(diff.reshaped_nodes)},
+    }
+    return '{"a":' + a_json + "," + json.dumps(rest, separators=(",", ":"))[1:]
 
 
 # The parts of a payload that depend on the picture alone, kept for the last pictures

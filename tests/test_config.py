@@ -3,6 +3,8 @@
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stockdemo import config
 from stockdemo.__main__ import main
@@ -43,3 +45,23 @@ def test_the_command_line_offers_every_run_knob(capsys):
         main(["graph", "--help"])
     text = capsys.readouterr().out
     assert all(f"--{k.name.replace('_', '-')}" in text for k in RUN_KNOBS)
+
+
+@given(st.one_of(st.none(), st.text(max_size=300), st.lists(st.text(max_size=50), max_size=3)))
+def test_the_compare_link_never_raises_and_gives_a_valid_run(raw):
+    from stockdemo.config import parse_compare
+
+    config, messages = parse_compare(raw)
+    assert config is None or isinstance(config, RunConfig)
+    assert all(isinstance(m, str) and m for m in messages)
+
+
+@pytest.mark.parametrize("config", [RunConfig(), RunConfig(seq_len=6), RunConfig(cell="lstm_loop", seed=7,
+                                                                                  num_layers=3)])
+def test_a_pinned_run_goes_into_the_link_and_comes_back_the_same(config):
+    from stockdemo.config import compare_text, parse_compare
+
+    text = compare_text(config)
+    assert text == "defaults" or all(part.count(".") == 1 for part in text.split("~"))
+    assert parse_compare(text) == (config, [])
+    assert parse_compare("seq_len.999~nonsense")[1]  # clamped and left out, each said

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from stockdemo import config
 from stockdemo.ui import PAGES
 from tests.conftest import ROOT
+from tests.helpers import graph_sent
 
 KNOBS = {k.name: k for k in vars(config).values() if isinstance(k, config.IntKnob | config.ChoiceKnob)}
 EXISTING = [path for path, _, _ in PAGES if (ROOT / path).exists()]
@@ -23,7 +24,8 @@ nasty = st.one_of(
     st.sampled_from(["", " ", "1e9", "-0", "NaN", "inf", "0x10", "5; DROP TABLE", "<script>",
                      "../../etc/passwd", "٣", "9" * 400, "1,5", "true", "None", "%00"]),
 )
-query = st.dictionaries(st.sampled_from(sorted(KNOBS) + ["unknown", "page", "lab", "lab_graph", "panel"]),
+query = st.dictionaries(st.sampled_from(sorted(KNOBS) + ["unknown", "page", "lab", "lab_graph", "panel",
+                                                         "compare", "replay"]),
                         st.one_of(nasty, st.lists(nasty, min_size=2, max_size=3)), max_size=6)
 
 
@@ -36,6 +38,13 @@ def assert_controls_in_bounds(at: AppTest) -> None:
         assert box.min <= box.value <= box.max, (box.key, box.value)
     for box in at.selectbox:
         assert box.value in box.options or box.format_func(box.value) in box.options, box.key
+    for view in at.get("bidi_component"):  # the stage's own controls (stockdemo/ui/stage.py)
+        stage = graph_sent(view).get("stage") or {"controls": []}
+        for c in stage["controls"]:
+            if "choices" in c:
+                assert c["value"] in [v for v, _ in c["choices"]], c
+            else:
+                assert isinstance(c["value"], int) and c["low"] <= c["value"] <= c["high"], c
 
 
 @pytest.mark.parametrize("path", EXISTING)

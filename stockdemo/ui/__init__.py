@@ -25,6 +25,7 @@ from stockdemo.ui.caches import (
 )
 from stockdemo.ui.controls import (
     capped_knob_widget,
+    compare_bar,
     debug_controls,
     go_to_step,
     graph_picker,
@@ -71,14 +72,15 @@ from stockdemo.ui.panels import (
     training_pending,
     training_run,
 )
-from stockdemo.ui.stage import settled, stage_spec, stage_values
+from stockdemo.ui.stage import compare_config, drawn_on_stage, settled, stage_spec, stage_values
 
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TrainPanel", "aside", "cached_answer",
     "cached_debug_figure", "cached_early_stop_runs", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",
-    "cached_size_sweep", "capped_knob_widget", "change_since_previous", "chart_after_graph",
+    "cached_size_sweep", "capped_knob_widget", "compare_bar", "compare_config", "drawn_on_stage",
+    "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "graph_picker", "knob_row", "knob_widget",
     "leave_for_training", "lesson_step", "metric_row", "more_settings", "settled", "stage_spec",
     "stage_values",

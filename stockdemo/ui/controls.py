@@ -11,6 +11,8 @@ from stockdemo import data, inspection
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,
+    COMPARE,
+    COMPARE_PRESETS,
     END_YEAR,
     EPOCHS,
     FEATURES,
@@ -49,7 +51,7 @@ from stockdemo.config import (
 from stockdemo.graph import Graph
 from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.frame import page_link, page_url, presenting
-from stockdemo.ui.stage import stage_values
+from stockdemo.ui.stage import set_comparison, stage_values
 
 
 def knob_widget(knob: IntKnob | ChoiceKnob, bound: bool = True):
@@ -129,9 +131,10 @@ def url_messages(page: str) -> None:
     Streamlit silently drops a bound query value it cannot use; we clamp it
     instead (``?seq_len=999`` becomes 200) and say so on the page.
     """
-    # The open tab, the node and the Lab's graph are read by their own code: Streamlit's
-    # tabs and segmented control by title, the node against the run's graph (node_from_url).
-    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE, LAB_GRAPH)]
+    # The open tab, the node, the Lab's graph and the pinned run A are read by their own
+    # code: Streamlit's tabs and segmented control by title, the node against the run's
+    # graph (node_from_url), run A by the stage (ui.stage.compare_config).
+    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE, LAB_GRAPH, COMPARE)]
     done_key = f"_url_checked:{page}"
     if done_key in st.session_state:
         messages = st.session_state[done_key]
@@ -271,6 +274,16 @@ def presets_bar() -> None:
                           on_click=_apply_preset, args=(preset,))
             else:
                 page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
+
+
+def compare_bar() -> None:
+    """One click to a comparison: run A pinned, the stage moved to run B, both drawn."""
+    st.caption("Pin the run on screen as A with the graph's **Pin as A** button, then change "
+               "the settings: A and B are drawn one above the other, what B added and lost "
+               "coloured. Or start from one of these:")
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        for key, label, a_params, b_params in COMPARE_PRESETS:
+            st.button(label, key=f"compare_{key}", on_click=set_comparison, args=(a_params, b_params))
 
 
 def graph_picker(labels: list[str]) -> int:

@@ -20,12 +20,21 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from stockdemo.config import RunConfig
+from stockdemo.graph import graph_diff
 from stockdemo.handout import view_file_name, view_handout
 from stockdemo.render import Picture, layout
 from stockdemo.ui.caches import CONFIGS
-from stockdemo.ui.stage import REPLAY_HELP, take_settled, take_stage_knobs
+from stockdemo.ui.stage import (
+    REPLAY_HELP,
+    compare_config,
+    run_label,
+    take_pin,
+    take_settled,
+    take_stage_knobs,
+)
 from stockdemo.view_payload import (
     HEIGHT,
+    Comparison,
     inspector_link,
     node_table,
     node_table_alt,
@@ -87,6 +96,21 @@ def cached_trace(config: RunConfig) -> Trace:
     return trace_run(config)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
+def cached_comparison(a: RunConfig, b: RunConfig, view: str) -> Comparison:
+    """Run A beside run B, nodes matched by id (graph_diff); shared by all sessions."""
+    from stockdemo.ui import cached_run  # the package imports this module
+
+    return Comparison(cached_picture(a, view), graph_diff(cached_run(a).graph, cached_run(b).graph),
+                      run_label(a), run_label(b))
+
+
+def comparison(config: RunConfig, view: str) -> Comparison | None:
+    """The stage's compare mode: run A (pinned, in the link) beside ``config``, or None."""
+    a = compare_config()
+    return None if a is None else cached_comparison(a, config, view)
+
+
 def replay_control(make_trace: Callable[[], Trace], *, key: str = "replay",
                    in_url: bool = True, in_view: bool = False) -> Trace | None:
     """The "Replay this run" toggle; on, -> ``make_trace()`` for the view, else None.
@@ -144,7 +168,7 @@ def _sync_selection(key: str, url_key: str | None) -> None:
 def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterable[str] = (),
                settings: dict[str, str] | None = None, key: str = "graph_view",
                url_key: str | None = "node", height: int = HEIGHT,
-               stage: dict[str, Any] | None = None) -> str | None:
+               stage: dict[str, Any] | None = None, compare: Comparison | None = None) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
     ``trace``: a ``stockdemo.replay.Trace`` of the same run turns the replay on.
@@ -154,6 +178,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     ``url_key``: the URL parameter naming the selected node (None: a second view
     on a page keeps its selection to itself).
     ``stage``: the live controls drawn above the graph (``stockdemo.ui.stage.stage_spec``).
+    ``compare``: run A, drawn beside this one (``comparison``).
     """
     if url_key is None:
         raw = [chosen] if (chosen := getattr(st.session_state.get(key), "selected", None)) else []
@@ -166,8 +191,9 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     if stage is not None:
         callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
                      "on_settled_change": lambda: take_settled(key),
-                     "on_replay_change": lambda: take_replay(key)}
-    _COMPONENT(data=view_json(picture, trace, new_ids, selected, height, stage), key=key,
+                     "on_replay_change": lambda: take_replay(key),
+                     "on_pin_change": lambda: take_pin(key)}
+    _COMPONENT(data=view_json(picture, trace, new_ids, selected, height, stage, compare), key=key,
                height="content", on_selected_change=lambda: _sync_selection(key, url_key), **callbacks)
     if selected is not None and settings is not None:
         st.markdown(f"Selected node {picture.describe(selected, markdown=True)}: [inspect what "

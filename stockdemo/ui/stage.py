@@ -23,7 +23,20 @@ from typing import Any
 
 import streamlit as st
 
-from stockdemo.config import CELL, HIDDEN_SIZE, NUM_LAYERS, SEQ_LEN, ChoiceKnob, IntKnob, url_value
+from stockdemo.config import (
+    CELL,
+    COMPARE,
+    HIDDEN_SIZE,
+    NUM_LAYERS,
+    RUN_KNOBS,
+    SEQ_LEN,
+    ChoiceKnob,
+    IntKnob,
+    RunConfig,
+    compare_text,
+    parse_compare,
+    url_value,
+)
 
 REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each node, the line of "
                "forward that made it, and a real backward() in the engine's order. Then play it "
@@ -103,3 +116,64 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
         controls.append(control)
     return {"controls": controls, "req": int(st.session_state.get(_REQ, 0)), "change": change,
             "locked": locked, "replay": replay, "replay_help": REPLAY_HELP}
+
+
+# -- compare mode: a run pinned as A beside the live run B ---------------------------
+_PINNED = "stage:compare"  # run A's settings, as the link carries them (or absent)
+_DRAWN = "stage:drawn"  # the config the stage drew last: what "Pin as A" pins
+
+
+def compare_config() -> RunConfig | None:
+    """Run A, pinned beside the live run (None: no comparison); the link's value checked once.
+
+    The URL's ``compare`` is written here, so a link reopens the same comparison.
+    """
+    if _PINNED not in st.session_state:
+        raw = st.query_params.get_all(COMPARE.name)
+        config, messages = parse_compare(raw or None)
+        st.session_state[_PINNED] = None if config is None else compare_text(config)
+        st.session_state["_stage_compare_messages"] = messages
+    for message in st.session_state.get("_stage_compare_messages", ()):
+        st.warning(message, icon=":material/link_off:")
+    text = st.session_state[_PINNED]
+    if st.query_params.get(COMPARE.name) != text:
+        if text is None:
+            st.query_params.pop(COMPARE.name, None)
+        else:
+            st.query_params[COMPARE.name] = text
+    return None if text is None else parse_compare(text)[0]
+
+
+def drawn_on_stage(config: RunConfig) -> None:
+    """The config the stage has just drawn (what the view's "Pin as A" pins)."""
+    st.session_state[_DRAWN] = config
+
+
+def take_pin(key: str) -> None:
+    """The view's "Pin as A" / "Stop comparing" was pressed: pin the run on screen, or unpin."""
+    action = getattr(st.session_state.get(key), "pin", None)
+    if action == "pin" and isinstance(st.session_state.get(_DRAWN), RunConfig):
+        st.session_state[_PINNED] = compare_text(st.session_state[_DRAWN])
+    elif action == "unpin":
+        st.session_state[_PINNED] = None
+    st.session_state.pop("_stage_compare_messages", None)
+
+
+def set_comparison(a_params: dict[str, str], b_params: dict[str, str]) -> None:
+    """A comparison preset: run A's settings pinned, the stage moved to run B's (the rest default)."""
+    a, _ = RunConfig.from_params(a_params)
+    b, _ = RunConfig.from_params(b_params)
+    st.session_state[_PINNED] = compare_text(a)
+    st.session_state.pop("_stage_compare_messages", None)
+    for knob in RUN_KNOBS:
+        st.session_state[knob.name] = getattr(b, knob.name)
+
+
+def run_label(config: RunConfig) -> str:
+    """A run in a few words: 'T 5 · hidden 10 · 1 layer · nn.RNN' (+ what else differs)."""
+    parts = [f"T {config.seq_len}", f"hidden {config.hidden_size}",
+             f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}", CELL.show(config.cell)]
+    for knob in RUN_KNOBS:
+        if knob not in STAGE_KNOBS and getattr(config, knob.name) != knob.default:
+            parts.append(f"{knob.label.lower()} {getattr(config, knob.name)}")
+    return " · ".join(parts)

@@ -10,6 +10,7 @@ import { drawPicture, hit, prepare, GRADIENT_STOPS, FONT_PT, LABEL_MIN_PX } from
 import { buildReplay, frameCount, lookAt } from "./replay.js";
 import { Strip } from "./strip.js";
 import { MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
+import { compareFit, paneAt, paneRects, rings } from "./compare.js";
 
 const SPEEDS = [1, 2, 5, 10, 25, 100, 500]; // frames a second
 const KEY_PAN_PX = 80;
@@ -28,6 +29,7 @@ const HEADROOM = 0.85;
 // ...and zooms back in once the graph has shrunk to this share of what would fit.
 const SHRUNK = 1 / 1.8;
 const PAD = 12;
+const PANE_GAP_HALF = 5;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − zoom, arrows pan, "
@@ -102,9 +104,11 @@ class GraphView {
     this.replayToggle = button("replay", "Replay this run");
     this.replayToggle.classList.add("gv-toggle");
     this.replayToggle.hidden = true;
+    this.pinButton = button("pin", "Pin as A");
+    this.pinButton.hidden = true;
     this.keysButton = button("keys", "?", "Keys and gestures of the graph");
     this.keysButton.setAttribute("aria-expanded", "false");
-    bar.append(this.replayToggle);
+    bar.append(this.replayToggle, this.pinButton);
     this.replayBar = el("span", { class: "gv-replay", role: "group", "aria-label": "Replay this run" });
     this.scrub = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0",
       class: "gv-scrub", "aria-label": "Replay position" });
@@ -133,7 +137,9 @@ class GraphView {
     this.endingText = el("pre", { class: "gv-ending-text" });
     this.ending.append(this.endingText);
     this.ending.hidden = true;
-    this.stage.append(this.canvas, this.tip, this.ending);
+    this.paneLabels = [el("div", { class: "gv-pane-label" }), el("div", { class: "gv-pane-label" })];
+    for (const label of this.paneLabels) label.hidden = true;
+    this.stage.append(this.canvas, ...this.paneLabels, this.tip, this.ending);
     this.side = el("aside", { class: "gv-side", "aria-label": "Selected node, forward code and replay" });
     this.side.hidden = true;
     this.selBox = el("section", { class: "gv-selected", "aria-label": "Selected node" });
@@ -148,7 +154,7 @@ class GraphView {
     this.main = main;
     parent.append(this.root);
     // For tests (documented in stockdemo/ui/graph_view.py): where a node is drawn now.
-    this.root.gvScreenBox = (id) => this.screenBox(id);
+    this.root.gvScreenBox = (id, pane) => this.screenBox(id, pane);
 
     this.ctx = this.canvas.getContext("2d");
     this.t = zoomIdentity;
@@ -220,10 +226,13 @@ class GraphView {
     const before = this.p && newGraph ? { p: this.drawnP || this.p, data: this.drawnData || this.data } : null;
     this.data = data;
     this.takeStage(data.stage);
+    const cmpWas = !!this.cmp;
+    this.takeCompare(data.compare);
+    if (cmpWas !== !!this.cmp) this.fitted = true; // entering or leaving compare: fit both
     if (newGraph) {
       this.p = prepare(data);
       this.motion = null;
-      if (before && !reducedMotion?.matches) {
+      if (before && !reducedMotion?.matches && !this.cmp) {
         const pl = plan(before.p, before.data, this.p, data);
         this.motion = { plan: pl, ghost: ghosts(pl, before.p, before.data), old: before.data,
           start: null, frames: 0,
@@ -250,7 +259,7 @@ class GraphView {
     this.replayBar.hidden = !this.rp;
     this.help.textContent = HELP + (data.new.length
       ? " Blue outline: new since the previous run." : "");
-    this.resize(newGraph);
+    this.resize(newGraph || cmpWas !== !!this.cmp);
     if (newGraph && this.selected >= 0 && !this.shownOnce) this.centerOn(this.selected);
     this.shownOnce = true;
     this.updateControls();
@@ -269,6 +278,7 @@ class GraphView {
     this.change.textContent = stage.change || "";
     this.root.dataset.req = String(stage.req);
     if (this.pending && !this.inflight) this.requestRun();
+    this.pinButton.hidden = false;
     const offer = stage.replay !== null && stage.replay !== undefined;
     this.replayToggle.hidden = !offer;
     if (offer) {
@@ -276,6 +286,40 @@ class GraphView {
       this.replayToggle.title = stage.replay_help || "";
       this.replayToggle.disabled = false;
     }
+  }
+
+  // -- compare mode: run A pinned beside run B ------------------------------------------
+  takeCompare(cmp) {
+    const ds = this.root.dataset;
+    if (!cmp) {
+      this.cmp = null;
+      ds.compare = "0";
+      for (const label of this.paneLabels) label.hidden = true;
+      this.pinButton.textContent = "Pin as A";
+      this.pinButton.title = "Pin this run as A, then change the settings: A and B drawn one above the other";
+      return;
+    }
+    const keep = this.cmp && this.cmp.data.graph === cmp.a.graph ? this.cmp.pa : prepare(cmp.a);
+    this.cmp = { data: cmp.a, pa: keep, added: cmp.added, removed: cmp.removed, counts: cmp.counts };
+    const c = cmp.counts;
+    ds.compare = "1";
+    ds.added = String(c.added_nodes);
+    ds.removed = String(c.removed_nodes);
+    ds.addedEdges = String(c.added_edges);
+    ds.removedEdges = String(c.removed_edges);
+    const plural = (n, w) => `${n.toLocaleString("en-US")} ${w}${n === 1 ? "" : "s"}`;
+    this.paneLabels[0].textContent = `A · ${cmp.a_label} · ${plural(cmp.a.counts?.nodes ?? keep.n, "node")}`
+      + ` · ${plural(c.removed_nodes, "node")} B lacks`;
+    this.paneLabels[1].textContent = `B · ${cmp.b_label} · ${plural(this.data.counts?.nodes ?? 0, "node")}`
+      + ` · ${plural(c.added_nodes, "node")} A lacks`;
+    this.paneLabels[0].classList.add("gv-pane-a");
+    this.paneLabels[1].classList.add("gv-pane-b");
+    for (const label of this.paneLabels) label.hidden = false;
+    this.pinButton.textContent = "Stop comparing";
+    this.pinButton.title = "Unpin run A: back to one graph";
+    this.change.hidden = false;
+    this.change.textContent = `From A to B: ${plural(c.added_nodes, "node")} added, ${c.removed_nodes} removed; `
+      + `${plural(c.added_edges, "edge")} added, ${c.removed_edges} removed.`;
   }
 
   /** Send the strip's values for a run, one request at a time; the last value always goes. */
@@ -325,6 +369,8 @@ class GraphView {
     const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
     const c = this.data.colors;
     this.colors = {
+      added: "#009E73", // Okabe-Ito bluish green: B's nodes that A lacks
+      removed: "#D55E00", // vermillion: A's nodes that B lacks
       ...c,
       background: v("--st-background-color", "#FFFFFF"),
       text: v("--st-text-color", c.text),
@@ -368,6 +414,10 @@ class GraphView {
   fitTransform(keep = null) {
     const [W, H] = this.size;
     const d = this.data;
+    if (this.cmp) {
+      const f = compareFit(W, H, this.cmp.data, d, PAD, this.paneLabels[0].offsetHeight + 6);
+      return zoomIdentity.translate(f.x, f.y).scale(f.k);
+    }
     const kW = (W - 2 * PAD) / Math.max(d.width, 1), kH = (H - 2 * PAD) / Math.max(d.height, 1);
     if (!d.stage) {
       const k = Math.min(kW, kH, 2);
@@ -479,10 +529,11 @@ class GraphView {
       }
     }
     const t = { k: cam.k, x: cam.x, y: cam.y, dpr: this.dpr };
-    drawPicture(ctx, p, data, t, [W, H], look, {
-      newSet: this.newSet, hover: this.hover, selected: this.selected, cursor: this.cursor,
-      current: look.current,
-    }, this.colors);
+    // Comparing, B's additions are ringed against A: "new since the previous run" would repeat it.
+    const marks = { newSet: this.cmp ? new Set() : this.newSet, hover: this.hover, selected: this.selected,
+      cursor: this.cursor, current: look.current };
+    if (this.cmp) this.drawCompare(ctx, t, look, marks);
+    else drawPicture(ctx, p, data, t, [W, H], look, marks, this.colors);
     this.drawnP = p;
     this.drawnData = data;
     this.drawnT = t;
@@ -505,23 +556,77 @@ class GraphView {
     ds.drawMs = (ds.drawnAt - started).toFixed(1);
   }
 
-  /** The box of node `id` as drawn on the last frame, in client (viewport) pixels, or null. */
-  screenBox(id) {
-    const p = this.drawnP || this.p, t = this.drawnT || this.t;
+  /** Both runs, A above B, one camera; B's additions and A's losses ringed in their colours. */
+  drawCompare(ctx, t, look, marks) {
+    const [W, H] = this.size;
+    const panes = paneRects(W, H);
+    this.panes = panes;
+    const c = this.cmp, colors = this.colors;
+    const idA = (i) => c.pa.index.get(this.data.nodes.id[i]) ?? -1;
+    const still = { alpha: () => 1, fill: () => null, edgeShown: () => true, current: -1, norm: null };
+    const sides = [
+      [c.pa, c.data, still, { newSet: new Set(), hover: marks.hover >= 0 ? idA(marks.hover) : -1,
+        selected: marks.selected >= 0 ? idA(marks.selected) : -1, cursor: -1, current: -1 }, c.removed,
+        colors.removed],
+      [this.p, this.data, look, marks, c.added, colors.added],
+    ];
+    sides.forEach(([p, data, lk, mk, ringed, color], j) => {
+      const r = panes[j];
+      const pt = { k: t.k, x: t.x + r.x, y: t.y + r.y, dpr: this.dpr };
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.beginPath();
+      ctx.rect(r.x * this.dpr, r.y * this.dpr, r.w * this.dpr, r.h * this.dpr);
+      ctx.clip();
+      drawPicture(ctx, p, data, pt, [r.x + r.w, r.y + r.h], lk, mk, colors);
+      ctx.setTransform(this.dpr * pt.k, 0, 0, this.dpr * pt.k, this.dpr * pt.x, this.dpr * pt.y);
+      rings(ctx, p, ringed, color, pt.k, 3.5, 3);
+      ctx.restore();
+      const label = this.paneLabels[j];
+      label.style.top = `${r.y + 2}px`;
+    });
+    ctx.save();
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.fillStyle = colors.border;
+    ctx.fillRect(0, panes[1].y - PANE_GAP_HALF, W, 1);
+    ctx.restore();
+  }
+
+  /**
+   * The box of node `id` as drawn on the last frame, in client (viewport) pixels, or null.
+   * In compare mode `pane` picks "a" or "b" (the default).
+   */
+  screenBox(id, pane = "b") {
+    const inA = this.cmp && pane === "a";
+    const p = inA ? this.cmp.pa : this.drawnP || this.p, t = this.drawnT || this.t;
     const i = p.index.get(id);
     if (i === undefined) return null;
     const r = this.canvas.getBoundingClientRect();
+    const off = this.cmp && this.panes ? this.panes[inA ? 0 : 1] : { x: 0, y: 0 };
     const k = t.k;
-    return { x: r.left + t.x + (p.x[i] - p.w[i] / 2) * k, y: r.top + t.y + (p.y[i] - p.h[i] / 2) * k,
-      width: p.w[i] * k, height: p.h[i] * k };
+    return { x: r.left + off.x + t.x + (p.x[i] - p.w[i] / 2) * k,
+      y: r.top + off.y + t.y + (p.y[i] - p.h[i] / 2) * k, width: p.w[i] * k, height: p.h[i] * k };
   }
 
   // -- pointer and keyboard ------------------------------------------------------
+  /** The node of run B under the pointer (in compare mode, A's pane names B's node of that id). */
   pick(ev) {
     const r = this.canvas.getBoundingClientRect();
-    const [wx, wy] = this.t.invert([ev.clientX - r.left, ev.clientY - r.top]);
+    let px = ev.clientX - r.left, py = ev.clientY - r.top;
+    let p = this.p, inA = false;
+    if (this.cmp && this.panes) {
+      const j = paneAt(this.panes, py);
+      if (j < 0) return -1;
+      px -= this.panes[j].x;
+      py -= this.panes[j].y;
+      inA = j === 0;
+      if (inA) p = this.cmp.pa;
+    }
+    const [wx, wy] = this.t.invert([px, py]);
     const slop = (ev.pointerType === "touch" || ev.sourceCapabilities?.firesTouchEvents ? 10 : 3) / this.t.k;
-    return hit(this.p, wx, wy, slop);
+    const i = hit(p, wx, wy, slop);
+    if (!inA || i < 0) return i;
+    return this.p.index.get(this.cmp.data.nodes.id[i]) ?? -1; // a node B lacks: nothing to select
   }
 
   onHover(ev) {
@@ -687,6 +792,10 @@ class GraphView {
 
   // -- replay ----------------------------------------------------------------------
   act(a) {
+    if (a === "pin") {
+      this.setTriggerValue("pin", this.cmp ? "unpin" : "pin");
+      return;
+    }
     if (a === "keys") {
       const open = this.keysButton.getAttribute("aria-expanded") !== "true";
       this.keysButton.setAttribute("aria-expanded", open ? "true" : "false");

@@ -1,0 +1,206 @@
+"""The stage in Chromium: the T control and the whole graph on one screen at every size,
+live while dragging, nodes that keep their place, reduced motion, compare mode, a phone.
+
+Positions are read through the view's documented test hook: ``el.gvScreenBox(id, pane)``
+(stockdemo/ui/graph_view.py), the box a node is drawn in on the last frame.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from stockdemo import RunConfig, run
+from stockdemo.graph import graph_diff
+from tests.browser.drive import screenshot, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+VIEW = "[data-testid='graph-view']"
+# (width, height, presenter mode): laptops and projectors, presenting or not, and a phone.
+VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 768, True),
+             (1440, 900, False), (1440, 900, True), (1920, 1080, False), (1920, 1080, True),
+             (390, 844, False)]
+# Counts every picture the view draws, with the mouse state at that moment.
+RECORDER = """el => { window.__drawn = []; window.__moving = false;
+  new MutationObserver(() => {
+    if (el.dataset.moving === '1') window.__moving = true;
+    const g = el.dataset.drawnGraph;
+    const last = window.__drawn[window.__drawn.length - 1];
+    if (!last || last.graph !== g) window.__drawn.push({graph: g, nodes: el.dataset.nodes,
+                                                        down: !!window.__down, t: performance.now()});
+  }).observe(el, {attributes: true}); }"""
+
+
+def open_stage(page, server: str, query: str = ""):
+    page.goto(f"{server}/playground{'?' + query if query else ''}")
+    wait_for_run(page, ready=f"{VIEW}[data-drawn-graph]")
+    view = page.locator(VIEW)
+    expect(view).to_have_attribute("data-moving", "0")
+    return view
+
+
+def t_slider(page):
+    return page.get_by_role("slider", name="Sequence length T")
+
+
+def nodes(**settings) -> str:
+    return str(len(run(RunConfig(**settings)).graph.nodes))
+
+
+def on_screen(box: dict, width: int, height: int) -> bool:
+    return (box["x"] >= -0.5 and box["y"] >= -0.5 and box["x"] + box["width"] <= width + 0.5
+            and box["y"] + box["height"] <= height + 0.5)
+
+
+@pytest.mark.parametrize("width,height,present", VIEWPORTS,
+                         ids=[f"{w}x{h}{'-present' if p else ''}" for w, h, p in VIEWPORTS])
+def test_the_t_control_and_the_whole_graph_are_on_screen_at_load(browser, server, width, height, present):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        view = open_stage(page, server, "present=1" if present else "")
+        control, graph = t_slider(page).bounding_box(), view.bounding_box()
+        assert on_screen(control, width, height), control
+        assert on_screen(graph, width, height), graph  # the whole view: strip, toolbar, graph
+        canvas = view.locator("canvas").bounding_box()
+        assert canvas["height"] >= 0.3 * height  # and the graph has the room, not the strip
+        if width >= 1280:
+            assert page.get_by_text("Graph nodes").first.bounding_box()["y"] < graph["y"]  # figures too
+        screenshot(page, f"stage_{width}x{height}{'_present' if present else ''}")
+    finally:
+        context.close()
+
+
+def test_a_mouse_drag_draws_the_graphs_it_crosses_and_ends_on_the_last(page, server):
+    view = open_stage(page, server)
+    view.evaluate(RECORDER)
+    box = t_slider(page).bounding_box()
+
+    def x_of(t: int) -> float:  # the thumb's centre for value t (a 16 px thumb, 1..200)
+        return box["x"] + 8 + (t - 1) / 199 * (box["width"] - 16)
+
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x_of(5), y)
+    page.mouse.down()
+    page.evaluate("() => { window.__down = true; }")
+    for t in range(6, 31):
+        page.mouse.move(x_of(t), y)
+        page.wait_for_timeout(60)
+    page.evaluate("() => { window.__down = false; }")
+    page.mouse.up()
+    final = int(t_slider(page).input_value())
+    expect(view).to_have_attribute("data-nodes", nodes(seq_len=final), timeout=30_000)
+    drawn = page.evaluate("window.__drawn")
+    during = {d["graph"] for d in drawn if d["down"]}
+    assert len(during) >= 3, drawn  # drawn while the mouse was still down
+    assert drawn[-1]["nodes"] == nodes(seq_len=final)  # the last value is never dropped
+    wait_for_run(page)
+    assert f"seq_len={final}" in page.url
+
+
+def test_a_node_in_both_runs_keeps_its_place_when_the_camera_keeps_its_scale(page, server):
+    view = open_stage(page, server)
+    before = {n: view.evaluate("(el, id) => el.gvScreenBox(id)", n)
+              for n in ("L0.t0/Tanh0", "L0.t4/Addmm0", "param/rnn.weight_hh_l0")}
+    scale = view.get_attribute("data-scale")
+    view.evaluate(RECORDER)
+    t_slider(page).focus()
+    page.keyboard.press("ArrowRight")
+    expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+    expect(view).to_have_attribute("data-moving", "0")
+    assert page.evaluate("window.__moving")  # it glided: the new block grew in
+    assert view.get_attribute("data-scale") == scale
+    for node, box in before.items():
+        after = view.evaluate("(el, id) => el.gvScreenBox(id)", node)
+        assert abs(after["x"] - box["x"]) <= 2 and abs(after["y"] - box["y"]) <= 2, (node, box, after)
+    new = view.evaluate("(el, id) => el.gvScreenBox(id)", "L0.t5/Tanh0")
+    assert new["x"] > before["L0.t4/Addmm0"]["x"]  # the new step, to the right of the last
+
+
+def test_reduced_motion_draws_the_new_graph_without_a_transition(browser, server):
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        view = open_stage(page, server)
+        view.evaluate(RECORDER)
+        t_slider(page).focus()
+        page.keyboard.press("ArrowRight")
+        expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+        page.wait_for_timeout(500)
+        assert not page.evaluate("window.__moving")
+    finally:
+        context.close()
+
+
+ADDED = (0, 158, 115)  # B's colour: Okabe-Ito bluish green #009E73
+
+
+def near(rgb, colour, tolerance: int = 4) -> bool:
+    """Canvas pixels go through the colour pipeline: one unit off is the same colour."""
+    return all(abs(a - b) <= tolerance for a, b in zip(rgb, colour, strict=False))
+
+
+def ring_colour(view, node_id: str, pane: str) -> list[int]:
+    """The canvas pixel just outside a node's box, where compare mode rings it."""
+    return view.evaluate("""(el, [id, pane]) => {
+        const b = el.gvScreenBox(id, pane), c = el.querySelector('canvas'), r = c.getBoundingClientRect();
+        const d = window.devicePixelRatio || 1;
+        const x = Math.round((b.x - r.left - 4.5) * d), y = Math.round((b.y - r.top + b.height / 2) * d);
+        return [...c.getContext('2d').getImageData(x, y, 1, 1).data]; }""", [node_id, pane])
+
+
+def test_compare_mode_rings_what_t6_added_to_t5_and_its_link_reopens_it(page, server, browser):
+    view = open_stage(page, server)
+    view.get_by_role("button", name="Pin as A").click()
+    expect(view).to_have_attribute("data-compare", "1", timeout=30_000)
+    t_slider(page).focus()
+    page.keyboard.press("ArrowRight")
+    diff = graph_diff(run(RunConfig()).graph, run(RunConfig(seq_len=6)).graph)
+    expect(view).to_have_attribute("data-added", str(len(diff.added_nodes)), timeout=30_000)
+    assert len(diff.added_nodes) == 4 and view.get_attribute("data-removed") == "0"
+    assert view.get_attribute("data-added-edges") == str(len(diff.added_edges))
+    expect(view.locator(".gv-pane-label").nth(1)).to_contain_text("4 nodes A lacks")
+    wait_for_run(page)
+    for node in diff.added_nodes:  # ringed in B's colour
+        assert node.id.startswith("L0.t5/")
+        assert near(ring_colour(view, node.id, "b")[:3], ADDED), node.id
+    assert not near(ring_colour(view, "L0.t4/Tanh0", "b")[:3], ADDED)  # in both: not ringed
+    # The same step sits at the same x in both panes: one camera, synced.
+    a, b = (view.evaluate("(el, [id, p]) => el.gvScreenBox(id, p)", ["L0.t2/Tanh0", p]) for p in "ab")
+    assert abs(a["x"] - b["x"]) < 1 and b["y"] > a["y"]
+    screenshot(page, "stage_compare_t5_t6")
+    assert "compare=defaults" in page.url and "seq_len=6" in page.url
+    other = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        again = other.new_page()
+        again.goto(page.url)
+        wait_for_run(again, ready=f"{VIEW}[data-compare='1']")
+        expect(again.locator(VIEW)).to_have_attribute("data-added", "4")
+    finally:
+        other.close()
+    view.get_by_role("button", name="Stop comparing").click()
+    expect(view).to_have_attribute("data-compare", "0", timeout=30_000)
+
+
+def test_a_phone_steps_t_by_exactly_one(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                                  device_scale_factor=2)
+    page = context.new_page()
+    try:
+        view = open_stage(page, server)
+        plus = view.get_by_role("button", name="Sequence length T: one more")
+        box = plus.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44  # a finger's target
+        plus.tap()
+        expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+        plus.tap()
+        expect(view).to_have_attribute("data-nodes", nodes(seq_len=7), timeout=30_000)
+        view.get_by_role("button", name="Sequence length T: one less").tap()
+        expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+        expect(t_slider(page)).to_have_value("6")
+        wait_for_run(page)
+        assert "seq_len=6" in page.url
+        screenshot(page, "stage_phone")
+    finally:
+        context.close()
