@@ -128,6 +128,15 @@ METRIC_CSS = f"""
 .sd-help:focus-visible {{ outline: 2px solid {theme.BLUE}; outline-offset: 2px; }}
 """
 
+# Code that does not fit wraps under its own start instead of scrolling sideways: a
+# block that scrolled was a region a keyboard could not reach (axe-core's
+# scrollable-region-focusable on Static vs dynamic and Debugging at 390-1280 px).
+# Copying still copies the lines as written.
+CODE_CSS = """
+[data-testid="stCode"] pre, [data-testid="stCode"] pre code {
+  white-space: pre-wrap !important; overflow-wrap: anywhere; }
+"""
+
 # Keyboard users must see where they are. Streamlit shows a chart's toolbar
 # (fullscreen, download) only on hover, not when one of its buttons has the
 # focus, and marks a focused menu link only with the hover grey, which the
@@ -141,6 +150,7 @@ FRAME_CSS = f"""<style>
 {_tokens("boolean", "number", "string", "constant")} {{ color: {theme.CODE_LITERAL}; }}
 {_tokens("comment", "operator", "punctuation")} {{ color: {theme.CODE_COMMENT}; }}
 {METRIC_CSS}
+{CODE_CSS}
 </style>"""
 
 PRESENTER_CSS = f"""<style>

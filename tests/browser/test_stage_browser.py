@@ -204,3 +204,48 @@ def test_a_phone_steps_t_by_exactly_one(browser, server):
         screenshot(page, "stage_phone")
     finally:
         context.close()
+
+
+FOCUSED = """() => { let e = document.activeElement;
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+  return e ? (e.getAttribute('aria-label') || e.textContent || e.tagName).trim() : ''; }"""
+
+
+def test_the_keyboard_reaches_the_graph_in_three_tab_presses_at_most(page, server):
+    open_stage(page, server)
+    for _ in range(3):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED) == "Skip to the graph and its controls":
+            break
+    else:
+        raise AssertionError(f"3 x Tab ended on {page.evaluate(FOCUSED)!r}")
+    skip = page.locator("a.gv-skip")
+    assert skip.bounding_box()["x"] >= 0  # shown while it has the focus
+    page.keyboard.press("Enter")
+    assert t_slider(page).evaluate("e => e === e.getRootNode().activeElement")
+    page.keyboard.press("ArrowRight")  # and T moves at once
+    expect(page.locator(VIEW)).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+
+
+def test_the_tooltip_keeps_its_width_beside_the_open_details_panel(page, server):
+    view = open_stage(page, server)
+    tip = view.locator(".gv-tip")
+
+    def hover_far_right() -> float:
+        """Hover the node drawn nearest the canvas's right edge -> the tooltip's width."""
+        far = view.evaluate("""(el) => ['param/fc.weight', 'param/fc.bias', 'output']
+            .map(id => [id, el.gvScreenBox(id)]).filter(([, b]) => b).sort((a, b) => b[1].x - a[1].x)[0]""")
+        box = far[1]
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        expect(tip).to_be_visible()
+        return tip.bounding_box()["width"]
+
+    wide = hover_far_right()  # the tip opens near the right edge...
+    head = view.evaluate("(el, id) => el.gvScreenBox(id)", "head/Addmm0")
+    page.mouse.click(head["x"] + head["width"] / 2, head["y"] + head["height"] / 2)
+    expect(view.locator(".gv-selected")).to_be_visible(timeout=30_000)  # ...then the panel narrows the box
+    expect(view).to_have_attribute("data-moving", "0")
+    width = hover_far_right()
+    assert width >= 150 and width >= 0.9 * wide, (width, wide)  # not one character a line
+    canvas = view.locator("canvas").bounding_box()
+    assert tip.bounding_box()["x"] + width <= canvas["x"] + canvas["width"] + 1

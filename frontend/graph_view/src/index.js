@@ -212,6 +212,7 @@ class GraphView {
 
   destroy() {
     this.pause();
+    this.skipLink(false);
     clearTimeout(this.settleTimer);
     this.observer.disconnect();
     window.removeEventListener("resize", this.onWindowResize);
@@ -269,6 +270,7 @@ class GraphView {
   takeStage(stage) {
     const on = !!stage;
     this.root.classList.toggle("gv-staged", on);
+    this.skipLink(on);
     this.strip.root.hidden = !on;
     this.change.hidden = !on || !stage.change || !!this.mode; // a replay's status says more
     if (!on) return;
@@ -320,6 +322,42 @@ class GraphView {
     this.change.hidden = false;
     this.change.textContent = `From A to B: ${plural(c.added_nodes, "node")} added, ${c.removed_nodes} removed; `
       + `${plural(c.added_edges, "edge")} added, ${c.removed_edges} removed.`;
+  }
+
+  /**
+   * A stage page's first Tab stop: "Skip to the graph and its controls". It goes first
+   * in the document, before Streamlit's sidebar, whose links stay Tab stops even while
+   * it is closed (31 presses reached the graph without it); Enter lands on T.
+   */
+  skipLink(on) {
+    if (!on) {
+      this.skip?.remove();
+      this.skip = null;
+      return;
+    }
+    if (this.skip?.isConnected) return;
+    if (!document.getElementById("gv-skip-style")) {
+      const style = document.createElement("style");
+      style.id = "gv-skip-style";
+      style.textContent = ".gv-skip{position:fixed;left:-10000px;top:0.5rem;z-index:100000;"
+        + "padding:0.4rem 0.8rem;border-radius:0.4rem;background:#0060A8;color:#fff;"
+        + "font:600 1rem sans-serif;text-decoration:none}"
+        + ".gv-skip:focus{left:0.5rem;outline:2px solid #1A1A1A;outline-offset:2px}";
+      document.head.append(style);
+    }
+    document.querySelectorAll("a.gv-skip").forEach((old) => old.remove());
+    const a = document.createElement("a");
+    a.className = "gv-skip";
+    a.href = "#";
+    a.textContent = "Skip to the graph and its controls";
+    a.onclick = (ev) => {
+      ev.preventDefault();
+      const first = this.strip.root.querySelector("input[type=range], select") || this.canvas;
+      first.focus();
+      first.scrollIntoView?.({ block: "nearest" });
+    };
+    document.body.prepend(a);
+    this.skip = a;
   }
 
   /** Send the strip's values for a run, one request at a time; the last value always goes. */
