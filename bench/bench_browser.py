@@ -5,7 +5,7 @@
 Starts `streamlit run app.py` on a free loopback port and opens the Playground in
 headless Chromium (software rendering). Three measures, medians printed:
 
-- slider move -> new graph drawn: ArrowRight/ArrowLeft on the sequence-length
+- slider move -> new graph drawn: ArrowRight/ArrowLeft on the stage's sequence-length
   slider, timed until the graph view has drawn the new picture (its
   ``data-drawn-graph`` takes the new picture's key). Every move is to a T not
   seen before, so each one runs the model, captures, lays out and draws cold;
@@ -86,7 +86,7 @@ def open_playground(page, base: str, params: dict) -> object:
 
 def slider_moves(page, base: str, params: dict, key: str, moves: int) -> list[float]:
     view = open_playground(page, base, params)
-    thumb = page.locator("[data-testid='stSlider']").first.get_by_role("slider")
+    thumb = page.get_by_role("slider", name="Sequence length T")  # on the stage
     times = []
     for _ in range(moves):
         before = view.get_attribute("data-drawn-graph")

@@ -222,6 +222,7 @@ class GraphView {
 
   // -- data from Python ------------------------------------------------------
   update(data) {
+    this.root.dataset.updatedAt = performance.now().toFixed(1); // for bench/bench_stage.py
     const newGraph = !this.data || data.graph !== this.data.graph;
     const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
     const before = this.p && newGraph ? { p: this.drawnP || this.p, data: this.drawnData || this.data } : null;
@@ -372,6 +373,7 @@ class GraphView {
     this.sentAt = now;
     this.pending = false;
     this.root.dataset.sent = String(this.req);
+    this.root.dataset.sentAt = now.toFixed(1); // for bench/bench_stage.py
     this.setStateValue("knobs", { ...this.strip.values, req: this.req });
     clearTimeout(this.settleTimer);
     this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS);

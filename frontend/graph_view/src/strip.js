@@ -142,7 +142,8 @@ export class Strip {
   }
 
   pick(name, value, how) {
-    if (this.values[name] === value && how !== "release") return;
+    // A release ("change") repeats the last value the drag sent: nothing new to run.
+    if (this.values[name] === value) return;
     this.set(name, value);
     this.onChange(name, value, how);
   }

@@ -1,0 +1,237 @@
+"""The Playground's stage in a real browser: what is on screen, the drag, a step, the transition.
+
+    python bench/bench_stage.py [--drags 3] [--steps 9]
+
+Starts `streamlit run app.py` on a free loopback port and drives headless Chromium
+(software rendering: a laptop's GPU does better). Prints, with medians:
+
+- at load, without scrolling, for 1280x720, 1366x768, 1440x900, 1920x1080 (presenter
+  mode off and on) and 390x844: the share of the graph view (the whole component:
+  its controls, toolbar and graph) that is on screen while the T control is, and the
+  graph's share of the viewport (the drawn canvas's visible area over the window's).
+  Targets: 100 %; >= 50 % on laptops and projectors, >= 60 % presenting at 1920x1080,
+  >= 40 % on the phone;
+- a 2 s mouse drag of T from 5 to 40 (35 moves, ~57 ms apart): distinct graphs drawn
+  while the mouse is down (target >= 15), and the time from release to the final T's
+  graph drawn (target <= 0.3 s). Each drag crosses lengths the server has not run;
+- a keyboard step at the default run: key press to the new graph drawn, timed in the
+  page (target: median <= 100 ms), to lengths not run before and back and forth;
+- the transition's frame rate at ~2,000 nodes (nn.GRU, 2 layers, T 70 -> 71, unrolled),
+  as the view counts it (``data-motion-fps``: frames drawn over the glide's duration).
+
+Exit status 1 when a target is missed. Figures depend on the box: every run prints
+``bench/reference.py``'s figure and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.browser.drive import wait_for_run  # noqa: E402
+from tests.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
+
+VIEW = "[data-testid='graph-view']"
+VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 768, True),
+             (1440, 900, False), (1440, 900, True), (1920, 1080, False), (1920, 1080, True),
+             (390, 844, False)]
+LARGE = "cell=gru&num_layers=2&seq_len=70&view=unrolled"  # 1,988 nodes; T 71: 2,016
+
+# In the page: every picture drawn, with the time and whether the mouse was down; the
+# time of the last key press. The view is inside its component's shadow root.
+RECORDER = """() => {
+  const view = [...document.querySelectorAll('*')].map(e => e.shadowRoot
+    && e.shadowRoot.querySelector("[data-testid='graph-view']")).find(Boolean);
+  window.__view = view; window.__drawn = []; window.__down = false;
+  document.addEventListener('keydown', () => { window.__key = performance.now(); }, true);
+  new MutationObserver(() => {
+    const g = view.dataset.drawnGraph, last = window.__drawn[window.__drawn.length - 1];
+    if (!last || last.graph !== g) window.__drawn.push({graph: g, nodes: +view.dataset.nodes,
+      at: parseFloat(view.dataset.drawnAt), down: window.__down});
+  }).observe(view, {attributes: true, attributeFilter: ['data-drawn-graph']});
+}"""
+SHARES = """() => {
+  const view = window.__view, canvas = view.querySelector('canvas');
+  const slider = view.querySelector("[data-knob='seq_len'] input[type=range]");
+  const W = innerWidth, H = innerHeight;
+  const seen = (r) => Math.max(0, Math.min(r.right, W) - Math.max(r.left, 0))
+    * Math.max(0, Math.min(r.bottom, H) - Math.max(r.top, 0));
+  const v = view.getBoundingClientRect(), c = canvas.getBoundingClientRect();
+  const s = slider.getBoundingClientRect();
+  return {view: seen(v) / (v.width * v.height), control: seen(s) / (s.width * s.height),
+          graph: seen(c) / (W * H)};
+}"""
+
+
+def open_stage(page, base: str, query: str = "") -> None:
+    page.goto(f"{base}/playground" + (f"?{query}" if query else ""))
+    wait_for_run(page, timeout=120_000, ready=f"{VIEW}[data-drawn-graph]")
+    page.wait_for_selector(f"{VIEW}[data-moving='0']", timeout=60_000)
+    page.evaluate(RECORDER)
+
+
+def shares(browser, base: str) -> list[tuple[str, dict, dict]]:
+    out = []
+    for width, height, present in VIEWPORTS:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        open_stage(page, base, "present=1" if present else "")
+        page.wait_for_timeout(500)
+        if width <= 640:
+            target = 0.40
+        elif present and width >= 1920:
+            target = 0.60
+        else:
+            target = 0.50
+        out.append((f"{width}x{height}{' presenting' if present else ''}", page.evaluate(SHARES),
+                    {"graph": target}))
+        context.close()
+    return out
+
+
+def drag(page, base: str, start: int, end: int, seconds: float = 2.0) -> tuple[int, float, int]:
+    """-> (distinct graphs drawn while the mouse was down, release -> final graph ms, final T)."""
+    slider = page.get_by_role("slider", name="Sequence length T")
+    box = slider.bounding_box()
+
+    def x_of(t: int) -> float:  # the thumb's centre for value t: a 16 px thumb over 1..200
+        return box["x"] + 8 + (t - 1) / 199 * (box["width"] - 16)
+
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x_of(start), y)
+    page.mouse.down()
+    page.evaluate("() => { window.__drawn = []; window.__down = true; }")
+    steps = abs(end - start)
+    t0 = page.evaluate("performance.now()")
+    for i in range(1, steps + 1):
+        page.mouse.move(x_of(start + (end - start) * i // steps), y)
+        left = t0 + seconds * 1000 * i / steps - page.evaluate("performance.now()")
+        if left > 0:
+            page.wait_for_timeout(left)
+    page.evaluate("() => { window.__down = false; window.__up = performance.now(); }")
+    page.mouse.up()
+    final = int(slider.input_value())
+    page.wait_for_function("(n) => +window.__view.dataset.nodes === n && window.__view.dataset.drawnGraph"
+                           " === window.__view.dataset.graph", arg=final_nodes(final), timeout=60_000)
+    drawn = page.evaluate("window.__drawn")
+    up = page.evaluate("window.__up")
+    during = {d["graph"] for d in drawn if d["down"]}
+    last = next(d for d in reversed(drawn) if d["nodes"] == final_nodes(final))
+    wait_for_run(page)
+    return len(during), max(0.0, last["at"] - up), final
+
+
+def final_nodes(t: int) -> int:
+    return 18 + 4 * t  # nn.RNN, one layer (the default run): 4 nodes a step
+
+
+def key_steps(page, steps: int, back_and_forth: bool) -> list[float]:
+    slider = page.get_by_role("slider", name="Sequence length T")
+    times = []
+    for i in range(steps):
+        slider.focus()
+        before = page.evaluate("window.__view.dataset.drawnGraph")
+        key = ("ArrowRight" if i % 2 == 0 else "ArrowLeft") if back_and_forth else "ArrowRight"
+        page.keyboard.press(key)
+        page.wait_for_function("(g) => window.__view.dataset.drawnGraph !== g", arg=before, timeout=60_000)
+        times.append(float(page.evaluate("parseFloat(window.__view.dataset.drawnAt) - window.__key")))
+        wait_for_run(page)
+        page.wait_for_timeout(400)  # past the settle: the page's panels catch up between steps
+    return times
+
+
+def transition_fps(page, base: str, repeats: int) -> tuple[int, list[float], list[float]]:
+    open_stage(page, base, LARGE)
+    slider = page.get_by_role("slider", name="Sequence length T")
+    fps, ms = [], []
+    for i in range(repeats):
+        slider.focus()
+        frames = page.evaluate("window.__view.dataset.motionFrames || ''")
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        page.wait_for_function("(f) => (window.__view.dataset.motionFrames || '') !== f"
+                               " && window.__view.dataset.moving === '0'", arg=frames, timeout=120_000)
+        fps.append(float(page.evaluate("window.__view.dataset.motionFps")))
+        ms.append(float(page.evaluate("window.__view.dataset.motionMs")))
+        wait_for_run(page)
+        page.wait_for_timeout(400)
+    return int(page.evaluate("window.__view.dataset.nodes")), fps, ms
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--drags", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=9)
+    args = ap.parse_args()
+    from reference import reference_ms
+
+    print(f"bench/reference.py: {reference_ms():.1f} ms · load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    port = free_port()
+    proc = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    missed = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            print("\nAt load, without scrolling (view on screen / T control on screen / graph's share):")
+            for name, got, target in shares(browser, base):
+                ok = got["view"] >= 0.999 and got["control"] >= 0.999 and got["graph"] >= target["graph"]
+                if not ok:
+                    missed.append(name)
+                print(f"  {name:24s} view {got['view']:6.1%}  T control {got['control']:6.1%}  graph "
+                      f"{got['graph']:5.1%} (target {target['graph']:.0%}){'' if ok else '  MISSED'}")
+
+            context = browser.new_context(viewport={"width": 1440, "height": 900})
+            page = context.new_page()
+            print(f"\nA 2 s mouse drag of T, 1440x900 ({args.drags} drags, alternating 5 -> 40 and back "
+                  "over lengths not run before: each drag moves the other knobs' seed):")
+            during, after = [], []
+            for i in range(args.drags):
+                open_stage(page, base, f"seed={100 + i}")  # a fresh seed: every length a new run
+                n, ms, final = drag(page, base, 5, 40)
+                during.append(n)
+                after.append(ms)
+                print(f"  drag {i + 1}: {n} distinct graphs while the mouse was down, final T {final} drawn "
+                      f"{ms:.0f} ms after release")
+            print(f"  median: {statistics.median(during):.0f} graphs (target >= 15), "
+                  f"{statistics.median(after):.0f} ms after release (target <= 300)")
+            if statistics.median(during) < 15 or statistics.median(after) > 300:
+                missed.append("drag")
+
+            open_stage(page, base, "seed=200")
+            cold = key_steps(page, args.steps, back_and_forth=False)
+            open_stage(page, base)
+            warm = key_steps(page, args.steps, back_and_forth=True)
+            print(f"\nKeyboard step at the default run, key press -> new graph drawn ({args.steps} steps):")
+            print(f"  to lengths not run before: median {statistics.median(cold):.0f} ms "
+                  f"(min {min(cold):.0f}, max {max(cold):.0f})")
+            print(f"  T 5 <-> 6, both run before: median {statistics.median(warm):.0f} ms "
+                  f"(min {min(warm):.0f}, max {max(warm):.0f})   target: median <= 100 ms")
+            if statistics.median(cold) > 100:
+                missed.append("keyboard step")
+
+            nodes, fps, ms = transition_fps(page, base, 5)
+            print(f"\nTransition at {nodes:,} nodes (nn.GRU, 2 layers, T 70 <-> 71, unrolled): "
+                  f"median {statistics.median(fps):.0f} frames a second over {statistics.median(ms):.0f} ms "
+                  f"(each: {', '.join(f'{f:.0f}' for f in fps)})   target >= 30")
+            if statistics.median(fps) < 30:
+                missed.append("transition fps")
+            context.close()
+            browser.close()
+    finally:
+        stop_server(proc)
+    print("\nall targets met" if not missed else f"\nmissed: {', '.join(missed)}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
