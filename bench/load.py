@@ -6,6 +6,7 @@ One command per scenario; each prints p50/p95/errors/RSS and the machine's load:
     python bench/load.py train    [--target serve|single] [--sessions 30]
     python bench/load.py soak     [--target serve|single] [--sessions 30] [--minutes 10]
     python bench/load.py failover [--sessions 30]              (always --target serve)
+    python bench/load.py drag     [--target serve|single] [--sessions 30] [--moves 3]
 
 Exit status 1 when a target is missed. ``--target serve`` (default) starts
 ``deploy/serve.py`` (``make serve``: one replica per core, or ``--replicas``,
@@ -43,6 +44,12 @@ Scenarios:
   reruns its URL; its page must show the sequence length its URL carries.
   Target: errors only in the first 5 s after the kill, none after.
 
+- **drag**: N learners drag T on the Playground's stage at once, ``--moves`` drags
+  each (T 5 -> 40, then back, 2 s a drag), as the graph view's browser code does:
+  one request in flight, the next value wherever the pointer has got to, the last
+  value always sent, then "settled" after 0.3 s (the page's panels catch up).
+  Targets: every learner sees >= 4 graphs a second, p95 per update <= 0.5 s, no errors.
+
 How a session talks (mirrored from the 1.67 frontend): GET the page (gives the
 ``_streamlit_xsrf`` cookie and, through HAProxy, the ``SRV`` affinity cookie),
 a websocket to ``/_stcore/stream`` with those cookies, then ``rerun_script``
@@ -72,6 +79,7 @@ import os
 import random
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -101,7 +109,8 @@ SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3),
 SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)  # Playground: values every session visits
 FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 TARGETS = {"burst_p95_s": 0.5, "rss_mb": 1536.0, "train_first_s": 1.0, "train_slack_s": 2.0,
-           "train_playground_s": 1.0, "failover_grace_s": 5.0}
+           "train_playground_s": 1.0, "failover_grace_s": 5.0,
+           "drag_p95_s": 0.5, "drag_graphs_per_s": 4.0}
 
 
 def page_names() -> list[str]:
@@ -286,6 +295,7 @@ class Session:
         # The stage (stockdemo/ui/stage.py): the graph view's own controls, as its browser
         # code holds them: the component's id and fragment, the values, the last request.
         self.stage: dict | None = None
+        self.settler: tuple[str, str] = ("", "")  # the panels' listener: its events id, its fragment
         self.graphs: list[tuple[float, str, int]] = []  # (time, picture key, stage req) drawn
 
     @property
@@ -388,6 +398,11 @@ class Session:
 
     def _see_view(self, view, fragment_id: str) -> None:
         """A graph view drawn: its picture (for counting graphs), and its stage, if it has one."""
+        if view.component_name.endswith("stockdemo_settle"):  # the panels' listener (ui.stage)
+            from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+            self.settler = (_make_trigger_id(view.id, "events"), fragment_id)
+            return
         try:
             payload = json.loads(json.loads(view.json))
         except (ValueError, TypeError):
@@ -448,11 +463,11 @@ class Session:
         self.rerun_fragment = stage["fragment"]
 
     def settle(self) -> None:
-        """The learner stopped: the stage's ``settled`` trigger (the page's panels catch up)."""
-        stage = self.stage
-        self.json_triggers.append(WidgetState(id=stage["events"], json_trigger_value=json.dumps(
-            [{"event": "settled", "value": stage["req"]}])))
-        self.rerun_fragment = stage["fragment"]
+        """The learner stopped: the panels' listener fires ``settled`` (their fragment reruns)."""
+        events, fragment = self.settler
+        self.json_triggers.append(WidgetState(id=events, json_trigger_value=json.dumps(
+            [{"event": "settled", "value": self.stage["req"]}])))
+        self.rerun_fragment = fragment
 
     def press(self, key: str) -> None:
         wid = self.key_to_id[key]
@@ -895,9 +910,93 @@ def scenario_failover(args) -> int:
     return 1 if failed else 0
 
 
+# --------------------------------------------------------------------------- drag
+
+DRAG_S = 2.0  # one drag of T across the stage, as bench/bench_stage.py's
+SETTLE_S = 0.3  # the browser's pause before "settled" (frontend/graph_view/src/index.js)
+
+
+async def drag_class(target: Target, args) -> dict:
+    """N learners drag T on the Playground's stage at once, each as its browser does.
+
+    One request in flight per learner: the next value goes out once the last is
+    answered, and it is wherever the pointer has got to by then (the pointer crosses
+    T 5 -> 40, or back, in ``DRAG_S``). Each drag ends with the last value answered,
+    then "settled" (the page's panels catch up) after ``SETTLE_S``.
+    """
+    tally = Tally()
+    settles: list[float] = []
+    rates: dict[int, list[float]] = {}
+    sessions = [Session(target.url, "playground", args.timeout) for _ in range(args.sessions)]
+
+    async def first(s: Session) -> None:
+        await s.open()
+        await s.run()
+
+    await asyncio.gather(*(guarded(tally, f"s{i} open", first(s)) for i, s in enumerate(sessions)))
+    alive = [(i, s) for i, s in enumerate(sessions) if s.stage is not None]
+    cpu0, runs0 = target.cpu_s(), len(tally.times)
+
+    async def learner(i: int, s: Session) -> None:
+        rng = random.Random(args.seed * 7919 + i)
+        await asyncio.sleep(rng.uniform(0, args.jitter))
+        for r in range(args.moves):
+            start_t, end_t = (5, 40) if r % 2 == 0 else (40, 5)
+            t0 = time.perf_counter()
+            sent, drawn = None, 0
+            while True:
+                frac = min(1.0, (time.perf_counter() - t0) / DRAG_S)
+                value = round(start_t + (end_t - start_t) * frac)
+                if value != sent:
+                    s.set_value("seq_len", value)
+                    tally.add(await s.run(), f"s{i} drag {r + 1} T={value}")
+                    sent, drawn = value, drawn + 1
+                elif frac >= 1.0:
+                    break
+                else:
+                    await asyncio.sleep(0.005)  # the pointer has not reached the next value yet
+            rates.setdefault(i, []).append(drawn / (time.perf_counter() - t0))
+            await asyncio.sleep(SETTLE_S)
+            s.settle()
+            out = await s.run()
+            settles.append(out.seconds)
+            tally.errors.extend(f"s{i} settle {r + 1}: {e}" for e in out.errors)
+            await asyncio.sleep(args.pause)
+
+    await asyncio.gather(*(guarded(tally, f"s{i} drags", learner(i, s)) for i, s in alive))
+    updates = len(tally.times) - runs0
+    tally.cpu_per_run = (target.cpu_s() - cpu0) / max(1, updates + len(settles))
+    await asyncio.gather(*(s.close() for _, s in alive), return_exceptions=True)
+    return {"tally": tally, "settles": settles, "rates": rates, "learners": len(alive)}
+
+
+def scenario_drag(args) -> int:
+    target = start(args)
+    out = None
+    try:
+        out = asyncio.run(drag_class(target, args))
+    finally:
+        log = finish(target, out["tally"].errors if out else [])
+    tally, rates = out["tally"], out["rates"]
+    per_learner = sorted(statistics.median(r) for r in rates.values())
+    slowest = per_learner[0] if per_learner else float("nan")
+    print(tally.line("stage updates") + f"  CPU/update {tally.cpu_per_run * 1e3:4.1f} ms  {load_line()}")
+    settles = out["settles"]
+    print(f"settled (the page's panels): p50 {pct(settles, 50):.2f} s  p95 {pct(settles, 95):.2f} s")
+    print(f"graphs a second per learner over a {DRAG_S:.0f} s drag: slowest {slowest:.1f}, "
+          f"median {statistics.median(per_learner) if per_learner else float('nan'):.1f}, "
+          f"fastest {per_learner[-1] if per_learner else float('nan'):.1f}  ({out['learners']} learners)")
+    failed = (bool(tally.errors) or pct(tally.times, 95) > TARGETS["drag_p95_s"]
+              or slowest < TARGETS["drag_graphs_per_s"] or out["learners"] < args.sessions)
+    print(f"\ndrag, {args.target}, {args.sessions} learners x {args.moves} drags: target every learner >= "
+          f"{TARGETS['drag_graphs_per_s']:.0f} graphs/s, p95 per update <= {TARGETS['drag_p95_s']} s, "
+          f"no errors: {'MISSED' if failed else 'met'}")
+    return 1 if failed or log else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("scenario", choices=("burst", "train", "soak", "failover"))
+    ap.add_argument("scenario", choices=("burst", "train", "soak", "failover", "drag"))
     ap.add_argument("--target", choices=("serve", "single"), default="serve")
     ap.add_argument("--replicas", type=int, default=0, help="serve: app processes (default one per core)")
     ap.add_argument("--sessions", type=int, default=30)
@@ -918,7 +1017,7 @@ def main() -> int:
     print(f"bench/load.py {args.scenario}: {CORES} cores; {load_line()}", flush=True)
     print(reference_line(), flush=True)
     return {"burst": scenario_burst, "train": scenario_train, "soak": scenario_soak,
-            "failover": scenario_failover}[args.scenario](args)
+            "failover": scenario_failover, "drag": scenario_drag}[args.scenario](args)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,11 @@ class_ui.follow_bar("playground")  # before the stage: a following student takes
 present = ui.presenting()
 
 
-# The stage is a fragment: while the learner drags, only it reruns, one element
-# for the graph and its controls and one for the figures above it; the rest of
-# the page follows once the learner stops (ui.settled).
+# The stage is a fragment: while the learner drags, only it reruns (the figures above
+# the graph and the graph view with its controls). The panels under it are a fragment of
+# their own, rerun once the learner stops (ui.settle_listener).
 @st.fragment(key=class_ui.PLAYGROUND_LIVE)
-def live_stage():
+def live_stage() -> None:
     started = time.perf_counter()
     config, view = class_ui.run_controls()  # ui.run_controls, following the class if in one
     result = ui.cached_run(config)
@@ -35,65 +35,67 @@ def live_stage():
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
                stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None),
                compare=comparison(config, view))
-    ui.drawn_on_stage(config)  # what "Pin as A" pins
+    ui.drawn_on_stage(config, view)  # what "Pin as A" pins and the panels below show
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
-    if ui.settled():
-        st.rerun(scope="app")  # the panels below catch up with the last setting
-    return config, view, result, picture
 
 
-config, view, result, picture = live_stage()
-rerun_started = time.perf_counter()
-if result.graph.meta.get("fused"):
-    st.warning(
-        "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
-        "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
-        "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
-        "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
-        f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
-        icon=":material/bolt:",
-    )
-if not present:
-    st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
-               "reverse. Orange arrows carry the hidden state from one step to the next.")
-if picture.view == "rolled" and view == "auto" and not present:
-    st.caption(f"The full graph has {result.graph.stats['nodes']:,} nodes, too many to read at once, "
-               "so it is drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
+@st.fragment(key="playground_panels")
+def panels() -> None:
+    ui.settle_listener()
+    rerun_started = time.perf_counter()
+    config, view = ui.stage_config()  # what the stage last drew
+    result, picture = ui.cached_run(config), cached_picture(config, view)
+    if result.graph.meta.get("fused"):
+        st.warning(
+            "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
+            "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
+            "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
+            "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
+            f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
+            icon=":material/bolt:",
+        )
+    if not present:
+        st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
+                   "reverse. Orange arrows carry the hidden state from one step to the next.")
+    if picture.view == "rolled" and view == "auto" and not present:
+        st.caption(f"The full graph has {result.graph.counts.nodes:,} nodes, too many to read at once, "
+                   "so it is drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
+    # Lazy tabs: only the open one runs, so a change builds one figure, not three,
+    # and sends the link, the downloads and the code only while their tab is open.
+    tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
+                                                    bind="query-params")
+    with tab_pred:
+        if tab_pred.open:
+            ui.chart_after_graph(ui.cached_figure("predictions", config),
+                                 alt=figures.predictions_alt(config), rerun_started=rerun_started)
+            st.caption("The model is untrained, so its predictions are as random as its weights; "
+                       "the *Train and predict* page fits it to real prices.")
+    with tab_ops:
+        if tab_ops.open:
+            ops = figures.ops_table(result.graph)
+            ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
+                                 rerun_started=rerun_started)
+            st.dataframe(ops, hide_index=True, width="stretch")
+    with tab_size:
+        if tab_size.open:
+            sweep = ui.cached_size_sweep(config.cell, config.num_layers)
+            ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
+                                 rerun_started=rerun_started)
+            st.caption(figures.size_caption(sweep, config, bool(result.graph.meta.get("fused"))))
+    with tab_code:
+        if tab_code.open:
+            st.markdown("**Link to this run** (same seed, same picture for every student):")
+            st.code(ui.stage_link(config, view), language=None)
+            ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
+            st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
+                        "the same predictions.")
+            st.code(reproduce_code(config), language="python")
+
+
+live_stage()
+panels()
 ui.more_settings()
 with st.expander("Presets for class", expanded=False):
     ui.presets_bar()
 with st.expander("Compare two runs", expanded=False):
     ui.compare_bar()
-
-# Lazy tabs: only the open one runs, so a change builds one figure, not three,
-# and sends the link, the downloads and the code only while their tab is open.
-tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
-                                                bind="query-params")
-with tab_pred:
-    if tab_pred.open:
-        ui.chart_after_graph(ui.cached_figure("predictions", config),
-                             alt=figures.predictions_alt(config), rerun_started=rerun_started)
-        st.caption("The model is untrained, so its predictions are as random as its weights; "
-                   "the *Train and predict* page fits it to real prices.")
-with tab_ops:
-    if tab_ops.open:
-        ops = figures.ops_table(result.graph)
-        ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
-                             rerun_started=rerun_started)
-        st.dataframe(ops, hide_index=True, width="stretch")
-with tab_size:
-    if tab_size.open:
-        sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-        ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
-                             rerun_started=rerun_started)
-        st.caption(figures.size_caption(sweep, config, bool(result.graph.meta.get("fused"))))
-with tab_code:
-    if tab_code.open:
-        st.markdown("**Link to this run** (same seed, same picture for every student):")
-        st.code(ui.share_link("pages/playground.py",
-                              {**config.to_params(), **({"view": view} if view != "auto" else {})}),
-                language=None)
-        ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
-        st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
-                    "the same predictions.")
-        st.code(reproduce_code(config), language="python")

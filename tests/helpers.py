@@ -174,7 +174,7 @@ def send_from_view(at, key: str = "graph", trigger: dict | None = None, **state)
     """
     from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
-    element = view_element(at, key)
+    element = next(e for e in at.get("bidi_component") if e.key == key)
     states = at._tree.get_widget_states()
     kept = at.session_state[key] if key in at.session_state else {}
     whole = {name: kept[name] for name in ("selected", "knobs", "replay") if name in kept}
@@ -190,10 +190,14 @@ def send_from_view(at, key: str = "graph", trigger: dict | None = None, **state)
 
 
 def move_stage(at, **values):
-    """Move the stage's controls (``seq_len=6``...) as a drag does: one request, then settled."""
+    """Move the stage's controls (``seq_len=6``...) as a drag does: one request, then settled.
+
+    "Settled" is the panels' listener's trigger (``stockdemo.ui.stage.settle_listener``),
+    fired by the stage's browser code once the learner stops.
+    """
     req = int(graph_sent(view_element(at))["stage"]["req"]) + 1
     send_from_view(at, knobs={**stage_values(at), **values, "req": req})
-    return send_from_view(at, trigger={"settled": req})
+    return send_from_view(at, key="stage_settled", trigger={"settled": req})
 
 
 def stage_values(at) -> dict[str, object]:

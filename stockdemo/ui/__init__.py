@@ -72,7 +72,15 @@ from stockdemo.ui.panels import (
     training_pending,
     training_run,
 )
-from stockdemo.ui.stage import compare_config, drawn_on_stage, settled, stage_spec, stage_values
+from stockdemo.ui.stage import (
+    compare_config,
+    drawn_on_stage,
+    settle_listener,
+    stage_config,
+    stage_link,
+    stage_spec,
+    stage_values,
+)
 
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TrainPanel", "aside", "cached_answer",
@@ -82,8 +90,8 @@ __all__ = [
     "cached_size_sweep", "capped_knob_widget", "compare_bar", "compare_config", "drawn_on_stage",
     "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "graph_picker", "knob_row", "knob_widget",
-    "leave_for_training", "lesson_step", "metric_row", "more_settings", "settled", "stage_spec",
-    "stage_values",
+    "leave_for_training", "lesson_step", "metric_row", "more_settings", "settle_listener", "stage_config",
+    "stage_link", "stage_spec", "stage_values",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
     "presenting", "presets_bar", "recompile_count", "recompiles", "run_controls", "run_downloads",
     "run_metrics", "table",

@@ -29,7 +29,6 @@ from stockdemo.ui.stage import (
     compare_config,
     run_label,
     take_pin,
-    take_settled,
     take_stage_knobs,
 )
 from stockdemo.view_payload import (
@@ -190,7 +189,6 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     callbacks = {}
     if stage is not None:
         callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
-                     "on_settled_change": lambda: take_settled(key),
                      "on_replay_change": lambda: take_replay(key),
                      "on_pin_change": lambda: take_pin(key)}
     _COMPONENT(data=view_json(picture, trace, new_ids, selected, height, stage, compare), key=key,

@@ -44,7 +44,6 @@ REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each
 
 STAGE_KNOBS: tuple[IntKnob | ChoiceKnob, ...] = (SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
 _REQ = "_stage_req"  # the browser's request number the session last took
-SETTLED = "_stage_settled"  # the learner stopped moving: the rest of the page catches up
 
 
 def _key(knob: IntKnob | ChoiceKnob) -> str:
@@ -86,14 +85,34 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
         st.session_state[_REQ] = req
 
 
-def take_settled(key: str) -> None:
-    """The browser says the learner stopped moving: the whole page reruns once."""
-    st.session_state[SETTLED] = True
+# The panels under a stage (the Playground's predictions, ops, code...) follow the run
+# only once the learner stops moving: drawing them for every value a drag crosses would
+# redraw a plotly chart each time (its redraw took ~70 ms of the browser's main thread
+# per value in headless Chromium). The stage's browser code fires a DOM event
+# ("stockdemo:settled") when the learner stops; this listener, drawn inside the panels'
+# fragment, turns it into a trigger of its own, so only that fragment reruns: not the
+# stage again, not the page frame (a whole-page run cost ~25 ms of server CPU a settle).
+_SETTLE_JS = """
+const listening = new WeakMap();
+export default function (component) {
+  const { parentElement, setTriggerValue } = component;
+  if (!listening.has(parentElement)) {
+    const on = (ev) => setTriggerValue("settled", ev.detail ?? true);
+    window.addEventListener("stockdemo:settled", on);
+    listening.set(parentElement, on);
+  }
+  return () => {
+    window.removeEventListener("stockdemo:settled", listening.get(parentElement));
+    listening.delete(parentElement);
+  };
+}
+"""
+_SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hidden></span>", js=_SETTLE_JS)
 
 
-def settled() -> bool:
-    """-> whether the learner just stopped moving (asked once: the flag is cleared)."""
-    return bool(st.session_state.pop(SETTLED, False))
+def settle_listener(key: str = "stage_settled") -> None:
+    """Draw inside the fragment that must follow the stage once the learner stops moving."""
+    _SETTLE_LISTENER(key=key, height=0, on_settled_change=lambda: None)
 
 
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
@@ -144,16 +163,21 @@ def compare_config() -> RunConfig | None:
     return None if text is None else parse_compare(text)[0]
 
 
-def drawn_on_stage(config: RunConfig) -> None:
-    """The config the stage has just drawn (what the view's "Pin as A" pins)."""
-    st.session_state[_DRAWN] = config
+def drawn_on_stage(config: RunConfig, view: str) -> None:
+    """The settings the stage has just drawn: what "Pin as A" pins and the panels show."""
+    st.session_state[_DRAWN] = (config, view)
+
+
+def stage_config() -> tuple[RunConfig, str]:
+    """(config, graph view) the stage drew last: what the panels under it show."""
+    return st.session_state[_DRAWN]
 
 
 def take_pin(key: str) -> None:
     """The view's "Pin as A" / "Stop comparing" was pressed: pin the run on screen, or unpin."""
     action = getattr(st.session_state.get(key), "pin", None)
-    if action == "pin" and isinstance(st.session_state.get(_DRAWN), RunConfig):
-        st.session_state[_PINNED] = compare_text(st.session_state[_DRAWN])
+    if action == "pin" and _DRAWN in st.session_state:
+        st.session_state[_PINNED] = compare_text(st.session_state[_DRAWN][0])
     elif action == "unpin":
         st.session_state[_PINNED] = None
     st.session_state.pop("_stage_compare_messages", None)
@@ -177,3 +201,15 @@ def run_label(config: RunConfig) -> str:
         if knob not in STAGE_KNOBS and getattr(config, knob.name) != knob.default:
             parts.append(f"{knob.label.lower()} {getattr(config, knob.name)}")
     return " · ".join(parts)
+
+
+def stage_link(config: RunConfig, view: str) -> str:
+    """The link to the Playground's run on screen: its settings, its graph view, run A if pinned."""
+    from stockdemo.ui.controls import share_link  # controls imports this module
+
+    params = dict(config.to_params())
+    if view != "auto":
+        params["view"] = view
+    if st.session_state.get(_PINNED) is not None:
+        params[COMPARE.name] = st.session_state[_PINNED]
+    return share_link("pages/playground.py", params)

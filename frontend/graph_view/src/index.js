@@ -386,7 +386,9 @@ class GraphView {
     }
     if (this.settledReq === this.req) return;
     this.settledReq = this.req;
-    this.setTriggerValue("settled", this.req);
+    // The page's panels follow (stockdemo/ui/stage.py's settle_listener reruns their
+    // fragment); a page without panels has nothing left to bring up to date.
+    window.dispatchEvent(new CustomEvent("stockdemo:settled", { detail: this.req }));
   }
 
   /** The box's height on a stage: what the viewport leaves below the view's top. */
