@@ -231,6 +231,13 @@ class GraphView {
     const cmpWas = !!this.cmp;
     this.takeCompare(data.compare);
     if (cmpWas !== !!this.cmp) this.fitted = true; // entering or leaving compare: fit both
+    // The first picture came with the page's panels, drawn in the same run.
+    if (this.settledGraph === undefined) this.settledGraph = data.graph;
+    if (newGraph && data.stage && !this.inflight) {
+      // A picture nobody here asked for (a class's teacher moved): settle on it too.
+      clearTimeout(this.settleTimer);
+      this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS);
+    }
     if (newGraph) {
       this.p = prepare(data);
       this.motion = null;
@@ -384,8 +391,10 @@ class GraphView {
       this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS);
       return;
     }
-    if (this.settledReq === this.req) return;
-    this.settledReq = this.req;
+    // Once per picture: the panels follow what the stage shows, whoever moved it (the
+    // learner, a preset, the teacher of a class the learner follows).
+    if (this.settledGraph === this.data.graph) return;
+    this.settledGraph = this.data.graph;
     // The page's panels follow (stockdemo/ui/stage.py's settle_listener reruns their
     // fragment); a page without panels has nothing left to bring up to date.
     window.dispatchEvent(new CustomEvent("stockdemo:settled", { detail: this.req }));
