@@ -25,7 +25,8 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   standing for many; its box is ``selected``): ``id``, ``text`` (the sentence
   the page prints after "Selected node"), ``op``, ``shape``, ``step``,
   ``layer``, ``param``, ``stands_for`` (what its box stands for, or None);
-- ``box_height``: the graph's height in px, unless ``stage`` says it fills the screen;
+- ``box_height``: the graph's height in px, unless ``fill``: the view takes the height
+  the window leaves under its top (a stage always does), or a screen's when it starts low;
 - ``stage``: None, or the live controls drawn above the graph (``stockdemo.ui.stage``):
   ``controls`` (each ``name``, ``label``, ``help``, ``value``, and ``low``/``high``/``step``
   or ``choices`` as [value, label] pairs), ``req`` (the browser's request this payload
@@ -110,19 +111,20 @@ class Comparison:
 def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
                  selected: str | None = None, height: int = HEIGHT,
                  stage: dict[str, Any] | None = None,
-                 compare: Comparison | None = None) -> dict[str, Any]:
+                 compare: Comparison | None = None, fill: bool = False) -> dict[str, Any]:
     """Picture (+ Trace) -> the component's JSON payload (see the module docstring).
 
     ``new_ids`` and ``selected`` are graph node ids; each is marked on the node
     drawn for it (``picture.drawn_as``). ``stage``: the strip of live controls.
     ``compare``: run A, drawn beside this one.
     """
-    return json.loads(view_json(picture, trace, new_ids, selected, height, stage, compare))
+    return json.loads(view_json(picture, trace, new_ids, selected, height, stage, compare, fill))
 
 
 def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
               selected: str | None = None, height: int = HEIGHT,
-              stage: dict[str, Any] | None = None, compare: Comparison | None = None) -> str:
+              stage: dict[str, Any] | None = None, compare: Comparison | None = None,
+              fill: bool = False) -> str:
     """``view_payload`` as the JSON text the browser parses, the picture's part encoded once.
 
     The component is given this text, not a dict: Streamlit encodes a dict twice
@@ -133,6 +135,7 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
     new = sorted({drawn[g] for g in new_ids if g in drawn})
     rest = {
         "box_height": height,
+        "fill": fill or stage is not None,
         "new": new,
         "selected": drawn.get(selected) if selected is not None else None,
         "selected_node": _selected_node(picture, selected, drawn),

@@ -166,7 +166,7 @@ def _sync_selection(key: str, url_key: str | None) -> None:
 
 def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterable[str] = (),
                settings: dict[str, str] | None = None, key: str = "graph_view",
-               url_key: str | None = "node", height: int = HEIGHT,
+               url_key: str | None = "node", height: int | None = None,
                stage: dict[str, Any] | None = None, compare: Comparison | None = None) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
@@ -176,6 +176,8 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     Debugging page's inspector for the same run.
     ``url_key``: the URL parameter naming the selected node (None: a second view
     on a page keeps its selection to itself).
+    ``height``: the graph's height in px; None (a page's main graph): it fills the
+    height the window leaves under its top, or a screen's height when it starts low.
     ``stage``: the live controls drawn above the graph (``stockdemo.ui.stage.stage_spec``).
     ``compare``: run A, drawn beside this one (``comparison``).
     """
@@ -191,7 +193,9 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
         callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
                      "on_replay_change": lambda: take_replay(key),
                      "on_pin_change": lambda: take_pin(key)}
-    _COMPONENT(data=view_json(picture, trace, new_ids, selected, height, stage, compare), key=key,
+    data = view_json(picture, trace, new_ids, selected, HEIGHT if height is None else height, stage,
+                     compare, fill=height is None)
+    _COMPONENT(data=data, key=key,
                height="content", on_selected_change=lambda: _sync_selection(key, url_key), **callbacks)
     if selected is not None and settings is not None:
         st.markdown(f"Selected node {picture.describe(selected, markdown=True)}: [inspect what "

@@ -23,6 +23,7 @@ const REQUEST_TIMEOUT_MS = 4000;
 // other panels then catch up (one whole-page run, not one per value crossed).
 const SETTLE_MS = 300;
 const MIN_BOX_PX = 260;
+const FILL_SHARE = 0.45; // below this share of the window left under it, a view takes a screenful
 // The stage's camera leaves this share of the box's width free for the graph to grow
 // into: dragging T up then pans nothing and zooms out only every few steps.
 const HEADROOM = 0.85;
@@ -411,8 +412,16 @@ class GraphView {
     }
     const scrolled = scroller && scroller !== document.body ? scroller.scrollTop : window.scrollY;
     const top = this.main.getBoundingClientRect().top + scrolled;
+    const rootTop = this.root.getBoundingClientRect().top + scrolled;
     const below = this.root.getBoundingClientRect().bottom - this.main.getBoundingClientRect().bottom;
-    return Math.max(MIN_BOX_PX, Math.floor(window.innerHeight - top - below - 12));
+    const left = Math.floor(window.innerHeight - top - below - 12);
+    // Low on a page (its controls above it fill the first screen), a graph that filled what
+    // is left would be a strip: it takes a screen's height instead, whole once scrolled to.
+    if (!this.data.stage && left < FILL_SHARE * window.innerHeight) {
+      const header = document.querySelector("[data-testid='stHeader']")?.offsetHeight || 0;
+      return Math.max(MIN_BOX_PX, Math.floor(window.innerHeight - header - (top - rootTop) - below - 24));
+    }
+    return Math.max(MIN_BOX_PX, left);
   }
 
   readColors() {
@@ -436,7 +445,9 @@ class GraphView {
     const d = this.data;
     const fitH = Math.round(d.height * Math.min(2, (wide - 24) / Math.max(1, d.width)) + 24);
     let boxH = Math.max(MIN_BOX_PX, Math.min(d.box_height, fitH));
+    // A stage's graph grows into its box; another page's keeps to what its picture needs.
     if (d.stage) boxH = this.fillHeight();
+    else if (d.fill) boxH = Math.max(MIN_BOX_PX, Math.min(this.fillHeight(), fitH));
     if (document.fullscreenElement) boxH = null;
     const want = boxH === null ? "" : `${boxH}px`;
     if (this.root.style.getPropertyValue("--gv-height") !== want) {
