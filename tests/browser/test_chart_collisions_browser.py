@@ -107,7 +107,10 @@ def test_the_class_answers_chart(server, browser, screen):
     student_context = browser.new_context(viewport={"width": 1280, "height": 900})
     student = student_context.new_page()
     open_page(student, link.inner_text())
-    screen.locator("[data-testid='stSelectbox']").first.click()
+    wait_for_run(screen, timeout=WAIT)  # the teacher's page done redrawing after the start
+    picker = screen.get_by_test_id("stMain").get_by_test_id("stSelectbox").first
+    picker.scroll_into_view_if_needed()
+    picker.click()
     screen.get_by_role("option").nth(2).click()  # question 3: a number to give
     wait_for_run(screen, timeout=WAIT)
     screen.get_by_role("button", name="Open answers").click()
