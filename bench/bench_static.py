@@ -18,7 +18,6 @@ cache their machinery once per process) and is printed apart.
 
 from __future__ import annotations
 
-import logging
 import os
 import statistics
 import sys
@@ -26,9 +25,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import streamlit as st
-import torch
-from streamlit.testing.v1 import AppTest
+os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")  # AppTest's "no runtime" notes, once per page
+import streamlit as st  # noqa: E402
+import torch  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -78,7 +78,6 @@ def page_figures(repeats: int) -> None:
 
 def main(repeats: int = 5) -> None:
     torch.set_num_threads(1)  # as on the server
-    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "no runtime" notes
     print(f"torch {torch.__version__}, default config, median of {repeats} after one warm-up; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     page_figures(repeats)

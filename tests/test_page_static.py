@@ -97,6 +97,16 @@ def test_past_the_limit_the_page_shows_torchs_warning_and_the_eager_run(monkeypa
     assert not charts(at)  # no FX graph drawn for a call that ran eagerly
 
 
+def test_another_cell_is_another_model_and_says_its_count_starts_again():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    at.button(key="static_capture").click().run()
+    at.slider(key="seq_len").set_value(6).run()
+    at.selectbox(key="cell").select("gru").run()
+    assert not at.exception
+    assert metric(at, "Recompiles") == "0" and metric(at, "Lengths since Capture") == "1"
+    assert any("A new cell is a new model" in c.value and "2 lengths" in c.value for c in at.caption)
+
+
 def test_capture_again_starts_a_fresh_count():
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
     at.button(key="static_capture").click().run()

@@ -359,6 +359,9 @@ def static_captures(config: RunConfig,
     """
     session = st.session_state.get(_SESSION)
     if fresh or session is None or config.replace(seq_len=session.config.seq_len) != session.config:
+        if not fresh and session is not None:
+            st.caption(f"A new cell is a new model: a new `torch.compile`, its count from 0 "
+                       f"({len(session.seq_lens)} lengths were tried with the last one).")
         session = st.session_state[_SESSION] = static.CompileSession(config)
     T = config.seq_len
     cond = config.replace(seq_len=min(T, static.COND_MAX_T))
