@@ -15,7 +15,8 @@ Starts `streamlit run app.py` on a free loopback port and drives headless Chromi
   while the mouse is down (target >= 15), and the time from release to the final T's
   graph drawn (target <= 0.3 s). Each drag crosses lengths the server has not run;
 - a keyboard step at the default run: key press to the new graph drawn, timed in the
-  page (target: median <= 100 ms), to lengths not run before and back and forth;
+  page (target: median <= 100 ms), to lengths not run before and back and forth, one at
+  a time (each after the page's panels have followed the last);
 - the transition's frame rate at ~2,000 nodes (nn.GRU, 2 layers, T 70 -> 71, unrolled),
   as the view counts it (``data-motion-fps``: frames drawn over the glide's duration).
 
@@ -144,9 +145,16 @@ def key_steps(page, steps: int, back_and_forth: bool) -> list[float]:
         page.keyboard.press(key)
         page.wait_for_function("(g) => window.__view.dataset.drawnGraph !== g", arg=before, timeout=60_000)
         times.append(float(page.evaluate("parseFloat(window.__view.dataset.drawnAt) - window.__key")))
-        wait_for_run(page)
-        page.wait_for_timeout(400)  # past the settle: the page's panels catch up between steps
+        idle(page)  # one step at a time: the page's panels catch up before the next
     return times
+
+
+def idle(page) -> None:
+    """Until the step's aftermath is done: the stage settled (0.3 s), the panels redrawn."""
+    wait_for_run(page)
+    page.wait_for_timeout(450)
+    wait_for_run(page)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 150)))")
 
 
 def transition_fps(page, base: str, repeats: int) -> tuple[int, list[float], list[float]]:
@@ -161,8 +169,7 @@ def transition_fps(page, base: str, repeats: int) -> tuple[int, list[float], lis
                                " && window.__view.dataset.moving === '0'", arg=frames, timeout=120_000)
         fps.append(float(page.evaluate("window.__view.dataset.motionFps")))
         ms.append(float(page.evaluate("window.__view.dataset.motionMs")))
-        wait_for_run(page)
-        page.wait_for_timeout(400)
+        idle(page)
     return int(page.evaluate("window.__view.dataset.nodes")), fps, ms
 
 

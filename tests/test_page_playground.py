@@ -279,3 +279,24 @@ def test_the_views_own_replay_button_sends_the_trace_and_goes_in_the_link():
     again = fresh()
     again.query_params["replay"] = "true"
     assert graph(again.run())["trace"] is not None
+
+
+def test_a_link_followed_later_in_the_session_sets_the_stage():
+    # A lesson step's link to the Playground, opened after the learner has moved T there.
+    at = fresh()
+    at.query_params["seq_len"] = "7"
+    at.run()
+    move_stage(at, seq_len=9)
+    assert stage_values(at)["seq_len"] == 9 and at.query_params["seq_len"] == "9"
+    at.query_params["seq_len"] = "6"  # the link the learner follows
+    at.query_params["cell"] = "nn.GRU"
+    at.run()
+    assert not at.exception
+    assert stage_values(at)["seq_len"] == 6 and stage_values(at)["cell"] == "gru"
+    assert metric(at, "Graph nodes") == f"{run(RunConfig(seq_len=6, cell='gru')).graph.counts.nodes:,}"
+    at.query_params["seq_len"] = "999"  # a tampered one is clamped, and said
+    at.run()
+    assert stage_values(at)["seq_len"] == 200 and any("outside 1–200" in w.value for w in at.warning)
+    move_stage(at, seq_len=8)  # and the learner's own moves still win over the old link
+    at.run()
+    assert stage_values(at)["seq_len"] == 8 and at.query_params["seq_len"] == "8"

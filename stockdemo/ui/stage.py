@@ -44,6 +44,7 @@ REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each
 
 STAGE_KNOBS: tuple[IntKnob | ChoiceKnob, ...] = (SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
 _REQ = "_stage_req"  # the browser's request number the session last took
+_WRITTEN = "stage:url"  # what this module last wrote to the URL, by knob name
 
 
 def _key(knob: IntKnob | ChoiceKnob) -> str:
@@ -56,19 +57,32 @@ def _checked(knob: IntKnob | ChoiceKnob, raw: object) -> object:
 
 
 def stage_values(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[str, object]:
-    """The knobs' current values (the session's, else the default), written to the URL."""
+    """The knobs' current values (the session's, else the default), written to the URL.
+
+    A URL value this module did not write came from a link followed in the same session
+    (a lesson step's "Open the Playground at T = 6"): it is taken, checked, as a bound
+    widget would take it (``ui.url_messages`` checks a link only on a session's first visit).
+    """
+    written = st.session_state.setdefault(_WRITTEN, {})
     values = {}
     for knob in knobs:
+        in_link = st.query_params.get(knob.name)
+        if knob.name in written and in_link != written[knob.name]:
+            value, message = knob.parse([in_link] if in_link is not None else None)
+            st.session_state[_key(knob)] = value
+            if message:
+                st.warning(message, icon=":material/link_off:")
         if knob.name in st.session_state:
             st.session_state[_key(knob)] = _checked(knob, st.session_state.pop(knob.name))
         value = st.session_state.get(_key(knob), knob.default)
         values[knob.name] = value
         in_url = None if value == knob.default else url_value(knob.name, value)
-        if st.query_params.get(knob.name) != in_url:
+        if in_link != in_url:
             if in_url is None:
                 st.query_params.pop(knob.name, None)
             else:
                 st.query_params[knob.name] = in_url
+        written[knob.name] = in_url
     return values
 
 
