@@ -249,3 +249,17 @@ def test_the_tooltip_keeps_its_width_beside_the_open_details_panel(page, server)
     assert width >= 150 and width >= 0.9 * wide, (width, wide)  # not one character a line
     canvas = view.locator("canvas").bounding_box()
     assert tip.bounding_box()["x"] + width <= canvas["x"] + canvas["width"] + 1
+
+
+def test_the_step_buttons_stop_at_the_bounds(page, server):
+    open_stage(page, server, "seq_len=199")
+    view = page.locator(VIEW)
+    plus = view.get_by_role("button", name="Sequence length T: one more")
+    minus = view.get_by_role("button", name="Sequence length T: one less")
+    expect(plus).to_be_enabled()
+    plus.click()
+    expect(t_slider(page)).to_have_value("200")
+    expect(plus).to_be_disabled()  # nothing past 200, the knob's high bound
+    expect(minus).to_be_enabled()
+    layers_down = view.get_by_role("button", name="Layers: one less")
+    expect(layers_down).to_be_disabled()  # 1 layer, the low bound

@@ -34,6 +34,7 @@ export class Strip {
     this.controls = new Map(); // name -> {spec, input, out, minus, plus}
     this.values = {};
     this.active = null; // the name of the range under the pointer, while dragging
+    this.locked = false;
     this.signature = "";
   }
 
@@ -49,13 +50,20 @@ export class Strip {
       if (!fresh && (hold || spec.name === this.active)) continue;
       this.set(spec.name, spec.value);
     }
-    const locked = !!stage.locked;
-    this.root.classList.toggle("gv-locked", locked);
-    this.lock.hidden = !locked;
+    this.locked = !!stage.locked;
+    this.root.classList.toggle("gv-locked", this.locked);
+    this.lock.hidden = !this.locked;
     this.lock.textContent = stage.locked || "";
-    for (const c of this.controls.values()) {
-      for (const e of [c.input, c.minus, c.plus]) if (e) e.disabled = locked;
-    }
+    for (const c of this.controls.values()) this.enable(c);
+  }
+
+  /** Locked (a student following the teacher): nothing moves; else a step stops at its bound. */
+  enable(c) {
+    c.input.disabled = this.locked;
+    if (!c.minus) return;
+    const v = this.values[c.spec.name];
+    c.minus.disabled = this.locked || v <= c.spec.low;
+    c.plus.disabled = this.locked || v >= c.spec.high;
   }
 
   build(specs, sig) {
@@ -132,13 +140,8 @@ export class Strip {
     if (c.out) {
       c.out.textContent = String(value);
       c.input.setAttribute("aria-valuetext", `${value}`);
-      c.minus.disabled = c.minus.disabled || value <= c.spec.low;
-      c.plus.disabled = c.plus.disabled || value >= c.spec.high;
-      if (!this.root.classList.contains("gv-locked")) {
-        c.minus.disabled = value <= c.spec.low;
-        c.plus.disabled = value >= c.spec.high;
-      }
     }
+    this.enable(c);
   }
 
   pick(name, value, how) {
