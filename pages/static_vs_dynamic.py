@@ -31,7 +31,7 @@ def live() -> None:
     left, right = st.columns([3, 2], gap="large")
     left.markdown(f"**Eager autograd: recorded while this run's Python ran** (T = {T})")
     with left:
-        graph_view(picture, settings=config.to_params(), key="eager_graph", height=420)
+        graph_view(picture, settings=config.to_params(), key="eager_graph")
     left.caption(picture.caption + ". A new graph like this is recorded on every call, "
                  "whatever the shapes or the branches taken.")
     right.markdown(f"**torch.compile: the static FX graph dynamo captured for T = {T}**")
