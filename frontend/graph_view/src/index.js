@@ -403,14 +403,20 @@ class GraphView {
 
   /** The box's height on a stage: what the viewport leaves below the view's top. */
   fillHeight() {
-    const host = this.root.getRootNode().host || this.root.parentElement;
-    let scroller = host;
-    while (scroller && scroller !== document.body) {
-      const oy = getComputedStyle(scroller).overflowY;
-      if ((oy === "auto" || oy === "scroll") && scroller.scrollHeight > scroller.clientHeight) break;
-      scroller = scroller.parentElement || scroller.getRootNode().host;
+    // Streamlit scrolls its main area, not the window: found once (reading every
+    // ancestor's computed style forces a style pass, on every update of a drag).
+    if (!this.scroller?.isConnected) {
+      const host = this.root.getRootNode().host || this.root.parentElement;
+      let e = host;
+      while (e && e !== document.body) {
+        const oy = getComputedStyle(e).overflowY;
+        if (oy === "auto" || oy === "scroll") break;
+        e = e.parentElement || e.getRootNode().host;
+      }
+      this.scroller = e || document.body;
     }
-    const scrolled = scroller && scroller !== document.body ? scroller.scrollTop : window.scrollY;
+    const scroller = this.scroller;
+    const scrolled = scroller !== document.body ? scroller.scrollTop : window.scrollY;
     const top = this.main.getBoundingClientRect().top + scrolled;
     const rootTop = this.root.getBoundingClientRect().top + scrolled;
     const below = this.root.getBoundingClientRect().bottom - this.main.getBoundingClientRect().bottom;
