@@ -85,6 +85,8 @@ COLORS = {
     "newMark": theme.BLUE,
     "selected": theme.TEXT,
     "current": theme.PINK,
+    "added": theme.GREEN,  # compare mode: B's nodes that A lacks
+    "removed": theme.VERMILION,  # and A's that B lacks
 }
 
 

@@ -20,7 +20,7 @@ const KEY_ZOOM = 1.25;
 // interrupted by another, a dropped socket): the next value goes out anyway.
 const REQUEST_TIMEOUT_MS = 4000;
 // The learner has stopped when no value has been picked for this long: the page's
-// other panels then catch up (one whole-page run, not one per value crossed).
+// panels under the stage then catch up (one run of their fragment, not one per value).
 const SETTLE_MS = 300;
 const MIN_BOX_PX = 260;
 const FILL_SHARE = 0.45; // below this share of the window left under it, a view takes a screenful
@@ -435,8 +435,6 @@ class GraphView {
     const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
     const c = this.data.colors;
     this.colors = {
-      added: "#009E73", // Okabe-Ito bluish green: B's nodes that A lacks
-      removed: "#D55E00", // vermillion: A's nodes that B lacks
       ...c,
       background: v("--st-background-color", "#FFFFFF"),
       text: v("--st-text-color", c.text),
