@@ -300,3 +300,17 @@ def test_a_link_followed_later_in_the_session_sets_the_stage():
     move_stage(at, seq_len=8)  # and the learner's own moves still win over the old link
     at.run()
     assert stage_values(at)["seq_len"] == 8 and at.query_params["seq_len"] == "8"
+
+
+def test_a_comparison_link_followed_later_in_the_session_opens_that_comparison():
+    at = fresh().run()
+    send_from_view(at, trigger={"pin": "pin"})
+    assert graph(at)["compare"]["a_label"].startswith("T 5")
+    at.query_params["compare"] = "seq_len.9~cell.gru"  # a link the learner follows
+    at.run()
+    assert not at.exception and graph(at)["compare"]["a_label"].startswith("T 9")
+    assert "nn.GRU" in graph(at)["compare"]["a_label"]
+    send_from_view(at, trigger={"pin": "unpin"})
+    assert graph(at)["compare"] is None and "compare" not in at.query_params
+    at.run()  # and the link it left does not pin it again
+    assert graph(at)["compare"] is None

@@ -153,27 +153,31 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
 
 # -- compare mode: a run pinned as A beside the live run B ---------------------------
 _PINNED = "stage:compare"  # run A's settings, as the link carries them (or absent)
+_PINNED_WRITTEN = "stage:compare_url"  # what compare_config last wrote to the URL
 _DRAWN = "stage:drawn"  # the config the stage drew last: what "Pin as A" pins
 
 
 def compare_config() -> RunConfig | None:
-    """Run A, pinned beside the live run (None: no comparison); the link's value checked once.
+    """Run A, pinned beside the live run (None: no comparison), the link's value checked.
 
-    The URL's ``compare`` is written here, so a link reopens the same comparison.
+    The URL's ``compare`` is written here, so a link reopens the same comparison; one
+    this module did not write (a link followed later in the session) is taken, checked.
     """
-    if _PINNED not in st.session_state:
-        raw = st.query_params.get_all(COMPARE.name)
-        config, messages = parse_compare(raw or None)
+    written = st.session_state.get(_PINNED_WRITTEN, "")  # "": nothing written yet
+    in_link = st.query_params.get(COMPARE.name)
+    if _PINNED not in st.session_state or in_link != written:
+        config, messages = parse_compare([in_link] if in_link is not None else None)
         st.session_state[_PINNED] = None if config is None else compare_text(config)
         st.session_state["_stage_compare_messages"] = messages
     for message in st.session_state.get("_stage_compare_messages", ()):
         st.warning(message, icon=":material/link_off:")
     text = st.session_state[_PINNED]
-    if st.query_params.get(COMPARE.name) != text:
+    if in_link != text:
         if text is None:
             st.query_params.pop(COMPARE.name, None)
         else:
             st.query_params[COMPARE.name] = text
+    st.session_state[_PINNED_WRITTEN] = text
     return None if text is None else parse_compare(text)[0]
 
 
