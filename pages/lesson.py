@@ -9,7 +9,7 @@ from stockdemo.ui.graph_view import cached_picture, graph_view
 
 ui.setup_page(
     "Lesson", ":material/school:",
-    "Read the question aloud, let the room guess, then press **Reveal**: the answer is "
+    "Read the question aloud, let the room guess, then press **Reveal the answer**: the answer is "
     "computed live. Teacher notes with timings: `docs/lesson.md`.",
     __file__,
 )
@@ -19,39 +19,48 @@ def reveal(number: int) -> None:
     st.session_state.setdefault("lesson_revealed", set()).add(number)
 
 
-class_ui.follow_bar("lesson")  # before the step is read: a following student takes the teacher's
-
-
 @st.fragment
 def live() -> None:
     number = ui.lesson_step()
     total = len(lesson.STEPS)
     step = lesson.STEPS[number - 1]
+    # A following student's step is the teacher's: Back and Next would only snap back.
+    held = class_ui.following()
+    hint = class_ui.HINT if held else None
     back, progress, forward = st.columns([1, 4, 1], vertical_alignment="center")
-    back.button("Back", key="lesson_back", icon=":material/arrow_back:", disabled=number == 1,
-                on_click=ui.go_to_step, args=(number - 1,), width="stretch")
+    back.button("Back", key="lesson_back", icon=":material/arrow_back:", disabled=number == 1 or held,
+                on_click=ui.go_to_step, args=(number - 1,), width="stretch", help=hint)
     progress.progress(number / total, text=f"**Step {number} of {total}**")
-    forward.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=number == total,
-                   on_click=ui.go_to_step, args=(number + 1,), width="stretch", type="primary")
+    forward.button("Next", key="lesson_next", icon=":material/arrow_forward:", help=hint,
+                   disabled=number == total or held, on_click=ui.go_to_step, args=(number + 1,),
+                   width="stretch", type="primary")
 
     st.header(f"{number}. {step.title}", anchor=False)
     st.markdown(step.context)
-    st.subheader(f":material/help: {step.question}", anchor=False)
-    class_ui.lesson_hook(number)
-    if number in st.session_state.get("lesson_revealed", set()):
-        with st.spinner("Running it live…"):
-            answer = ui.cached_answer(number)
-        figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
-        figure.metric(answer.label, answer.value)
-        words.markdown(answer.detail)
+    # In class mode the question is the class's: asked once, answered, revealed by the teacher.
+    in_class = class_ui.lesson_question(number)
+    if in_class is None:
+        st.subheader(f":material/help: {step.question}", anchor=False)
+        revealed = number in st.session_state.get("lesson_revealed", set())
+        if revealed:
+            with st.spinner("Running it live…"):
+                answer = ui.cached_answer(number)
+            figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
+            figure.metric(answer.label, answer.value)
+            words.markdown(answer.detail)
+        else:
+            st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:",
+                      type="primary", on_click=reveal, args=(number,))
     else:
-        st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:", type="primary",
-                  on_click=reveal, args=(number,))
+        revealed = in_class.revealed
     # The link first: on a 1280x720 projector the answer and the link fit above the fold.
-    ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)
-    if number in st.session_state.get("lesson_revealed", set()) and isinstance(step.settings, RunConfig) \
+    # (A student's link waits for the reveal: the experiment computes the answer.)
+    if in_class is None or in_class.may_explore:
+        ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)
+    if revealed and isinstance(step.settings, RunConfig) \
             and st.toggle("Show the graph of this run", key="lesson_graph_shown"):
         graph_view(cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None, height=420)
+    class_ui.lesson_drawn()  # only a run that got this far has shown the class's question
 
 
 live()

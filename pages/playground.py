@@ -16,7 +16,6 @@ ui.setup_page(
     "layer: PyTorch recorded it while the loop ran.",
     __file__, stage=True,
 )
-class_ui.follow_bar("playground")  # before the stage: a following student takes the teacher's
 present = ui.presenting()
 
 
@@ -33,7 +32,8 @@ def live_stage() -> None:
     ui.run_metrics(result, delta, (time.perf_counter() - started) * 1e3)
     trace = replay_control(lambda: cached_trace(config), in_view=True)
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
-               stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None),
+               stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None,
+                                   locked=class_ui.stage_lock()),
                compare=comparison(config, view))
     ui.drawn_on_stage(config, view)  # what "Pin as A" pins and the panels below show
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings

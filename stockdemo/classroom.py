@@ -1,9 +1,9 @@
-"""Class mode: the class follows the teacher's Playground, and answers before the reveal.
+"""Class mode: the class follows the teacher's page, and answers before the reveal.
 
 One object owns a class's state: ``Classroom(store)``. Its store speaks the few
 Redis commands it uses, so the same code runs over two stores:
 
-- ``MemoryStore``: one process (``make run``), a dict with expiry times;
+- ``MemoryStore`` (stockdemo/class_store.py): one process (``make run``);
 - ``redis.Redis``: replicas (``make serve``) sharing one redis-server.
 
 ``open_classroom(os.environ.get("STOCKDEMO_REDIS_URL"))`` picks one.
@@ -12,30 +12,38 @@ Keys of class CODE; all expire ``ttl_s`` after the class's last activity
 (a teacher's action, a join or an answer; a student's poll only keeps their
 own presence fresh):
 
-    sd:class:CODE              hash: key_hash, version, settings, step, question, revealed, answer
-    sd:class:CODE:answers:N    hash: seat -> answer to lesson step N (HSETNX: one per seat)
+    sd:class:CODE              hash: key_hash, version, page, params, step, question,
+                               opened_at, deadline, revealed, answer, seats
+    sd:class:CODE:answers:N    hash: seat -> {"a": answer, "s": seconds to answer} (HSETNX: one per seat)
+    sd:class:CODE:reveals      hash: lesson step -> the live answer revealed for it
+    sd:class:CODE:seats        hash: seat -> its number in the class (1, 2, ...), for the results
     sd:class:CODE:seen         sorted set: seat -> time of its last poll
     sd:class:CODE:following    sorted set: seat -> time of its last poll while following
     sd:tries:WHO               count of wrong class codes, for TRIES_WINDOW_S
 
 Only the teacher steers: every teacher action takes the secret key handed out
 by ``start``, compared in constant time with the SHA-256 kept in the store (a
-copy of the store gives no keys away). Students are random seat tokens;
-nothing personal is stored.
+copy of the store gives no keys away). Students are random seat tokens, and
+the results name them by number only; nothing personal is stored.
+
+No peeking: the live answer is computed on the teacher's side and written here
+only by ``reveal``; ``poll`` hands it out only once ``revealed`` is set.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import hmac
+import io
 import json
 import math
 import re
 import secrets
-import threading
+import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode
@@ -44,14 +52,20 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from stockdemo.class_store import MemoryStore
 from stockdemo.config import (
     CLASS_ALPHABET,
     CLASS_CODE_LEN,
+    COUNTDOWN,
+    LAB_TAB,
+    PAGE_KNOBS,
+    PRESENT,
     STEP,
     VIEW,
     RunConfig,
     parse_class_code,
     parse_seat,
+    show_class_code,
 )
 
 CLASS_TTL_S = 4 * 3600  # a class left alone for 4 hours is deleted
@@ -61,11 +75,17 @@ TRIES_PER_SERVER = 300  # ...and all of them together: a new tab per try gains n
 TRIES_WINDOW_S = 60
 MAX_ANSWER_LEN = 32
 MAX_REVEAL_LEN = 2000
+# An answer sent in the last moment of a countdown is still on its way when the
+# countdown ends on screen: it counts if it arrives within this long after.
+LOCK_GRACE_S = 0.5
+PLAYGROUND = "pages/playground.py"
+LESSON = "pages/lesson.py"
 
 UNAVAILABLE = ("Class mode is unavailable: the class server does not answer. "
                "Every page still works on its own.")
 ENDED = "This class has ended or expired."
 NOT_TEACHER = "Only the teacher of this class can do that."
+LOCKED = "Time is up: answers to this question are locked."
 
 
 class ClassError(Exception):
@@ -76,14 +96,22 @@ class ClassUnavailable(ClassError):
     """The shared store (Redis) does not answer."""
 
 
+class ClassRateLimited(ClassError):
+    """Too many wrong codes from this tab (or the server) in the window."""
+
+
 @dataclass(frozen=True)
 class Question:
-    """How a lesson question is answered: a whole number within bounds, or one of the choices."""
+    """How a lesson question is answered: a whole number within bounds, or one of the choices.
+
+    ``tolerance``: how far a number may be from the live answer and still count as right.
+    """
 
     kind: str  # "number" or "choice"
     low: int = 0
     high: int = 0
     choices: tuple[str, ...] = ()
+    tolerance: int = 0
 
     def parse(self, raw: object) -> tuple[str | None, str | None]:
         """Untrusted answer -> (canonical text or None, message or None). Never raises."""
@@ -122,9 +150,34 @@ class Question:
                 return choice
         return None
 
+    def is_right(self, answer: str, right: str | None) -> bool | None:
+        """Whether an answer counts as right against the live one; None if there is none yet.
+
+        Exact for a choice; within ``tolerance`` for a number.
+        """
+        if right is None:
+            return None
+        if self.kind == "choice":
+            return answer == right
+        try:
+            return abs(int(answer) - int(right)) <= self.tolerance
+        except ValueError:
+            return False
+
+    @property
+    def rule(self) -> str:
+        """How answers are marked, in words for the teacher's screen."""
+        if self.kind == "choice":
+            return "the choice the live run gives"
+        if not self.tolerance:
+            return "exactly the live run's number"
+        return f"within ±{self.tolerance} of the live run's number"
+
 
 # Lesson step (stockdemo/lesson.py STEPS) -> how the class answers its question.
 # tests/test_classroom.py checks each live answer lands on one of these.
+# Counts of nodes, blocks and graphs are exact facts of the run: only the right
+# number is right (tolerance 0). Choices are exact by their nature.
 QUESTIONS: dict[int, Question] = {
     1: Question("choice", choices=("AddmmBackward0", "TanhBackward0", "MmBackward0",
                                    "SumBackward0")),
@@ -137,6 +190,28 @@ QUESTIONS: dict[int, Question] = {
     8: Question("choice", choices=("Yes", "No")),
     9: Question("choice", choices=("Yes", "No")),
 }
+
+
+def followed_knobs(page: str) -> tuple:
+    """What a following student takes from the teacher on ``page``: the controls it binds
+    to its link, and on the Lab the open experiment. Presenter mode stays each tab's own."""
+    knobs = tuple(k for k in PAGE_KNOBS.get(page, ()) if k is not PRESENT)
+    return knobs + ((LAB_TAB,) if page == "pages/lab.py" else ())
+
+
+def page_params(page: str, raw: Mapping[str, object]) -> dict[str, str]:
+    """Untrusted settings of a page -> the ones it takes, each checked by its knob, as
+    query values (a choice by its name: cell=gru). Defaults are left out. Never raises."""
+    params: dict[str, str] = {}
+    get = raw.get if hasattr(raw, "get") else (lambda _name: None)
+    for knob in followed_knobs(page):
+        given = get(knob.name)
+        if given is None:
+            continue
+        value, _ = knob.parse(given)
+        if value != knob.default and value != "":
+            params[knob.name] = str(value)
+    return params
 
 
 @dataclass(frozen=True)
@@ -153,11 +228,19 @@ class ClassState:
 
     code: str
     version: int
-    settings: dict[str, str]  # the teacher's Playground as query parameters
+    page: str  # the teacher's page, as a file relative to the app root
+    params: dict[str, str]  # its settings, checked by page_params
     step: int  # the teacher's lesson step
     question: int | None  # lesson step whose question is open, or None
     revealed: bool
     answer: dict[str, str] | None = field(default=None)  # label, value, detail once revealed
+    deadline: float | None = None  # when answers lock (time.time()), if the teacher set a countdown
+    opened_at: float | None = None
+
+    @property
+    def settings(self) -> dict[str, str]:
+        """The teacher's Playground settings, when the teacher is on the Playground."""
+        return self.params if self.page == PLAYGROUND else {}
 
     def run_settings(self) -> tuple[RunConfig, str]:
         """The teacher's Playground -> (RunConfig, graph view)."""
@@ -165,9 +248,78 @@ class ClassState:
         view, _ = VIEW.parse(self.settings.get(VIEW.name))
         return config, view
 
+    def locked(self, now: float | None = None) -> bool:
+        """The countdown has run out (answers are refused), or the answer is out."""
+        now = time.time() if now is None else now
+        return self.revealed or (self.deadline is not None and now > self.deadline)
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        if self.deadline is None or self.revealed:
+            return None
+        now = time.time() if now is None else now
+        return max(0.0, self.deadline - now)
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One answer, as the teacher's CSV holds it. ``seat`` is a number, never the token."""
+
+    question: int
+    seat: int
+    answer: str
+    correct: bool | None  # None: not revealed yet
+    seconds: float
+
+    CSV_HEADER = ("question", "seat", "answer", "correct", "seconds_to_answer")
+
+    def csv_row(self) -> tuple[object, ...]:
+        correct = "" if self.correct is None else ("yes" if self.correct else "no")
+        return self.question, self.seat, self.answer, correct, f"{self.seconds:.1f}"
+
+
+@dataclass(frozen=True)
+class QuestionSummary:
+    """One question's results: how many answered, how many were right, how fast."""
+
+    question: int
+    answers: int
+    live: str | None  # the live answer revealed, if it was
+    right: int | None  # None: not revealed yet
+    median_s: float | None
+    rule: str
+
+    @property
+    def share_right(self) -> float | None:
+        return None if self.right is None or not self.answers else self.right / self.answers
+
+
+def results_csv(rows: Iterable[ResultRow]) -> str:
+    """The class's answers as CSV text: question, seat, answer, correct, seconds to answer."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(ResultRow.CSV_HEADER)
+    writer.writerows(row.csv_row() for row in rows)
+    return out.getvalue()
+
+
+def summarise(rows: Iterable[ResultRow], reveals: Mapping[int, str]) -> list[QuestionSummary]:
+    """Rows -> one summary per question that has answers, in lesson order."""
+    by_question: dict[int, list[ResultRow]] = {}
+    for row in rows:
+        by_question.setdefault(row.question, []).append(row)
+    out = []
+    for step in sorted(by_question):
+        mine = by_question[step]
+        revealed = step in reveals
+        out.append(QuestionSummary(
+            question=step, answers=len(mine), live=reveals.get(step),
+            right=sum(bool(r.correct) for r in mine) if revealed else None,
+            median_s=statistics.median(r.seconds for r in mine), rule=QUESTIONS[step].rule))
+    return out
+
 
 class Classroom:
-    """Class state over a store: start, join, follow, answer, reveal, end."""
+    """Class state over a store: start, join, follow, answer, reveal, results, end."""
 
     def __init__(self, store: MemoryStore | redis.Redis, ttl_s: float = CLASS_TTL_S,
                  presence_s: float = PRESENCE_S) -> None:
@@ -187,9 +339,9 @@ class Classroom:
         return f"sd:class:{code}"
 
     def _keys(self, code: str) -> list[str]:
-        """Every key a class may own: answers for each lesson step, presence."""
+        """Every key a class may own: answers for each lesson step, reveals, seats, presence."""
         main = self._main(code)
-        return [main, f"{main}:seen", f"{main}:following",
+        return [main, f"{main}:seen", f"{main}:following", f"{main}:reveals", f"{main}:seats",
                 *(f"{main}:answers:{n}" for n in range(STEP.low, STEP.high + 1))]
 
     def _touch(self, pipe, code: str) -> None:
@@ -214,8 +366,9 @@ class Classroom:
                 if self.db.hsetnx(self._main(code), "key_hash", _digest(key)):
                     pipe = self.db.pipeline()
                     pipe.hset(self._main(code), mapping={
-                        "version": 1, "settings": "", "step": STEP.default, "question": 0,
-                        "revealed": 0, "answer": ""})
+                        "version": 1, "page": PLAYGROUND, "params": "", "step": STEP.default,
+                        "question": 0, "revealed": 0, "answer": "", "deadline": "",
+                        "opened_at": "", "seats": 0})
                     self._touch(pipe, code)
                     pipe.execute()
                     return Teacher(code, key)
@@ -236,42 +389,65 @@ class Classroom:
             raise ClassError(NOT_TEACHER)
         return fields
 
-    def _update(self, teacher: Teacher, fields: Mapping[str, object]) -> int:
-        """Write fields and bump the version in one transaction -> the new version."""
+    def _update(self, teacher: Teacher, fields: Mapping[str, object],
+                extra: Iterable[tuple[str, str, str]] = ()) -> int:
+        """Write fields (and ``extra`` (hash, key, value) entries) and bump the version in
+        one transaction -> the new version."""
+        extra = list(extra)
         self._authorise(teacher)
         with self._reachable():
             pipe = self.db.pipeline()
             pipe.hset(self._main(teacher.code), mapping=dict(fields))
+            for name, key, value in extra:
+                pipe.hset(name, key, value)
             pipe.hincrby(self._main(teacher.code), "version", 1)
             self._touch(pipe, teacher.code)
-            return int(pipe.execute()[1])
+            return int(pipe.execute()[1 + len(extra)])
+
+    def go_to(self, teacher: Teacher, page: object, params: Mapping[str, object]) -> int:
+        """The teacher's page and its settings -> the class's new version.
+
+        ``page`` must be one of the app's pages; settings are checked by its knobs.
+        """
+        if not isinstance(page, str) or page not in PAGE_KNOBS:
+            raise ClassError("That is not a page of this app.")
+        fields: dict[str, object] = {"page": page, "params": urlencode(page_params(page, params))}
+        if page == LESSON:
+            fields["step"], _ = STEP.parse(params.get(STEP.name))
+        return self._update(teacher, fields)
 
     def move(self, teacher: Teacher, settings: Mapping[str, object]) -> int:
         """The teacher's Playground settings (query parameters) -> the class's new version."""
-        config, _ = RunConfig.from_params(settings)
-        view, _ = VIEW.parse(settings.get(VIEW.name))
-        params = config.to_params()
-        if view != VIEW.default:
-            params[VIEW.name] = view
-        return self._update(teacher, {"settings": urlencode(params)})
+        return self.go_to(teacher, PLAYGROUND, settings)
 
     def go_to_step(self, teacher: Teacher, step: object) -> int:
+        """The teacher on the Lesson, at ``step``."""
         number, _ = STEP.parse(step)
-        return self._update(teacher, {"step": number})
+        return self.go_to(teacher, LESSON, {STEP.name: str(number)})
 
-    def open_question(self, teacher: Teacher, step: object) -> int:
-        """Open the question of a lesson step; answers given to it before are kept."""
+    def open_question(self, teacher: Teacher, step: object, countdown_s: object = 0) -> int:
+        """Open the question of a lesson step, with a countdown that locks answers (0: none).
+
+        Answers given to it before are kept; a reopened question takes new ones until its lock.
+        """
         number, _ = STEP.parse(step)
-        return self._update(teacher, {"question": number, "revealed": 0, "answer": ""})
+        seconds, _ = COUNTDOWN.parse(countdown_s)
+        now = time.time()
+        return self._update(teacher, {"question": number, "revealed": 0, "answer": "",
+                                      "opened_at": repr(now),
+                                      "deadline": repr(now + seconds) if seconds else ""})
 
     def reveal(self, teacher: Teacher, label: str, value: str, detail: str) -> int:
-        """Close the open question and show every student the live answer."""
+        """Close the open question, whatever the count, and show every student the live answer."""
         fields = self._authorise(teacher)
-        if not int(fields.get("question") or 0):
+        step = int(fields.get("question") or 0)
+        if not step:
             raise ClassError("No question is open.")
-        answer = {name: str(text)[:MAX_REVEAL_LEN]
-                  for name, text in (("label", label), ("value", value), ("detail", detail))}
-        return self._update(teacher, {"revealed": 1, "answer": json.dumps(answer)})
+        answer = json.dumps({name: str(text)[:MAX_REVEAL_LEN]
+                             for name, text in (("label", label), ("value", value),
+                                                ("detail", detail))})
+        return self._update(teacher, {"revealed": 1, "answer": answer},
+                            extra=[(f"{self._main(teacher.code)}:reveals", str(step), answer)])
 
     def end(self, teacher: Teacher) -> None:
         """Delete the class and everything it stored."""
@@ -285,13 +461,16 @@ class Classroom:
         number, _ = STEP.parse(step)
         with self._reachable():
             values = self.db.hvals(f"{self._main(teacher.code)}:answers:{number}")
-        return dict(Counter(values))
+        return dict(Counter(_record(v)[0] for v in values))
 
     def presence(self, teacher: Teacher) -> tuple[int, int]:
         """(connected, following): seats heard from in the last ``presence_s`` seconds."""
         self._authorise(teacher)
+        return self._presence(teacher.code)
+
+    def _presence(self, code: str) -> tuple[int, int]:
         since = time.time() - self.presence_s
-        main = self._main(teacher.code)
+        main = self._main(code)
         with self._reachable():
             pipe = self.db.pipeline()
             for name in (f"{main}:seen", f"{main}:following"):
@@ -300,15 +479,53 @@ class Classroom:
             counts = pipe.execute()
         return int(counts[1]), int(counts[3])
 
+    def tally(self, teacher: Teacher, step: object) -> tuple[int, int]:
+        """(answered, connected) for one lesson step: the live count on the teacher's screen."""
+        self._authorise(teacher)
+        number, _ = STEP.parse(step)
+        with self._reachable():
+            answered = self.db.hlen(f"{self._main(teacher.code)}:answers:{number}")
+        return int(answered), self._presence(teacher.code)[0]
+
+    def results(self, teacher: Teacher) -> tuple[list[ResultRow], dict[int, str]]:
+        """Every answer of the class, marked against the live answers revealed
+        -> (rows by question and seat, {step: live answer value})."""
+        self._authorise(teacher)
+        main = self._main(teacher.code)
+        steps = range(STEP.low, STEP.high + 1)
+        with self._reachable():
+            pipe = self.db.pipeline(transaction=False)
+            pipe.hgetall(f"{main}:seats")
+            pipe.hgetall(f"{main}:reveals")
+            for step in steps:
+                pipe.hgetall(f"{main}:answers:{step}")
+            seats, reveals, *answers = pipe.execute()
+        live = {int(step): json.loads(text)["value"] for step, text in reveals.items()}
+        rows = []
+        for step, given in zip(steps, answers, strict=True):
+            question = QUESTIONS[step]
+            right = question.correct(live[step]) if step in live else None
+            for seat, record in given.items():
+                value, seconds = _record(record)
+                rows.append(ResultRow(step, int(seats.get(seat) or 0), value,
+                                      question.is_right(value, right) if step in live else None,
+                                      seconds))
+        rows.sort(key=lambda r: (r.question, r.seat))
+        return rows, live
+
     # -- students -------------------------------------------------------------
 
     def join(self, raw_code: object, seat: object) -> str:
         """Untrusted class code -> the code of a running class; refused with a message otherwise.
 
-        Wrong codes are counted per seat and for the whole server: past
-        TRIES_PER_SEAT (or TRIES_PER_SERVER) in TRIES_WINDOW_S, every try is
+        A malformed code is refused at once with what is wrong with it, and costs no
+        try. Wrong well-formed codes are counted per seat and for the whole server:
+        past TRIES_PER_SEAT (or TRIES_PER_SERVER) in TRIES_WINDOW_S, every try is
         refused until the window ends, so codes cannot be found by trying.
         """
+        code, message = parse_class_code(raw_code)
+        if code is None:
+            raise ClassError(message or "Type the class code from the teacher's screen.")
         seat = parse_seat(seat) or "none"
         buckets = ((f"sd:tries:{seat}", TRIES_PER_SEAT), ("sd:tries:all", TRIES_PER_SERVER))
         with self._reachable():
@@ -318,25 +535,38 @@ class Classroom:
             for (name, limit), count in zip(buckets, pipe.execute(), strict=True):
                 if int(count or 0) >= limit:
                     wait = max(1, int(self.db.ttl(name)))
-                    raise ClassError(f"Too many wrong codes: wait {wait} s and try again.")
-            code, message = parse_class_code(raw_code)
-            if code is not None and self.db.hexists(self._main(code), "key_hash"):
+                    raise ClassRateLimited(f"Too many wrong codes: wait {wait} s and try again.")
+            if self.db.hexists(self._main(code), "key_hash"):
                 pipe = self.db.pipeline()
                 self._touch(pipe, code)
                 pipe.execute()
+                if seat != "none":
+                    self.seat_number(code, seat)
                 return code
             pipe = self.db.pipeline()
             for name, _ in buckets:
                 pipe.incr(name)
                 pipe.expire(name, TRIES_WINDOW_S, nx=True)
             pipe.execute()
-        raise ClassError(message or "No class has that code (it may have ended): check the code "
-                                    "on the teacher's screen.")
+        raise ClassError(f"No class has the code {show_class_code(code)} (it may have ended): "
+                         "check the code on the teacher's screen.")
+
+    def seat_number(self, code: str, seat: str) -> int:
+        """This seat's number in the class: 1 for the first to join, and so on. Kept for good."""
+        main = self._main(code)
+        with self._reachable():
+            number = self.db.hget(f"{main}:seats", seat)
+            if number is None:
+                candidate = self.db.hincrby(main, "seats", 1)
+                self.db.hsetnx(f"{main}:seats", seat, candidate)
+                number = self.db.hget(f"{main}:seats", seat)  # another replica may have won
+        return int(number or 0)
 
     def poll(self, code: str, seat: str | None, following: bool) -> ClassState | None:
         """A member's look at the class, and their heartbeat, in one round trip.
 
-        None when the class has ended or expired.
+        None when the class has ended or expired. The live answer is in it only
+        once the teacher has revealed it.
         """
         main = self._main(code)
         seat = parse_seat(seat)
@@ -353,24 +583,35 @@ class Classroom:
                 pipe.expire(f"{main}:seen", self.ttl_s)
                 pipe.expire(f"{main}:following", self.ttl_s)
             fields = pipe.execute()[0]
-        if "key_hash" not in fields:
-            return None
-        answer = fields.get("answer")
-        return ClassState(
-            code=code, version=int(fields.get("version") or 0),
-            settings=dict(parse_qsl(fields.get("settings") or "")),
-            step=int(fields.get("step") or STEP.default),
-            question=int(fields.get("question") or 0) or None,
-            revealed=fields.get("revealed") == "1",
-            answer=json.loads(answer) if answer else None,
-        )
+        return _state(code, fields)
+
+    def heartbeat(self, present: Mapping[str, Iterable[tuple[str, bool]]]) -> None:
+        """Seats a server holds connected, per class: {code: [(seat, following)]}, in one
+        round trip. What a student's poll does for one seat, for all of them at once."""
+        now = time.time()
+        with self._reachable():
+            pipe = self.db.pipeline(transaction=False)
+            for code, seats in present.items():
+                main = self._main(code)
+                seats = [(s, f) for s, f in seats if parse_seat(s) is not None]
+                if not seats:
+                    continue
+                pipe.zadd(f"{main}:seen", {seat: now for seat, _ in seats})
+                if following := {seat: now for seat, on in seats if on}:
+                    pipe.zadd(f"{main}:following", following)
+                for seat in (seat for seat, on in seats if not on):
+                    pipe.zrem(f"{main}:following", seat)
+                pipe.expire(f"{main}:seen", self.ttl_s)
+                pipe.expire(f"{main}:following", self.ttl_s)
+            pipe.execute()
 
     def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, tuple[str, ...]]]:
         """Each class's version, and what its class bar shows, in one round trip.
 
-        -> {code: (version, (step, question, revealed))}; (0, ()) once a class has ended.
-        What a server process watches to tell its students the moment the teacher acts:
-        any new version reruns a student's live part, a new bar reruns the class bar.
+        -> {code: (version, (page, step, question, revealed, locked))}; (0, ()) once a
+        class has ended. What a server process watches to tell its students the moment
+        the teacher acts: any new version reruns a student's live part, a new bar (a
+        new page, question or reveal, or a countdown that ran out) reruns the class bar.
         """
         codes = list(codes)
         with self._reachable():
@@ -378,40 +619,56 @@ class Classroom:
             for code in codes:
                 pipe.hgetall(self._main(code))
             values = pipe.execute()
-        return {code: (int(fields.get("version") or 0),
-                       tuple(fields.get(k) or "" for k in ("step", "question", "revealed")))
-                if "key_hash" in fields else (0, ())
-                for code, fields in zip(codes, values, strict=True)}
+        now = time.time()
+        out: dict[str, tuple[int, tuple[str, ...]]] = {}
+        for code, fields in zip(codes, values, strict=True):
+            state = _state(code, fields)
+            out[code] = (0, ()) if state is None else (state.version, (
+                state.page, str(state.step), str(state.question or ""), str(int(state.revealed)),
+                str(int(state.locked(now)))))
+        return out
 
     def answer(self, code: str, seat: object, raw: object) -> str:
         """A student's answer to the open question -> the answer as counted.
 
-        Refused, with a message: no seat, no open question, revealed already,
-        a value of the wrong kind or out of bounds, or a second answer.
+        Refused, with a message: no seat, no open question, revealed already, the
+        countdown ran out, a value of the wrong kind or out of bounds, or a second answer.
         """
         if parse_seat(seat) is None:
             raise ClassError("This tab has no seat in the class: join again.")
         main = self._main(code)
         with self._reachable():
             fields = self.db.hgetall(main)
-        if "key_hash" not in fields:
+        state = _state(code, fields)
+        if state is None:
             raise ClassError(ENDED)
-        step = int(fields.get("question") or 0)
-        if not step:
+        if state.question is None:
             raise ClassError("No question is open.")
-        if fields.get("revealed") == "1":
+        if state.revealed:
             raise ClassError("The answer has been revealed: answers are closed.")
-        value, message = QUESTIONS[step].parse(raw)
+        now = time.time()
+        if state.deadline is not None and now > state.deadline + LOCK_GRACE_S:
+            raise ClassError(LOCKED)
+        value, message = QUESTIONS[state.question].parse(raw)
         if value is None:
             raise ClassError(message)
+        seconds = max(0.0, now - (state.opened_at or now))
+        record = json.dumps({"a": value, "s": round(seconds, 2)})
+        self.seat_number(code, seat)
         with self._reachable():
             pipe = self.db.pipeline()
-            pipe.hsetnx(f"{main}:answers:{step}", seat, value)
+            pipe.hsetnx(f"{main}:answers:{state.question}", seat, record)
             self._touch(pipe, code)
             added = pipe.execute()[0]
         if not added:
             raise ClassError("You have already answered this question; your first answer counts.")
         return value
+
+    def revealed_answer(self, code: str, step: int) -> dict[str, str] | None:
+        """The live answer the teacher revealed for a lesson step (label, value, detail), if any."""
+        with self._reachable():
+            text = self.db.hget(f"{self._main(code)}:reveals", str(step))
+        return None if text is None else json.loads(text)
 
     def my_answer(self, code: str, seat: object, step: int) -> str | None:
         """What this seat answered to a lesson step, if anything."""
@@ -419,7 +676,34 @@ class Classroom:
         if seat is None:
             return None
         with self._reachable():
-            return self.db.hget(f"{self._main(code)}:answers:{step}", seat)
+            record = self.db.hget(f"{self._main(code)}:answers:{step}", seat)
+        return None if record is None else _record(record)[0]
+
+
+def _state(code: str, fields: Mapping[str, str]) -> ClassState | None:
+    if "key_hash" not in fields:
+        return None
+    answer = fields.get("answer")
+    page = fields.get("page") or PLAYGROUND
+    return ClassState(
+        code=code, version=int(fields.get("version") or 0), page=page,
+        params=dict(parse_qsl(fields.get("params") or "")),
+        step=int(fields.get("step") or STEP.default),
+        question=int(fields.get("question") or 0) or None,
+        revealed=fields.get("revealed") == "1",
+        answer=json.loads(answer) if answer else None,
+        deadline=float(fields["deadline"]) if fields.get("deadline") else None,
+        opened_at=float(fields["opened_at"]) if fields.get("opened_at") else None,
+    )
+
+
+def _record(text: str) -> tuple[str, float]:
+    """A stored answer -> (answer, seconds to answer)."""
+    try:
+        record = json.loads(text)
+        return str(record["a"]), float(record["s"])
+    except (ValueError, KeyError, TypeError):
+        return text, 0.0  # written by hand or by an older version: the bare answer
 
 
 def _digest(key: str) -> str:
@@ -446,152 +730,7 @@ def open_classroom(redis_url: str | None) -> Classroom:
     return Classroom(client)
 
 
-class MemoryStore:
-    """The Redis commands ``Classroom`` uses, in this process's memory (``make run``).
-
-    Values are kept as strings, as Redis returns them with ``decode_responses``.
-    """
-
-    def __init__(self) -> None:
-        self._data: dict[str, object] = {}
-        self._expires: dict[str, float] = {}
-        self._lock = threading.RLock()
-        self._writes = 0
-
-    def _live(self, name: str, make: Callable[[], object] | None = None):
-        with self._lock:
-            if name in self._expires and self._expires[name] <= time.monotonic():
-                self._data.pop(name, None)
-                self._expires.pop(name, None)
-            if name not in self._data and make is not None:
-                self._data[name] = make()
-            return self._data.get(name)
-
-    def pipeline(self, transaction: bool = True) -> _MemoryPipeline:
-        return _MemoryPipeline(self)
-
-    def get(self, name: str) -> str | None:
-        return self._live(name)
-
-    def incr(self, name: str) -> int:
-        with self._lock:
-            value = int(self._live(name) or 0) + 1
-            self._data[name] = str(value)
-            return value
-
-    def hget(self, name: str, key: str) -> str | None:
-        return (self._live(name) or {}).get(key)
-
-    def hgetall(self, name: str) -> dict[str, str]:
-        with self._lock:
-            return dict(self._live(name) or {})
-
-    def hexists(self, name: str, key: str) -> bool:
-        return key in (self._live(name) or {})
-
-    def hvals(self, name: str) -> list[str]:
-        with self._lock:
-            return list((self._live(name) or {}).values())
-
-    def hset(self, name: str, mapping: Mapping[str, object]) -> int:
-        with self._lock:
-            table = self._live(name, dict)
-            added = len(set(mapping) - set(table))
-            table.update({k: str(v) for k, v in mapping.items()})
-            return added
-
-    def hsetnx(self, name: str, key: str, value: object) -> bool:
-        with self._lock:
-            table = self._live(name, dict)
-            if key in table:
-                return False
-            table[key] = str(value)
-            return True
-
-    def hincrby(self, name: str, key: str, amount: int = 1) -> int:
-        with self._lock:
-            table = self._live(name, dict)
-            table[key] = str(int(table.get(key, 0)) + amount)
-            return int(table[key])
-
-    def zadd(self, name: str, mapping: Mapping[str, float]) -> int:
-        with self._lock:
-            scores = self._live(name, dict)
-            added = len(set(mapping) - set(scores))
-            scores.update(mapping)
-            return added
-
-    def zrem(self, name: str, *values: str) -> int:
-        with self._lock:
-            scores = self._live(name) or {}
-            return sum(scores.pop(v, None) is not None for v in values)
-
-    def zremrangebyscore(self, name: str, low: float, high: float) -> int:
-        with self._lock:
-            scores = self._live(name) or {}
-            gone = [m for m, s in scores.items() if low <= s <= high]
-            for member in gone:
-                del scores[member]
-            return len(gone)
-
-    def zcard(self, name: str) -> int:
-        return len(self._live(name) or {})
-
-    def expire(self, name: str, seconds: int, nx: bool = False) -> bool:
-        with self._lock:
-            self._sweep()
-            if self._live(name) is None or (nx and name in self._expires):
-                return False
-            self._expires[name] = time.monotonic() + seconds
-            return True
-
-    def _sweep(self) -> None:
-        """Now and then drop every expired key: keys nobody reads again (a wrong code's
-        counter, an abandoned class) would otherwise stay in memory for good."""
-        self._writes += 1
-        if self._writes % 1000:
-            return
-        now = time.monotonic()
-        for name in [n for n, at in self._expires.items() if at <= now]:
-            self._data.pop(name, None)
-            del self._expires[name]
-
-    def ttl(self, name: str) -> int:
-        with self._lock:
-            if self._live(name) is None:
-                return -2
-            if name not in self._expires:
-                return -1
-            return math.ceil(self._expires[name] - time.monotonic())
-
-    def delete(self, *names: str) -> int:
-        with self._lock:
-            gone = sum(self._live(n) is not None for n in names)
-            for name in names:
-                self._data.pop(name, None)
-                self._expires.pop(name, None)
-            return gone
-
-
-class _MemoryPipeline:
-    """Commands queued, then run together under the store's lock (a MULTI/EXEC)."""
-
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
-        self._queued: list[tuple[Callable, tuple, dict]] = []
-
-    def __getattr__(self, name: str) -> Callable[..., _MemoryPipeline]:
-        command = getattr(self._store, name)
-
-        def queue(*args, **kwargs) -> _MemoryPipeline:
-            self._queued.append((command, args, kwargs))
-            return self
-
-        return queue
-
-    def execute(self) -> list:
-        with self._store._lock:
-            try:
-                return [command(*args, **kwargs) for command, args, kwargs in self._queued]
-            finally:
-                self._queued.clear()
+__all__ = ["CLASS_TTL_S", "ENDED", "LOCKED", "NOT_TEACHER", "QUESTIONS", "UNAVAILABLE", "ClassError",
+           "ClassRateLimited", "ClassState", "ClassUnavailable", "Classroom", "MemoryStore",
+           "Question", "QuestionSummary", "ResultRow", "Teacher", "followed_knobs",
+           "new_seat", "open_classroom", "page_params", "results_csv", "summarise"]

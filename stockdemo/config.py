@@ -572,6 +572,9 @@ LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
                      "Which of the experiment's graphs is drawn; a name it does not have "
                      "draws its first.", max_len=40)
 PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
+# The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
+# class follows it (stockdemo/classroom.py checks the title against the Lab's experiments).
+LAB_TAB = TextKnob("lab", "Experiment", "The Lab's open experiment, by its title.", max_len=40)
 CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})
 
 
@@ -586,6 +589,10 @@ SEAT_KEY = "seat"
 # rate-limited too).
 CLASS_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CLASS_CODE_LEN = 8
+# The teacher's countdown for a question, in seconds (0: answers stay open until the reveal).
+COUNTDOWN = IntKnob("countdown", "Time to answer (s)", 0, 0, 600, 5,
+                    "Answers lock when it runs out; Reveal now works at any moment.")
+COUNTDOWN_CHOICES: tuple[int, ...] = (0, 15, 30, 60, 90)
 _SEAT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 

@@ -24,6 +24,7 @@ from stockdemo.classroom import (
     open_classroom,
 )
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
+from stockdemo.ui import class_push
 from stockdemo.ui import classroom as class_ui
 from tests.conftest import ROOT
 from tests.helpers import run_async
@@ -92,40 +93,55 @@ def test_versions_say_what_every_process_watches_in_one_look(make_classroom):
 
 
 def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_classroom):
-    """The push thread's bookkeeping (ui/classroom.py _Pusher), its look driven by hand."""
+    """The push thread's bookkeeping (ui/class_push.py Pusher), its look driven by hand."""
     from streamlit.proto.ClientState_pb2 import ClientState
     room = make_classroom()
     teacher = room.start()
     pushed: list[tuple[str, list[str]]] = []
 
-    class Recording(class_ui._Pusher):
-        def _push(self, session_id, parts, bar_too=True):
-            pushed.append((session_id, sorted(part for part, _ in self.targets(parts, bar_too))))
+    class Recording(class_push.Pusher):
+        def push(self, session_id, targets):
+            if targets:
+                pushed.append((session_id, sorted(part for part, *_ in targets)))
 
     pusher = Recording(room, autostart=False)
     pusher.watch("s1", teacher.code, "bar", ClientState(fragment_id="bar1"))
     pusher.watch("s1", teacher.code, "live", ClientState(fragment_id="live1"))
     pusher.watch("s2", teacher.code, "bar", ClientState(fragment_id="bar2"))
-    pusher._look()
+    pusher.look()
     assert pushed == []  # the first look only notes the version
     room.move(teacher, {"seq_len": "9"})
-    pusher._look()
+    pusher.look()
     assert sorted(pushed) == [("s1", ["live"]), ("s2", ["bar"])]  # a move: s1's bar stays as it is
     pushed.clear()
     room.open_question(teacher, 3)
-    pusher._look()
+    pusher.look()
     assert sorted(pushed) == [("s1", ["bar", "live"]), ("s2", ["bar"])]  # the question: bars too
     pushed.clear()
-    pusher._look()
+    pusher.look()
     assert pushed == []  # nothing changed
+    room.go_to_step(teacher, 3)
+    pusher.look()
+    assert sorted(pushed) == [("s1", ["bar"]), ("s2", ["bar"])]  # a new page: the bar opens it
+    pushed.clear()
     pusher.watch("s1", teacher.code, "live", None)  # s1 broke away: only its bar
     pusher.watch("s2", None)  # s2 left
     room.end(teacher)
-    pusher._look()
+    pusher.look()
     assert pushed == [("s1", ["bar"])]  # the bar says the class has ended
     pusher.watch("s1", None)
-    pusher._look()
+    pusher.look()
     assert pusher.members == {} and pusher.versions == {}
+
+
+def test_a_countdown_that_runs_out_is_pushed_without_a_new_version(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    room.open_question(teacher, 3, countdown_s=1)
+    version, bar = room.versions([teacher.code])[teacher.code]
+    time.sleep(1.1)
+    later_version, later_bar = room.versions([teacher.code])[teacher.code]
+    assert later_version == version and later_bar != bar  # the bar now says "locked"
 
 
 def test_a_student_cannot_steer_or_reveal(make_classroom):
@@ -164,7 +180,7 @@ def test_a_burst_of_wrong_codes_is_slowed_down(make_classroom, monkeypatch):
     code = room.start().code
     attacker = new_seat()
     for _ in range(classroom.TRIES_PER_SEAT):
-        with pytest.raises(ClassError, match="No class has that code|not one"):
+        with pytest.raises(ClassError, match="No class has the code"):
             room.join("".join(reversed(code)) if code[::-1] != code else "2" * 8, attacker)
     with pytest.raises(ClassError, match=r"Too many wrong codes: wait \d+ s"):
         room.join(code, attacker)  # even the right code waits out the window
@@ -323,7 +339,7 @@ def test_a_class_expires_after_its_last_activity(make_classroom):
     time.sleep(2.3)
     assert room.poll(teacher.code, None, False) is None
     assert room.my_answer(teacher.code, seat, 3) is None
-    with pytest.raises(ClassError, match="No class has that code"):
+    with pytest.raises(ClassError, match=f"No class has the code {show_class_code(teacher.code)}"):
         room.join(teacher.code, new_seat())
 
 
@@ -454,3 +470,199 @@ def test_the_memory_store_forgets_expired_keys_nobody_reads_again():
     for _ in range(1000):
         store.expire("sd:unused", 1)
     assert not [name for name in store._data if name.startswith("sd:tries:")]
+
+
+# --- joining right ------------------------------------------------------------
+
+@pytest.mark.parametrize("typo", ["K7QM3XP", "K7QM-3XPA0", "O0O0-O0O0", "K7QM_3XPA", "k7qm 3xp!"])
+def test_a_malformed_code_gets_its_own_message_and_costs_no_try(make_classroom, typo):
+    room = make_classroom()
+    code = room.start().code
+    student = new_seat()
+    for _ in range(classroom.TRIES_PER_SEAT * 2):
+        with pytest.raises(ClassError) as refused:
+            room.join(typo, student)
+        assert repr(typo.strip()) in str(refused.value) and "not one" in str(refused.value)
+    assert room.join(show_class_code(code), student) == code  # no try was used up
+
+
+def test_a_wrong_codes_message_names_that_code(make_classroom):
+    room = make_classroom()
+    room.start()
+    student = new_seat()
+    for typed in ("ABCD-EFGJ", "HJKM-NPQR"):
+        with pytest.raises(ClassError, match=f"No class has the code {typed}"):
+            room.join(typed, student)
+
+
+def test_wrong_well_formed_codes_still_stop_guessing(make_classroom):
+    room = make_classroom()
+    code = room.start().code
+    guesser = new_seat()
+    for n in range(classroom.TRIES_PER_SEAT):
+        with pytest.raises(ClassError, match="No class has the code"):
+            room.join(f"ABCDEF{CLASS_ALPHABET[n]}{CLASS_ALPHABET[n]}", guesser)
+    with pytest.raises(classroom.ClassRateLimited):
+        room.join(code, guesser)
+    # 31 ** 8 codes: at 5 tries a minute per tab (300 for the server), a guess takes years
+    assert len(CLASS_ALPHABET) ** CLASS_CODE_LEN > 8.5e11
+
+
+# --- following the teacher's page -------------------------------------------------
+
+def test_the_teachers_page_reaches_the_class_with_its_settings_checked(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    room.go_to(teacher, "pages/lab.py", {"lab": "NaN", "lab_t": "999", "lab_cell": "gru",
+                                         "evil": "x" * 1000, "present": "1"})
+    state = room.poll(teacher.code, new_seat(), True)
+    assert state.page == "pages/lab.py"
+    assert state.params == {"lab": "NaN", "lab_t": "30", "lab_cell": "gru"}  # clamped, checked
+    assert state.settings == {}  # not on the Playground
+    room.go_to(teacher, "pages/lesson.py", {"step": "4"})
+    state = room.poll(teacher.code, None, False)
+    assert (state.page, state.step, state.params) == ("pages/lesson.py", 4, {"step": "4"})
+    for page in ("pages/../../etc/passwd", "https://evil.example", None, 3):
+        with pytest.raises(ClassError, match="not a page"):
+            room.go_to(teacher, page, {})
+    assert room.poll(teacher.code, None, False).page == "pages/lesson.py"
+
+
+def test_a_student_is_never_sent_the_answer_before_the_reveal(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    room.open_question(teacher, 3)
+    seat = new_seat()
+    room.answer(teacher.code, seat, "4")
+    state = room.poll(teacher.code, seat, True)
+    assert state.answer is None and not state.revealed
+    assert room.revealed_answer(teacher.code, 3) is None
+    room.reveal(teacher, "Nodes gained", "+4", "T = 5: 36 nodes")
+    assert room.poll(teacher.code, seat, True).answer["value"] == "+4"
+    assert room.revealed_answer(teacher.code, 3)["value"] == "+4"
+
+
+# --- questions as teachers run them ---------------------------------------------
+
+def test_the_countdown_locks_answers(make_classroom, monkeypatch):
+    monkeypatch.setattr(classroom, "LOCK_GRACE_S", 0.0)
+    room = make_classroom()
+    teacher = room.start()
+    room.open_question(teacher, 3, countdown_s=1)
+    early = new_seat()
+    assert room.answer(teacher.code, early, "4") == "4"
+    state = room.poll(teacher.code, None, False)
+    assert 0 < state.seconds_left() <= 1 and not state.locked()
+    time.sleep(1.1)
+    assert room.poll(teacher.code, None, False).locked()
+    with pytest.raises(ClassError, match="Time is up"):
+        room.answer(teacher.code, new_seat(), "5")
+    assert room.distribution(teacher, 3) == {"4": 1}
+    room.reveal(teacher, "Nodes gained", "+4", "")  # a locked question is still revealed
+    room.open_question(teacher, 3)  # opened again without a countdown: open until the reveal
+    assert room.answer(teacher.code, new_seat(), "5") == "5"
+
+
+def test_reveal_now_works_whatever_the_count(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    room.open_question(teacher, 4, countdown_s=60)
+    room.reveal(teacher, "Blocks", "10", "")  # nobody has answered, the countdown runs
+    state = room.poll(teacher.code, None, False)
+    assert state.revealed and state.locked() and state.seconds_left() is None
+
+
+@pytest.mark.parametrize(("kind", "answer", "right", "tolerance", "expected"), [
+    ("number", "4", "4", 0, True), ("number", "5", "4", 0, False), ("number", "6", "4", 2, True),
+    ("number", "7", "4", 2, False), ("choice", "No", "No", 0, True), ("choice", "Yes", "No", 0, False),
+    ("number", "4", None, 0, None),
+])
+def test_right_is_exact_for_a_choice_and_within_the_tolerance_for_a_number(kind, answer, right,
+                                                                            tolerance, expected):
+    question = classroom.Question(kind, 0, 10, ("Yes", "No") if kind == "choice" else (),
+                                  tolerance=tolerance)
+    assert question.is_right(answer, right) is expected
+    assert ("±" in question.rule) == bool(tolerance and kind == "number")
+
+
+def test_every_number_question_states_how_it_is_marked():
+    for question in QUESTIONS.values():
+        assert question.rule.startswith(("exactly", "within", "the choice"))
+
+
+def test_the_tally_counts_answers_against_the_connected(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    room.open_question(teacher, 3)
+    seats = [new_seat() for _ in range(4)]
+    for seat in seats:
+        room.poll(teacher.code, seat, True)
+    for seat in seats[:3]:
+        room.answer(teacher.code, seat, "4")
+    assert room.tally(teacher, 3) == (3, 4)
+
+
+# --- results the teacher keeps -----------------------------------------------
+
+def test_the_results_mark_every_answer_and_time_it_by_seat_number(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    seats = [new_seat() for _ in range(4)]
+    for seat in seats:
+        room.join(teacher.code, seat)
+    room.open_question(teacher, 3)
+    given = {seats[0]: "4", seats[1]: "5", seats[2]: "4"}
+    for seat, value in given.items():
+        room.answer(teacher.code, seat, value)
+    room.reveal(teacher, "Nodes gained, T 5 → 6", "+4", "")
+    room.open_question(teacher, 7)
+    room.answer(teacher.code, seats[3], "smaller")  # not revealed yet
+    rows, live = room.results(teacher)
+    assert live == {3: "+4"}
+    assert [(r.question, r.seat, r.answer, r.correct) for r in rows] == [
+        (3, 1, "4", True), (3, 2, "5", False), (3, 3, "4", True), (7, 4, "smaller", None)]
+    assert all(0 <= r.seconds < 5 for r in rows)
+    summary = classroom.summarise(rows, live)
+    assert [(s.question, s.answers, s.right) for s in summary] == [(3, 3, 2), (7, 1, None)]
+    assert summary[0].share_right == pytest.approx(2 / 3)
+    text = classroom.results_csv(rows)
+    assert text.splitlines()[0] == "question,seat,answer,correct,seconds_to_answer"
+    assert text.splitlines()[1].startswith("3,1,4,yes,")
+    assert not any(seat in text for seat in seats)  # seats by number: no tokens
+
+
+def test_a_seat_keeps_its_number_across_replicas_and_rejoins(make_classroom):
+    room, other = make_classroom(), make_classroom()
+    teacher = room.start()
+    first, second = new_seat(), new_seat()
+    room.join(teacher.code, first)
+    other.join(teacher.code, second)
+    room.join(teacher.code, first)  # a reload joins again
+    assert (other.seat_number(teacher.code, first), room.seat_number(teacher.code, second)) == (1, 2)
+
+
+def test_the_class_data_expires_with_every_new_key(make_classroom, store_kind):
+    room = make_classroom(ttl_s=2)
+    teacher = room.start()
+    seat = new_seat()
+    room.join(teacher.code, seat)
+    room.open_question(teacher, 3)
+    room.answer(teacher.code, seat, "4")
+    room.reveal(teacher, "Nodes", "+4", "")
+    keys = room.db.keys(f"sd:class:{teacher.code}*")
+    assert {f"sd:class:{teacher.code}:reveals", f"sd:class:{teacher.code}:seats"} <= set(keys)
+    assert all(0 < room.db.ttl(k) <= 2 for k in keys)
+    time.sleep(2.3)
+    assert room.db.keys(f"sd:class:{teacher.code}*") == []
+
+
+def test_a_servers_heartbeat_keeps_its_connected_seats_present(make_classroom):
+    """What class_push.Pusher sends every 2 s for the tabs it holds, instead of each tab polling."""
+    room = make_classroom(presence_s=0.5)
+    teacher = room.start()
+    following, exploring = new_seat(), new_seat()
+    room.heartbeat({teacher.code: [(following, True), (exploring, False), ("not a seat", True)]})
+    assert room.presence(teacher) == (2, 1)
+    time.sleep(0.7)
+    room.heartbeat({teacher.code: [(following, True)]})
+    assert room.presence(teacher) == (1, 1)  # the other tab closed

@@ -129,27 +129,61 @@ def test_the_lesson_step_follows_the_teacher():
     assert student.query_params["step"] == "4"
 
 
-def test_a_student_answers_before_the_reveal_then_sees_the_live_answer_beside_the_guess():
+def open_question(step: int = 3, countdown: int = 0) -> tuple[AppTest, Teacher]:
+    """The teacher's Class page with a lesson step's question open."""
     desk, teacher = start_class()
-    desk.selectbox(key="class_question_step").select(3).run()
+    desk.selectbox(key="class_question_step").select(step).run()
+    if countdown:
+        desk.get_by_key(f"class_countdown_{step}").set_value(countdown)
     desk.button(key="class_open").click().run()
-    student = app(CLASS_PAGE, **{"class": teacher.code}).run()
-    assert STEPS[2].question in texts(student)
-    student.number_input(key="class_number_3").set_value(4)
+    assert not desk.exception
+    return desk, teacher
+
+
+def send(student: AppTest, value: int, step: int = 3) -> None:
+    student.number_input(key=f"class_number_{step}").set_value(value)
     next(b for b in student.button if b.label == "Send my answer").click().run()
     assert not student.exception
-    assert "Answer sent: **4**" in texts(student)
+
+
+def test_a_student_answers_before_the_reveal_then_sees_the_live_answer_beside_the_guess():
+    desk, teacher = open_question()
+    student = app(CLASS_PAGE, **{"class": teacher.code}).run()
+    assert STEPS[2].question in texts(student)
+    send(student, 4)
+    assert "Your answer: **4**" in texts(student)
     desk.run()
-    figure = json.loads(desk.get("plotly_chart")[0].proto.spec)
-    bars = figure["data"][0]
-    assert list(bars["x"]) == ["4"] and "1** answer" in texts(desk)
+    assert "**1** of **1** connected have answered" in texts(desk)
+    assert not desk.get("plotly_chart")  # results stay hidden until the reveal (the projector)
     desk.button(key="class_reveal").click().run()
     assert not desk.exception
     live = STEPS[2].reveal()
+    figure = json.loads(desk.get("plotly_chart")[0].proto.spec)
+    assert list(figure["data"][0]["x"]) == ["4"]
+    shown = metrics(desk)
+    assert shown["Answers"] == "1" and shown[live.label] == live.value
+    assert shown["Right"] == ("100%" if live.value.lstrip("+") == "4" else "0%")
+    assert shown["Median time to answer"].endswith(" s")
     student.run()
-    metrics = {m.label: m.value for m in student.metric}
-    assert metrics == {"Your guess": "4", live.label: live.value}
+    assert {m.label: m.value for m in student.metric} == {"Your guess": "4", live.label: live.value}
     assert "Right!" in texts(student) or live.value.lstrip("+") != "4"
+
+
+def test_the_countdown_locks_the_answer_box_and_reveal_now_still_works(monkeypatch):
+    import stockdemo.classroom as core
+
+    desk, teacher = open_question(countdown=15)
+    student = app(CLASS_PAGE, **{"class": teacher.code}).run()
+    countdown = [h.proto.body for h in student.get("html") if "sd-countdown" in h.proto.body]
+    assert countdown and "data-seconds-left='15'" in countdown[0]
+    monkeypatch.setattr(core.time, "time", lambda: 2e10)  # long after the countdown
+    student.run()
+    assert "Time is up: answers are locked" in texts(student)
+    assert not any(b.label == "Send my answer" for b in student.button)
+    desk.run()
+    assert "Time is up" in texts(desk)
+    desk.button(key="class_reveal").click().run()
+    assert not desk.exception and STEPS[2].reveal().value in metrics(desk).values()
 
 
 def test_a_second_answer_from_the_same_tab_is_not_counted():
@@ -166,14 +200,33 @@ def test_a_second_answer_from_the_same_tab_is_not_counted():
     assert not any(b.label == "Send my answer" for b in again.button)
 
 
-def test_wrong_codes_get_a_message_and_a_burst_is_slowed_down():
+def join(page: AppTest, typed: str) -> str:
+    """Type a code into the Class page's join box and press Join -> what the page says."""
+    page.text_input(key="class_join_code").set_value(typed)
+    next(b for b in page.button if b.label == "Join the class").click().run()
+    assert not page.exception
+    return " ".join(w.value for w in page.warning)
+
+
+def test_each_codes_message_appears_on_its_own_try():
     start_class()
     student = app(CLASS_PAGE).run()
-    for attempt in range(7):
-        student.text_input[0].set_value("ZZZZ-ZZZZ" if attempt % 2 else "nonsense")
-        next(b for b in student.button if b.label == "Join the class").click().run()
-        assert not student.exception
-    assert "Too many wrong codes" in texts(student)
+    assert "No class has the code ABCD-EFGJ" in join(student, "ABCD-EFGJ")
+    assert "'<b>x</b>' is not one" in join(student, "<b>x</b>")
+    assert "No class has the code HJKM-NPQR" in join(student, "hjkm npqr")
+
+
+def test_malformed_codes_use_up_no_tries_and_wrong_ones_still_do():
+    _, teacher = start_class()
+    student = app(CLASS_PAGE).run()
+    for typo in ("nonsense", "ABC", "K7QM-3XPA-0", "O0O0O0O0", "ZZZZ-ZZZ", "!!"):
+        assert "is not one" in join(student, typo) or "too long" in join(student, typo)
+    assert join(student, show_class_code(teacher.code)) == ""  # joined: 6 typos cost nothing
+    assert "following the teacher" in texts(student) or student.session_state["class_code"]
+    guesser = app(CLASS_PAGE).run()
+    for n in range(5):
+        join(guesser, f"ZZZZ-ZZZ{'23456'[n]}")
+    assert "Too many wrong codes" in join(guesser, show_class_code(teacher.code))
 
 
 def test_a_student_cannot_become_the_teacher_with_a_wrong_key():
@@ -226,5 +279,98 @@ def test_redis_stopped_mid_class_then_restarted_the_student_follows_again(tmp_pa
         student.run()
         assert UNAVAILABLE not in texts(student)
         assert stage_values(student)["seq_len"] == 7
+    finally:
+        server.stop()
+
+
+def lesson_student(teacher: Teacher, step: int) -> AppTest:
+    return app(LESSON, **{"class": teacher.code, "step": str(step)}).run()
+
+
+def test_on_the_lesson_a_student_gets_no_reveal_and_no_answer_before_the_teacher_reveals():
+    desk, teacher = open_question()
+    guide = app(LESSON, step="3")
+    guide.session_state["class_teacher"] = teacher
+    guide.run()
+    student = lesson_student(teacher, 3)
+    assert not student.exception and student.header[0].value.startswith("3. ")
+    live = STEPS[2].reveal()
+    assert not [b for b in student.button if "Reveal" in b.label]
+    assert not student.metric and live.detail not in texts(student)
+    assert texts(student).count(STEPS[2].question) == 1  # the question shows once
+    assert STEPS[2].link_label not in texts(student)  # the experiment computes the answer
+    send(student, 4)
+    desk.button(key="class_reveal").click().run()
+    student.run()
+    assert {m.label: m.value for m in student.metric} == {"Your guess": "4", live.label: live.value}
+    assert live.detail in texts(student)
+
+
+def test_a_student_in_a_class_cannot_reveal_a_step_the_teacher_has_not():
+    _, teacher = start_class()
+    student = app(LESSON, **{"class": teacher.code, "step": "5"})
+    student.session_state["lesson_revealed"] = {5}  # revealed alone, before joining
+    student.run()
+    assert not student.metric and not [b for b in student.button if "Reveal" in b.label]
+    assert "The teacher opens this question" in texts(student)
+
+
+def test_a_following_students_next_and_back_are_held_with_the_hint():
+    _, teacher = start_class()
+    desk = app(LESSON, step="4")
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    student = lesson_student(teacher, 4)
+    buttons = {b.key: b for b in student.button}
+    assert buttons["lesson_next"].disabled and buttons["lesson_back"].disabled
+    assert buttons["lesson_next"].help == class_ui.HINT
+    student.button(key="class_break_away").click().run()
+    assert not student.button(key="lesson_next").disabled  # exploring: the lesson is theirs
+
+
+def test_a_following_student_who_moves_a_slider_gets_the_hint_and_the_teachers_value():
+    _, teacher = start_class()
+    desk = app(str(ROOT / "pages" / "debugging.py"), seq_len="12")
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    assert not desk.exception
+    student = app(str(ROOT / "pages" / "debugging.py"), **{"class": teacher.code}).run()
+    assert student.slider(key="seq_len").value == 12
+    student.session_state["class_applied_at"] = 0.0  # the move comes well after the last take
+    student.slider(key="seq_len").set_value(30).run()
+    assert student.slider(key="seq_len").value == 12
+    assert [t.value for t in student.toast] == [class_ui.HINT]
+
+
+def test_the_class_page_keeps_a_summary_per_question():
+    desk, teacher = open_question()
+    student = app(CLASS_PAGE, **{"class": teacher.code}).run()
+    send(student, 4)
+    desk.button(key="class_reveal").click().run()
+    desk.run()
+    summary = desk.dataframe[0].value
+    assert list(summary["Question"]) == [3] and list(summary["Answers"]) == [1]
+    assert list(summary["Live answer"]) == [STEPS[2].reveal().value]
+    assert desk.get("download_button")
+
+
+def test_an_answer_sent_while_redis_is_down_is_kept_and_counted_when_it_is_back(tmp_path,
+                                                                               monkeypatch):
+    server = RedisServer(tmp_path).start()
+    try:
+        monkeypatch.setenv("STOCKDEMO_REDIS_URL", server.url)
+        class_ui.class_room.clear()
+        desk, teacher = open_question()
+        student = app(CLASS_PAGE, **{"class": teacher.code}).run()
+        student.number_input(key="class_number_3").set_value(4)
+        server.stop()
+        next(b for b in student.button if b.label == "Send my answer").click().run()
+        assert not student.exception and UNAVAILABLE in texts(student)
+        student.run()
+        assert "Your answer **4** is kept here" in texts(student)
+        server.start()
+        student.run()
+        assert "Your answer: **4**" in texts(student)
+        assert class_ui.class_room().distribution(teacher, 3) == {"4": 1}
     finally:
         server.stop()

@@ -49,6 +49,7 @@ from stockdemo.config import (
     url_value,
 )
 from stockdemo.graph import Graph
+from stockdemo.ui import class_session
 from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.frame import page_link, page_url, presenting
 from stockdemo.ui.stage import set_comparison, stage_values
@@ -61,21 +62,25 @@ def knob_widget(knob: IntKnob | ChoiceKnob, bound: bool = True):
     outlives the widget while the learner stays on the page.
     """
     url = {"bind": "query-params"} if bound else {"persist_state": "page"}
+    # Class mode: a teacher's value goes to the class; a following student's move snaps back.
+    url.update(on_change=class_session.knob_moved, args=(knob.name,))
     if isinstance(knob, ChoiceKnob):
-        return st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
-                            key=knob.name, help=knob.help, format_func=knob.show, **url)
-    if not number_box(knob):
-        return st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
-                         key=knob.name, help=knob.help, **url)
-    # A float box shown as an integer: Streamlit's int number box raises on
-    # ?seed=inf ("cannot convert float infinity to integer"); a float box
-    # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
-    # "%.0f", not "%d": "%d" on a float box logs a warning, with a stack
-    # trace, on every rerun.
-    value = st.number_input(knob.label, float(knob.low), float(knob.high),
-                            value=float(knob.default), step=float(knob.step), format="%.0f",
-                            key=knob.name, help=knob.help, **url)
-    return int(value)
+        value = st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
+                             key=knob.name, help=knob.help, format_func=knob.show, **url)
+    elif not number_box(knob):
+        value = st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
+                          key=knob.name, help=knob.help, **url)
+    else:
+        # A float box shown as an integer: Streamlit's int number box raises on
+        # ?seed=inf ("cannot convert float infinity to integer"); a float box
+        # drops a non-finite URL value. Integers up to 2**53 are exact as floats.
+        # "%.0f", not "%d": "%d" on a float box logs a warning, with a stack
+        # trace, on every rerun.
+        value = int(st.number_input(knob.label, float(knob.low), float(knob.high),
+                                    value=float(knob.default), step=float(knob.step), format="%.0f",
+                                    key=knob.name, help=knob.help, **url))
+    class_session.knob_drawn(knob, value)
+    return value
 
 
 def knob_row(*knobs: IntKnob | ChoiceKnob, bound: bool = True) -> dict[str, object]:
@@ -338,8 +343,11 @@ def capped_knob_widget(knob: IntKnob, high: int) -> int:
     if high == knob.low:
         st.caption(f"{knob.label}: {knob.low} (the only step of this run)")
         return knob.low
-    return st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
-                     key=knob.name, help=knob.help, bind="query-params")
+    value = st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
+                      key=knob.name, help=knob.help, bind="query-params",
+                      on_change=class_session.knob_moved, args=(knob.name,))
+    class_session.knob_drawn(knob, value)
+    return value
 
 
 def node_from_url(graph: Graph, default: str) -> None:

@@ -92,6 +92,11 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
     st.title(f"{icon} {title}", anchor=False)
     if not present:
         st.markdown(intro)
+    # Class mode on every page: the teacher's page goes to the class, a following student
+    # opens it. Imported here: ui.classroom itself builds on this package.
+    from stockdemo.ui import classroom
+
+    classroom.class_bar(rel)
 
 
 @functools.cache

@@ -1,5 +1,7 @@
 """The lesson in a real browser, presenter mode at 1280×720: every step revealed and photographed."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -69,3 +71,37 @@ def test_a_steps_link_opens_the_page_with_its_settings_and_the_menu_returns(serv
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Lesson").click()
     wait_for_run(page)
     expect(page.get_by_role("heading", name=f"3. {step.title}")).to_be_visible()
+
+
+@pytest.mark.parametrize(("width", "height", "query"), [(1440, 900, ""), (1280, 720, "&present=1")],
+                         ids=["1440x900", "1280x720-presenter"])
+@pytest.mark.parametrize("number", [1, 3])
+def test_the_lesson_keeps_its_promise_read_the_question_guess_then_reveal_the_live_answer(
+        server, browser, width, height, query, number):
+    """"Read the question aloud, let the room guess, then press Reveal the answer: the answer
+    is computed live." The question is on screen; the answer is not there before the press;
+    after it, the figure a live run gives is, with its sentence, without scrolling."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/lesson?step={number}{query}")
+        wait_for_run(page)
+        step = STEPS[number - 1]
+        question = page.get_by_role("heading", name=step.question.replace("`", ""))
+        expect(question).to_be_visible()
+        assert bottom(question) <= height  # read aloud from the projector, no scrolling
+        assert not page.locator("[data-testid='stMetric']").count()  # the room guesses first
+        button = page.get_by_role("button", name="Reveal the answer")
+        assert bottom(button) <= height
+        button.click()
+        value = page.locator("[data-testid='stMetricValue']")
+        value.wait_for(timeout=180_000)
+        live = step.reveal()  # the same experiment, run here, now
+        assert value.inner_text().strip() == live.value
+        label = page.locator("[data-testid='stMetricLabel']").inner_text()
+        assert label.strip() == live.label
+        assert bottom(value) <= height
+        words = re.sub(r"[`*]", "", live.detail)[:40]  # as the page renders its markdown
+        expect(page.locator("[data-testid='stMain']").get_by_text(words)).to_be_visible()
+    finally:
+        context.close()

@@ -1,0 +1,215 @@
+"""The server's push: every student page in this process reruns the moment its class changes.
+
+One thread per server process reads the version of every class its students
+are in, one round trip each PUSH_S, and on a change asks Streamlit to rerun,
+for each of those students, the Playground's live part (which takes the
+teacher's settings itself) and, a moment later and only if what it shows
+changed (the page, the step, the open question, the reveal, a countdown that
+ran out, the end), the class bar, as the browser's own timer would. A move so
+costs each student one run; a new page, one run of the class bar, which opens it.
+
+It is also every student's heartbeat: each HEARTBEAT_S it tells the class
+store which of its students' tabs are connected (and following), so a tab
+needs no timer of its own for that; the bar's timer is only a slow safety net.
+
+A push waits until the tab's previous run is over: a rerun request that reaches
+a session whose last run has finished but whose messages are still on their way
+starts a new script runner, and Streamlit 1.67 then drops those last messages
+(AppSession.request_rerun says so; seen in bench/class_load.py under load as a
+Lesson whose answer box never arrived).
+
+Streamlit has no public way to start a session's run from the server: this
+uses ``Runtime.get_app_session`` (documented thread-safe) and the session's
+``request_rerun`` on the server's event loop. Anything missing (no runtime, as
+in AppTest; a session gone) leaves the bar's own timer to do it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import streamlit as st
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
+
+from stockdemo.classroom import ClassError, Classroom
+from stockdemo.ui.class_session import class_room
+
+PUSH_S = 0.1  # how often each server process looks at the versions of its students' classes
+BAR_AFTER_S = 0.8  # a pushed class bar reruns this long after the live part it follows
+HEARTBEAT_S = 2.0  # presence counts a seat for classroom.PRESENCE_S (5 s)
+IDLE_WAIT_S = 0.03  # a push to a tab whose run is not over tries again this much later...
+IDLE_TRIES = 100  # ...this many times (3 s), then goes anyway
+_LOGGER = logging.getLogger(__name__)
+
+
+class Pusher:
+    """Reruns the class parts of every student page in this process as soon as their class changes."""
+
+    def __init__(self, room: Classroom, autostart: bool = True) -> None:
+        self.room = room
+        self.autostart = autostart  # False: no thread, ``look`` is called by hand (tests)
+        self.lock = threading.Lock()
+        # code -> session id -> {"bar": rerun of its class bar, "live": of its live part}
+        self.members: dict[str, dict[str, dict[str, ClientState]]] = {}
+        self.versions: dict[str, tuple[int, tuple[str, ...]]] = {}  # code -> last seen (version, bar)
+        self.seats: dict[str, tuple[str, bool]] = {}  # session id -> (seat, following)
+        self.thread: threading.Thread | None = None
+        self.beat_at = 0.0
+
+    def watch(self, session_id: str, code: str | None, part: str = "bar",
+              rerun: ClientState | None = None, seat: str | None = None,
+              following: bool = False) -> None:
+        """Rerun this session's ``part`` when class ``code`` changes; ``rerun`` None: not that part.
+
+        ``code`` None: this session is in no class any more. ``seat``: its seat, kept
+        present in the class (and following, or not) while the session is connected.
+        """
+        with self.lock:
+            for other, seats in self.members.items():
+                if other != code:
+                    seats.pop(session_id, None)
+            if seat is not None:
+                self.seats[session_id] = (seat, following)
+            if code is None:
+                self.seats.pop(session_id, None)
+                return
+            parts = self.members.setdefault(code, {}).setdefault(session_id, {})
+            if rerun is None:
+                parts.pop(part, None)
+            else:
+                parts[part] = rerun
+            if self.thread is None and self.autostart:
+                self.thread = threading.Thread(target=self._loop, name="class-push", daemon=True)
+                self.thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(PUSH_S)
+            try:
+                self.look()
+            except Exception:  # never let the thread die: the bars' timers would be all that is left
+                _LOGGER.exception("class push: one look failed")
+
+    def look(self) -> None:
+        """One look at every watched class; a push to each member of those that changed."""
+        with self.lock:
+            for seats in self.members.values():
+                for session_id in [sid for sid, parts in seats.items() if not parts]:
+                    del seats[session_id]
+            for code in [c for c, seats in self.members.items() if not seats]:
+                del self.members[code]  # nobody here is in it any more (ended, left, closed)
+                self.versions.pop(code, None)
+            watched = {code: {sid: dict(parts) for sid, parts in seats.items()}
+                       for code, seats in self.members.items()}
+        if not watched:
+            return
+        try:
+            versions = self.room.versions(watched)
+            if time.monotonic() - self.beat_at >= HEARTBEAT_S:
+                self.beat_at = time.monotonic()
+                self.room.heartbeat(self._present(watched))
+        except ClassError:
+            return  # Redis is down: the bars' own timers say so and carry on
+        for code, (version, bar) in versions.items():
+            last_version, last_bar = self.versions.setdefault(code, (version, bar))
+            if (version, bar) != (last_version, last_bar):
+                self.versions[code] = (version, bar)
+                new_page = bar[:1] != last_bar[:1]
+                for session_id, parts in watched[code].items():
+                    self.push(session_id, self.targets(parts, bar != last_bar, new_page))
+
+    def _present(self, watched: dict[str, dict[str, dict]]) -> dict[str, list[tuple[str, bool]]]:
+        """{code: [(seat, following)]} of the watched tabs this server still holds connected."""
+        alive = (lambda sid: True) if not Runtime.exists() else (
+            lambda sid: Runtime.instance().get_app_session(sid) is not None)
+        with self.lock:
+            seats = dict(self.seats)
+        return {code: [seats[sid] for sid in sessions if sid in seats and alive(sid)]
+                for code, sessions in watched.items()}
+
+    def push(self, session_id: str, targets: list[tuple[str, float, ClientState]]) -> None:
+        """Rerun a member's parts, each after its delay: (part, delay, its rerun request)."""
+        if not targets or not Runtime.exists():
+            return
+        runtime = Runtime.instance()
+        session = runtime.get_app_session(session_id)
+        if session is None:  # the tab closed
+            self.watch(session_id, None)
+            return
+
+        def rerun(part: str, request: ClientState, fallback: ClientState | None,
+                  tries: int = 0) -> None:
+            if getattr(session, "_scriptrunner", None) is not None and tries < IDLE_TRIES:
+                # Its last run is not over (or its messages are still on their way).
+                loop.call_later(IDLE_WAIT_S, rerun, part, request, fallback, tries + 1)
+                return
+            for wanted in (request, fallback):
+                if wanted is not None and session.has_fragment(wanted.fragment_id):
+                    # (No live part this moment: the tab is in a whole-page run, or left the
+                    # Playground. The bar takes the move and asks for the live part itself.)
+                    session.request_rerun(_as_now(session, wanted))
+                    return
+
+        loop = runtime._get_async_objs().eventloop
+        for part, delay, request, fallback in targets:
+            if delay:
+                loop.call_soon_threadsafe(loop.call_later, delay, rerun, part, request, fallback)
+            else:
+                loop.call_soon_threadsafe(rerun, part, request, fallback)
+
+    @staticmethod
+    def targets(parts: dict[str, ClientState], bar_changed: bool, new_page: bool = False
+                ) -> list[tuple[str, float, ClientState, ClientState | None]]:
+        """Which parts of a member's page to rerun, and after how long.
+
+        A new page: the bar at once (it opens the page). Otherwise the live part at
+        once; the bar after it if it shows something new, or at once with no live part.
+        """
+        bar = parts.get("bar")
+        if "live" not in parts or new_page:
+            return [("bar", 0.0, bar, None)] if bar is not None else []
+        return [("live", 0.0, parts["live"], bar)] + (
+            [("bar", BAR_AFTER_S, bar, None)] if bar_changed and bar is not None else [])
+
+
+@st.cache_resource(show_spinner=False)
+def pusher() -> Pusher:
+    return Pusher(class_room())
+
+
+def watch_class(code: str | None, part: str = "bar", on: bool = True, seat: str | None = None,
+                following: bool = False) -> None:
+    """From inside a class part (a fragment): rerun it the moment ``code`` changes.
+
+    ``code`` None: this tab is in no class; ``on`` False: not this part any more.
+    ``seat`` (from the bar): the tab's seat, kept present while it is connected.
+    """
+    ctx = get_script_run_ctx()
+    fragment_id = ThreadState.get().fragment_id  # the running fragment, as Streamlit 1.67 keeps it
+    if ctx is None or not fragment_id or not Runtime.exists():
+        return
+    rerun = ClientState(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+                        fragment_id=fragment_id, is_auto_rerun=True) if on else None
+    pusher().watch(ctx.session_id, code, part, rerun, seat=seat, following=following)
+
+
+def _as_now(session, request: ClientState) -> ClientState:
+    """A rerun of a watched part, on the page and address the tab is on now.
+
+    A request keeps the page it was made on; sent after the class bar opened another
+    page, it would take the tab back (Streamlit treats a new page hash as a page change:
+    the widgets' state is dropped). Seen in bench/class_load.py: a second push right
+    after a page change left students showing one page and addressed as another.
+    """
+    now = getattr(session, "_client_state", None)  # the last run's, as Streamlit 1.67 keeps it
+    if not isinstance(now, ClientState) or not now.page_script_hash:
+        return request
+    fresh = ClientState()
+    fresh.CopyFrom(request)
+    fresh.page_script_hash = now.page_script_hash
+    fresh.query_string = now.query_string
+    return fresh

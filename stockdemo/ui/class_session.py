@@ -1,0 +1,254 @@
+"""What a browser tab holds in class mode, and what its controls tell the class.
+
+State per tab (``st.session_state``): the teacher's ``Teacher`` (code and secret
+key), or a student's class code, seat token, whether they follow, and the
+class version they last took. Class state itself lives in
+``stockdemo.classroom`` (memory or Redis), never here.
+
+Every knob widget (ui.controls.knob_widget) reports here: what it shows
+(``knob_drawn``: the teacher's values go to the class) and a move by hand
+(``knob_moved``: a following student's move snaps back, with a hint). No
+import of the other ui modules: controls.py imports this one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import streamlit as st
+
+from stockdemo import classroom, lab
+from stockdemo.classroom import ClassError, Classroom, Teacher, followed_knobs, page_params
+from stockdemo.config import (
+    CLASS_KEY,
+    PANEL,
+    RUN_KNOBS,
+    SEAT_KEY,
+    STEP,
+    VIEW,
+    ChoiceKnob,
+    IntKnob,
+    parse_seat,
+)
+
+# session_state keys
+TEACHER = "class_teacher"
+CODE = "class_code"
+SEAT = "class_seat"
+FOLLOWING = "class_following"
+APPLIED = "class_applied"  # (version, page, params) a following student last took
+APPLIED_AT = "class_applied_at"  # when (time.monotonic()): a browser's stale value is no move
+PUBLISHED = "class_published"  # (page, params) the teacher last sent
+HERE = "class_page"  # the page this tab's last run was on
+JOIN_MESSAGE = "class_join_message"
+
+HINT = "You are following the teacher. Break away to explore."
+# A browser that has not drawn the teacher's move yet still sends the old value with
+# its next message; seen as a change, it would look like a move by the student.
+STALE_S = 1.5
+
+
+@st.cache_resource(show_spinner=False)
+def class_room() -> Classroom:
+    """One per server process: in memory, or Redis when STOCKDEMO_REDIS_URL is set."""
+    return classroom.open_classroom(os.environ.get("STOCKDEMO_REDIS_URL"))
+
+
+def teacher() -> Teacher | None:
+    return st.session_state.get(TEACHER)
+
+
+def seat() -> str:
+    """This tab's seat: from the URL (a reload, or a reconnect, keeps it), else a new random one."""
+    if SEAT not in st.session_state:
+        st.session_state[SEAT] = (parse_seat(st.query_params.get_all(SEAT_KEY) or None)
+                                  or classroom.new_seat())
+    return st.session_state[SEAT]
+
+
+def following() -> bool:
+    """This tab is a student's that follows the teacher."""
+    return (teacher() is None and st.session_state.get(CODE) is not None
+            and bool(st.session_state.get(FOLLOWING)))
+
+
+def say(error: ClassError) -> None:
+    st.warning(str(error), icon=":material/cloud_off:" if isinstance(
+        error, classroom.ClassUnavailable) else ":material/block:")
+
+
+def leave() -> None:
+    """Stop following the class: this tab works on its own again."""
+    for name in (CODE, FOLLOWING, APPLIED):
+        st.session_state.pop(name, None)
+    st.query_params.pop(CLASS_KEY, None)
+    st.query_params.pop(SEAT_KEY, None)
+
+
+# --------------------------------------------------------------------------- a page's settings
+
+def widget_value(knob, value: object) -> object:
+    """A knob's value as its widget holds it in session_state."""
+    if knob is PANEL:
+        return PANEL.show(str(value))  # tabs are bound by their title
+    if isinstance(knob, IntKnob) and knob.high - knob.low > 300:
+        return float(value)  # a float number box (ui.controls.knob_widget)
+    return value
+
+
+def _from_widget(knob, value: object) -> object:
+    if knob is PANEL:
+        return PANEL.parse(value)[0]
+    if isinstance(knob, IntKnob) and isinstance(value, float):
+        return int(value)
+    return value
+
+
+def current_params(page: str, arrived: bool) -> dict[str, str]:
+    """What this tab's ``page`` shows, as class settings (page_params), read before its widgets.
+
+    ``arrived``: this run opened the page, so its link decides (a bound widget takes the
+    URL's value on arrival); otherwise the widgets' values of the last run do.
+    """
+    raw: dict[str, object] = {}
+    for knob in followed_knobs(page):
+        in_url = st.query_params.get_all(knob.name)
+        if knob is STEP:
+            raw[knob.name] = in_url or st.session_state.get("lesson_step")
+        elif knob.name in st.session_state and not (arrived and in_url):
+            raw[knob.name] = _from_widget(knob, st.session_state[knob.name])
+        elif in_url:
+            raw[knob.name] = in_url
+    return page_params(page, raw)
+
+
+def publish(page: str, params: dict[str, str]) -> None:
+    """The teacher's page and settings to the class, when they changed. Teacher only."""
+    current = teacher()
+    if current is None or st.session_state.get(PUBLISHED) == (page, params):
+        return
+    try:
+        class_room().go_to(current, page, params)
+    except ClassError as error:
+        say(error)
+    else:
+        st.session_state[PUBLISHED] = (page, params)
+
+
+def knob_drawn(knob: IntKnob | ChoiceKnob, value: object) -> None:
+    """A knob widget's value as drawn: a teacher's new value goes to the class at once."""
+    if TEACHER not in st.session_state or HERE not in st.session_state:
+        return
+    page = st.session_state[HERE]
+    if knob not in followed_knobs(page):
+        return
+    published = st.session_state.get(PUBLISHED)
+    params = dict(published[1]) if published and published[0] == page else {}
+    params[knob.name] = str(value)
+    publish(page, page_params(page, params))
+
+
+def teachers_value(knob) -> object | None:
+    """What the teacher's settings hold for a knob, for a following student; None otherwise."""
+    applied = st.session_state.get(APPLIED)
+    if applied is None or not following() or knob not in followed_knobs(applied[1]):
+        return None
+    value, _ = knob.parse(applied[2].get(knob.name))
+    return widget_value(knob, value)
+
+
+def knob_moved(name: str) -> None:
+    """A knob moved by hand (its on_change): a following student's move snaps back, with a hint."""
+    if not following():
+        return
+    knob = next((k for k in (*RUN_KNOBS, VIEW, *followed_knobs(st.session_state.get(HERE, "")))
+                 if k.name == name), None)
+    value = None if knob is None else teachers_value(knob)
+    if value is None or st.session_state.get(name) == value:
+        return
+    st.session_state[name] = value
+    if time.monotonic() - st.session_state.get(APPLIED_AT, 0.0) > STALE_S:
+        st.toast(HINT, icon=":material/group:")
+
+
+def lab_tab_ok(title: str) -> bool:
+    """A Lab experiment's title, as its tabs show it."""
+    return title in lab.EXPERIMENTS
+
+
+__all__ = ["APPLIED", "CODE", "FOLLOWING", "HERE", "HINT", "JOIN_MESSAGE", "PUBLISHED",
+           "SEAT", "TEACHER", "class_room", "current_params", "following", "knob_drawn",
+           "knob_moved", "lab_tab_ok", "leave", "publish", "say", "seat", "teacher",
+           "teachers_value", "widget_value"]
+
+
+# --------------------------------------------------------------------------- the teacher's tab
+
+# The teacher's key lives in this browser tab's sessionStorage, never in a link
+# (the address bar is on the projector): a reload, or a reconnect to another
+# replica after one was lost, gives the new session nothing, so the tab hands
+# the key back and the teacher goes on teaching. sessionStorage is per tab and
+# goes with it; students' tabs never mount this.
+_KEEPER = st.components.v2.component(
+    "stockdemo_class_keeper",
+    html="<span hidden></span>",
+    js="""
+export default function (component) {
+  const { data, setTriggerValue } = component
+  const name = "stockdemo.teacher"
+  if (data && data.save) {
+    sessionStorage.setItem(name, data.save)
+  } else if (data && data.forget) {
+    sessionStorage.removeItem(name)
+  } else if (data && data.ask) {
+    const saved = sessionStorage.getItem(name)
+    if (saved) setTriggerValue("restored", saved)
+  }
+}
+""",
+)
+KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or "" once forgotten
+ASKED = "_class_keeper_asked"
+
+
+def keep_teacher() -> None:
+    """Once per session: the teacher's tab keeps the key, or hands back one it kept.
+
+    Drawn in the sidebar, so the page's own layout has no element more; not drawn
+    without a browser (AppTest), where there is no tab to keep anything.
+    """
+    if not st.context.url:
+        return  # no browser: AppTest
+    current = teacher()
+    where = st.sidebar
+    if current is not None:
+        kept = f"{current.code}:{current.key}"
+        if st.session_state.get(KEPT) != kept:
+            st.session_state[KEPT] = kept
+            with where:
+                _KEEPER(data={"save": kept}, key="class_keeper_save", height=0)
+    elif st.session_state.get(KEPT):
+        st.session_state[KEPT] = ""
+        with where:
+            _KEEPER(data={"forget": True}, key="class_keeper_forget", height=0)
+    elif ASKED not in st.session_state and CODE not in st.session_state:
+        st.session_state[ASKED] = True  # a new session: the tab is asked once
+        with where:
+            _KEEPER(data={"ask": True}, key="class_keeper_ask", height=0,
+                    on_restored_change=_restored)
+
+
+def _restored() -> None:
+    """The tab handed back a key it kept: this session is the teacher again, if it still fits."""
+    text = (st.session_state.get("class_keeper_ask") or {}).get("restored")
+    st.session_state[KEPT] = text or ""
+    code, _, key = str(text or "").partition(":")
+    candidate = Teacher(code, key)
+    try:
+        class_room().presence(candidate)  # refused unless the key is this class's
+    except ClassError:
+        st.session_state[KEPT] = ""
+        return
+    st.session_state[TEACHER] = candidate
+    st.session_state.pop(PUBLISHED, None)

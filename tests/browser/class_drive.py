@@ -1,0 +1,111 @@
+"""Driving class mode in real browsers: a teacher's tab, students' tabs, what the server sends them."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.browser.drive import wait_for_run
+
+MAIN = "[data-testid='stMain']"
+
+
+def see(page, text: str | re.Pattern, timeout: float = 60_000) -> None:
+    """Wait for text in the page's main area (the sidebar's code view holds other words)."""
+    page.locator(MAIN).get_by_text(text).first.wait_for(timeout=timeout)
+
+
+def go(page, path: str) -> None:
+    """Through the app's own menu: the same session, so the teacher keeps the class."""
+    expand = page.get_by_test_id("stExpandSidebarButton")  # closed: a stage page, presenter mode
+    if expand.is_visible():
+        expand.click()
+    page.locator(f"[data-testid='stSidebar'] a[href$='{path}']").first.click()
+    wait_for_run(page)
+
+
+def on_screen(page, locator) -> bool:
+    """The element is inside the window, without scrolling."""
+    box = locator.bounding_box()
+    size = page.viewport_size
+    return (box is not None and box["width"] > 0 and box["y"] >= 0 and box["x"] >= 0
+            and box["y"] + box["height"] <= size["height"] and box["x"] + box["width"] <= size["width"])
+
+
+def start_class(browser, server: str, viewport=(1440, 900), query: str = ""):
+    """A teacher's tab with a class started -> (page, class code, join link)."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    teacher = context.new_page()
+    teacher.goto(f"{server}/classroom{query}")
+    wait_for_run(teacher)
+    teacher.get_by_role("button", name="Start a class").click()
+    see(teacher, "Join link")
+    link = teacher.locator(f"{MAIN} [data-testid='stCode']").filter(has_text="class=").first.inner_text()
+    code = re.search(r"class=([A-Z0-9]{8})", link)[1]
+    return teacher, code, link
+
+
+@dataclass
+class Wire:
+    """Every ForwardMsg the server sent one tab over its websocket, parsed as it arrived."""
+
+    messages: list[ForwardMsg] = field(default_factory=list)
+    raw: list[bytes] = field(default_factory=list)
+
+    def listen(self, page) -> None:
+        def on_socket(ws) -> None:
+            ws.on("framereceived", self._frame)
+        page.on("websocket", on_socket)
+
+    def _frame(self, payload) -> None:
+        if isinstance(payload, str):
+            payload = payload.encode()
+        self.raw.append(payload)
+        msg = ForwardMsg()
+        try:
+            msg.ParseFromString(payload)
+        except Exception:  # not a ForwardMsg: kept in raw, searched as bytes
+            return
+        self.messages.append(msg)
+
+    def contains(self, text: str) -> bool:
+        """Anywhere in what was sent, as bytes: every element, every message."""
+        needle = text.encode()
+        return any(needle in frame for frame in self.raw)
+
+    def button_labels(self) -> list[str]:
+        """Every button (and form button) the server drew in this tab."""
+        labels = []
+        for msg in self.messages:
+            if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+                continue
+            element = msg.delta.new_element
+            kind = element.WhichOneof("type")
+            if kind == "button":
+                labels.append(element.button.label)
+        return labels
+
+
+def join_by_link(browser, link: str, viewport=(1280, 900), wire: bool = False):
+    """A student's tab opened on the join link -> (page, Wire or None)."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    student = context.new_page()
+    listened = None
+    if wire:
+        listened = Wire()
+        listened.listen(student)
+    student.goto(link)
+    wait_for_run(student)
+    see(student, "following the teacher")
+    return student, listened
+
+
+def wait_for_path(page, path: str, timeout: float = 30.0) -> float:
+    """Wait until the tab's address is on ``path`` -> seconds waited."""
+    started = time.perf_counter()
+    page.wait_for_url(re.compile(rf"^[^?]*/{path}(\?.*)?$"), timeout=timeout * 1000)
+    wait_for_run(page)
+    return time.perf_counter() - started
