@@ -72,7 +72,7 @@ TARGET_BACK_S = 5.0
 MOVES = (9, 14, 20, 27, 35, 44, 54, 65)  # T values the teacher moves to
 # The teacher's page changes: (page, its query). Each is a page the students are not on.
 TOUR = (("lesson", {"step": "2"}), ("lab", {"lab": "NaN"}), ("lesson", {"step": "3"}),
-        ("playground", {"seq_len": "7"}))
+        ("playground", {}))  # the Playground as the teacher left it: its T is checked
 QUESTION = 3  # "T goes from 5 to 6: how many nodes will the graph gain?" (a number)
 # Questions of the chaos run, in order: quick live answers (not 6, torch.compile, or 8, training).
 CHAOS_QUESTIONS = (3, 1, 4, 7, 5, 2, 9, 3, 4)
@@ -106,6 +106,7 @@ class Member(load.Session):
         self.paths: dict[str, str] = {}  # page script hash -> URL path
         self.changed = asyncio.Condition()
         self.closed = False
+        self.stopped = False  # closed on purpose, at the end
         self._tasks: list[asyncio.Task] = []
 
     async def open(self) -> None:
@@ -144,6 +145,7 @@ class Member(load.Session):
         self.key_to_id.clear()
         self.buttons.clear()
         self.auto.clear()
+        self.stage = None
         self.rerun_fragment = ""
 
     async def send(self, fragment: str = "", triggers: tuple[str, ...] = (),
@@ -339,8 +341,39 @@ class Class:
     timeout: float
     redis_url: str
     out: dict = field(default_factory=lambda: {"moves": [], "pages": [], "errors": [],
-                                               "kills": [], "acked": {}})
+                                               "kills": [], "acked": {}, "drops": []})
     teacher_at: tuple[str, dict[str, str]] = ("playground", {})
+    reviving: set = field(default_factory=set)  # members being reconnected right now
+
+    async def revive(self) -> None:
+        """As browsers do: a tab whose connection dropped (not by a kill here) reconnects.
+
+        Runs for the whole chaos class, once a second; each drop is counted."""
+        while True:
+            await asyncio.sleep(1.0)
+            for m in (self.teacher, *self.students):
+                if m.closed and m not in self.reviving and not m.stopped:
+                    self.reviving.add(m)
+                    self.out["drops"].append(round(time.perf_counter() - self.out.get("t0", 0), 1))
+                    asyncio.create_task(self._back(m))
+
+    async def _back(self, m: Member) -> None:
+        try:
+            await reconnect_as_a_browser(m)
+            await m.run_page()
+            if m is self.teacher and not m.seen("You are teaching class", time.perf_counter() - 5):
+                await self.resume()
+        except Exception as err:  # counted: the class goes on
+            self.out["errors"].append(f"a dropped tab did not come back: {err!r}")
+        finally:
+            self.reviving.discard(m)
+
+    async def ready(self) -> None:
+        """The teacher's tab is connected (a drop being revived is waited for)."""
+        for _ in range(120):
+            if not self.teacher.closed and self.teacher not in self.reviving:
+                return
+            await asyncio.sleep(0.5)
 
     def wanted(self, run: Seen, page: str, query: dict[str, str]) -> bool:
         """A student's run shows the teacher's page with the teacher's settings (T as its
@@ -370,6 +403,7 @@ class Class:
         return list(await asyncio.gather(*(one(m, i) for m, i in zip(members, indexes, strict=True))))
 
     async def move(self, value: int, follow_timeout: float) -> None:
+        await self.ready()
         if self.teacher_at[0] != "playground":
             await self.go("playground", {}, follow_timeout, measured=False)
         count = [len(s.runs) for s in self.students]
@@ -385,9 +419,12 @@ class Class:
     async def go(self, page: str, query: dict[str, str], follow_timeout: float,
                  measured: bool = True) -> None:
         """The teacher opens a page (as through the menu, or a lesson link); the class follows."""
+        await self.ready()
         count = [len(s.runs) for s in self.students]
         self.teacher.go(page, query)
         sent = await self.teacher.run_page()
+        if page == "playground" and self.teacher.stage is not None:
+            query = {**query, "seq_len": str(int(self.teacher.value("seq_len")))}  # on its stage
         self.teacher_at = (page, query)
         got = await self.arrivals(count, page, query, sent, follow_timeout)
         if measured:
@@ -404,6 +441,7 @@ class Class:
         """
         if self.teacher_at != ("lesson", {"step": str(step)}):
             await self.go("lesson", {"step": str(step)}, follow_timeout, measured=False)
+        await self.ready()
         opened = await self.teacher.click("class_open")
         rng = random.Random(step)
 
@@ -433,6 +471,7 @@ class Class:
         """SIGKILL one replica; its members reconnect as browsers do; seconds until each student
         is back on the teacher's page with the teacher's settings."""
         on_it = [m for m in (self.teacher, *self.students) if m.replica == name]
+        self.reviving.update(on_it)
         count = [len(s.runs) for s in self.students]
         killed_at = time.perf_counter()
         pid = self.target.kill_replica(name)
@@ -448,6 +487,7 @@ class Class:
         page, query = self.teacher_at
         moved = [s for s in self.students if s in on_it]
         got = await self.arrivals(count, page, query, killed_at, follow_timeout, moved)
+        self.reviving.difference_update(on_it)
         self.out["kills"].append({
             "replica": name, "pid": pid, "students": len(moved), "teacher": self.teacher in on_it,
             "failed_tries": sum(retries), "back_s": got,
@@ -551,6 +591,7 @@ async def chaos(args) -> dict:
         kills = [t0 + args.kill_every * (i + 1) for i in range(int(args.minutes * 60 // args.kill_every))]
         restart_at = t0 + args.redis_restart_at
         rng = random.Random(26)
+        reviver = asyncio.create_task(room.revive())
         questions = list(CHAOS_QUESTIONS)
         kill_no = 0
         restarted = False
@@ -579,6 +620,7 @@ async def chaos(args) -> dict:
             else:
                 await room.ask(questions.pop(0), args.follow_timeout, spread_s=20.0)
             await asyncio.sleep(rng.uniform(2.0, 6.0))
+        reviver.cancel()
         db = redis.Redis.from_url(room.redis_url, decode_responses=True)
         lost = []
         for (seat, step), value in out["acked"].items():
@@ -619,6 +661,7 @@ def finish(room: Class) -> None:
 
 async def stop(room: Class) -> None:
     for m in (room.teacher, *room.students):
+        m.stopped = True
         await m.close()
     room.target.stop()
     room.out["log"] = [p for p in room.target.log_problems()
@@ -661,6 +704,9 @@ def report(out: dict, args) -> int:
               f"settings after {worst:.2f} s" + (f", {missing} never" if missing else "")
               + f" (target {TARGET_BACK_S:.0f} s)")
         ok = ok and not missing and worst <= TARGET_BACK_S
+    if out.get("drops"):
+        print(f"tabs whose connection dropped outside a kill, and came back as browsers do: "
+              f"{len(out['drops'])} (at {out['drops'][:10]} s)")
     if "redis_restart" in out:
         print(f"redis-server restarted during question {out['redis_restart']['question']}: "
               f"down {out['redis_restart'].get('down_s', float('nan')):.2f} s")

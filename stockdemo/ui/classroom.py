@@ -133,7 +133,8 @@ def class_bar(page: str) -> None:
             return  # the console: the class stays on the page it was shown last
         st.caption(f":material/podium: You are teaching class **{show_class_code(current.code)}**: "
                    "students who follow see this page, with your settings.")
-        publish(page, current_params(page, arrived))
+        if page != PLAYGROUND:  # the stage says its settings itself (publish_settings)
+            publish(page, current_params(page, arrived))
         return
     if code is None:
         return
