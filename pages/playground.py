@@ -33,7 +33,7 @@ def live_stage() -> None:
     trace = replay_control(lambda: cached_trace(config), in_view=True)
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
                stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None,
-                                   locked=class_ui.stage_lock()),
+                                   locked=class_ui.following_hint()),
                compare=comparison(config, view))
     ui.drawn_on_stage(config, view)  # what "Pin as A" pins and the panels below show
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings

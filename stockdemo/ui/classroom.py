@@ -77,6 +77,7 @@ LOST_S = 1.0  # a timer's run this soon after a drawn run draws it again
 DRAWN = "class_drawn"  # the Playground settings this tab last drew
 DRAWN_PAGE = "class_drawn_page"  # (page, params) another page last drew from the teacher
 BOX = "class_box"  # what the Lesson's answer box shows in this run
+PANELS = "class_panels"  # the Playground settings its panels (under the stage) last drew
 DRAWN_AT = "class_drawn_at"  # when (time.monotonic()) the Playground or the Lesson last drew it all
 DRAWN_BOX = "class_drawn_box"  # what the Lesson's answer box last showed, all of it
 STATE = "class_state"  # (time.monotonic(), ClassState) of the last poll
@@ -200,6 +201,9 @@ def _student_bar(page: str) -> None:
         st.session_state.pop(DRAWN, None)
         st.session_state.pop(DRAWN_BOX, None)
         rerun = True
+    elif (is_following and page == PLAYGROUND and not full_run and not rerun
+          and st.session_state.get(PANELS) != st.session_state.get(DRAWN)):
+        st.rerun(scope="app")  # the stage shows the teacher's move: the panels under it catch up
     on_lesson_question = page == LESSON and state.question == st.session_state.get("lesson_step")
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
@@ -367,7 +371,7 @@ def take_settings() -> tuple[RunConfig, str] | None:
     return config, view
 
 
-def stage_lock() -> str | None:
+def following_hint() -> str | None:
     """For the Playground's stage (ui.stage_spec's ``locked``): the hint, while this tab follows."""
     return HINT if following() else None
 
@@ -407,6 +411,9 @@ def drawn(config: RunConfig, view: str) -> None:
     """
     st.session_state[DRAWN] = _control_values(config, view)
     st.session_state[DRAWN_AT] = time.monotonic()
+    ctx = get_script_run_ctx()
+    if ctx is not None and not ctx.fragment_ids_this_run:
+        st.session_state[PANELS] = st.session_state[DRAWN]  # a whole-page run: the panels too
 
 
 # --------------------------------------------------------------------------- questions
@@ -603,5 +610,5 @@ def join_box() -> None:
 
 
 __all__ = ["HINT", "InClass", "PLAYGROUND_LIVE", "class_bar", "drawn", "following", "join_box",
-           "leave", "lesson_drawn", "lesson_question", "publish_settings", "run_controls", "stage_lock",
+           "leave", "lesson_drawn", "lesson_question", "publish_settings", "run_controls", "following_hint",
            "student_code", "take_settings", "teacher"]
