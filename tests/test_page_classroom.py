@@ -374,3 +374,17 @@ def test_an_answer_sent_while_redis_is_down_is_kept_and_counted_when_it_is_back(
         assert class_ui.class_room().distribution(teacher, 3) == {"4": 1}
     finally:
         server.stop()
+
+
+def test_a_student_who_steps_onto_the_open_question_sees_it_once():
+    desk, teacher = open_question()
+    guide = app(LESSON, step="2")
+    guide.session_state["class_teacher"] = teacher
+    guide.run()
+    student = lesson_student(teacher, 2)
+    student.button(key="class_break_away").click().run()
+    assert texts(student).count(STEPS[2].question) == 1  # in the bar: the open question
+    student.button(key="lesson_next").click().run()
+    assert not student.exception
+    assert student.header[0].value.startswith("3. ")
+    assert texts(student).count(STEPS[2].question) == 1  # now in the lesson, not twice

@@ -171,8 +171,7 @@ def _student_bar(page: str) -> None:
         say(error)
         # The question as last seen stays answerable: an answer is kept here and sent later.
         last = st.session_state.get(STATE)
-        if last is not None and not (page == LESSON and last[1].question
-                                     == st.session_state.get("lesson_step")):
+        if last is not None and not (page == LESSON and last[1].question == _lesson_step()):
             _question_box(last[1], code, last[1].question, in_bar=True)
         return
     if state is None:
@@ -204,7 +203,7 @@ def _student_bar(page: str) -> None:
     elif (is_following and page == PLAYGROUND and not full_run and not rerun
           and st.session_state.get(PANELS) != st.session_state.get(DRAWN)):
         st.rerun(scope="app")  # the stage shows the teacher's move: the panels under it catch up
-    on_lesson_question = page == LESSON and state.question == st.session_state.get("lesson_step")
+    on_lesson_question = page == LESSON and state.question == _lesson_step()
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
         rerun = rerun or (not full_run and st.session_state.get(DRAWN_BOX) != _box_key(state))
@@ -214,6 +213,12 @@ def _student_bar(page: str) -> None:
         st.rerun(scope="app")
     if rerun:
         _rerun_live_part(page)
+
+
+def _lesson_step() -> int:
+    """The step the Lesson shows in this run, read as ui.lesson_step reads it (the address
+    first): the bar runs before the lesson and must agree with it on where the question goes."""
+    return STEP.parse(st.query_params.get_all(STEP.name) or st.session_state.get("lesson_step"))[0]
 
 
 def _running_page() -> str | None:
@@ -524,7 +529,7 @@ def _question_box(state: ClassState, code: str, step: int | None, in_bar: bool) 
             live = None
         revealed = live is not None
     mine = _mine(code, step, current and not state.locked())
-    with st.container(border=True, key=f"class_question_{step}"):
+    with st.container(border=True, key=f"class_question_{step}_{'bar' if in_bar else 'lesson'}"):
         st.markdown(f"**Question {step}:** {lesson.STEPS[step - 1].question}")
         if revealed and live:
             guess, answer = st.columns(2)
