@@ -259,20 +259,24 @@ def _revealed(current: Teacher, step: int, live: dict[str, str]) -> None:
     except ClassError as error:
         say(error)
         return
+    # The class's figures first, under the live answer: on a 1280x720 projector they
+    # stay above the fold with the question and the answer; the sentence comes after.
     answer_col, chart_col = st.columns([1, 1], gap="large")
     with answer_col:
         st.metric(live["label"], live["value"])
-        st.markdown(live["detail"])
-        if not rows:
+        if rows:
+            done = summarise(rows, {step: live["value"]})[0]
+            ui.metric_row([
+                ui.Metric("Answers", str(done.answers)),
+                ui.Metric("Right", f"{done.share_right:.0%}", help=f"{done.right} of {done.answers}; "
+                          f"counted right: {done.rule}."),
+                ui.Metric("Median time to answer", f"{done.median_s:.1f} s"),
+            ])
+        else:
             st.markdown("Nobody answered this question.")
-            return
-        done = summarise(rows, {step: live["value"]})[0]
-        ui.metric_row([
-            ui.Metric("Answers", str(done.answers)),
-            ui.Metric("Right", f"{done.share_right:.0%}", help=f"{done.right} of {done.answers}; "
-                      f"counted right: {done.rule}."),
-            ui.Metric("Median time to answer", f"{done.median_s:.1f} s"),
-        ])
+        st.markdown(live["detail"])
+    if not rows:
+        return
     chart_col.plotly_chart(
         distribution_figure(step, counts, right), width="stretch", key=f"class_distribution_{step}",
         config={"displayModeBar": False},

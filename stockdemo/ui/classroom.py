@@ -197,9 +197,11 @@ def _student_bar(page: str) -> None:
         st.switch_page(str(ui.ROOT / page), query_params=st.session_state.get(SHOWN, {}))
     rerun = is_following and _take(state, page, full_run) and not full_run
     if lost and page in (PLAYGROUND, LESSON):
+        # The whole page again, not a part of it: a part's rerun would draw into blocks
+        # the browser may never have received ("Bad delta path" in the browser: a blank tab).
         st.session_state.pop(DRAWN, None)
         st.session_state.pop(DRAWN_BOX, None)
-        rerun = True
+        st.rerun(scope="app")
     elif (is_following and page == PLAYGROUND and not full_run and not rerun
           and st.session_state.get(PANELS) != st.session_state.get(DRAWN)):
         st.rerun(scope="app")  # the stage shows the teacher's move: the panels under it catch up

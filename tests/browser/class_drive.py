@@ -93,6 +93,9 @@ def join_by_link(browser, link: str, viewport=(1280, 900), wire: bool = False):
     """A student's tab opened on the join link -> (page, Wire or None)."""
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     student = context.new_page()
+    student.errors = []  # what the tab's console said went wrong, for a failure's report
+    student.on("pageerror", lambda e: student.errors.append(str(e)))
+    student.on("console", lambda m: student.errors.append(m.text) if m.type == "error" else None)
     listened = None
     if wire:
         listened = Wire()
@@ -106,6 +109,11 @@ def join_by_link(browser, link: str, viewport=(1280, 900), wire: bool = False):
 def wait_for_path(page, path: str, timeout: float = 30.0) -> float:
     """Wait until the tab's address is on ``path`` -> seconds waited."""
     started = time.perf_counter()
-    page.wait_for_url(re.compile(rf"^[^?]*/{path}(\?.*)?$"), timeout=timeout * 1000)
-    wait_for_run(page)
+    # The app moves between pages in place (history.pushState): no "load" to wait for.
+    page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path,
+                           timeout=timeout * 1000)
+    try:
+        wait_for_run(page)
+    except Exception as err:
+        raise AssertionError(f"{page.url} did not draw: {getattr(page, 'errors', [])[:5]}") from err
     return time.perf_counter() - started

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import time
 
 import pytest
 
@@ -57,10 +58,10 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
         see(typed, "following the teacher")
         students = [by_link, typed]
         # "and watch their page follow yours"
-        teacher.locator(f"{MAIN} [data-testid='stSelectbox']").first.click()
-        teacher.get_by_role("option").nth(QUESTION - 1).click()
-        wait_for_run(teacher)
         go(teacher, "lesson")
+        for _ in range(QUESTION - 1):
+            teacher.get_by_role("button", name="Next").click()
+            wait_for_run(teacher)
         heading = f"{QUESTION}. {STEPS[QUESTION - 1].title}"
         teacher.get_by_role("heading", name=heading).wait_for()
         for student in students:
@@ -82,9 +83,9 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
         assert on_screen(teacher, reveal)
         reveal.click()
         see(teacher, "Median time to answer", timeout=60_000)
+        teacher.locator(f"{MAIN} .js-plotly-plot").wait_for(timeout=30_000)  # laid out, all of it
         right = teacher.locator(f"{MAIN} [data-testid='sdMetric']").filter(has_text="Right")
-        right.scroll_into_view_if_needed()
-        assert on_screen(teacher, right)
+        assert on_screen(teacher, right), right.bounding_box()  # the projector shows it as it is
         for student, guess in zip(students, ("4", "5"), strict=True):
             figure = student.locator("[data-testid='stMetric']").filter(has_text=live.label)
             figure.wait_for(timeout=60_000)
@@ -104,5 +105,6 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
         for page in pages:
             assert not page.locator("[data-testid='stException']").count()
     finally:
-        for page in pages:
+        for i, page in enumerate(pages):
+            screenshot(page, f"class-promise-{width}x{height}-tab-{i}-{int(time.time())}")
             page.context.close()
