@@ -163,10 +163,12 @@ def transition_fps(page, base: str, repeats: int) -> tuple[int, list[float], lis
     fps, ms = [], []
     for i in range(repeats):
         slider.focus()
-        frames = page.evaluate("window.__view.dataset.motionFrames || ''")
+        # A transition's figures are written when it ends; two can have the same frame
+        # count, so the old figure is removed first and its return marks the end.
+        page.evaluate("delete window.__view.dataset.motionFrames")
         page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
-        page.wait_for_function("(f) => (window.__view.dataset.motionFrames || '') !== f"
-                               " && window.__view.dataset.moving === '0'", arg=frames, timeout=120_000)
+        page.wait_for_function("() => window.__view.dataset.motionFrames !== undefined"
+                               " && window.__view.dataset.moving === '0'", timeout=120_000)
         fps.append(float(page.evaluate("window.__view.dataset.motionFps")))
         ms.append(float(page.evaluate("window.__view.dataset.motionMs")))
         idle(page)
