@@ -69,6 +69,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 TARGET_MOVE_P95_S = 0.5
 TARGET_PAGE_P95_S = 1.0
 TARGET_BACK_S = 5.0
+SETTLE_S = 0.3  # the graph view says "settled" this long after its last picture (SETTLE_MS, index.js)
 MOVES = (9, 14, 20, 27, 35, 44, 54, 65)  # T values the teacher moves to
 # The teacher's page changes: (page, its query). Each is a page the students are not on.
 TOUR = (("lesson", {"step": "2"}), ("lab", {"lab": "NaN"}), ("lesson", {"step": "3"}),
@@ -108,11 +109,14 @@ class Member(load.Session):
         self.closed = False
         self.stopped = False  # closed on purpose, at the end
         self._tasks: list[asyncio.Task] = []
+        self.settle_at = 0.0  # when the stage's last picture settles (the browser's 300 ms)
+        self.settled_graph: str | None = None  # the picture the stage last settled on
 
     async def open(self) -> None:
         await super().open()
         self.closed = False
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._poll())]
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._poll()),
+                       asyncio.create_task(self._settle())]
 
     async def close(self) -> None:
         self.closed = True
@@ -199,6 +203,31 @@ class Member(load.Session):
                     await self.send(fragment, auto=True)
                 except ConnectionClosed:
                     return
+
+    async def _settle(self) -> None:
+        """The graph view's settle (index.js): 300 ms after a new picture, whoever moved it
+        (the teacher, for a follower), the panels' listener reruns their fragment; once per
+        picture, and not for the first one a page opens with."""
+        while not self.closed:
+            await asyncio.sleep(0.05)
+            if self.settle_at and time.perf_counter() >= self.settle_at and self.settler[0]:
+                self.settle_at = 0.0
+                self.settled_graph = self.graphs[-1][1]
+                self.settle()
+                try:
+                    await self.send(self.rerun_fragment)
+                except ConnectionClosed:
+                    return
+
+    def _see_view(self, view, fragment_id: str) -> None:
+        drawn = len(self.graphs)
+        opened = self.stage is None or self.stage["id"] != view.id
+        super()._see_view(view, fragment_id)
+        if len(self.graphs) > drawn and self.stage is not None and view.id == self.stage["id"]:
+            if opened:
+                self.settled_graph = self.graphs[-1][1]
+            elif self.graphs[-1][1] != self.settled_graph:
+                self.settle_at = time.perf_counter() + SETTLE_S
 
     async def _listen(self) -> None:
         try:
@@ -383,6 +412,12 @@ class Class:
         return all((run.seq_len == int(v)) if k == "seq_len" else run.query.get(k) == v
                    for k, v in query.items())
 
+    @staticmethod
+    def runs_since(m: Member, index: int, started: float) -> str:
+        """A student's runs from ``index`` on, for a report: when, status, page, T."""
+        return ", ".join(f"{r.at - started:+.2f} s {ForwardMsg.ScriptFinishedStatus.Name(r.status)} "
+                         f"{r.path} T={r.seq_len}" for r in m.runs[index:]) or "none"
+
     async def arrivals(self, since_index: list[int], page: str, query: dict[str, str],
                        started: float, timeout: float, members: list[Member] | None = None
                        ) -> list[float | None]:
@@ -414,7 +449,10 @@ class Class:
         self.out["moves"].extend(g for g in got if g is not None)
         if None in got:
             self.out["errors"].append(f"move to T={value}: {got.count(None)} students did not follow "
-                                      f"within {follow_timeout:.0f} s")
+                                      f"within {follow_timeout:.0f} s; their runs since: "
+                                      + "; ".join(self.runs_since(s, c, moved) for s, c, g
+                                                  in zip(self.students, count, got, strict=True)
+                                                  if g is None))
 
     async def go(self, page: str, query: dict[str, str], follow_timeout: float,
                  measured: bool = True) -> None:
@@ -429,6 +467,8 @@ class Class:
         got = await self.arrivals(count, page, query, sent, follow_timeout)
         if measured:
             self.out["pages"].extend(g for g in got if g is not None)
+            name = page + "".join(f" {k}={v}" for k, v in query.items() if k != "seq_len")
+            self.out.setdefault("by_page", {}).setdefault(name, []).extend(g for g in got if g is not None)
         if None in got:
             self.out["errors"].append(f"page {page} {query}: {got.count(None)} students did not "
                                       f"follow within {follow_timeout:.0f} s")
@@ -684,6 +724,8 @@ def report(out: dict, args) -> int:
               f"settings, {len(pages)} pairs: p50 {load.pct(pages, 50):.2f} s, "
               f"p95 {load.pct(pages, 95):.2f} s, max {max(pages):.2f} s "
               f"(target p95 <= {TARGET_PAGE_P95_S} s)")
+        for name, got in out.get("by_page", {}).items():
+            print(f"  {name:24s} p50 {load.pct(got, 50):.2f} s, p95 {load.pct(got, 95):.2f} s ({len(got)})")
         ok = ok and load.pct(pages, 95) <= TARGET_PAGE_P95_S
     if "idle_cores" in out:
         print(f"CPU of each replica while the class only follows (heartbeats): {out['idle_cores']} cores")

@@ -463,10 +463,12 @@ class Session:
         self.rerun_fragment = stage["fragment"]
 
     def settle(self) -> None:
-        """The learner stopped: the panels' listener fires ``settled`` (their fragment reruns)."""
+        """The learner stopped: the panels' listener fires ``settled`` (their fragment reruns),
+        naming the picture the stage shows (frontend/graph_view/src/index.js, settle)."""
         events, fragment = self.settler
+        shown = self.graphs[-1][1] if self.graphs else None
         self.json_triggers.append(WidgetState(id=events, json_trigger_value=json.dumps(
-            [{"event": "settled", "value": self.stage["req"]}])))
+            [{"event": "settled", "value": {"req": self.stage["req"], "graph": shown}}])))
         self.rerun_fragment = fragment
 
     def press(self, key: str) -> None:

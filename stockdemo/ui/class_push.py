@@ -40,10 +40,9 @@ from stockdemo.ui.class_session import class_room
 
 PUSH_S = 0.1  # how often each server process looks at the versions of its students' classes
 BAR_AFTER_S = 0.8  # a pushed class bar reruns this long after the live part it follows
-# The Playground's live part is its stage; the panels under it (predictions, ops...) catch
-# up in a whole-page run once the teacher stops moving, as the teacher's own page does:
-# the bar asks for it this long after the last move (one per pause, not one per move).
-PANELS_AFTER_S = 1.0
+# The Playground's live part is its stage. The panels under it (predictions, ops...) catch
+# up as on anyone's Playground: the browser tells their fragment once the stage has settled
+# (stockdemo.ui.stage.settle_listener), so a move pushes the stage and nothing else.
 HEARTBEAT_S = 2.0  # presence counts a seat for classroom.PRESENCE_S (5 s)
 IDLE_WAIT_S = 0.03  # a push to a tab whose run is not over tries again this much later...
 IDLE_TRIES = 100  # ...this many times (3 s), then goes anyway
@@ -63,7 +62,6 @@ class Pusher:
         self.seats: dict[str, tuple[str, bool]] = {}  # session id -> (seat, following)
         self.thread: threading.Thread | None = None
         self.beat_at = 0.0
-        self.settles: dict[str, object] = {}  # session id -> its pending "settle" (a loop handle)
 
     def watch(self, session_id: str, code: str | None, part: str = "bar",
               rerun: ClientState | None = None, seat: str | None = None,
@@ -160,18 +158,8 @@ class Pusher:
                     return
 
         loop = runtime._get_async_objs().eventloop
-
-        def settle_later(delay: float, request: ClientState) -> None:
-            """On the loop: the last move's settle replaces the one before it."""
-            pending = self.settles.pop(session_id, None)
-            if pending is not None:
-                pending.cancel()
-            self.settles[session_id] = loop.call_later(delay, rerun, "settle", request, None)
-
         for part, delay, request, fallback in targets:
-            if part == "settle":
-                loop.call_soon_threadsafe(settle_later, delay, request)
-            elif delay:
+            if delay:
                 loop.call_soon_threadsafe(loop.call_later, delay, rerun, part, request, fallback)
             else:
                 loop.call_soon_threadsafe(rerun, part, request, fallback)
@@ -183,16 +171,15 @@ class Pusher:
 
         A new page: the bar at once (it opens the page). Otherwise the live part at
         once; the bar after it if it shows something new, or at once with no live part.
-        A move (the live part, nothing new in the bar): the bar once the moves pause
-        ("settle"), so the panels under the Playground's stage catch up.
+        A move (the live part, nothing new in the bar): the live part only.
         """
         bar = parts.get("bar")
         if "live" not in parts or new_page:
             return [("bar", 0.0, bar, None)] if bar is not None else []
         if bar is None:
             return [("live", 0.0, parts["live"], None)]
-        return [("live", 0.0, parts["live"], bar),
-                ("bar", BAR_AFTER_S, bar, None) if bar_changed else ("settle", PANELS_AFTER_S, bar, None)]
+        live = [("live", 0.0, parts["live"], bar)]
+        return live + [("bar", BAR_AFTER_S, bar, None)] if bar_changed else live
 
 
 @st.cache_resource(show_spinner=False)

@@ -13,6 +13,7 @@ before them and ``publish_settings`` after), then ``drawn`` at the end of its li
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,7 @@ from stockdemo.ui.class_session import (
     teacher,
     widget_value,
 )
+from stockdemo.view_payload import graph_key
 
 PLAYGROUND_LIVE = "playground_live"  # the key of the Playground's live fragment
 CLASS_PAGE = "pages/classroom.py"
@@ -77,7 +79,7 @@ LOST_S = 1.0  # a timer's run this soon after a drawn run draws it again
 DRAWN = "class_drawn"  # the Playground settings this tab last drew
 DRAWN_PAGE = "class_drawn_page"  # (page, params) another page last drew from the teacher
 BOX = "class_box"  # what the Lesson's answer box shows in this run
-PANELS = "class_panels"  # the Playground settings its panels (under the stage) last drew
+SENT_GRAPH = "class_sent_graph"  # the picture a following tab's stage was last sent (its key)
 DRAWN_AT = "class_drawn_at"  # when (time.monotonic()) the Playground or the Lesson last drew it all
 DRAWN_BOX = "class_drawn_box"  # what the Lesson's answer box last showed, all of it
 STATE = "class_state"  # (time.monotonic(), ClassState) of the last poll
@@ -160,8 +162,12 @@ def _student_bar(page: str) -> None:
     # bench/class_load.py under load. The page to open again is the one it shows (or,
     # following, the teacher's), with its own settings, not that old address's.
     running = page if full_run else (_running_page() or page)
-    # A timer's run that starts just after a whole-page run ended may have made Streamlit
-    # drop that run's last messages (class_push.py): draw it again rather than trust it.
+    # A timer's run that starts just after another run drew the page (whole, or the stage
+    # alone) may have made Streamlit drop that run's messages: a rerun request that comes
+    # before the server has sent them starts a new ScriptRunner, and the old one's messages
+    # still waiting are ignored (app_session.py, "non-current ScriptRunner"; seen in
+    # bench/class_load.py: a follower's stage kept the T before a move, 1 to 5 times in
+    # 300). Draw it again rather than trust it.
     lost = not full_run and time.monotonic() - st.session_state.get(DRAWN_AT, -60.0) < LOST_S
     if not is_following or page != PLAYGROUND:
         watch_class(code, "live", on=False)
@@ -202,9 +208,6 @@ def _student_bar(page: str) -> None:
         st.session_state.pop(DRAWN, None)
         st.session_state.pop(DRAWN_BOX, None)
         st.rerun(scope="app")
-    elif (is_following and page == PLAYGROUND and not full_run and not rerun
-          and st.session_state.get(PANELS) != st.session_state.get(DRAWN)):
-        st.rerun(scope="app")  # the stage shows the teacher's move: the panels under it catch up
     on_lesson_question = page == LESSON and state.question == _lesson_step()
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
@@ -229,9 +232,16 @@ def _running_page() -> str | None:
     if ctx is None:
         return None
     info = ctx.pages_manager.get_pages().get(ctx.page_script_hash)
+    return _page_of(info.get("script_path")) if info else None
+
+
+@functools.lru_cache(maxsize=64)
+def _page_of(script_path: str | None) -> str | None:
+    """A page's script path -> its file relative to the app root (resolving it on each bar
+    run was 2 % of a replica's time with 30 students changing page)."""
     try:
-        return Path(info["script_path"]).resolve().relative_to(ui.ROOT).as_posix()
-    except (TypeError, KeyError, ValueError):
+        return Path(script_path).resolve().relative_to(ui.ROOT).as_posix()
+    except (TypeError, ValueError):
         return None
 
 
@@ -418,9 +428,22 @@ def drawn(config: RunConfig, view: str) -> None:
     """
     st.session_state[DRAWN] = _control_values(config, view)
     st.session_state[DRAWN_AT] = time.monotonic()
-    ctx = get_script_run_ctx()
-    if ctx is not None and not ctx.fragment_ids_this_run:
-        st.session_state[PANELS] = st.session_state[DRAWN]  # a whole-page run: the panels too
+    if following():
+        from stockdemo.ui.graph_view import cached_picture  # the package imports this module
+
+        st.session_state[SENT_GRAPH] = graph_key(cached_picture(config, view))
+
+
+def stage_settled(graph: str | None) -> None:
+    """Last in the Playground's panels: the browser's stage settled on ``graph`` (or None).
+
+    A following tab's stage is rerun by the server (a teacher's move); a rerun the tab
+    asks for itself just after (the settle of its previous picture) can make Streamlit
+    drop that move's messages (see ``_student_bar``'s ``lost``). The settle names the
+    picture the browser has: not the last one sent, the stage draws it again.
+    """
+    if graph is not None and following() and graph != st.session_state.get(SENT_GRAPH, graph):
+        _rerun_live_part(PLAYGROUND)
 
 
 # --------------------------------------------------------------------------- questions
@@ -618,4 +641,4 @@ def join_box() -> None:
 
 __all__ = ["HINT", "InClass", "PLAYGROUND_LIVE", "class_bar", "drawn", "following", "join_box",
            "leave", "lesson_drawn", "lesson_question", "publish_settings", "run_controls", "following_hint",
-           "student_code", "take_settings", "teacher"]
+           "stage_settled", "student_code", "take_settings", "teacher"]
