@@ -41,7 +41,7 @@ def live_stage() -> None:
 
 @st.fragment(key="playground_panels")
 def panels() -> None:
-    ui.settle_listener()
+    settled = ui.settle_listener()
     rerun_started = time.perf_counter()
     config, view = ui.stage_config()  # what the stage last drew
     result, picture = ui.cached_run(config), cached_picture(config, view)
@@ -90,6 +90,7 @@ def panels() -> None:
             st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
                         "the same predictions.")
             st.code(reproduce_code(config), language="python")
+    class_ui.stage_settled(settled)  # last: it may ask for the stage again, after this run
 
 
 live_stage()

@@ -571,7 +571,7 @@ class Classroom:
         main = self._main(code)
         seat = parse_seat(seat)
         with self._reachable():
-            pipe = self.db.pipeline()
+            pipe = self.db.pipeline(transaction=False)  # a read and a heartbeat: no MULTI needed
             pipe.hgetall(main)
             if seat is not None:
                 now = time.time()

@@ -202,6 +202,17 @@ def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
     return built
 
 
+def graph_key(picture: Picture) -> str:
+    """The payload's ``graph``: changes whenever what is drawn changes (a new shape changes
+    a label). The browser keeps its zoom and replay while it stays the same, and names
+    the picture it settled on by it (stockdemo.ui.stage.settle_listener)."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(f"{picture.view}\0{picture.width}\0{picture.height}".encode())
+    digest.update("\0".join(p.id for p in picture.nodes).encode())
+    digest.update("\0".join(p.label for p in picture.nodes).encode())
+    return digest.hexdigest()
+
+
 def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
     placed = picture.nodes
     index = {p.id: i for i, p in enumerate(placed)}
@@ -241,14 +252,8 @@ def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
               "y": [_r(f.y) for f in picture.frames], "w": [_r(f.w) for f in picture.frames],
               "h": [_r(f.h) for f in picture.frames]}
     drawn = _drawn_index(picture, index)
-    # Changes whenever what is drawn changes (a new shape changes a label): the
-    # browser keeps its zoom and replay while the key stays the same.
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update(f"{picture.view}\0{picture.width}\0{picture.height}".encode())
-    digest.update("\0".join(nodes["id"]).encode())
-    digest.update("\0".join(p.label for p in placed).encode())
     static = {
-        "graph": digest.hexdigest(),
+        "graph": graph_key(picture),
         "view": picture.view,
         "caption": picture.caption,
         "width": _r(picture.width),

@@ -10,7 +10,14 @@ from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
 from stockdemo.render import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
-from stockdemo.view_payload import node_table, node_table_alt, node_text, selected_from_url, view_payload
+from stockdemo.view_payload import (
+    graph_key,
+    node_table,
+    node_table_alt,
+    node_text,
+    selected_from_url,
+    view_payload,
+)
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, send_from_view
 
@@ -155,6 +162,21 @@ def test_the_graph_key_changes_when_a_label_changes():
     same = view_payload(layout(run(RunConfig(hidden_size=10, seed=3)).graph, "unrolled"))
     assert a["nodes"]["id"] == b["nodes"]["id"] and a["graph"] != b["graph"]
     assert a["graph"] == same["graph"]  # another seed: the same picture, zoom kept
+
+
+def test_the_key_the_browser_settles_on_is_the_payloads_graph_key():
+    # classroom.stage_settled compares the browser's settled picture with graph_key
+    for config in (RunConfig(), RunConfig(seq_len=9, cell="gru")):
+        picture = layout(run(config).graph, "auto")
+        assert graph_key(picture) == view_payload(picture)["graph"]
+
+
+def test_the_settle_names_the_picture_and_a_bad_name_is_none():
+    at = AppTest.from_file(str(ROOT / "pages/playground.py"), default_timeout=120).run()
+    sent = graph_sent(next(e for e in at.get("bidi_component") if e.key == "graph"))
+    for value in ({"req": 0, "graph": sent["graph"]}, 3, {"graph": ["x"]}, {"graph": "x" * 500}):
+        send_from_view(at, key="stage_settled", trigger={"settled": value})
+        assert not at.exception, value
 
 
 def test_table_lists_the_drawn_graph_nodes_sortably(default_run):

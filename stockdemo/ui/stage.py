@@ -124,9 +124,16 @@ export default function (component) {
 _SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hidden></span>", js=_SETTLE_JS)
 
 
-def settle_listener(key: str = "stage_settled") -> None:
-    """Draw inside the fragment that must follow the stage once the learner stops moving."""
-    _SETTLE_LISTENER(key=key, height=0, on_settled_change=lambda: None)
+def settle_listener(key: str = "stage_settled") -> str | None:
+    """Draw inside the fragment that must follow the stage once the learner stops moving.
+
+    -> the picture the browser's stage settled on (its payload's ``graph``), when that is
+    what reran this fragment; else None.
+    """
+    got = _SETTLE_LISTENER(key=key, height=0, on_settled_change=lambda: None)
+    settled = getattr(got, "settled", None)
+    graph = settled.get("graph") if isinstance(settled, dict) else None
+    return graph if isinstance(graph, str) and len(graph) <= 64 else None
 
 
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,

@@ -397,8 +397,10 @@ class GraphView {
     if (this.settledGraph === this.data.graph) return;
     this.settledGraph = this.data.graph;
     // The page's panels follow (stockdemo/ui/stage.py's settle_listener reruns their
-    // fragment); a page without panels has nothing left to bring up to date.
-    window.dispatchEvent(new CustomEvent("stockdemo:settled", { detail: this.req }));
+    // fragment); a page without panels has nothing left to bring up to date. The
+    // picture is named: the server can tell one it sent that never arrived.
+    window.dispatchEvent(new CustomEvent("stockdemo:settled",
+      { detail: { req: this.req, graph: this.data.graph } }));
   }
 
   /** The box's height on a stage: what the viewport leaves below the view's top. */
