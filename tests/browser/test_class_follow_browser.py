@@ -64,8 +64,10 @@ def test_the_teacher_opening_the_lab_then_a_lesson_step_moves_the_followers_ther
         for page in (teacher, *students):
             assert not page.locator("[data-testid='stException']").count()
     finally:
-        for page in (teacher, *students):
-            screenshot(page, f"class-follow-{id(page)}") if not page.is_closed() else None
+        for name, page in zip(("teacher", *(f"student-{i}" for i in range(len(students)))),
+                              (teacher, *students), strict=True):
+            if not page.is_closed():
+                screenshot(page, f"class-follow-{name}")
             page.context.close()
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import time
 
 import pytest
 
@@ -106,5 +105,5 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
             assert not page.locator("[data-testid='stException']").count()
     finally:
         for i, page in enumerate(pages):
-            screenshot(page, f"class-promise-{width}x{height}-tab-{i}-{int(time.time())}")
+            screenshot(page, f"class-promise-{width}x{height}-tab-{i}")  # the last state of each tab
             page.context.close()
