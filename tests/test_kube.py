@@ -256,7 +256,7 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         spread = {name: sum(s.replica == name for s in students) for name in APP_PODS}
         teacher.set_value("seq_len", 12)
         await teacher.send(teacher.rerun_fragment)
-        await asyncio.gather(*(s.until(lambda s=s: any(seq == 12 for *_, seq in s.finished), 30)
+        await asyncio.gather(*(s.until(lambda s=s: any(r.seq_len == 12 for r in s.runs), 30)
                                for s in students))
         followed = sum(int(s.value("seq_len")) == 12 for s in students)
 
@@ -277,7 +277,7 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         # And the class goes on there: the teacher moves again, everyone follows.
         teacher.set_value("seq_len", 15)
         await teacher.send(teacher.rerun_fragment)
-        await asyncio.gather(*(s.until(lambda s=s: any(seq == 15 for *_, seq in s.finished), 30)
+        await asyncio.gather(*(s.until(lambda s=s: any(r.seq_len == 15 for r in s.runs), 30)
                                for s in students))
         errors = [e for m in (teacher, *students) for e in m.errors]
         return {"spread": spread, "followed": followed, "doomed": doomed, "moved": len(moved),

@@ -73,7 +73,9 @@ CLASS_PAGE = "pages/classroom.py"
 # whole-page run can cost that run its last messages (class_push.py); at 2 s, 60 students
 # saw that often under load (bench/class_load.py).
 POLL_S = 10.0
-LOST_S = 1.0  # a timer's run this soon after a drawn run draws it again
+# A bar's run this soon after a drawn run draws the page again (its messages may have
+# been dropped: _student_bar). Below BAR_AFTER_S: a bar pushed after a stage move is not one.
+LOST_S = 0.5
 
 # session_state keys
 DRAWN = "class_drawn"  # the Playground settings this tab last drew
@@ -202,19 +204,20 @@ def _student_bar(page: str) -> None:
     elif running != page:
         st.switch_page(str(ui.ROOT / page), query_params=st.session_state.get(SHOWN, {}))
     rerun = is_following and _take(state, page, full_run) and not full_run
-    if lost and page in (PLAYGROUND, LESSON):
-        # The whole page again, not a part of it: a part's rerun would draw into blocks
-        # the browser may never have received ("Bad delta path" in the browser: a blank tab).
+    redraw = lost and page in (PLAYGROUND, LESSON)
+    if redraw:
         st.session_state.pop(DRAWN, None)
         st.session_state.pop(DRAWN_BOX, None)
-        st.rerun(scope="app")
     on_lesson_question = page == LESSON and state.question == _lesson_step()
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
         rerun = rerun or (not full_run and st.session_state.get(DRAWN_BOX) != _box_key(state))
     else:
         _question_box(state, code, state.question, in_bar=True)
-    if st.session_state.pop(TOGGLED, False) and not full_run:
+    if (st.session_state.pop(TOGGLED, False) and not full_run) or redraw:
+        # The whole page again, not a part of it: a part's rerun would draw into blocks
+        # the browser may never have received ("Bad delta path" in the browser: a blank
+        # tab). Last, once the box above has taken an answer this run was sent with.
         st.rerun(scope="app")
     if rerun:
         _rerun_live_part(page)
