@@ -13,28 +13,15 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import RunConfig
-from stockdemo.live import build
 from tests.browser.test_graph_view_browser import attr, open_playground, play_to_end, turn_replay_on
+from tests.test_counts import counted_by_torch
 
 pytestmark = pytest.mark.browser
 
 
-def torch_counts(config: RunConfig) -> tuple[int, int]:
-    """(operations, parameter tensors) of the run, counted from torch's own graph."""
-    x, model = build(config)
-    out = model(x)
-    seen, todo = {out.grad_fn}, [out.grad_fn]
-    while todo:
-        for nxt, _ in todo.pop().next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    params = sum(type(fn).__name__ == "AccumulateGrad" for fn in seen)
-    return len(seen) - params, params
-
-
 def test_the_replay_status_counts_what_the_header_counts(page, server):
-    ops, params = torch_counts(RunConfig())
+    torch_count = counted_by_torch(RunConfig())
+    ops, params = torch_count["operations"], torch_count["parameters"]
     nodes = ops + params + 2
     view = open_playground(page, server)
     expect(page.get_by_text(f"{nodes} nodes: {ops} operations, {params} parameter tensors, the input "
