@@ -459,8 +459,7 @@ class Session:
         stage["req"] = max(stage["req"], stage["answered"]) + 1
         stage["state"] = {**stage["state"], "knobs": {**stage["values"], "req": stage["req"]}}
         self.widgets[stage["id"]] = WidgetState(id=stage["id"], json_value=json.dumps(stage["state"]))
-        self.query[key] = str(value)
-        self.rerun_fragment = stage["fragment"]
+        self.rerun_fragment = stage["fragment"]  # the URL follows once the learner stops (settle)
 
     def settle(self) -> None:
         """The learner stopped: the panels' listener fires ``settled`` (their fragment reruns),

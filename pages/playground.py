@@ -8,7 +8,14 @@ from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS, PANEL_LABELS
 from stockdemo.live import reproduce_code
 from stockdemo.ui import classroom as class_ui
-from stockdemo.ui.graph_view import cached_picture, cached_trace, comparison, graph_view, replay_control
+from stockdemo.ui.graph_view import (
+    cached_picture,
+    cached_trace,
+    comparison,
+    graph_view,
+    replay_control,
+    stage_table,
+)
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -19,9 +26,10 @@ ui.setup_page(
 present = ui.presenting()
 
 
-# The stage is a fragment: while the learner drags, only it reruns (the figures above
-# the graph and the graph view with its controls). The panels under it are a fragment of
-# their own, rerun once the learner stops (ui.settle_listener).
+# The stage is a fragment: while the learner drags, only it reruns, and it draws one
+# element, the graph view (its controls and the run's figures inside). The panels under it
+# are a fragment of their own, rerun once the learner stops (ui.settle_listener): the
+# table of the graph, the URL, the charts.
 @st.fragment(key=class_ui.PLAYGROUND_LIVE)
 def live_stage() -> None:
     started = time.perf_counter()
@@ -29,11 +37,11 @@ def live_stage() -> None:
     result = ui.cached_run(config)
     picture = cached_picture(config, view)
     change, delta, new_ids = ui.change_since_previous(config, result.graph)
-    ui.run_metrics(result, delta, (time.perf_counter() - started) * 1e3)
+    shown = ui.run_figures(result, delta, (time.perf_counter() - started) * 1e3)
     trace = replay_control(lambda: cached_trace(config), in_view=True)
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
                stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None,
-                                   locked=class_ui.following_hint()),
+                                   locked=class_ui.following_hint(), figures=shown, present=present),
                compare=comparison(config, view))
     ui.drawn_on_stage(config, view)  # what "Pin as A" pins and the panels below show
     class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
@@ -44,7 +52,9 @@ def panels() -> None:
     settled = ui.settle_listener()
     rerun_started = time.perf_counter()
     config, view = ui.stage_config()  # what the stage last drew
+    ui.stage_to_url()
     result, picture = ui.cached_run(config), cached_picture(config, view)
+    stage_table(config, view)
     if result.graph.meta.get("fused"):
         st.warning(
             "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "

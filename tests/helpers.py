@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,9 +45,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_command(port: int, *options: str) -> list[str]:
-    """``streamlit run app.py`` on loopback at ``port``, headless; ``options`` added at the end."""
-    return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+def server_command(port: int, *options: str, script: Path = ROOT / "app.py") -> list[str]:
+    """``streamlit run app.py`` (or ``script``) on loopback at ``port``, headless; ``options`` at the end."""
+    return [sys.executable, "-m", "streamlit", "run", str(script),
             "--server.headless", "true", "--server.port", str(port),
             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *options]
 
@@ -67,10 +68,10 @@ def wait_healthy(proc: subprocess.Popen, port: int, timeout: float = 60.0) -> fl
     raise RuntimeError(f"streamlit did not answer on /_stcore/health within {timeout:.0f} s")
 
 
-def start_server(port: int, *options: str) -> subprocess.Popen:
-    """Start the app as a user would, and wait until it answers."""
-    proc = subprocess.Popen(server_command(port, *options), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+def start_server(port: int, *options: str, script: Path = ROOT / "app.py") -> subprocess.Popen:
+    """Start the app (or ``script``) as a user would, and wait until it answers."""
+    proc = subprocess.Popen(server_command(port, *options, script=script), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wait_healthy(proc, port)
     return proc
 
@@ -95,27 +96,57 @@ def running_server(*options: str) -> Iterator[str]:
         stop_server(proc)
 
 
-_METRIC = re.compile(r'<dt data-testid="sdMetricLabel">(.*?)(?: <span class="sd-help".*?</span>)?</dt>'
+_METRIC = re.compile(r'<dt data-testid="sdMetricLabel">(.*?)'
+                     r'(?: <span class="sd-help"[^>]*aria-label="([^"]*)".*?</span>)?</dt>'
                      r'<dd data-testid="sdMetricValue">(.*?)</dd>'
                      r'(?:<dd class="sd-delta[^"]*" data-testid="sdMetricDelta">(.*?)</dd>)?')
 
 
-def _metric_rows(at) -> list[tuple[str, str, str]]:
-    """``ui.metric_row``'s figures on an AppTest page: (label, value, change or "")."""
-    return [tuple(html.unescape(part) for part in found)
+def _delta_text(delta: int | None) -> str:
+    """A figure's change as the page shows it: "↑ +4", "↓ −2", "± 0" ("" for none)."""
+    if delta is None:
+        return ""
+    return f"{'↑ +' if delta > 0 else '↓ −' if delta < 0 else '± '}{abs(delta):,}"
+
+
+class Figure(NamedTuple):
+    """One figure as a page shows it: label, value, change ("" for none), tooltip ("" for none)."""
+
+    label: str
+    value: str
+    change: str
+    help: str
+
+
+def _metric_rows(at) -> list[Figure]:
+    """An AppTest page's figures, from ``ui.metric_row``'s rows and from the run's figures
+    a stage's graph view draws (``ui.stage_spec``'s ``figures``)."""
+    rows = [Figure(*(html.unescape(part) for part in (label, value, change, tip)))
             for element in at.markdown if 'class="sd-metrics"' in element.value
-            for found in _METRIC.findall(element.value)]
+            for label, tip, value, change in _METRIC.findall(element.value)]
+    for element in at.get("bidi_component"):
+        if element.proto.json:
+            stage = graph_sent(element).get("stage") or {}
+            rows += [Figure(f["label"], f["value"], _delta_text(f["delta"]), f["help"] or "")
+                     for f in stage.get("figures", ())]
+    return rows
 
 
 def metrics(at) -> dict[str, str]:
-    """An AppTest page's metrics, label -> value: ``st.metric`` ones and ``ui.metric_row``'s."""
-    return {**{m.label: m.value for m in at.metric},
-            **{label: value for label, value, _ in _metric_rows(at)}}
+    """An AppTest page's metrics, label -> value: ``st.metric`` ones and the figures of ``_metric_rows``."""
+    return {**{m.label: m.value for m in at.metric}, **{f.label: f.value for f in _metric_rows(at)}}
 
 
 def metric_deltas(at) -> dict[str, str]:
-    """The changes shown under ``ui.metric_row``'s figures, label -> text (e.g. "↑ +4")."""
-    return {label: delta for label, _, delta in _metric_rows(at) if delta}
+    """The changes shown under the page's figures, label -> text (e.g. "↑ +4")."""
+    return {f.label: f.change for f in _metric_rows(at) if f.change}
+
+
+def metric_help(at, label: str) -> str:
+    """The tooltip of one of the page's figures."""
+    found = [f.help for f in _metric_rows(at) if f.label == label and f.help]
+    assert found, f"no metric {label!r} with a tooltip"
+    return found[0]
 
 
 def metric(at, label: str) -> str:

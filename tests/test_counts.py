@@ -6,7 +6,6 @@ prints a count: the Playground's metrics and captions, the replay's status
 words, the lesson's answers, the node table and the command line.
 """
 
-import html
 import json
 import re
 import subprocess
@@ -22,7 +21,7 @@ from stockdemo.render import layout
 from stockdemo.replay import trace_run
 from stockdemo.view_payload import node_table
 from tests.conftest import ROOT
-from tests.helpers import graph_sent, metric, metric_deltas, plotly_values
+from tests.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
 
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
 SEED = RunConfig()  # the seed snippet's run: where the issue found 38, 36 and 30 for one graph
@@ -65,16 +64,6 @@ def test_summary_words_follow_the_numbers():
     assert NodeCounts(5, 0, 2, 1, 9).summary() == "8 nodes: 5 operations, 2 inputs and the output"
     assert NodeCounts(5, 0, 2, 1, 9).besides_operations() == "the 2 inputs and the output"
     assert NodeCounts(2_000, 6, 1, 1, 9).summary().startswith("2,008 nodes: 2,000 operations, 6 ")
-
-
-def metric_help(at, label: str) -> str:
-    """The tooltip of one of ``ui.metric_row``'s figures."""
-    for element in at.markdown:
-        found = re.search(rf'<dt data-testid="sdMetricLabel">{re.escape(label)} <span [^>]*'
-                          r'aria-label="([^"]*)"', element.value)
-        if found:
-            return html.unescape(found.group(1))
-    raise AssertionError(f"no metric {label!r} with a tooltip")
 
 
 def playground(config: RunConfig, **params: str) -> AppTest:

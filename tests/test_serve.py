@@ -74,6 +74,8 @@ def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
             assert tab.replica == home
         tab.set_value("seq_len", 9)
         assert (await tab.run()).ok
+        tab.settle()  # the learner stops: the page's panels follow and the URL takes T
+        assert (await tab.run()).ok
         assert tab.query["seq_len"] == "9"
 
         pid = served.kill_replica(home)

@@ -65,7 +65,7 @@ from stockdemo.ui.panels import (
     recompile_count,
     recompiles,
     run_downloads,
-    run_metrics,
+    run_figures,
     static_captures,
     table,
     train_button,
@@ -79,6 +79,7 @@ from stockdemo.ui.stage import (
     stage_config,
     stage_link,
     stage_spec,
+    stage_to_url,
     stage_values,
 )
 
@@ -91,10 +92,10 @@ __all__ = [
     "change_since_previous", "chart_after_graph",
     "debug_controls", "fx_graph", "go_to_step", "graph_picker", "knob_row", "knob_widget",
     "leave_for_training", "lesson_step", "metric_row", "more_settings", "settle_listener", "stage_config",
-    "stage_link", "stage_spec", "stage_values",
+    "stage_link", "stage_spec", "stage_to_url", "stage_values",
     "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
     "presenting", "presets_bar", "recompile_count", "recompiles", "run_controls", "run_downloads",
-    "run_metrics", "table",
+    "run_figures", "table",
     "setup_page", "share_link", "static_captures", "static_controls", "train_button", "train_controls",
     "training_pending", "training_run", "url_messages",
 ]

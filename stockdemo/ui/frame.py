@@ -70,7 +70,7 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
         st.html(PRESENTER_CSS)
     if stage:
         # After the presenter's: the stage's compact figures win.
-        st.html(f"<style>{STAGE_CSS}{STAGE_PRESENTER_CSS if present else ''}</style>")
+        st.html(f"<style>{STAGE_CSS}</style>")
     rel, code = page_source(source)
     with st.sidebar:
         st.markdown("### stockdemo")
@@ -169,7 +169,8 @@ html {{ font-size: {theme.PRESENTER_ROOT_PX}px; }}
 # A stage page: the graph view takes the height the viewport leaves (the component
 # measures it), so everything above it is kept short. Streamlit's wide layout pads
 # the page 6rem at the top and 5rem at the sides; the header is 3.75rem tall.
-# Its figures (ui.metric_row) sit on one line, label before value, as a caption to the graph.
+# Figures (ui.metric_row) sit on one line, label before value, as the run's own do in the
+# graph view (frontend/graph_view/src/style.css).
 STAGE_CSS = """
 [data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 2rem 1.5rem; }
 [data-testid="stMainBlockContainer"] h1 { padding: 0 0 0.25rem 0; font-size: 2.1rem; }
@@ -181,13 +182,7 @@ STAGE_CSS = """
 @media (max-width: 640px) {
   [data-testid="stMainBlockContainer"] { padding: 3.5rem 0.75rem 2rem 0.75rem; }
   [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; }
-  /* A phone keeps the figures about the graph; the timings wait for a wider screen. */
-  .sd-metric:nth-child(n+5) { display: none; }
 }
-"""
-# Presenting on a stage, the back row needs the graph more than this run's page time.
-STAGE_PRESENTER_CSS = """
-.sd-metric:nth-child(n+6) { display: none; }
 """
 
 

@@ -179,6 +179,9 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     ``height``: the graph's height in px; None (a page's main graph): it fills the
     height the window leaves under its top, or a screen's height when it starts low.
     ``stage``: the live controls drawn above the graph (``stockdemo.ui.stage.stage_spec``).
+    A stage's table comes from the page (``graph_table``), in the part that follows the
+    stage once the learner stops: an element of its own redrawn on every value a drag
+    crosses made each step slower.
     ``compare``: run A, drawn beside this one (``comparison``).
     """
     if url_key is None:
@@ -200,6 +203,14 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     if selected is not None and settings is not None:
         st.markdown(f"Selected node {picture.describe(selected, markdown=True)}: [inspect what "
                     f"autograd saved for it on the Debugging page]({inspector_link(selected, settings)})")
+    if stage is None:
+        graph_table(picture, trace, settings, key)
+    return selected
+
+
+def graph_table(picture: Picture, trace: Trace | None, settings: dict[str, str] | None,
+                key: str = "graph_view") -> None:
+    """The graph view's text alternative: its nodes as a sortable table, and the graph as one file."""
     with st.expander("The graph as a table (sortable, for screen readers and copying)",
                      key=f"{key}_table", on_change="rerun") as table:
         if table.open:
@@ -211,4 +222,9 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
                                data=lambda: view_handout(picture, trace, config),
                                file_name=view_file_name(config, key), mime="text/html",
                                key=f"{key}_handout", on_click="ignore")
-    return selected
+
+
+def stage_table(config: RunConfig, view: str, key: str = "graph") -> None:
+    """``graph_table`` of the run on the stage keyed ``key``, with its replay while that is on."""
+    trace = cached_trace(config) if st.session_state.get("replay") else None
+    graph_table(cached_picture(config, view), trace, config.to_params(), key)

@@ -434,10 +434,10 @@ def change_since_previous(config: RunConfig, graph: Graph) -> tuple[str, int | N
     return change, delta, new
 
 
-def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None:
-    """Output shape, parameters, graph size and times of one run, in one row."""
+def run_figures(result: RunResult, delta: int | None, elapsed_ms: float) -> list[Metric]:
+    """Output shape, parameters, graph size and times of one run: the stage draws them over its graph."""
     counts = result.graph.counts
-    metric_row([
+    return [
         Metric("Output shape", str(tuple(result.predictions.shape))),
         Metric("Parameters", f"{result.parameter_count:,}",
                help=f"Numbers the model learns, held in the graph's "
@@ -448,7 +448,7 @@ def run_metrics(result: RunResult, delta: int | None, elapsed_ms: float) -> None
         Metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
                help="Forward pass and graph capture, measured on the server when this config first ran."),
         Metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups."),
-    ])
+    ]
 
 
 def run_downloads(result: RunResult, dot: Callable[[], str]) -> None:

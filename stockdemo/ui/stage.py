@@ -19,7 +19,8 @@ are untrusted: each goes through its knob's ``parse`` like a value from a link.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -37,6 +38,9 @@ from stockdemo.config import (
     parse_compare,
     url_value,
 )
+
+if TYPE_CHECKING:
+    from stockdemo.ui.panels import Metric
 
 REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each node, the line of "
                "forward that made it, and a real backward() in the engine's order. Then play it "
@@ -57,11 +61,12 @@ def _checked(knob: IntKnob | ChoiceKnob, raw: object) -> object:
 
 
 def stage_values(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[str, object]:
-    """The knobs' current values (the session's, else the default), written to the URL.
+    """The knobs' current values: the session's, else the default.
 
     A URL value this module did not write came from a link followed in the same session
     (a lesson step's "Open the Playground at T = 6"): it is taken, checked, as a bound
     widget would take it (``ui.url_messages`` checks a link only on a session's first visit).
+    The URL itself is written by ``stage_to_url`` once the learner stops.
     """
     written = st.session_state.setdefault(_WRITTEN, {})
     values = {}
@@ -70,20 +75,32 @@ def stage_values(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[
         if knob.name in written and in_link != written[knob.name]:
             value, message = knob.parse([in_link] if in_link is not None else None)
             st.session_state[_key(knob)] = value
+            written[knob.name] = in_link
             if message:
                 st.warning(message, icon=":material/link_off:")
         if knob.name in st.session_state:
             st.session_state[_key(knob)] = _checked(knob, st.session_state.pop(knob.name))
+        values[knob.name] = st.session_state.get(_key(knob), knob.default)
+    return values
+
+
+def stage_to_url(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> None:
+    """Write the knobs' values to the URL: in the panels' run, once the learner has stopped.
+
+    Not on every value a drag crosses: a new address makes Streamlit's page in the
+    browser push a history entry and redraw every element it holds, not only the
+    stage's (a share of each step's ~60 ms between the server's answer and the graph).
+    """
+    written = st.session_state.setdefault(_WRITTEN, {})
+    for knob in knobs:
         value = st.session_state.get(_key(knob), knob.default)
-        values[knob.name] = value
         in_url = None if value == knob.default else url_value(knob.name, value)
-        if in_link != in_url:
+        if st.query_params.get(knob.name) != in_url:
             if in_url is None:
                 st.query_params.pop(knob.name, None)
             else:
                 st.query_params[knob.name] = in_url
         written[knob.name] = in_url
-    return values
 
 
 def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> None:
@@ -137,13 +154,16 @@ def settle_listener(key: str = "stage_settled") -> str | None:
 
 
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
-               replay: bool | None = None,
+               replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
                knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words. ``locked``: why the
     controls cannot be moved (a student following the teacher), or None.
     ``replay``: the view draws its own "Replay this run" toggle, on or off (None: no toggle).
+    ``figures``: the run's figures, drawn by the view over its controls (``ui.run_figures``):
+    in the same message as the graph, never a step behind it, and no element of their own
+    for the page to redraw on every value a drag crosses. ``present``: presenter mode.
     """
     controls = []
     for knob in knobs:
@@ -154,8 +174,10 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
         else:
             control.update(low=knob.low, high=knob.high, step=knob.step)
         controls.append(control)
+    shown = [{"label": f.label, "value": str(f.value), "delta": f.delta, "help": f.help} for f in figures]
     return {"controls": controls, "req": int(st.session_state.get(_REQ, 0)), "change": change,
-            "locked": locked, "replay": replay, "replay_help": REPLAY_HELP}
+            "locked": locked, "replay": replay, "replay_help": REPLAY_HELP, "figures": shown,
+            "present": present}
 
 
 # -- compare mode: a run pinned as A beside the live run B ---------------------------

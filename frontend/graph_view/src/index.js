@@ -9,6 +9,7 @@ import { zoom, zoomIdentity } from "d3-zoom";
 import { drawPicture, hit, prepare, GRADIENT_STOPS, FONT_PT, LABEL_MIN_PX } from "./draw.js";
 import { buildReplay, frameCount, lookAt } from "./replay.js";
 import { Strip } from "./strip.js";
+import { Figures } from "./figures.js";
 import { MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
 import { compareFit, paneAt, paneRects, rings } from "./compare.js";
 
@@ -87,6 +88,7 @@ class GraphView {
   constructor(parent) {
     this.parent = parent;
     this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-draws": "0" });
+    this.figures = new Figures();
     this.strip = new Strip(() => this.requestRun());
     this.strip.root.hidden = true;
     this.change = el("div", { class: "gv-change", "aria-live": "polite" });
@@ -151,7 +153,7 @@ class GraphView {
     this.side.append(this.selBox, this.sideHead, this.code, this.legend);
     main.append(this.stage, this.side);
     this.help = el("div", { class: "gv-help" });
-    this.root.append(this.strip.root, bar, this.status, main, this.help);
+    this.root.append(this.figures.root, this.strip.root, bar, this.status, main, this.help);
     this.main = main;
     parent.append(this.root);
     // For tests (documented in stockdemo/ui/graph_view.py): where a node is drawn now.
@@ -282,6 +284,8 @@ class GraphView {
     this.skipLink(on);
     this.strip.root.hidden = !on;
     this.change.hidden = !on || !stage.change || !!this.mode; // a replay's status says more
+    this.figures.update(on ? stage.figures : null);
+    this.root.classList.toggle("gv-presenting", on && !!stage.present);
     if (!on) return;
     if (this.inflight && stage.req >= this.inflight) this.inflight = 0;
     // While the learner's latest value is still on its way, their controls show it.
