@@ -111,6 +111,8 @@ class Member(load.Session):
         self._tasks: list[asyncio.Task] = []
         self.settle_at = 0.0  # when the stage's last picture settles (the browser's 300 ms)
         self.settled_graph: str | None = None  # the picture the stage last settled on
+        self.moving = False  # reloading on another replica (the class bar's mover drawn)
+        self.moves: list[tuple[float, str | None, str | None]] = []  # (when, from, to replica)
 
     async def open(self) -> None:
         await super().open()
@@ -244,9 +246,26 @@ class Member(load.Session):
             async with self.changed:
                 self.changed.notify_all()
 
+    async def _move(self) -> None:
+        """The class bar's mover (stockdemo/ui/classroom.py): its replica holds more than its share
+        of the class, so the tab drops the balancer's cookie and reloads; the balancer picks anew."""
+        was = self.replica
+        self.cookies.pop("SRV", None)
+        try:
+            await reconnect_as_a_browser(self)
+            await self.run_page()
+            self.moves.append((time.perf_counter(), was, self.replica))
+        finally:
+            self.moving = False
+
     def _see_element(self, el, fragment_id: str = "") -> None:
-        super()._see_element(el, fragment_id)
         kind = el.WhichOneof("type")
+        if kind == "bidi_component" and el.bidi_component.component_name.endswith("stockdemo_class_move"):
+            if not self.moving:  # as its JavaScript: drop the affinity cookie, reload the page
+                self.moving = True
+                asyncio.get_running_loop().create_task(self._move())
+            return
+        super()._see_element(el, fragment_id)
         if kind in ("text_input", "radio"):
             self.key_to_id[getattr(el, kind).id.rsplit("-", 1)[-1]] = getattr(el, kind).id
 
@@ -373,6 +392,7 @@ class Class:
                                                "kills": [], "acked": {}, "drops": []})
     teacher_at: tuple[str, dict[str, str]] = ("playground", {})
     reviving: set = field(default_factory=set)  # members being reconnected right now
+    owns_target: bool = True  # started the servers (and stops them at the end)
 
     async def revive(self) -> None:
         """As browsers do: a tab whose connection dropped (not by a kill here) reconnects.
@@ -381,7 +401,7 @@ class Class:
         while True:
             await asyncio.sleep(1.0)
             for m in (self.teacher, *self.students):
-                if m.closed and m not in self.reviving and not m.stopped:
+                if m.closed and m not in self.reviving and not m.stopped and not m.moving:
                     self.reviving.add(m)
                     self.out["drops"].append(round(time.perf_counter() - self.out.get("t0", 0), 1))
                     asyncio.create_task(self._back(m))
@@ -511,6 +531,8 @@ class Class:
         """SIGKILL one replica; its members reconnect as browsers do; seconds until each student
         is back on the teacher's page with the teacher's settings."""
         on_it = [m for m in (self.teacher, *self.students) if m.replica == name]
+        spread = {r: sum(s.replica == r for s in self.students) for r in sorted(
+            {s.replica for s in self.students if s.replica})}
         self.reviving.update(on_it)
         count = [len(s.runs) for s in self.students]
         killed_at = time.perf_counter()
@@ -530,6 +552,7 @@ class Class:
         self.reviving.difference_update(on_it)
         self.out["kills"].append({
             "replica": name, "pid": pid, "students": len(moved), "teacher": self.teacher in on_it,
+            "spread": spread,
             "failed_tries": sum(retries), "back_s": got,
             "at": round(killed_at - self.out.get("t0", killed_at), 1)})
 
@@ -545,10 +568,13 @@ class Class:
         await self.teacher.run_page()
 
 
-async def start(args) -> Class:
-    target = load.Target("serve", replicas=2)
-    target.wait_ready()
-    target.wait_settled()
+async def start(args, target: load.Target | None = None) -> Class:
+    """The servers (``target``: already running ones, kept running by ``stop``), the class started."""
+    owns_target = target is None
+    if target is None:
+        target = load.Target("serve", replicas=2)
+        target.wait_ready()
+        target.wait_settled()
     state = target.state()
     teacher = Member(target.url, "classroom", {}, args.timeout)
     await teacher.open()
@@ -565,7 +591,7 @@ async def start(args) -> Class:
         await student.open()
     await asyncio.gather(*(s.run_page() for s in students))
     room = Class(target, teacher, students, code, key, args.timeout,
-                 f"redis://127.0.0.1:{state['redis_port']}/0")
+                 f"redis://127.0.0.1:{state['redis_port']}/0", owns_target=owns_target)
     room.out["spread"] = {r["name"]: sum(s.replica == r["name"] for s in students)
                           for r in state["replicas"]}
     not_following = [i for i, s in enumerate(students) if not s.seen("following the teacher")]
@@ -694,6 +720,8 @@ async def restart_redis(room: Class, after_s: float) -> None:
 
 
 def finish(room: Class) -> None:
+    t0 = room.out.get("t0", 0.0)
+    room.out["rebalanced"] = [(at - t0, was, now) for m in room.students for at, was, now in m.moves]
     for m in (room.teacher, *room.students):
         room.out["errors"].extend(m.errors)
     room.out["loadavg"] = os.getloadavg()
@@ -703,6 +731,8 @@ async def stop(room: Class) -> None:
     for m in (room.teacher, *room.students):
         m.stopped = True
         await m.close()
+    if not room.owns_target:
+        return
     room.target.stop()
     room.out["log"] = [p for p in room.target.log_problems()
                        if "Session State API" not in p and "check_session_state_rules" not in p]
@@ -740,12 +770,17 @@ def report(out: dict, args) -> int:
         back = [b for b in kill["back_s"] if b is not None]
         worst = max(back, default=float("nan"))
         missing = len(kill["back_s"]) - len(back)
-        print(f"replica {kill['replica']} killed at {kill.get('at', 0):.0f} s ({kill['students']} students"
+        print(f"replica {kill['replica']} killed at {kill.get('at', 0):.0f} s (students per replica "
+              f"before: {kill.get('spread')}; {kill['students']} students"
               f"{' and the teacher' if kill['teacher'] else ''} on it, {kill['failed_tries']} failed "
               f"reconnect tries): every student back on the teacher's page with the teacher's "
               f"settings after {worst:.2f} s" + (f", {missing} never" if missing else "")
               + f" (target {TARGET_BACK_S:.0f} s)")
         ok = ok and not missing and worst <= TARGET_BACK_S
+    if out.get("rebalanced"):
+        print(f"tabs moved to another replica by the class push's rebalancing: {len(out['rebalanced'])} "
+              f"(at {sorted(round(m[0]) for m in out['rebalanced'])[:12]} s; from -> to: "
+              f"{sorted({(m[1], m[2]) for m in out['rebalanced']})})")
     if out.get("drops"):
         print(f"tabs whose connection dropped outside a kill, and came back as browsers do: "
               f"{len(out['drops'])} (at {out['drops'][:10]} s)")

@@ -1,6 +1,6 @@
 """One replica of the app: its training workers start with it, then Streamlit serves ``app.py``.
 
-    python deploy/replica.py [streamlit run options, e.g. --server.port 8502]
+    python deploy/replica.py [--cold] [streamlit run options, e.g. --server.port 8502]
 
 ``streamlit run app.py`` (``make run``) starts the training workers on the
 first visit of the Train page. A worker then needs seconds to import torch and
@@ -10,6 +10,12 @@ replica's worker was ready 3.6 s after the thirty presses, so its fifteen runs
 all waited while the first replica's worker had finished. A replica started
 here has its workers warm before its first learner arrives. ``deploy/serve.py``
 (``make serve``), the Dockerfile and so the Kubernetes pods start replicas this way.
+``--cold``: the workers start on the first Train visit instead (serve.py restarting a
+replica that died: their warm-up would take the cores the survivors need then).
+
+With a shared class store (``STOCKDEMO_REDIS_URL``) the replica is on the replica roll
+from its start, before any tab reaches it (``stockdemo.replicas``): one that comes back
+after a crash holds no class tab and is where the others send some of theirs.
 """
 
 from __future__ import annotations
@@ -24,9 +30,13 @@ def main(options: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
     from streamlit.web import cli
 
-    from stockdemo import workers
+    from stockdemo import replicas, workers
 
-    workers.shared_pool()  # starts the workers in the background; the pages find this pool
+    if "--cold" in options:
+        options = [o for o in options if o != "--cold"]
+    else:
+        workers.shared_pool()  # starts the workers in the background; the pages find this pool
+    replicas.start_roll()
     sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *options]
     cli.main()  # exits with Streamlit's own status
 

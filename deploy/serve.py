@@ -150,8 +150,7 @@ class Replica:
         session in two failover runs then lost its connection more than 5 s
         after the kill). Its workers start on its first Train visit instead.
         """
-        launch = ([sys.executable, str(ROOT / "deploy" / "replica.py")] if warm
-                  else [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")])
+        launch = [sys.executable, str(ROOT / "deploy" / "replica.py"), *([] if warm else ["--cold"])]
         self.proc = subprocess.Popen(
             [*launch,
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
@@ -160,6 +159,26 @@ class Replica:
             # Its own process group, with its training workers: stop() ends them together.
             start_new_session=True, preexec_fn=_die_with_parent)
         self.started = time.monotonic()
+
+
+# stockdemo.classroom.REPLICAS_HELD_KEY: replicas held out of the balancer, which the
+# replica roll leaves out (a tab sent to one would land back where it came from).
+REPLICAS_HELD_KEY = "sd:replicas:held"
+
+
+def say_held(redis_port: int, name: str, held: bool) -> None:
+    """Tell the replica roll (stockdemo.replicas) that replica ``name`` is out of the balancer, or back."""
+    import redis  # make serve installs requirements.txt first
+
+    try:
+        client = redis.Redis(port=redis_port, socket_timeout=1.0, socket_connect_timeout=1.0)
+        if held:
+            client.hset(REPLICAS_HELD_KEY, name, "1")
+        else:
+            client.hdel(REPLICAS_HELD_KEY, name)
+    except redis.RedisError as err:
+        print(f"serve: could not tell the class store that {name} is "
+              f"{'out of' if held else 'back in'} the balancer: {err}", file=sys.stderr, flush=True)
 
 
 def healthy(url: str) -> bool:
@@ -256,7 +275,8 @@ def serve(args: argparse.Namespace) -> int:
                # As hosted: a file changed under a running server must not unload modules.
                "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}
         for i in range(n):
-            replica = Replica(f"r{i + 1}", free_port(), env)
+            # Its name on the replica roll (stockdemo.replicas) is its name here and in HAProxy.
+            replica = Replica(f"r{i + 1}", free_port(), {**env, "STOCKDEMO_REPLICA": f"r{i + 1}"})
             replica.start(log)
             replicas.append(replica)
             procs.append(replica.proc)
@@ -309,6 +329,7 @@ def serve(args: argparse.Namespace) -> int:
                           f"out of the balancer until {REJOIN_AFTER_S:.0f} s after it answers",
                           flush=True)
                     r.held_out, r.rejoin_at = hold_out(admin, r.name, True), None
+                    say_held(redis_port, r.name, True)
                     procs.remove(r.proc)
                     _signal(r.proc, signal.SIGTERM)  # its training workers, if any are left
                     r.start(log, warm=False)
@@ -321,6 +342,7 @@ def serve(args: argparse.Namespace) -> int:
                     elif time.monotonic() >= r.rejoin_at:
                         if hold_out(admin, r.name, False):
                             r.held_out = False
+                            say_held(redis_port, r.name, False)
                             print(f"serve: replica {r.name} is back in the balancer", flush=True)
                             write_state()
                         else:  # in maintenance until HAProxy takes the command: try again

@@ -50,6 +50,11 @@ class MemoryStore:
         with self._lock:
             return dict(self._live(name) or {})
 
+    def hdel(self, name: str, *keys: str) -> int:
+        with self._lock:
+            table = self._live(name) or {}
+            return sum(table.pop(key, None) is not None for key in keys)
+
     def hexists(self, name: str, key: str) -> bool:
         return key in (self._live(name) or {})
 

@@ -20,6 +20,10 @@ own presence fresh):
     sd:class:CODE:seen         sorted set: seat -> time of its last poll
     sd:class:CODE:following    sorted set: seat -> time of its last poll while following
     sd:tries:WHO               count of wrong class codes, for TRIES_WINDOW_S
+    sd:replicas                hash: server process -> {"n": class tabs it holds, "at": when said}
+                               (stockdemo.replicas; for all classes, expires with them)
+    sd:replicas:held           hash: server process -> "1" while make serve holds it out of
+                               its balancer (deploy/serve.py); the roll leaves it out
 
 Only the teacher steers: every teacher action takes the secret key handed out
 by ``start``, compared in constant time with the SHA-256 kept in the store (a
@@ -70,6 +74,9 @@ from stockdemo.config import (
 
 CLASS_TTL_S = 4 * 3600  # a class left alone for 4 hours is deleted
 PRESENCE_S = 5.0  # a seat not heard from for this long no longer counts as connected
+REPLICA_TTL_S = 6.0  # a server process not heard from for this long has gone (stockdemo.replicas)
+REPLICAS_KEY = "sd:replicas"
+REPLICAS_HELD_KEY = "sd:replicas:held"  # deploy/serve.py: replicas held out of its balancer
 TRIES_PER_SEAT = 5  # wrong codes one browser tab may try per window...
 TRIES_PER_SERVER = 300  # ...and all of them together: a new tab per try gains nothing
 TRIES_WINDOW_S = 60
@@ -604,6 +611,39 @@ class Classroom:
                 pipe.expire(f"{main}:seen", self.ttl_s)
                 pipe.expire(f"{main}:following", self.ttl_s)
             pipe.execute()
+
+    def replica_beat(self, replica: str, tabs: int) -> dict[str, int]:
+        """Server process ``replica`` holds ``tabs`` class tabs -> every live process's count.
+
+        Each process says so every few seconds (``stockdemo.replicas``); one not heard from
+        for REPLICA_TTL_S has gone (killed, or scaled away) and is dropped from the roll.
+        One held out of its balancer (``deploy/serve.py``) is left out: no tab can reach it.
+        """
+        now = time.time()
+        with self._reachable():
+            pipe = self.db.pipeline(transaction=False)
+            pipe.hset(REPLICAS_KEY, replica, json.dumps({"n": int(tabs), "at": now}))
+            pipe.expire(REPLICAS_KEY, self.ttl_s)
+            pipe.hgetall(REPLICAS_KEY)
+            pipe.hgetall(REPLICAS_HELD_KEY)
+            said, held = pipe.execute()[-2:]
+            live: dict[str, int] = {}
+            gone = []
+            for name, text in said.items():
+                if name in held:
+                    continue
+                try:
+                    record = json.loads(text)
+                    n, at = int(record["n"]), float(record["at"])
+                except (ValueError, KeyError, TypeError):
+                    n, at = 0, 0.0
+                if now - at <= REPLICA_TTL_S:
+                    live[name] = n
+                else:
+                    gone.append(name)
+            if gone:
+                self.db.hdel(REPLICAS_KEY, *gone)
+        return live
 
     def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, tuple[str, ...]]]:
         """Each class's version, and what its class bar shows, in one round trip.

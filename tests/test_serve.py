@@ -126,6 +126,46 @@ def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
     run_async(scenario())
 
 
+def test_a_replica_that_comes_back_takes_its_share_of_the_class_again(served):
+    """After a kill every student sits on the survivor. Once the killed replica is back in the
+    balancer, the survivor hands it its share (stockdemo/replicas.py): each of those tabs draws
+    the class bar's mover, reloads without HAProxy's cookie (bench/class_load.py's tab does what
+    its JavaScript does), lands on the returned replica with its class and seat, and follows."""
+    from bench import class_load
+
+    async def scenario() -> None:
+        room = await class_load.start(class_load.parse_args(["--students", "8"]), served)
+        try:
+            await room.move(11, follow_timeout=15)
+            victim = max(("r1", "r2"), key=lambda r: sum(s.replica == r for s in room.students))
+            await room.kill(victim, follow_timeout=15)
+            assert all(s.replica != victim for s in room.students)  # all on the survivor now
+            deadline = time.monotonic() + 90
+            while next(r for r in served.state()["replicas"] if r["name"] == victim)["held_out"]:
+                assert time.monotonic() < deadline, "the killed replica never rejoined"
+                await asyncio.sleep(0.5)
+            back_at = time.perf_counter()
+            deadline = time.monotonic() + 30
+            while sum(s.replica == victim for s in room.students) < 4:
+                assert time.monotonic() < deadline, (
+                    f"no rebalancing: {[s.replica for s in room.students]}")
+                await asyncio.sleep(0.5)
+            moved = [s for s in room.students if s.moves]
+            assert len(moved) == 4  # 8 on one replica, a share of 4: exactly 4 handed over
+            assert all(was != victim and now == victim for _, was, now in (m.moves[-1] for m in moved))
+            assert all(m.moves[-1][0] >= back_at - 2.5 for m in moved)  # only once it was back
+            # Moved or not, every student follows the teacher's next move, on either replica.
+            await asyncio.sleep(1.0)
+            await room.move(13, follow_timeout=15)
+            assert not room.out["errors"], room.out["errors"]
+            assert {s.replica for s in room.students} == {"r1", "r2"}
+            assert all(s.runs[-1].seq_len == 13 for s in room.students)
+        finally:
+            await class_load.stop(room)
+
+    run_async(scenario())
+
+
 def test_a_killed_redis_comes_back_with_the_class_it_held(served):
     import redis
 

@@ -11,6 +11,10 @@ costs each student one run; a new page, one run of the class bar, which opens it
 It is also every student's heartbeat: each HEARTBEAT_S it tells the class
 store which of its students' tabs are connected (and following), so a tab
 needs no timer of its own for that; the bar's timer is only a slow safety net.
+And it keeps the class spread over the server processes: this process's count
+goes on the replica roll (``stockdemo.replicas``), and when it holds more than its
+share (a replica came back after a kill and holds none), some of its followers'
+bars are rerun to reload their tab without the balancer's affinity cookie.
 
 A push waits until the tab's previous run is over: a rerun request that reaches
 a session whose last run has finished but whose messages are still on their way
@@ -35,6 +39,7 @@ from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
+from stockdemo import replicas
 from stockdemo.classroom import ClassError, Classroom
 from stockdemo.ui.class_session import class_room
 
@@ -46,6 +51,10 @@ BAR_AFTER_S = 0.8  # a pushed class bar reruns this long after the live part it 
 HEARTBEAT_S = 2.0  # presence counts a seat for classroom.PRESENCE_S (5 s)
 IDLE_WAIT_S = 0.03  # a push to a tab whose run is not over tries again this much later...
 IDLE_TRIES = 100  # ...this many times (3 s), then goes anyway
+# Rebalancing: at most this many tabs asked to move at once, and none again before the
+# moved ones have reloaded elsewhere and the roll has counted them there.
+MOVE_BATCH = 10
+MOVE_COOLDOWN_S = 3 * replicas.BEAT_S
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -62,6 +71,10 @@ class Pusher:
         self.seats: dict[str, tuple[str, bool]] = {}  # session id -> (seat, following)
         self.thread: threading.Thread | None = None
         self.beat_at = 0.0
+        self.roll: replicas.Roll | None = None  # this process on the replica roll, if shared
+        self.moving: dict[str, float] = {}  # session id -> when its tab was asked to move
+        self.told: set[str] = set()  # ...and those whose bar has drawn the move
+        self.moved_at = -MOVE_COOLDOWN_S
 
     def watch(self, session_id: str, code: str | None, part: str = "bar",
               rerun: ClientState | None = None, seat: str | None = None,
@@ -109,14 +122,20 @@ class Pusher:
             watched = {code: {sid: dict(parts) for sid, parts in seats.items()}
                        for code, seats in self.members.items()}
         if not watched:
+            if self.roll is not None:
+                self.roll.tabs = 0
             return
+        beat = time.monotonic() - self.beat_at >= HEARTBEAT_S
         try:
             versions = self.room.versions(watched)
-            if time.monotonic() - self.beat_at >= HEARTBEAT_S:
+            if beat:
                 self.beat_at = time.monotonic()
-                self.room.heartbeat(self._present(watched))
+                present = self._present(watched)
+                self.room.heartbeat(present)
         except ClassError:
             return  # Redis is down: the bars' own timers say so and carry on
+        if beat:
+            self.balance(present, watched, versions)
         for code, (version, bar) in versions.items():
             last_version, last_bar = self.versions.setdefault(code, (version, bar))
             if (version, bar) != (last_version, last_bar):
@@ -125,10 +144,58 @@ class Pusher:
                 for session_id, parts in watched[code].items():
                     self.push(session_id, self.targets(parts, bar != last_bar, new_page))
 
+    def balance(self, present: dict[str, list[tuple[str, bool]]], watched: dict[str, dict[str, dict]],
+                versions: dict[str, tuple[int, tuple[str, ...]]]) -> None:
+        """Say this process's class tabs on the roll; above its share, ask some followers to move.
+
+        A move reloads the tab, a couple of seconds off the teacher's page: never the
+        teacher's, never one exploring on its own, never while its class has a question
+        open (the answer is kept, but a half-typed one is not).
+        """
+        if self.roll is None:
+            return
+        now = time.monotonic()
+        alive = _alive()
+        with self.lock:  # a moved tab has left (its session closed) or had its time
+            self.moving = {sid: at for sid, at in self.moving.items()
+                           if sid in self.seats and alive(sid) and now - at < MOVE_COOLDOWN_S}
+            self.told &= set(self.moving)
+        self.roll.tabs = sum(len(seats) for seats in present.values())
+        excess = self.roll.over_share()
+        if not excess or now - self.moved_at < MOVE_COOLDOWN_S:
+            return
+        with self.lock:
+            seats = dict(self.seats)
+        asked = []
+        for code, sessions in watched.items():
+            _, bar = versions.get(code, (0, ()))
+            if len(bar) > 3 and bar[2] and bar[3] == "0":
+                continue  # a question is open
+            for sid, parts in sessions.items():
+                if len(asked) < min(excess, MOVE_BATCH) and seats.get(sid, ("", False))[1] \
+                        and "bar" in parts and sid not in self.moving:
+                    asked.append((sid, parts["bar"]))
+        if not asked:
+            return
+        self.moved_at = now
+        with self.lock:
+            self.moving.update((sid, now) for sid, _ in asked)
+        for sid, bar in asked:
+            self.push(sid, [("bar", 0.0, bar, None)])
+        _LOGGER.info("class push: %d tabs asked to move to another replica (%d over the share)",
+                     len(asked), excess)
+
+    def move_asked(self, session_id: str) -> bool:
+        """Whether this tab was asked to reload elsewhere (``balance``); said once."""
+        with self.lock:
+            if session_id not in self.moving or session_id in self.told:
+                return False
+            self.told.add(session_id)
+            return True
+
     def _present(self, watched: dict[str, dict[str, dict]]) -> dict[str, list[tuple[str, bool]]]:
         """{code: [(seat, following)]} of the watched tabs this server still holds connected."""
-        alive = (lambda sid: True) if not Runtime.exists() else (
-            lambda sid: Runtime.instance().get_app_session(sid) is not None)
+        alive = _alive()
         with self.lock:
             seats = dict(self.seats)
         return {code: [seats[sid] for sid in sessions if sid in seats and alive(sid)]
@@ -184,7 +251,9 @@ class Pusher:
 
 @st.cache_resource(show_spinner=False)
 def pusher() -> Pusher:
-    return Pusher(class_room())
+    push = Pusher(class_room())
+    push.roll = replicas.start_roll()  # None in one process (no shared class store)
+    return push
 
 
 def watch_class(code: str | None, part: str = "bar", on: bool = True, seat: str | None = None,
@@ -201,6 +270,20 @@ def watch_class(code: str | None, part: str = "bar", on: bool = True, seat: str 
     rerun = ClientState(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
                         fragment_id=fragment_id, is_auto_rerun=True) if on else None
     pusher().watch(ctx.session_id, code, part, rerun, seat=seat, following=following)
+
+
+def _alive():
+    """-> whether a session id is still connected to this server (all are, without a runtime)."""
+    if not Runtime.exists():
+        return lambda session_id: True
+    runtime = Runtime.instance()
+    return lambda session_id: runtime.get_app_session(session_id) is not None
+
+
+def move_asked() -> bool:
+    """From the class bar: this tab is to reload on another replica (``Pusher.balance``)."""
+    ctx = get_script_run_ctx()
+    return ctx is not None and Runtime.exists() and pusher().move_asked(ctx.session_id)
 
 
 def _as_now(session, request: ClientState) -> ClientState:

@@ -14,6 +14,8 @@ before them and ``publish_settings`` after), then ``drawn`` at the end of its li
 from __future__ import annotations
 
 import functools
+import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +44,7 @@ from stockdemo.config import (
     url_value,
 )
 from stockdemo.ui import class_teacher
-from stockdemo.ui.class_push import watch_class
+from stockdemo.ui.class_push import move_asked, watch_class
 from stockdemo.ui.class_session import (
     APPLIED,
     APPLIED_AT,
@@ -76,6 +78,28 @@ POLL_S = 10.0
 # A bar's run this soon after a drawn run draws the page again (its messages may have
 # been dropped: _student_bar). Below BAR_AFTER_S: a bar pushed after a stage move is not one.
 LOST_S = 0.5
+
+# The balancer's affinity cookie (deploy/haproxy.cfg's SRV, the Ingress's in deploy/k8s):
+# a tab that drops it and reloads lands on the replica with the fewest connections.
+AFFINITY_COOKIE = os.environ.get("STOCKDEMO_AFFINITY_COOKIE", "SRV")
+if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", AFFINITY_COOKIE):
+    raise ValueError(f"STOCKDEMO_AFFINITY_COOKIE is not a cookie name: {AFFINITY_COOKIE!r}")
+_MOVE_JS = """
+export default function (component) {
+  document.cookie = `${component.data.cookie}=; Max-Age=0; path=/`;
+  window.location.reload();
+}
+"""
+_MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden></span>", js=_MOVE_JS)
+
+
+
+def draw_mover() -> None:
+    """This replica holds more than its share of the class (stockdemo.replicas): the tab reloads
+    without the balancer's cookie, keeping its class and seat (they are in its address)."""
+    st.caption(":material/sync_alt: Moving you to a less busy server…")
+    _MOVER(data={"cookie": AFFINITY_COOKIE}, key="class_move", height=0)
+
 
 # session_state keys
 DRAWN = "class_drawn"  # the Playground settings this tab last drew
@@ -157,6 +181,9 @@ def _student_bar(page: str) -> None:
     is_following = following()
     watch_class(code, seat=seat(), following=is_following)
     if code is None:
+        return
+    if move_asked():
+        draw_mover()
         return
     # A rerun asked for on the page before (the tab's timer, or a push, sent while this
     # bar was opening the teacher's page) runs as a run of that page, with its address:
