@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from stockdemo import figures, ui
-from stockdemo.config import CELL_LABELS, PANEL_LABELS
+from stockdemo.config import CELL_LABELS
 from stockdemo.live import reproduce_code
 from stockdemo.ui import classroom as class_ui
 from stockdemo.ui.graph_view import (
@@ -70,36 +70,31 @@ def panels() -> None:
     if picture.view == "rolled" and view == "auto" and not present:
         st.caption(f"The full graph has {result.graph.counts.nodes:,} nodes, too many to read at once, "
                    "so it is drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
-    # Lazy tabs: only the open one runs, so a change builds one figure, not three,
-    # and sends the link, the downloads and the code only while their tab is open.
-    tab_pred, tab_ops, tab_size, tab_code = st.tabs(list(PANEL_LABELS.values()), key="panel",
-                                                    bind="query-params")
-    with tab_pred:
-        if tab_pred.open:
-            ui.chart_after_graph(ui.cached_figure("predictions", config),
-                                 alt=figures.predictions_alt(config), rerun_started=rerun_started)
-            st.caption("The model is untrained, so its predictions are as random as its weights; "
-                       "the *Train and predict* page fits it to real prices.")
-    with tab_ops:
-        if tab_ops.open:
-            ops = figures.ops_table(result.graph)
-            ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
-                                 rerun_started=rerun_started)
-            st.dataframe(ops, hide_index=True, width="stretch")
-    with tab_size:
-        if tab_size.open:
-            sweep = ui.cached_size_sweep(config.cell, config.num_layers)
-            ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
-                                 rerun_started=rerun_started)
-            st.caption(figures.size_caption(sweep, config, bool(result.graph.meta.get("fused"))))
-    with tab_code:
-        if tab_code.open:
-            st.markdown("**Link to this run** (same seed, same picture for every student):")
-            st.code(ui.stage_link(config, view), language=None)
-            ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
-            st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
-                        "the same predictions.")
-            st.code(reproduce_code(config), language="python")
+    # Only the open panel runs: a change builds one figure, not three, and sends the link,
+    # the downloads and the code only while their panel is open.
+    panel = ui.panel_picker()
+    if panel == "predictions":
+        ui.chart_after_graph(ui.cached_figure("predictions", config),
+                             alt=figures.predictions_alt(config), rerun_started=rerun_started)
+        st.caption("The model is untrained, so its predictions are as random as its weights; "
+                   "the *Train and predict* page fits it to real prices.")
+    elif panel == "ops":
+        ops = figures.ops_table(result.graph)
+        ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
+                             rerun_started=rerun_started)
+        st.dataframe(ops, hide_index=True, width="stretch")
+    elif panel == "size":
+        sweep = ui.cached_size_sweep(config.cell, config.num_layers)
+        ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
+                             rerun_started=rerun_started)
+        st.caption(figures.size_caption(sweep, config, bool(result.graph.meta.get("fused"))))
+    else:
+        st.markdown("**Link to this run** (same seed, same picture for every student):")
+        st.code(ui.stage_link(config, view), language=None)
+        ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
+        st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
+                    "the same predictions.")
+        st.code(reproduce_code(config), language="python")
     class_ui.stage_settled(settled)  # last: it may ask for the stage again, after this run
 
 

@@ -32,7 +32,9 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   or ``choices`` as [value, label] pairs), ``req`` (the browser's request this payload
   answers), ``change`` (what changed since the previous run, in words), ``locked``
   (why the controls cannot move, or None), ``replay`` (the view's own replay toggle: on,
-  off, or None for none);
+  off, or None for none), ``figures`` (the run's figures the view draws over its
+  controls: each ``label``, ``value`` as text, ``delta`` (a number or None) and ``help``)
+  and ``present`` (presenter mode: the view drops the page-time figure);
 - ``compare``: None, or run A pinned beside this run (B): ``a`` (A's picture, the same
   fields as this payload's picture part), ``a_label``/``b_label`` (the runs in words),
   ``added`` (B's boxes whose nodes A lacks), ``removed`` (A's boxes whose nodes B lacks),

@@ -25,6 +25,7 @@ from stockdemo.config import (
     NUM_LAYERS,
     PAGE_KNOBS,
     PANEL,
+    PANEL_LABELS,
     PATIENCE,
     PRESENT,
     PRESETS,
@@ -308,6 +309,30 @@ def graph_picker(labels: list[str]) -> int:
     picked = st.segmented_control(LAB_GRAPH.label, labels, default=labels[0], required=True,
                                   key=LAB_GRAPH.name, bind="query-params", help=LAB_GRAPH.help)
     return labels.index(picked) if picked in labels else 0
+
+
+_PANEL_SHOWN = "_panel_shown"  # the panel the picker last showed, by label
+
+
+def panel_picker() -> str:
+    """The Playground's panels under the stage -> the key of the one open (``PANEL_LABELS``).
+
+    Bound to the link as ``panel``, by label, like the Lab's graph picker. A segmented
+    control, not ``st.tabs``: Streamlit's page in the browser redraws every element at each
+    run of any part of the page, and its tabs were the dearest element there: each step of
+    the stage drew its graph ~20 ms later with tabs than with this control (bench_stage's
+    keyboard step, interleaved runs: median 73-84 ms -> 55-61 ms).
+    """
+    labels = list(PANEL_LABELS.values())
+    in_link = st.query_params.get(PANEL.name)
+    if in_link in labels and in_link != st.session_state.get(_PANEL_SHOWN, in_link):
+        st.session_state[PANEL.name] = in_link  # a link followed later in the session names one
+    if st.session_state.get(PANEL.name) not in (None, *labels):
+        st.session_state[PANEL.name] = labels[0]  # a tampered link: the first panel
+    picked = st.segmented_control(PANEL.label, labels, default=labels[0], required=True, key=PANEL.name,
+                                  bind="query-params", label_visibility="collapsed")
+    st.session_state[_PANEL_SHOWN] = picked
+    return next((key for key, label in PANEL_LABELS.items() if label == picked), PANEL.default)
 
 
 def _apply_preset(preset: Preset) -> None:

@@ -184,16 +184,24 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     expect(view).to_have_attribute("data-fullscreen", "0", timeout=WAIT)
     assert view.bounding_box()["width"] <= before["width"] + 1
 
-    tab = page.get_by_role("tab", name="Predictions")
-    tab_to(page, tab)
-    assert tab.evaluate(RING) != ""
-    press_and_wait(page, "ArrowRight")
+    # The panels' picker (ui.panel_picker), a radio group: Tab reaches the open panel, the
+    # arrows move to another, Enter opens it.
+    panels = main.get_by_role("radiogroup", name="Panel")
+    first = panels.get_by_role("radio", name="Predictions")
+    tab_to(page, first)
+    assert first.evaluate(RING) != ""
+    page.keyboard.press("ArrowRight")
+    ops = panels.get_by_role("radio", name="Ops by type")
+    assert ops.evaluate("e => e === document.activeElement") and ops.evaluate(RING) != ""
+    press_and_wait(page, "Enter")
     wait_for_param(page, "panel", "Ops by type")
-    expect(page.get_by_role("tab", name="Ops by type")).to_have_attribute("aria-selected", "true")
+    expect(ops).to_have_attribute("aria-checked", "true")
     expect(main.get_by_test_id("stDataFrame")).to_be_visible(timeout=WAIT)  # the ops table
-    # The link and the downloads are under the last tab: Share this run
-    press_and_wait(page, "ArrowRight")
-    press_and_wait(page, "ArrowRight")
+    # The link and the downloads are under the last panel: Share this run
+    tab_to(page, ops)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    press_and_wait(page, "Enter")
     wait_for_param(page, "panel", "Share this run")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     link = main.get_by_test_id("stCode").filter(has_text="/playground?")
