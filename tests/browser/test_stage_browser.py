@@ -65,8 +65,10 @@ def test_the_t_control_and_the_whole_graph_are_on_screen_at_load(browser, server
         assert on_screen(graph, width, height), graph  # the whole view: strip, toolbar, graph
         canvas = view.locator("canvas").bounding_box()
         assert canvas["height"] >= 0.3 * height  # and the graph has the room, not the strip
-        if width >= 1280:
-            assert page.get_by_text("Graph nodes").first.bounding_box()["y"] < graph["y"]  # figures too
+        # The run's figures too, over the graph: its node count (and, wide, its edges) on screen.
+        for label in ("Graph nodes", "Graph edges") if width >= 1280 else ("Graph nodes",):
+            figure = view.get_by_test_id("sdMetric").filter(has_text=label).bounding_box()
+            assert on_screen(figure, width, height) and figure["y"] + figure["height"] <= canvas["y"], label
         screenshot(page, f"stage_{width}x{height}{'_present' if present else ''}")
     finally:
         context.close()
