@@ -421,6 +421,7 @@ class Session:
                                  "values": values, "req": int(stage["req"]), "state": {}}
             self.key_to_id.update({name: view.id for name in values})
         mine["fragment"] = fragment_id
+        mine["locked"] = bool(stage.get("locked"))  # following a class's teacher
         mine["answered"] = int(stage["req"])
         if mine["answered"] >= mine["req"]:
             mine["values"] = values  # nothing of the learner's in flight: the server's values

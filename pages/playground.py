@@ -101,7 +101,11 @@ def panels() -> None:
 live_stage()
 panels()
 ui.more_settings()
-with st.expander("Presets for class", expanded=False):
-    ui.presets_bar()
-with st.expander("Compare two runs", expanded=False):
-    ui.compare_bar()
+# Drawn only while open: a closed expander's buttons are still elements the browser's page
+# redraws at every step of the stage, and the server sends at every whole-page run.
+with st.expander("Presets for class", key="presets", on_change="rerun") as presets:
+    if presets.open:
+        ui.presets_bar()
+with st.expander("Compare two runs", key="compare_presets", on_change="rerun") as compare:
+    if compare.open:
+        ui.compare_bar()

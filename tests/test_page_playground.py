@@ -134,6 +134,9 @@ def test_the_code_panel_reproduces_the_page_predictions_in_a_fresh_interpreter(t
 
 def test_presets_set_the_controls_in_one_click():
     at = fresh().run()
+    assert not [b for b in at.button if b.key.startswith("preset_")]  # drawn only while open
+    at.session_state["presets"] = True  # the expander opened
+    at.run()
     at.button(key="preset_lstm").click().run()
     assert not at.exception
     assert stage_values(at)["cell"] == "lstm" and stage_values(at)["seq_len"] == 40

@@ -90,9 +90,11 @@ def _pusher(room: Classroom, others: dict[str, int]) -> class_push.Pusher:
     return pusher
 
 
-def _beat(pusher: class_push.Pusher) -> None:
-    """One look of the push thread that is also its heartbeat (every HEARTBEAT_S)."""
+def _beat(pusher: class_push.Pusher, over_for: float = class_push.SUSTAINED_S) -> None:
+    """One look of the push thread that is also its heartbeat (every HEARTBEAT_S), an excess
+    over the share (if any) having lasted ``over_for`` seconds."""
     pusher.beat_at = -1e9
+    pusher.over_since = time.monotonic() - over_for
     pusher.look()
 
 
@@ -129,6 +131,20 @@ def test_a_replica_over_its_share_asks_followers_to_move_once_each():
     pusher.moved_at -= class_push.MOVE_COOLDOWN_S
     _beat(pusher)
     assert len(pusher.moving) == 4 and not set(pusher.moving) & set(asked + exploring)  # the rest
+
+
+def test_an_excess_that_does_not_last_moves_nobody():
+    """While a class joins, the roll lags the balancer, which spreads the tabs itself."""
+    room = Classroom(MemoryStore())
+    teacher = room.start()
+    pusher = _pusher(room, {"r2": 0})
+    _join(pusher, teacher.code, 20)
+    _beat(pusher, over_for=0.0)
+    assert not pusher.moving
+    _beat(pusher, over_for=class_push.SUSTAINED_S - 0.5)
+    assert not pusher.moving
+    _beat(pusher)
+    assert len(pusher.moving) == 10
 
 
 def test_no_tab_is_moved_while_its_class_has_a_question_open():

@@ -85,8 +85,10 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
             st.markdown(f"Code of this page: [`{rel}`]({base}/{rel})")
         else:
             st.markdown(f"Code of this page: `{rel}`")
-        with st.expander("Show this page's code"):
-            st.code(code, language="python")
+        # The code only while open: a whole page's text, sent at each whole-page run otherwise.
+        with st.expander("Show this page's code", key="page_code", on_change="rerun") as shown:
+            if shown.open:
+                st.code(code, language="python")
         st.caption(DATA_CREDIT)
         st.caption("A teaching demo, not financial advice.")
     st.title(f"{icon} {title}", anchor=False)

@@ -23,6 +23,10 @@ const REQUEST_TIMEOUT_MS = 4000;
 // The learner has stopped when no value has been picked for this long: the page's
 // panels under the stage then catch up (one run of their fragment, not one per value).
 const SETTLE_MS = 300;
+// A stage that follows a class's teacher settles later: the teacher's moves reach every
+// follower of a server process at once, and each follower's panels running 300 ms after
+// each move took the CPU the next followers' stages needed (bench/class_load.py).
+const FOLLOW_SETTLE_MS = 1000;
 const MIN_BOX_PX = 260;
 const FILL_SHARE = 0.45; // below this share of the window left under it, a view takes a screenful
 // The stage's camera leaves this share of the box's width free for the graph to grow
@@ -239,7 +243,7 @@ class GraphView {
     if (newGraph && data.stage && !this.inflight) {
       // A picture nobody here asked for (a class's teacher moved): settle on it too.
       clearTimeout(this.settleTimer);
-      this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS);
+      this.settleTimer = setTimeout(() => this.settle(), data.stage.locked ? FOLLOW_SETTLE_MS : SETTLE_MS);
     }
     if (newGraph) {
       this.p = prepare(data);
