@@ -469,6 +469,7 @@ class Class:
         self.teacher_at = ("playground", {"seq_len": str(value)})
         got = await self.arrivals(count, "playground", {"seq_len": str(value)}, moved, follow_timeout)
         self.out["moves"].extend(g for g in got if g is not None)
+        self.out.setdefault("by_move", []).append(max((g for g in got if g is not None), default=None))
         if None in got:
             self.out["errors"].append(f"move to T={value}: {got.count(None)} students did not follow "
                                       f"within {follow_timeout:.0f} s; their runs since: "
@@ -750,6 +751,8 @@ def report(out: dict, args) -> int:
         print(f"teacher's move -> student's finished rerun with the new T, {len(moves)} (student, move) "
               f"pairs: p50 {load.pct(moves, 50):.2f} s, p95 {load.pct(moves, 95):.2f} s, "
               f"max {max(moves):.2f} s (target p95 <= {TARGET_MOVE_P95_S} s)")
+        print("  the last student of each move: "
+              + ", ".join("never" if m is None else f"{m:.2f} s" for m in out.get("by_move", [])))
         ok = ok and load.pct(moves, 95) <= TARGET_MOVE_P95_S
     if pages:
         print(f"teacher's page change -> student's finished run of that page with the teacher's "

@@ -653,20 +653,18 @@ class Classroom:
         the teacher acts: any new version reruns a student's live part, a new bar (a
         new page, question or reveal, or a countdown that ran out) reruns the class bar.
         """
+        now = time.time()
+        return {code: version_of(state, now) for code, state in self.states(codes).items()}
+
+    def states(self, codes: Iterable[str]) -> dict[str, ClassState | None]:
+        """Each class's state as a student may see it (None: ended), in one round trip."""
         codes = list(codes)
         with self._reachable():
             pipe = self.db.pipeline(transaction=False)
             for code in codes:
                 pipe.hgetall(self._main(code))
             values = pipe.execute()
-        now = time.time()
-        out: dict[str, tuple[int, tuple[str, ...]]] = {}
-        for code, fields in zip(codes, values, strict=True):
-            state = _state(code, fields)
-            out[code] = (0, ()) if state is None else (state.version, (
-                state.page, str(state.step), str(state.question or ""), str(int(state.revealed)),
-                str(int(state.locked(now)))))
-        return out
+        return {code: _state(code, fields) for code, fields in zip(codes, values, strict=True)}
 
     def answer(self, code: str, seat: object, raw: object) -> str:
         """A student's answer to the open question -> the answer as counted.
@@ -718,6 +716,14 @@ class Classroom:
         with self._reachable():
             record = self.db.hget(f"{self._main(code)}:answers:{step}", seat)
         return None if record is None else _record(record)[0]
+
+
+def version_of(state: ClassState | None, now: float) -> tuple[int, tuple[str, ...]]:
+    """(version, what the class bar shows: page, step, question, revealed, locked); (0, ()) ended."""
+    if state is None:
+        return 0, ()
+    return state.version, (state.page, str(state.step), str(state.question or ""),
+                           str(int(state.revealed)), str(int(state.locked(now))))
 
 
 def _state(code: str, fields: Mapping[str, str]) -> ClassState | None:

@@ -40,10 +40,11 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from stockdemo import replicas
-from stockdemo.classroom import ClassError, Classroom
+from stockdemo.classroom import ClassError, Classroom, ClassState, version_of
 from stockdemo.ui.class_session import class_room
 
 PUSH_S = 0.1  # how often each server process looks at the versions of its students' classes
+FRESH_S = 3 * PUSH_S  # a read of the class this recent is as good as a new one
 BAR_AFTER_S = 0.8  # a pushed class bar reruns this long after the live part it follows
 # The Playground's live part is its stage. The panels under it (predictions, ops...) catch
 # up as on anyone's Playground: the browser tells their fragment once the stage has settled
@@ -72,6 +73,7 @@ class Pusher:
         # code -> session id -> {"bar": rerun of its class bar, "live": of its live part}
         self.members: dict[str, dict[str, dict[str, ClientState]]] = {}
         self.versions: dict[str, tuple[int, tuple[str, ...]]] = {}  # code -> last seen (version, bar)
+        self.states: dict[str, tuple[float, ClassState | None]] = {}  # code -> (read at, state)
         self.seats: dict[str, tuple[str, bool]] = {}  # session id -> (seat, following)
         self.thread: threading.Thread | None = None
         self.beat_at = 0.0
@@ -132,13 +134,17 @@ class Pusher:
             return
         beat = time.monotonic() - self.beat_at >= HEARTBEAT_S
         try:
-            versions = self.room.versions(watched)
+            states = self.room.states(watched)
             if beat:
                 self.beat_at = time.monotonic()
                 present = self._present(watched)
                 self.room.heartbeat(present)
         except ClassError:
             return  # Redis is down: the bars' own timers say so and carry on
+        read_at, now = time.monotonic(), time.time()
+        versions = {code: version_of(state, now) for code, state in states.items()}
+        with self.lock:
+            self.states = {code: (read_at, state) for code, state in states.items()}
         if beat:
             self.balance(present, watched, versions)
         for code, (version, bar) in versions.items():
@@ -194,6 +200,17 @@ class Pusher:
             self.push(sid, [("bar", 0.0, bar, None)])
         _LOGGER.info("class push: %d tabs asked to move to another replica (%d over the share)",
                      len(asked), excess)
+
+    def latest(self, code: str, max_age_s: float = FRESH_S) -> ClassState | None:
+        """The class as this thread read it last, if that was within ``max_age_s`` (else None).
+
+        A pushed run takes the teacher's move from here: the thread read the class to push
+        it a moment ago, and a read of its own by each of 30 followers took 30 more round
+        trips to Redis per move.
+        """
+        with self.lock:
+            read_at, state = self.states.get(code, (-1e9, None))
+        return state if time.monotonic() - read_at <= max_age_s else None
 
     def move_asked(self, session_id: str) -> bool:
         """Whether this tab was asked to reload elsewhere (``balance``); said once."""
@@ -288,6 +305,11 @@ def _alive():
         return lambda session_id: True
     runtime = Runtime.instance()
     return lambda session_id: runtime.get_app_session(session_id) is not None
+
+
+def latest_state(code: str) -> ClassState | None:
+    """From a page: the class as this process's push thread read it a moment ago, or None."""
+    return pusher().latest(code) if Runtime.exists() else None
 
 
 def move_asked() -> bool:

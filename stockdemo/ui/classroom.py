@@ -44,7 +44,7 @@ from stockdemo.config import (
     url_value,
 )
 from stockdemo.ui import class_teacher
-from stockdemo.ui.class_push import move_asked, watch_class
+from stockdemo.ui.class_push import latest_state, move_asked, watch_class
 from stockdemo.ui.class_session import (
     APPLIED,
     APPLIED_AT,
@@ -403,10 +403,12 @@ def take_settings() -> tuple[RunConfig, str] | None:
     # The server reruns this part the moment the teacher moves (class_push): take the
     # move here, in the same run, rather than in the class bar and then again here.
     watch_class(code, "live")
-    try:
-        state = class_room().poll(code, seat(), True)
-    except ClassError:
-        state = None  # the class bar says so
+    state = latest_state(code)  # what the push thread read to push this run, if it did
+    if state is None:
+        try:
+            state = class_room().poll(code, seat(), True)
+        except ClassError:
+            state = None  # the class bar says so
     if state is not None and state.page == PLAYGROUND:
         _take(state, PLAYGROUND, full_run=False)
     applied = st.session_state.get(APPLIED)
