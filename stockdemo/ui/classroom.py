@@ -200,8 +200,21 @@ def _student_bar(page: str) -> None:
     lost = not full_run and time.monotonic() - st.session_state.get(DRAWN_AT, -60.0) < LOST_S
     if not is_following or page != PLAYGROUND:
         watch_class(code, "live", on=False)
+    toggled = st.session_state.get(TOGGLED, False)
+    # The class as this process's push thread read it a moment ago (it pushed this run, or
+    # it reads every 0.1 s anyway), and its heartbeat keeps this seat present: no round
+    # trip of its own. A tab the thread does not know yet, or that just broke away or
+    # followed again, asks the store itself (and says so there at once).
+    state = None if toggled else latest_state(code)
+    opened = is_following and state is not None and state.page != running
+    if opened:
+        # The teacher opened another page: open it before drawing anything here (this run
+        # ends there, and drawing the bar first cost 30 followers that much more).
+        st.session_state[STATE] = (time.monotonic(), state)
+        _open_page(state)
     try:
-        state = class_room().poll(code, seat(), is_following)
+        if state is None:
+            state = class_room().poll(code, seat(), is_following)
     except ClassError as error:
         say(error)
         # The question as last seen stays answerable: an answer is kept here and sent later.
@@ -226,7 +239,7 @@ def _student_bar(page: str) -> None:
         row.caption(f":material/explore: Class **{show_class_code(code)}**: exploring on your own.")
         row.button("Follow the teacher", key="class_follow", icon=":material/group:",
                    type="primary", on_click=_set_following, args=(True,))
-    if is_following and state.page != running:
+    if is_following and state.page != running and not opened:
         _open_page(state)
     elif running != page:
         st.switch_page(str(ui.ROOT / page), query_params=st.session_state.get(SHOWN, {}))
