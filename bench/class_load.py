@@ -70,7 +70,7 @@ TARGET_MOVE_P95_S = 0.5
 TARGET_PAGE_P95_S = 1.0
 TARGET_BACK_S = 5.0
 SETTLE_S = 0.3  # the graph view says "settled" this long after its last picture (SETTLE_MS, index.js)
-FOLLOW_SETTLE_S = 1.0  # ...and a following tab's after a picture the teacher's move sent (FOLLOW_SETTLE_MS)
+FOLLOW_SETTLE_S = 2.0  # ...and a following tab's after a picture the teacher's move sent (FOLLOW_SETTLE_MS)
 MOVES = (9, 14, 20, 27, 35, 44, 54, 65)  # T values the teacher moves to
 # The teacher's page changes: (page, its query). Each is a page the students are not on.
 TOUR = (("lesson", {"step": "2"}), ("lab", {"lab": "NaN"}), ("lesson", {"step": "3"}),
