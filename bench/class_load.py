@@ -463,6 +463,8 @@ class Class:
         await self.ready()
         if self.teacher_at[0] != "playground":
             await self.go("playground", {}, follow_timeout, measured=False)
+        if str(value) == self.teacher_at[1].get("seq_len"):  # a move, not a no-op
+            value = value + 1 if value < 60 else value - 1
         count = [len(s.runs) for s in self.students]
         self.teacher.set_value("seq_len", value)
         moved = await self.teacher.send(self.teacher.rerun_fragment)
@@ -470,12 +472,20 @@ class Class:
         got = await self.arrivals(count, "playground", {"seq_len": str(value)}, moved, follow_timeout)
         self.out["moves"].extend(g for g in got if g is not None)
         self.out.setdefault("by_move", []).append(max((g for g in got if g is not None), default=None))
+        self._log_action(moved, f"move to T={value}", got)
         if None in got:
             self.out["errors"].append(f"move to T={value}: {got.count(None)} students did not follow "
                                       f"within {follow_timeout:.0f} s; their runs since: "
                                       + "; ".join(self.runs_since(s, c, moved) for s, c, g
                                                   in zip(self.students, count, got, strict=True)
                                                   if g is None))
+
+    def _log_action(self, started: float, what: str, got: list[float | None]) -> None:
+        """Each teacher's action, when, and how long its students took: the report's slowest."""
+        done = [g for g in got if g is not None]
+        self.out.setdefault("actions", []).append(
+            (started - self.out.get("t0", started), what, load.pct(done, 50) if done else None,
+             max(done, default=None), sum(g is None or g > 1.0 for g in got)))
 
     async def go(self, page: str, query: dict[str, str], follow_timeout: float,
                  measured: bool = True) -> None:
@@ -489,6 +499,7 @@ class Class:
         self.teacher_at = (page, query)
         got = await self.arrivals(count, page, query, sent, follow_timeout)
         if measured:
+            self._log_action(sent, f"page {page} {query}", got)
             self.out["pages"].extend(g for g in got if g is not None)
             name = page + "".join(f" {k}={v}" for k, v in query.items() if k != "seq_len")
             self.out.setdefault("by_page", {}).setdefault(name, []).extend(g for g in got if g is not None)
@@ -681,10 +692,15 @@ async def chaos(args) -> dict:
                                during=restart_redis(room, after_s=5.0))
                 continue
             action = rng.choice(("move", "page", "ask")) if questions else rng.choice(("move", "page"))
+            # Never to where the class is already: nothing would change, and the "arrival"
+            # timed would be the next run for another reason (the bar's 10 s timer).
             if action == "move":
-                await room.move(rng.randint(2, 60), args.follow_timeout)
+                now_t = room.teacher_at[1].get("seq_len") if room.teacher_at[0] == "playground" else None
+                await room.move(rng.choice([t for t in range(2, 61) if str(t) != now_t]),
+                                args.follow_timeout)
             elif action == "page":
-                page, query = rng.choice(TOUR)
+                page, query = rng.choice([(p, q) for p, q in TOUR if p != room.teacher_at[0]
+                                          or any(room.teacher_at[1].get(k) != v for k, v in q.items())])
                 await room.go(page, query, args.follow_timeout)
             else:
                 await room.ask(questions.pop(0), args.follow_timeout, spread_s=20.0)
@@ -782,6 +798,12 @@ def report(out: dict, args) -> int:
               f"settings after {worst:.2f} s" + (f", {missing} never" if missing else "")
               + f" (target {TARGET_BACK_S:.0f} s)")
         ok = ok and not missing and worst <= TARGET_BACK_S
+    if len(out.get("actions", ())) > 12:  # a long class: where it was slow
+        slow = sorted(out["actions"], key=lambda a: -(a[3] or 99))[:8]
+        print("the slowest teacher's actions (at s, what, p50, slowest student, students over 1 s):")
+        for at, what, p50, worst, late in sorted(slow):
+            print(f"  {at:6.0f} s  {what:40s} p50 {p50 or float('nan'):.2f} s, slowest "
+                  f"{worst or float('nan'):.2f} s, {late} over 1 s")
     if out.get("rebalanced"):
         print(f"tabs moved to another replica by the class push's rebalancing: {len(out['rebalanced'])} "
               f"(at {sorted(round(m[0]) for m in out['rebalanced'])[:12]} s; from -> to: "

@@ -19,11 +19,15 @@
   ``/_stcore/health``.
 
 A replica that exits is taken out of HAProxy at once (through its admin
-socket; the health check would notice within 1-2 s) and started again here.
-Its sessions reconnect to the survivors and rebuild their pages from their
-URLs. The restarted replica rejoins ``REJOIN_AFTER_S`` seconds after it answers
-again: back at once, it took part of the reconnecting sessions back while it
-was still starting (bench/load.py failover: 1 and 6 of 15). Ctrl-C (or
+socket; the health check would notice within 1-2 s) and started again here,
+through ``deploy/replica.py --cold`` (its training workers start on the first
+Train visit, not while the survivors carry its class). Its sessions reconnect
+to the survivors and rebuild their pages from their URLs. The restarted replica
+rejoins ``REJOIN_AFTER_S`` seconds after it answers again: back at once, it
+took part of the reconnecting sessions back while it was still starting
+(bench/load.py failover: 1 and 6 of 15). While it is held out, Redis says so
+(``sd:replicas:held``): the replica roll (``stockdemo.replicas``) does not count
+it, and once it is back the fuller replica hands it its share of the class. Ctrl-C (or
 SIGTERM) stops everything this started.
 ``--state FILE`` writes the ports and process ids as JSON once everything
 answers (tests and bench/load.py read it).
