@@ -305,6 +305,23 @@ def test_a_link_followed_later_in_the_session_sets_the_stage():
     assert stage_values(at)["seq_len"] == 8 and at.query_params["seq_len"] == "8"
 
 
+def test_coming_back_by_the_menu_keeps_the_learners_stage():
+    # The menu's link to the Playground names no knob: the learner's T and cell stay, and
+    # the address says them again. A link that names one knob sets the others to default.
+    at = fresh().run()
+    move_stage(at, seq_len=9, cell="gru")
+    assert at.query_params["seq_len"] == "9"
+    at.query_params.clear()  # back from another page through the menu
+    at.run()
+    assert not at.exception
+    assert stage_values(at)["seq_len"] == 9 and stage_values(at)["cell"] == "gru"
+    assert at.query_params["seq_len"] == "9" and at.query_params["cell"] == "nn.GRU"
+    at.query_params.clear()
+    at.query_params["seq_len"] = "6"  # a lesson's "Open the Playground at T = 6"
+    at.run()
+    assert stage_values(at)["seq_len"] == 6 and stage_values(at)["cell"] == "rnn"
+
+
 def test_a_comparison_link_followed_later_in_the_session_opens_that_comparison():
     at = fresh().run()
     send_from_view(at, trigger={"pin": "pin"})

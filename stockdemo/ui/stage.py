@@ -65,14 +65,18 @@ def stage_values(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[
 
     A URL value this module did not write came from a link followed in the same session
     (a lesson step's "Open the Playground at T = 6"): it is taken, checked, as a bound
-    widget would take it (``ui.url_messages`` checks a link only on a session's first visit).
+    widget would take it (``ui.url_messages`` checks a link only on a session's first visit),
+    and a knob such a link leaves out is back at its default. A link with none of the
+    knobs (the menu's) keeps the learner's stage: coming back to the Playground found T
+    at 5 again after any other page.
     The URL itself is written by ``stage_to_url`` once the learner stops.
     """
     written = st.session_state.setdefault(_WRITTEN, {})
     values = {}
+    linked = any(st.query_params.get(knob.name) is not None for knob in knobs)
     for knob in knobs:
         in_link = st.query_params.get(knob.name)
-        if knob.name in written and in_link != written[knob.name]:
+        if linked and knob.name in written and in_link != written[knob.name]:
             value, message = knob.parse([in_link] if in_link is not None else None)
             st.session_state[_key(knob)] = value
             written[knob.name] = in_link
