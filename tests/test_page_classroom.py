@@ -388,3 +388,14 @@ def test_a_student_who_steps_onto_the_open_question_sees_it_once():
     assert not student.exception
     assert student.header[0].value.startswith("3. ")
     assert texts(student).count(STEPS[2].question) == 1  # now in the lesson, not twice
+
+
+def test_each_seat_has_its_own_bar_timer_so_a_class_does_not_tick_at_once():
+    seats = [f"seat{i:02d}-abcdefghijkl" for i in range(60)]
+    periods = [class_ui.bar_period(s) for s in seats]
+    assert all(class_ui.POLL_S <= p <= class_ui.POLL_S + class_ui.POLL_SPREAD_S for p in periods)
+    assert periods == [class_ui.bar_period(s) for s in seats]  # the same at each run and reload
+    # Spread: no second of the 5 holds more than a third of the class.
+    per_second = [sum(int(p - class_ui.POLL_S) == k for p in periods) for k in range(5)]
+    assert max(per_second) <= 20, per_second
+    assert class_ui.bar_period(None) == class_ui.POLL_S

@@ -17,6 +17,7 @@ import functools
 import os
 import re
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
@@ -75,6 +76,13 @@ CLASS_PAGE = "pages/classroom.py"
 # whole-page run can cost that run its last messages (class_push.py); at 2 s, 60 students
 # saw that often under load (bench/class_load.py).
 POLL_S = 10.0
+# ...plus up to this much, fixed per seat: a class's tabs open each page together, and
+# with one period their timers all fired in the same instant, every 10 s. When that
+# instant followed a move, each tab's timer run came within LOST_S of the drawn move
+# and drew the whole page again: 30 whole pages a replica, and that move's last
+# student at 1.3 s instead of 0.3 (bench/class_load.py, 60 students). Spread over 5 s,
+# a move meets a few timers, not the class.
+POLL_SPREAD_S = 5.0
 # A bar's run this soon after a drawn run draws the page again (its messages may have
 # been dropped: _student_bar). Below BAR_AFTER_S: a bar pushed after a stage move is not one.
 LOST_S = 0.5
@@ -169,11 +177,17 @@ def class_bar(page: str) -> None:
         return
     st.session_state[FULL_RUN] = True
     st.session_state[SHOWN] = st.query_params.to_dict()  # this page's address, as it opens
-    _student_bar(page)
+    st.fragment(_student_bar, run_every=bar_period(seat()))(page)
 
 
-@st.fragment(run_every=POLL_S)
-def _student_bar(page: str) -> None:
+def bar_period(seat_id: str | None) -> float:
+    """The class bar's timer period of a tab with this seat: POLL_S plus its own share of
+    POLL_SPREAD_S (the same on each run and reload, different from seat to seat)."""
+    share = zlib.crc32((seat_id or "").encode()) % 1000 / 1000
+    return round(POLL_S + share * POLL_SPREAD_S, 3)
+
+
+def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     # Outside this fragment only whole-page runs set the flag: a fragment run that
     # takes new settings must rerun the page; a whole-page run takes them in time.
     full_run = st.session_state.pop(FULL_RUN, False)
