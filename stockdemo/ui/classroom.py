@@ -214,21 +214,8 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     lost = not full_run and time.monotonic() - st.session_state.get(DRAWN_AT, -60.0) < LOST_S
     if not is_following or page != PLAYGROUND:
         watch_class(code, "live", on=False)
-    toggled = st.session_state.get(TOGGLED, False)
-    # The class as this process's push thread read it a moment ago (it pushed this run, or
-    # it reads every 0.1 s anyway), and its heartbeat keeps this seat present: no round
-    # trip of its own. A tab the thread does not know yet, or that just broke away or
-    # followed again, asks the store itself (and says so there at once).
-    state = None if toggled else latest_state(code)
-    opened = is_following and state is not None and state.page != running
-    if opened:
-        # The teacher opened another page: open it before drawing anything here (this run
-        # ends there, and drawing the bar first cost 30 followers that much more).
-        st.session_state[STATE] = (time.monotonic(), state)
-        _open_page(state)
     try:
-        if state is None:
-            state = class_room().poll(code, seat(), is_following)
+        state = class_room().poll(code, seat(), is_following)
     except ClassError as error:
         say(error)
         # The question as last seen stays answerable: an answer is kept here and sent later.
@@ -253,7 +240,7 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         row.caption(f":material/explore: Class **{show_class_code(code)}**: exploring on your own.")
         row.button("Follow the teacher", key="class_follow", icon=":material/group:",
                    type="primary", on_click=_set_following, args=(True,))
-    if is_following and state.page != running and not opened:
+    if is_following and state.page != running:
         _open_page(state)
     elif running != page:
         st.switch_page(str(ui.ROOT / page), query_params=st.session_state.get(SHOWN, {}))
@@ -275,6 +262,17 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         st.rerun(scope="app")
     if rerun:
         _rerun_live_part(page)
+
+
+def _pushed_state(code: str) -> ClassState | None:
+    """The class as the push thread read it a moment ago; None if it has not, or if that read
+    is older than a class this tab has already seen or taken (the bar's own poll can be
+    newer, and an older move taken here would undo a newer one)."""
+    state = latest_state(code)
+    seen = st.session_state.get(STATE)
+    applied = st.session_state.get(APPLIED)
+    newest = max(seen[1].version if seen else 0, applied[0] if applied else 0)
+    return state if state is not None and state.version >= newest else None
 
 
 def _lesson_step() -> int:
@@ -430,7 +428,7 @@ def take_settings() -> tuple[RunConfig, str] | None:
     # The server reruns this part the moment the teacher moves (class_push): take the
     # move here, in the same run, rather than in the class bar and then again here.
     watch_class(code, "live")
-    state = latest_state(code)  # what the push thread read to push this run, if it did
+    state = _pushed_state(code)  # what the push thread read to push this run, if it did
     if state is None:
         try:
             state = class_room().poll(code, seat(), True)
