@@ -270,6 +270,8 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         closed = time.monotonic() - killed
         retries = await asyncio.gather(*(class_load.reconnect_as_a_browser(s) for s in moved))
         await asyncio.gather(*(s.run_page() for s in moved))
+        # The first run to finish may be the class bar's, before the page has drawn its stage.
+        await asyncio.gather(*(s.until(lambda s=s: s.stage is not None, 30) for s in moved))
         after = {"closed_s": round(closed, 1), "back_s": round(time.monotonic() - killed, 1),
                  "replicas": [s.replica for s in moved], "retries": sum(retries),
                  "seq_len": [int(s.value("seq_len")) for s in moved],
