@@ -230,6 +230,15 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
                 icon=":material/door_open:")
         return
     st.session_state[STATE] = (time.monotonic(), state)
+    # Another page opens before this run draws anything. A pushed run names the page the
+    # server last ran; if the browser holds another one (seen under load, 1 run in 6, right
+    # after a tab joined), it takes the run for a page change and empties the page, and a
+    # block drawn here next lands in nothing: "Bad delta path" in the browser, a blank tab
+    # until a reload. With nothing drawn the run only ends, and the new page draws whole.
+    if is_following and state.page != running:
+        _open_page(state)
+    elif running != page:
+        st.switch_page(str(ui.ROOT / page), query_params=st.session_state.get(SHOWN, {}))
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if is_following:
         row.caption(f":material/group: Class **{show_class_code(code)}**: following the teacher.")
@@ -240,10 +249,6 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         row.caption(f":material/explore: Class **{show_class_code(code)}**: exploring on your own.")
         row.button("Follow the teacher", key="class_follow", icon=":material/group:",
                    type="primary", on_click=_set_following, args=(True,))
-    if is_following and state.page != running:
-        _open_page(state)
-    elif running != page:
-        st.switch_page(str(ui.ROOT / page), query_params=st.session_state.get(SHOWN, {}))
     rerun = is_following and _take(state, page, full_run) and not full_run
     redraw = lost and page in (PLAYGROUND, LESSON)
     if redraw:

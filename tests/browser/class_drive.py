@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.drive import wait_for_run
+from tests.browser.drive import SHOTS, wait_for_run
 
 MAIN = "[data-testid='stMain']"
 
@@ -54,6 +54,8 @@ class Wire:
 
     messages: list[ForwardMsg] = field(default_factory=list)
     raw: list[bytes] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # when each raw frame came
+    message_times: list[float] = field(default_factory=list)  # ...and each parsed message
 
     def listen(self, page) -> None:
         def on_socket(ws) -> None:
@@ -64,12 +66,43 @@ class Wire:
         if isinstance(payload, str):
             payload = payload.encode()
         self.raw.append(payload)
+        self.times.append(time.monotonic())
         msg = ForwardMsg()
         try:
             msg.ParseFromString(payload)
         except Exception:  # not a ForwardMsg: kept in raw, searched as bytes
             return
         self.messages.append(msg)
+        self.message_times.append(self.times[-1])
+
+    def story(self) -> list[str]:
+        """What the server sent, one line per message: for a failure's report."""
+        lines = []
+        for msg, at in zip(self.messages, self.message_times, strict=True):
+            kind = msg.WhichOneof("type")
+            meta = msg.metadata
+            path = ".".join(map(str, meta.delta_path))
+            if kind == "delta":
+                what = msg.delta.WhichOneof("type")
+                if what == "new_element":
+                    what += ":" + msg.delta.new_element.WhichOneof("type")
+                line = f"delta {what} @{path} frag={msg.delta.fragment_id[:8]}"
+            elif kind == "new_session":
+                ns = msg.new_session
+                line = f"new_session page={ns.page_script_hash[:8]}"
+            elif kind == "script_finished":
+                line = f"script_finished {msg.script_finished}"
+            elif kind == "navigation":
+                line = f"navigation page={msg.navigation.page_script_hash[:8]}"
+            elif kind == "page_info_changed":
+                line = f"page_info_changed {msg.page_info_changed.query_string}"
+            elif kind == "auto_rerun":
+                line = f"auto_rerun {msg.auto_rerun.interval} {msg.auto_rerun.fragment_id[:8]}"
+            else:
+                line = kind or "?"
+            run = meta.run
+            lines.append(f"{at:.3f} [{run.script_run_id[:6]} {','.join(f[:6] for f in run.fragment_ids)}] {line}")
+        return lines
 
     def contains(self, text: str) -> bool:
         """Anywhere in what was sent, as bytes: every element, every message."""
@@ -94,12 +127,14 @@ def join_by_link(browser, link: str, viewport=(1280, 900), wire: bool = False):
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     student = context.new_page()
     student.errors = []  # what the tab's console said went wrong, for a failure's report
-    student.on("pageerror", lambda e: student.errors.append(str(e)))
-    student.on("console", lambda m: student.errors.append(m.text) if m.type == "error" else None)
+    student.on("pageerror", lambda e: student.errors.append(f"{time.monotonic():.3f} {e}"))
+    student.on("console", lambda m: student.errors.append(f"{time.monotonic():.3f} {m.text[:300]}")
+               if m.type == "error" else None)
     listened = None
     if wire:
         listened = Wire()
         listened.listen(student)
+    student.wire = listened  # for a failure's report (wait_for_path)
     student.goto(link)
     wait_for_run(student)
     see(student, "following the teacher")
@@ -110,8 +145,19 @@ def wait_for_path(page, path: str, timeout: float = 30.0) -> float:
     """Wait until the tab's address is on ``path`` -> seconds waited."""
     started = time.perf_counter()
     # The app moves between pages in place (history.pushState): no "load" to wait for.
-    page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path,
-                           timeout=timeout * 1000)
+    try:
+        page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path,
+                               timeout=timeout * 1000)
+    except Exception as err:
+        wire = getattr(page, "wire", None)
+        story = wire.story() if wire is not None else []
+        if story:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            (SHOTS / "wait-for-path-wire.txt").write_text("\n".join(story))
+        text = page.evaluate("() => document.body.innerText")[:300].replace("\n", " | ")
+        raise AssertionError(f"not on /{path} after {timeout:.0f} s: {page.url} showing {text!r}; "
+                             f"console: {getattr(page, 'errors', [])[:5]}"
+                             + "".join(f"\n  {line}" for line in story[-60:])) from err
     try:
         wait_for_run(page)
     except Exception as err:
