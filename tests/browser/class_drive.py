@@ -122,19 +122,24 @@ class Wire:
         return labels
 
 
+def report_on(page, wire: bool = True) -> Wire | None:
+    """Keep what a tab's console says went wrong and (``wire``) what the server sent it,
+    for a failure's report (wait_for_path) -> the Wire, or None."""
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"{time.monotonic():.3f} {e}"))
+    page.on("console", lambda m: page.errors.append(f"{time.monotonic():.3f} {m.text[:300]}")
+            if m.type == "error" else None)
+    page.wire = Wire() if wire else None
+    if page.wire is not None:
+        page.wire.listen(page)
+    return page.wire
+
+
 def join_by_link(browser, link: str, viewport=(1280, 900), wire: bool = False):
     """A student's tab opened on the join link -> (page, Wire or None)."""
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     student = context.new_page()
-    student.errors = []  # what the tab's console said went wrong, for a failure's report
-    student.on("pageerror", lambda e: student.errors.append(f"{time.monotonic():.3f} {e}"))
-    student.on("console", lambda m: student.errors.append(f"{time.monotonic():.3f} {m.text[:300]}")
-               if m.type == "error" else None)
-    listened = None
-    if wire:
-        listened = Wire()
-        listened.listen(student)
-    student.wire = listened  # for a failure's report (wait_for_path)
+    listened = report_on(student, wire)
     student.goto(link)
     wait_for_run(student)
     see(student, "following the teacher")

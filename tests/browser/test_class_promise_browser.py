@@ -19,7 +19,7 @@ import re
 import pytest
 
 from stockdemo.lesson import STEPS
-from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, see, wait_for_path
+from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, report_on, see, wait_for_path
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -49,6 +49,7 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
         by_link, _ = join_by_link(browser, link)
         pages.append(by_link)
         typed = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        report_on(typed)
         pages.append(typed)
         typed.goto(f"{server}/classroom")
         wait_for_run(typed)
