@@ -101,7 +101,8 @@ class Wire:
             else:
                 line = kind or "?"
             run = meta.run
-            lines.append(f"{at:.3f} [{run.script_run_id[:6]} {','.join(f[:6] for f in run.fragment_ids)}] {line}")
+            fragments = ",".join(f[:6] for f in run.fragment_ids)
+            lines.append(f"{at:.3f} [{run.script_run_id[:6]} {fragments}] {line}")
         return lines
 
     def contains(self, text: str) -> bool:
