@@ -671,3 +671,45 @@ def test_a_servers_heartbeat_keeps_its_connected_seats_present(make_classroom):
     time.sleep(0.7)
     room.heartbeat({teacher.code: [(following, True)]})
     assert room.presence(teacher) == (1, 1)  # the other tab closed
+
+
+def test_a_push_names_the_page_the_tab_shows_not_the_hash_its_first_run_starts_under():
+    """class_push._as_now: a push takes the page of the tab's last run (the bar may have opened
+    another since the part was watched), but not the app's main hash that a load or a reload
+    runs under until it learns its page: the browser would take that for a page change."""
+    from types import SimpleNamespace
+
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    watched = ClientState(page_script_hash="lesson-hash", query_string="step=2", fragment_id="bar")
+
+    def session(page: str) -> SimpleNamespace:
+        return SimpleNamespace(_client_state=ClientState(page_script_hash=page, query_string="q=1"),
+                               _pages_manager=SimpleNamespace(main_script_hash="main-hash"))
+
+    moved = class_push._as_now(session("lab-hash"), watched)
+    assert (moved.page_script_hash, moved.query_string, moved.fragment_id) == ("lab-hash", "q=1", "bar")
+    assert class_push._as_now(session("main-hash"), watched) is watched
+    assert class_push._as_now(session(""), watched) is watched
+
+
+def test_a_push_right_after_a_page_change_reruns_the_whole_page(make_classroom, monkeypatch):
+    """class_push.Pusher._settled: a part's run that reaches a tab just after its page changed
+    is sent as a whole-page run (the browser would take a part's run for a page change, empty
+    the page, and draw the part into nothing); after PAGE_SETTLE_S, the part's again."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    room = make_classroom()
+    code = room.start().code
+    clock = [100.0]
+    monkeypatch.setattr(class_push.time, "monotonic", lambda: clock[0])
+    pusher = class_push.Pusher(room, autostart=False)
+    lesson = ClientState(page_script_hash="lesson", fragment_id="bar")
+    pusher.watch("s1", code, "bar", lesson)  # the Lesson's first run
+    whole = pusher._settled("s1", lesson)
+    assert (whole.fragment_id, whole.page_script_hash) == ("", "lesson")
+    clock[0] += class_push.PAGE_SETTLE_S
+    assert pusher._settled("s1", lesson) is lesson
+    pusher.watch("s1", code, "bar", lesson)  # a run of the same page: not a change
+    assert pusher._settled("s1", lesson) is lesson
+    lab = ClientState(page_script_hash="lab", fragment_id="bar")
+    assert pusher._settled("s1", lab).fragment_id == ""  # the bar opened a page not yet watched

@@ -50,6 +50,12 @@ BAR_AFTER_S = 0.8  # a pushed class bar reruns this long after the live part it 
 # up as on anyone's Playground: the browser tells their fragment once the stage has settled
 # (stockdemo.ui.stage.settle_listener), so a move pushes the stage and nothing else.
 HEARTBEAT_S = 2.0  # presence counts a seat for classroom.PRESENCE_S (5 s)
+# A push this soon after a tab's page changed reruns its whole page, not a part. The browser
+# (Streamlit 1.67) takes a part's run for a page change when it reads the page it shows before
+# it has applied the page change that came just before: it empties the page and the part's
+# blocks land in nothing ("Bad delta path", a blank tab). Seen when a push followed a page
+# change within milliseconds (tests/browser/test_class_follow_browser.py, 1 run in 6 here).
+PAGE_SETTLE_S = 2.0
 IDLE_WAIT_S = 0.03  # a push to a tab whose run is not over tries again this much later...
 IDLE_TRIES = 100  # ...this many times (3 s), then goes anyway
 # Rebalancing: at most this many tabs asked to move at once, and none again before the
@@ -80,6 +86,7 @@ class Pusher:
         self.roll: replicas.Roll | None = None  # this process on the replica roll, if shared
         self.moving: dict[str, float] = {}  # session id -> when its tab was asked to move
         self.told: set[str] = set()  # ...and those whose bar has drawn the move
+        self.pages: dict[str, tuple[str, float]] = {}  # session id -> (its page, since when)
         self.moved_at = -MOVE_COOLDOWN_S
         self.over_since: float | None = None  # when this process last went over its share
 
@@ -99,12 +106,15 @@ class Pusher:
                 self.seats[session_id] = (seat, following)
             if code is None:
                 self.seats.pop(session_id, None)
+                self.pages.pop(session_id, None)
                 return
             parts = self.members.setdefault(code, {}).setdefault(session_id, {})
             if rerun is None:
                 parts.pop(part, None)
             else:
                 parts[part] = rerun
+                if self.pages.get(session_id, ("",))[0] != rerun.page_script_hash:
+                    self.pages[session_id] = (rerun.page_script_hash, time.monotonic())
             if self.thread is None and self.autostart:
                 self.thread = threading.Thread(target=self._loop, name="class-push", daemon=True)
                 self.thread.start()
@@ -248,7 +258,7 @@ class Pusher:
                 if wanted is not None and session.has_fragment(wanted.fragment_id):
                     # (No live part this moment: the tab is in a whole-page run, or left the
                     # Playground. The bar takes the move and asks for the live part itself.)
-                    session.request_rerun(_as_now(session, wanted))
+                    session.request_rerun(self._settled(session_id, _as_now(session, wanted)))
                     return
 
         loop = runtime._get_async_objs().eventloop
@@ -257,6 +267,17 @@ class Pusher:
                 loop.call_soon_threadsafe(loop.call_later, delay, rerun, part, request, fallback)
             else:
                 loop.call_soon_threadsafe(rerun, part, request, fallback)
+
+    def _settled(self, session_id: str, request: ClientState) -> ClientState:
+        """A part's rerun; the whole page's if the tab's page changed less than PAGE_SETTLE_S ago."""
+        with self.lock:
+            page, since = self.pages.get(session_id, ("", -PAGE_SETTLE_S))
+        if page == request.page_script_hash and time.monotonic() - since >= PAGE_SETTLE_S:
+            return request
+        whole = ClientState()
+        whole.CopyFrom(request)
+        whole.fragment_id = ""
+        return whole
 
     @staticmethod
     def targets(parts: dict[str, ClientState], bar_changed: bool, new_page: bool = False
@@ -328,6 +349,14 @@ def _as_now(session, request: ClientState) -> ClientState:
     """
     now = getattr(session, "_client_state", None)  # the last run's, as Streamlit 1.67 keeps it
     if not isinstance(now, ClientState) or not now.page_script_hash:
+        return request
+    main = getattr(getattr(session, "_pages_manager", None), "main_script_hash", None)
+    if now.page_script_hash == main and request.page_script_hash:
+        # A tab's first run (a load, a reload) starts under the app's main hash and learns
+        # its page as it runs; a push sent then (one that waited IDLE_TRIES for the run to
+        # end) would name a page the browser never shows, and the browser takes a part's
+        # run on another page for a page change: it empties the page, and the part's blocks
+        # land in nothing ("Bad delta path", a blank tab). The part's own page, as watched.
         return request
     fresh = ClientState()
     fresh.CopyFrom(request)
