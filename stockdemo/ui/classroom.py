@@ -231,10 +231,11 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         return
     st.session_state[STATE] = (time.monotonic(), state)
     # Another page opens before this run draws anything. A pushed run names the page the
-    # server last ran; if the browser holds another one (seen under load, 1 run in 6, right
-    # after a tab joined), it takes the run for a page change and empties the page, and a
-    # block drawn here next lands in nothing: "Bad delta path" in the browser, a blank tab
-    # until a reload. With nothing drawn the run only ends, and the new page draws whole.
+    # server last ran; if the browser has not applied that page yet (a page change that came
+    # just before, class_push.PAGE_SETTLE_S), it takes the run for a page change and empties
+    # the page, and a block drawn here next lands in nothing: "Bad delta path" in the
+    # browser, a blank tab until a reload. With nothing drawn the run only ends, and the new
+    # page draws whole.
     if is_following and state.page != running:
         _open_page(state)
     elif running != page:
