@@ -703,6 +703,9 @@ def test_a_push_right_after_a_page_change_reruns_the_whole_page(make_classroom, 
     clock = [100.0]
     monkeypatch.setattr(class_push.time, "monotonic", lambda: clock[0])
     pusher = class_push.Pusher(room, autostart=False)
+    playground = ClientState(page_script_hash="playground", fragment_id="bar")
+    pusher.watch("s1", code, "bar", playground)  # the tab's first page: not a change
+    assert pusher._settled("s1", playground) is playground
     lesson = ClientState(page_script_hash="lesson", fragment_id="bar")
     pusher.watch("s1", code, "bar", lesson)  # the Lesson's first run
     whole = pusher._settled("s1", lesson)

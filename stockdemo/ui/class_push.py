@@ -113,7 +113,10 @@ class Pusher:
                 parts.pop(part, None)
             else:
                 parts[part] = rerun
-                if self.pages.get(session_id, ("",))[0] != rerun.page_script_hash:
+                seen = self.pages.get(session_id)
+                if seen is None:  # the tab's first page here (a join, a reload): no change
+                    self.pages[session_id] = (rerun.page_script_hash, -PAGE_SETTLE_S)
+                elif seen[0] != rerun.page_script_hash:
                     self.pages[session_id] = (rerun.page_script_hash, time.monotonic())
             if self.thread is None and self.autostart:
                 self.thread = threading.Thread(target=self._loop, name="class-push", daemon=True)
