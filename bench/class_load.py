@@ -114,6 +114,7 @@ class Member(load.Session):
         self.settled_graph: str | None = None  # the picture the stage last settled on
         self.moving = False  # reloading on another replica (the class bar's mover drawn)
         self.moves: list[tuple[float, str | None, str | None]] = []  # (when, from, to replica)
+        self.wire: list[str] = []  # what the server sent, in short, for a failure's story
 
     async def open(self) -> None:
         await super().open()
@@ -274,6 +275,11 @@ class Member(load.Session):
     def _read(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         now = time.perf_counter()
+        self.wire.append(f"{now:.3f} {kind}" + (
+            f" {msg.delta.WhichOneof('type')}/{msg.delta.new_element.WhichOneof('type')}"
+            f" {list(msg.metadata.delta_path)} f={msg.delta.fragment_id[:6]}" if kind == "delta" else
+            f" hash={msg.new_session.page_script_hash[:6]} frags={list(msg.metadata.run.fragment_ids)}"
+            if kind == "new_session" else f" {msg.script_finished}" if kind == "script_finished" else ""))
         if kind == "new_session":
             self.paths.update({p.page_script_hash: p.url_pathname or "" for p in msg.new_session.app_pages})
             new_hash = msg.new_session.page_script_hash
@@ -611,6 +617,13 @@ async def start(args, target: load.Target | None = None) -> Class:
     not_following = [i for i, s in enumerate(students) if not s.seen("following the teacher")]
     if not_following:
         room.out["errors"].append(f"students not following after joining: {not_following}")
+        for i in not_following:  # what each showed instead, and how its runs ended
+            s = students[i]
+            room.out["errors"].append(
+                f"  student {i} on {s.replica}, {s.path}?{s.query}: runs "
+                f"{[(round(r.at - s.runs[0].at, 2), r.status, r.path) for r in s.runs]}, "
+                f"texts {[t[:80] for _, t in s.log]}")
+            room.out["errors"].append("    wire: " + " | ".join(s.wire[:120]))
     return room
 
 
@@ -632,8 +645,16 @@ async def drive(args) -> dict:
         out["on_settings"] = sum(s.runs and s.runs[-1].seq_len == MOVES[args.moves - 1]
                                  for s in room.students)
         for page, query in TOUR:
+            # A page change's CPU on each replica, per student there (the teacher's run included).
+            cpu0 = {n: load.cpu_s(p) for n, p in replicas.items()}
             await room.go(page, query, args.follow_timeout)
+            there = {n: sum(s.replica == n for s in room.students) for n in replicas}
+            out.setdefault("page_cpu", []).append(
+                (page + "".join(f" {k}={v}" for k, v in query.items()), {n: round(1000 * (load.cpu_s(p) - cpu0[n]) / max(1, there[n]), 1)
+                                      for n, p in replicas.items()}))
             await asyncio.sleep(args.pause)
+        if os.environ.get("CLASS_LOAD_WIRE"):  # what one student was sent, for a look
+            Path(os.environ["CLASS_LOAD_WIRE"]).write_text("\n".join(room.students[0].wire))
         # Question 3 on the Lesson: half the class answers, a replica dies, then the rest.
         await room.go("lesson", {"step": str(QUESTION)}, args.follow_timeout, measured=False)
         opened = await room.teacher.click("class_open")
@@ -778,6 +799,9 @@ def report(out: dict, args) -> int:
         for name, got in out.get("by_page", {}).items():
             print(f"  {name:24s} p50 {load.pct(got, 50):.2f} s, p95 {load.pct(got, 95):.2f} s ({len(got)})")
         ok = ok and load.pct(pages, 95) <= TARGET_PAGE_P95_S
+    for name, per in out.get("page_cpu", []):
+        print(f"  {name:24s} replica CPU per student there: "
+              + ", ".join(f"{n} {ms:.1f} ms" for n, ms in per.items()))
     if "idle_cores" in out:
         print(f"CPU of each replica while the class only follows (heartbeats): {out['idle_cores']} cores")
     if "on_settings" in out:

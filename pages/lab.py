@@ -1,10 +1,8 @@
 """Lab: one batch of different lengths, and the mistakes a graph recorded at run time allows."""
 
-import pyarrow as pa
 import streamlit as st
 
-from stockdemo import lab, lab_figures, ui
-from stockdemo.render import Picture, layout
+from stockdemo import lab, ui
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
@@ -16,24 +14,12 @@ ui.setup_page(
 ui.url_messages("pages/lab.py")
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def run_experiment(name: str, config: lab.LabConfig) -> tuple[lab_figures.Report, tuple[Picture, ...],
-                                                                pa.Table | None]:
-    """-> the report, its graphs laid out and its table as Arrow, each made once.
-
-    Shared by all sessions: read them, never change them.
-    """
-    report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
-    table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
-    return report, tuple(layout(shown.graph, "auto", max_nodes=None) for shown in report.graphs), table
-
-
 # A fragment per experiment: moving one of its controls reruns only that experiment.
 @st.fragment
 def experiment(name: str) -> None:
     config_class = lab.EXPERIMENTS[name][0]
     config = config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state)))
-    report, pictures, table = run_experiment(name, config)
+    report, pictures, table = ui.cached_experiment(name, config)
     st.markdown(report.headline)
     ui.metric_row(ui.Metric(label, value, help=help_text or None)
                   for label, value, help_text in report.metrics)

@@ -60,16 +60,19 @@ from stockdemo.class_store import MemoryStore
 from stockdemo.config import (
     CLASS_ALPHABET,
     CLASS_CODE_LEN,
+    CLASS_KEY,
     COUNTDOWN,
     LAB_TAB,
     PAGE_KNOBS,
     PRESENT,
+    SEAT_KEY,
     STEP,
     VIEW,
     RunConfig,
     parse_class_code,
     parse_seat,
     show_class_code,
+    url_value,
 )
 
 CLASS_TTL_S = 4 * 3600  # a class left alone for 4 hours is deleted
@@ -254,6 +257,15 @@ class ClassState:
         config, _ = RunConfig.from_params(self.settings)
         view, _ = VIEW.parse(self.settings.get(VIEW.name))
         return config, view
+
+    def link_query(self, seat: str, present: bool) -> dict[str, str]:
+        """A following tab's address on the teacher's page: the teacher's settings, the class
+        and the seat (a reload is still this student on this page), presenter mode if on."""
+        query = {name: url_value(name, value) for name, value in self.params.items()}
+        query.update({CLASS_KEY: self.code, SEAT_KEY: seat})
+        if present:
+            query[PRESENT.name] = "1"
+        return query
 
     def locked(self, now: float | None = None) -> bool:
         """The countdown has run out (answers are refused), or the answer is out."""

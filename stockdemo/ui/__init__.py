@@ -13,6 +13,7 @@ from stockdemo.ui.caches import (
     cached_dataset,
     cached_debug_figure,
     cached_early_stop_runs,
+    cached_experiment,
     cached_export,
     cached_figure,
     cached_inspection,
@@ -86,7 +87,7 @@ from stockdemo.ui.stage import (
 
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TrainPanel", "aside", "cached_answer",
-    "cached_debug_figure", "cached_early_stop_runs", "cached_export",
+    "cached_debug_figure", "cached_early_stop_runs", "cached_experiment", "cached_export",
     "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
     "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "capped_knob_widget", "compare_bar", "compare_config", "drawn_on_stage",

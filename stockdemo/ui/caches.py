@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+import pyarrow as pa
 import streamlit as st
 
-from stockdemo import data, figures, inspection, lesson, static
+from stockdemo import data, figures, inspection, lab, lab_figures, lesson, static
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Picture, Rendering, layout, render_dot
@@ -147,3 +148,15 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Pi
 def cached_answer(number: int) -> lesson.Answer:
     """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
     return lesson.STEPS[number - 1].reveal()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_experiment(name: str, config: lab.LabConfig
+                      ) -> tuple[lab_figures.Report, tuple[Picture, ...], pa.Table | None]:
+    """A Lab experiment -> the report, its graphs laid out and its table as Arrow, each made once.
+
+    Shared by all sessions: read them, never change them.
+    """
+    report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
+    table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
+    return report, tuple(layout(shown.graph, "auto", max_nodes=None) for shown in report.graphs), table

@@ -31,8 +31,10 @@ in AppTest; a session gone) leaves the bar's own timer to do it.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
+from urllib.parse import parse_qs, urlencode
 
 import streamlit as st
 from streamlit.proto.ClientState_pb2 import ClientState
@@ -40,8 +42,10 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from stockdemo import replicas
-from stockdemo.classroom import ClassError, Classroom, ClassState, version_of
+from stockdemo.classroom import PLAYGROUND, ClassError, Classroom, ClassState, version_of
+from stockdemo.config import PRESENT
 from stockdemo.ui.class_session import class_room
+from stockdemo.ui.frame import ROOT
 
 PUSH_S = 0.1  # how often each server process looks at the versions of its students' classes
 FRESH_S = 3 * PUSH_S  # a read of the class this recent is as good as a new one
@@ -87,6 +91,9 @@ class Pusher:
         self.moving: dict[str, float] = {}  # session id -> when its tab was asked to move
         self.told: set[str] = set()  # ...and those whose bar has drawn the move
         self.pages: dict[str, tuple[str, float]] = {}  # session id -> (its page, since when)
+        self.shown: dict[str, tuple[str, tuple]] = {}  # code -> the teacher's (page, settings) last seen
+        self.opened: set[str] = set()  # tabs pushed to a page whose address their browser must get
+        self.hashes: dict[str, str] = {}  # page file -> its page script hash
         self.moved_at = -MOVE_COOLDOWN_S
         self.over_since: float | None = None  # when this process last went over its share
 
@@ -107,6 +114,7 @@ class Pusher:
             if code is None:
                 self.seats.pop(session_id, None)
                 self.pages.pop(session_id, None)
+                self.opened.discard(session_id)
                 return
             parts = self.members.setdefault(code, {}).setdefault(session_id, {})
             if rerun is None:
@@ -160,13 +168,26 @@ class Pusher:
             self.states = {code: (read_at, state) for code, state in states.items()}
         if beat:
             self.balance(present, watched, versions)
+        with self.lock:
+            seats = dict(self.seats)
         for code, (version, bar) in versions.items():
             last_version, last_bar = self.versions.setdefault(code, (version, bar))
+            state = states.get(code)
+            shown = (state.page, tuple(sorted(state.params.items()))) if state else ("", ())
+            last_shown = self.shown.setdefault(code, shown)
             if (version, bar) != (last_version, last_bar):
                 self.versions[code] = (version, bar)
+                self.shown[code] = shown
                 new_page = bar[:1] != last_bar[:1]
+                # Another page, or another page's settings (the Playground's are a move): a
+                # follower runs the teacher's page whole, as it would after the bar opened it.
+                opened = state is not None and (new_page or (
+                    shown != last_shown and state.page != PLAYGROUND))
                 for session_id, parts in watched[code].items():
-                    self.push(session_id, self.targets(parts, bar != last_bar, new_page))
+                    if opened and "bar" in parts and seats.get(session_id, ("", False))[1]:
+                        self.push(session_id, [("page", 0.0, parts["bar"], None)], state)
+                    else:
+                        self.push(session_id, self.targets(parts, bar != last_bar, new_page))
 
     def balance(self, present: dict[str, list[tuple[str, bool]]], watched: dict[str, dict[str, dict]],
                 versions: dict[str, tuple[int, tuple[str, ...]]]) -> None:
@@ -241,8 +262,12 @@ class Pusher:
         return {code: [seats[sid] for sid in sessions if sid in seats and alive(sid)]
                 for code, sessions in watched.items()}
 
-    def push(self, session_id: str, targets: list[tuple[str, float, ClientState]]) -> None:
-        """Rerun a member's parts, each after its delay: (part, delay, its rerun request)."""
+    def push(self, session_id: str, targets: list[tuple[str, float, ClientState]],
+             state: ClassState | None = None) -> None:
+        """Rerun a member's parts, each after its delay: (part, delay, its rerun request).
+
+        Part "page" (with the class's ``state``): the whole teacher's page, with its settings.
+        """
         if not targets or not Runtime.exists():
             return
         runtime = Runtime.instance()
@@ -257,6 +282,9 @@ class Pusher:
                 # Its last run is not over (or its messages are still on their way).
                 loop.call_later(IDLE_WAIT_S, rerun, part, request, fallback, tries + 1)
                 return
+            if part == "page" and (whole := self._page_run(session, session_id, state)) is not None:
+                session.request_rerun(whole)
+                return
             for wanted in (request, fallback):
                 if wanted is not None and session.has_fragment(wanted.fragment_id):
                     # (No live part this moment: the tab is in a whole-page run, or left the
@@ -270,6 +298,53 @@ class Pusher:
                 loop.call_soon_threadsafe(loop.call_later, delay, rerun, part, request, fallback)
             else:
                 loop.call_soon_threadsafe(rerun, part, request, fallback)
+
+    def _page_run(self, session, session_id: str, state: ClassState | None) -> ClientState | None:
+        """A whole run of the teacher's page, at its address, for a following tab; None if
+        that page is not one of the app's (the bar opens it then, or says where it is).
+
+        What the class bar would do (``classroom._open_page``: it opens the page, and the
+        page then runs whole), less the bar's own run: one run a student instead of two, and
+        no run of the old page (the page change of 30 students on a replica was ~20 ms of its
+        CPU each, bench/class_load.py). The browser takes a whole run of another page as a
+        page change, as after ``st.switch_page``; the bar then sends it the address
+        (``page_opened``).
+        """
+        with self.lock:
+            seat, _ = self.seats.get(session_id, (None, False))
+        page_hash = self._page_hash(session, state.page) if state is not None else None
+        if page_hash is None or seat is None:
+            return None
+        now = getattr(session, "_client_state", None)  # the tab's address now, as Streamlit 1.67 keeps it
+        present = isinstance(now, ClientState) and \
+            parse_qs(now.query_string).get(PRESENT.name, [""])[-1] == "1"
+        whole = ClientState(query_string=urlencode(state.link_query(seat, present)),
+                            page_script_hash=page_hash)
+        with self.lock:
+            self.opened.add(session_id)
+            self.pages[session_id] = (page_hash, time.monotonic())
+        return whole
+
+    def _page_hash(self, session, page: str) -> str | None:
+        """A page file (relative to the app root) -> its page script hash in this app."""
+        if page not in self.hashes:
+            manager = getattr(session, "_pages_manager", None)
+            if manager is None:
+                return None
+            path = os.path.realpath(ROOT / page)
+            found = [h for h, info in manager.get_pages().items() if info.get("script_path") == path]
+            if not found:
+                return None
+            self.hashes[page] = found[0]
+        return self.hashes[page]
+
+    def page_opened(self, session_id: str) -> bool:
+        """Whether this tab was pushed to a page whose address its browser has not had; said once."""
+        with self.lock:
+            if session_id not in self.opened:
+                return False
+            self.opened.discard(session_id)
+            return True
 
     def _settled(self, session_id: str, request: ClientState) -> ClientState:
         """A part's rerun; the whole page's if the tab's page changed less than PAGE_SETTLE_S ago."""
@@ -334,6 +409,13 @@ def _alive():
 def latest_state(code: str) -> ClassState | None:
     """From a page: the class as this process's push thread read it a moment ago, or None."""
     return pusher().latest(code) if Runtime.exists() else None
+
+
+def page_opened() -> bool:
+    """From a page's whole run: the push opened this page (``Pusher._page_run``), and the
+    browser has the page but not its address yet."""
+    ctx = get_script_run_ctx()
+    return ctx is not None and Runtime.exists() and pusher().page_opened(ctx.session_id)
 
 
 def move_asked() -> bool:

@@ -35,17 +35,15 @@ from stockdemo.config import (
     LAB_TAB,
     NODE,
     PANEL,
-    PRESENT,
     RUN_KNOBS,
     SEAT_KEY,
     STEP,
     VIEW,
     RunConfig,
     show_class_code,
-    url_value,
 )
 from stockdemo.ui import class_teacher
-from stockdemo.ui.class_push import latest_state, move_asked, watch_class
+from stockdemo.ui.class_push import latest_state, move_asked, page_opened, watch_class
 from stockdemo.ui.class_session import (
     APPLIED,
     APPLIED_AT,
@@ -175,6 +173,8 @@ def class_bar(page: str) -> None:
         return
     if code is None:
         return
+    if page_opened():  # the push ran this page whole: the browser has it, not its address yet
+        st.query_params[CLASS_KEY] = code  # (a write sends the whole address)
     st.session_state[FULL_RUN] = True
     st.session_state[SHOWN] = st.query_params.to_dict()  # this page's address, as it opens
     st.fragment(_student_bar, run_every=bar_period(seat()))(page)
@@ -215,7 +215,13 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     if not is_following or page != PLAYGROUND:
         watch_class(code, "live", on=False)
     try:
-        state = class_room().poll(code, seat(), is_following)
+        # The class as this process's push thread read it a moment ago, if it did: the thread
+        # tells the store every HEARTBEAT_S which tabs are here, so a pushed run needs no
+        # round trip to Redis of its own (30 students a replica, on each page change). Just
+        # after Follow or Break away, the store hears it from this tab at once.
+        state = None if st.session_state.get(TOGGLED) else _pushed_state(code)
+        if state is None:
+            state = class_room().poll(code, seat(), is_following)
     except ClassError as error:
         say(error)
         # The question as last seen stays answerable: an answer is kept here and sent later.
@@ -314,10 +320,7 @@ def _set_following(on: bool) -> None:
 
 def _open_page(state: ClassState) -> None:
     """Open the teacher's page, with the teacher's settings in its link (a reload keeps them)."""
-    query = {name: url_value(name, value) for name, value in state.params.items()}
-    query.update({CLASS_KEY: state.code, SEAT_KEY: seat()})
-    if ui.presenting():
-        query[PRESENT.name] = "1"
+    query = state.link_query(seat(), ui.presenting())
     st.session_state.pop(APPLIED, None)
     try:
         st.switch_page(str(ui.ROOT / state.page), query_params=query)
