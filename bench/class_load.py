@@ -622,7 +622,7 @@ async def start(args, target: load.Target | None = None) -> Class:
             room.out["errors"].append(
                 f"  student {i} on {s.replica}, {s.path}?{s.query}: runs "
                 f"{[(round(r.at - s.runs[0].at, 2), r.status, r.path) for r in s.runs]}, "
-                f"texts {[t[:80] for _, t in s.log]}")
+                f"texts {[t[:80] for _, t in s.log]}, errors {s.errors}")
             room.out["errors"].append("    wire: " + " | ".join(s.wire[:120]))
     return room
 
@@ -649,9 +649,10 @@ async def drive(args) -> dict:
             cpu0 = {n: load.cpu_s(p) for n, p in replicas.items()}
             await room.go(page, query, args.follow_timeout)
             there = {n: sum(s.replica == n for s in room.students) for n in replicas}
-            out.setdefault("page_cpu", []).append(
-                (page + "".join(f" {k}={v}" for k, v in query.items()), {n: round(1000 * (load.cpu_s(p) - cpu0[n]) / max(1, there[n]), 1)
-                                      for n, p in replicas.items()}))
+            per = {n: round(1000 * (load.cpu_s(p) - cpu0[n]) / max(1, there[n]), 1)
+                   for n, p in replicas.items()}
+            name = page + "".join(f" {k}={v}" for k, v in query.items())
+            out.setdefault("page_cpu", []).append((name, per))
             await asyncio.sleep(args.pause)
         if os.environ.get("CLASS_LOAD_WIRE"):  # what one student was sent, for a look
             Path(os.environ["CLASS_LOAD_WIRE"]).write_text("\n".join(room.students[0].wire))
@@ -712,7 +713,10 @@ async def chaos(args) -> dict:
                 await room.ask(step, args.follow_timeout, spread_s=20.0,
                                during=restart_redis(room, after_s=5.0))
                 continue
-            action = rng.choice(("move", "page", "ask")) if questions else rng.choice(("move", "page"))
+            # The last question waits for the Redis restart (with every question asked before
+            # it, a run once went without one).
+            asks = len(questions) > (0 if restarted else 1)
+            action = rng.choice(("move", "page", "ask")) if asks else rng.choice(("move", "page"))
             # Never to where the class is already: nothing would change, and the "arrival"
             # timed would be the next run for another reason (the bar's 10 s timer).
             if action == "move":
@@ -784,13 +788,20 @@ def report(out: dict, args) -> int:
           f"1 teacher, {n} students (per replica: {out.get('spread')})")
     moves, pages = out["moves"], out["pages"]
     ok = not out["errors"]
+    # The chaos run's targets are its kills (back within TARGET_BACK_S), its Redis restart and its
+    # answers (none lost); its moves and pages are shown, not judged: after each kill one replica
+    # holds the whole class until the rebalancing hands tabs back (see docs/hosting.md).
+    timed = not args.chaos
+    if args.chaos:
+        print("(chaos run: moves and page changes shown for what they were, the targets are the kills, "
+              "the Redis restart and the answers)")
     if moves:
         print(f"teacher's move -> student's finished rerun with the new T, {len(moves)} (student, move) "
               f"pairs: p50 {load.pct(moves, 50):.2f} s, p95 {load.pct(moves, 95):.2f} s, "
               f"max {max(moves):.2f} s (target p95 <= {TARGET_MOVE_P95_S} s)")
         print("  the last student of each move: "
               + ", ".join("never" if m is None else f"{m:.2f} s" for m in out.get("by_move", [])))
-        ok = ok and load.pct(moves, 95) <= TARGET_MOVE_P95_S
+        ok = ok and (not timed or load.pct(moves, 95) <= TARGET_MOVE_P95_S)
     if pages:
         print(f"teacher's page change -> student's finished run of that page with the teacher's "
               f"settings, {len(pages)} pairs: p50 {load.pct(pages, 50):.2f} s, "
@@ -798,7 +809,7 @@ def report(out: dict, args) -> int:
               f"(target p95 <= {TARGET_PAGE_P95_S} s)")
         for name, got in out.get("by_page", {}).items():
             print(f"  {name:24s} p50 {load.pct(got, 50):.2f} s, p95 {load.pct(got, 95):.2f} s ({len(got)})")
-        ok = ok and load.pct(pages, 95) <= TARGET_PAGE_P95_S
+        ok = ok and (not timed or load.pct(pages, 95) <= TARGET_PAGE_P95_S)
     for name, per in out.get("page_cpu", []):
         print(f"  {name:24s} replica CPU per student there: "
               + ", ".join(f"{n} {ms:.1f} ms" for n, ms in per.items()))
@@ -838,6 +849,9 @@ def report(out: dict, args) -> int:
     if "redis_restart" in out:
         print(f"redis-server restarted during question {out['redis_restart']['question']}: "
               f"down {out['redis_restart'].get('down_s', float('nan')):.2f} s")
+    elif args.chaos:
+        print("redis-server was NOT restarted (no question left at its time)")
+    ok = ok and (not args.chaos or "down_s" in out.get("redis_restart", {}))
     if "lost" in out:
         print(f"answers confirmed to students: {len(out['acked'])}; lost: {len(out['lost'])}")
         for seat, step, value, stored in out["lost"][:10]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -100,7 +101,7 @@ def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_clas
     pushed: list[tuple[str, list[str]]] = []
 
     class Recording(class_push.Pusher):
-        def push(self, session_id, targets):
+        def push(self, session_id, targets, state=None):
             if targets:
                 pushed.append((session_id, sorted(part for part, *_ in targets)))
 
@@ -716,3 +717,97 @@ def test_a_push_right_after_a_page_change_reruns_the_whole_page(make_classroom, 
     assert pusher._settled("s1", lesson) is lesson
     lab = ClientState(page_script_hash="lab", fragment_id="bar")
     assert pusher._settled("s1", lab).fragment_id == ""  # the bar opened a page not yet watched
+
+
+def test_a_teachers_new_page_runs_whole_at_its_address_for_each_follower(make_classroom, monkeypatch):
+    """class_push.Pusher: a new page (or another page's settings) is pushed to a following tab as
+    one whole run of the teacher's page, with the teacher's settings, the class and the tab's seat
+    (and presenter mode if the tab has it); a tab exploring on its own gets its bar, as before."""
+    from types import SimpleNamespace
+    from urllib.parse import parse_qs
+
+    from streamlit.proto.ClientState_pb2 import ClientState
+    room = make_classroom()
+    teacher = room.start()
+    pushed: list[tuple[str, list[str], object]] = []
+
+    class Recording(class_push.Pusher):
+        def push(self, session_id, targets, state=None):
+            if targets:
+                pushed.append((session_id, sorted(part for part, *_ in targets), state))
+
+    pusher = Recording(room, autostart=False)
+    bar = ClientState(page_script_hash="playground-hash", fragment_id="bar")
+    pusher.watch("s1", teacher.code, "bar", bar, seat="seat1", following=True)
+    pusher.watch("s1", teacher.code, "live", ClientState(fragment_id="live"))
+    pusher.watch("s2", teacher.code, "bar", bar, seat="seat2", following=False)
+    pusher.look()
+    room.go_to(teacher, "pages/lab.py", {"lab": "NaN"})
+    pusher.look()
+    assert sorted((sid, parts) for sid, parts, _ in pushed) == [("s1", ["page"]), ("s2", ["bar"])]
+    state = next(state for sid, _, state in pushed if sid == "s1")
+    assert (state.page, state.params) == ("pages/lab.py", {"lab": "NaN"})
+    for step in (2, 3):  # another page, then the same page with another step
+        pushed.clear()
+        room.go_to_step(teacher, step)
+        pusher.look()
+        assert sorted((sid, parts) for sid, parts, _ in pushed) == [("s1", ["page"]), ("s2", ["bar"])]
+    pushed.clear()
+    room.go_to(teacher, "pages/playground.py", {})
+    pusher.look()
+    pushed.clear()
+    room.move(teacher, {"seq_len": "9"})  # the Playground's settings: a move, its live part
+    pusher.look()
+    assert sorted((sid, parts) for sid, parts, _ in pushed) == [("s1", ["live"]), ("s2", ["bar"])]
+
+    # The run itself: the page's hash in this app, the follower's address.
+    lab_path = str((class_push.ROOT / "pages/lab.py").resolve())
+    session = SimpleNamespace(
+        _client_state=ClientState(page_script_hash="playground-hash", query_string="present=1&seq_len=9"),
+        _pages_manager=SimpleNamespace(get_pages=lambda: {
+            "playground-hash": {"script_path": str(class_push.ROOT / "pages/playground.py")},
+            "lab-hash": {"script_path": lab_path}}))
+    clock = [100.0]
+    monkeypatch.setattr(class_push.time, "monotonic", lambda: clock[0])
+    room.go_to(teacher, "pages/lab.py", {"lab": "NaN"})
+    lab_state = room.poll(teacher.code, None, False)
+    assert pusher.page_opened("s1") is False
+    whole = pusher._page_run(session, "s1", lab_state)
+    assert (whole.page_script_hash, whole.fragment_id) == ("lab-hash", "")
+    assert parse_qs(whole.query_string) == {"lab": ["NaN"], "class": [teacher.code], "seat": ["seat1"],
+                                            "present": ["1"]}
+    assert pusher.page_opened("s1") is True and pusher.page_opened("s1") is False  # said once
+    # A push right after it is a whole run too (class_push.PAGE_SETTLE_S).
+    bar_run = ClientState(page_script_hash="lab-hash", fragment_id="bar")
+    assert pusher._settled("s1", bar_run).fragment_id == ""
+    assert pusher._page_run(session, "s3", lab_state) is None  # not a seat this process holds
+    assert pusher._page_run(session, "s1", dataclasses.replace(lab_state, page="pages/nowhere.py")) is None
+
+
+def test_a_pushed_bar_takes_the_read_that_pushed_it_and_only_once(make_classroom, monkeypatch):
+    """class_push.Pusher.given_state: the class bar's pushed run takes the read that pushed it
+    (no Redis round trip of its own); a run the push did not start (a join, a reload, the
+    timer), a second run, or one that starts after GIVEN_S reads the store."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    room = make_classroom()
+    teacher = room.start()
+    clock = [100.0]
+    monkeypatch.setattr(class_push.time, "monotonic", lambda: clock[0])
+    pusher = class_push.Pusher(room, autostart=False)
+    pusher.watch("s1", teacher.code, "bar", ClientState(fragment_id="bar"), seat="seat1")
+    pusher.watch("s1", teacher.code, "live", ClientState(fragment_id="live"))
+    pusher.look()
+    assert pusher.given_state("s1") is None  # nothing pushed yet
+    room.move(teacher, {"seq_len": "9"})
+    pusher.look()
+    assert pusher.given_state("s1") is None  # a move pushes the stage, which reads it itself
+    room.open_question(teacher, 3)
+    pusher.look()
+    given = pusher.given_state("s1")
+    assert given is not None and given.question == 3
+    assert given.version == room.poll(teacher.code, None, False).version
+    assert pusher.given_state("s1") is None  # once
+    room.go_to_step(teacher, 3)
+    pusher.look()
+    clock[0] += class_push.GIVEN_S + 0.1
+    assert pusher.given_state("s1") is None  # too late: the store is read

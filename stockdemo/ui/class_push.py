@@ -60,6 +60,7 @@ HEARTBEAT_S = 2.0  # presence counts a seat for classroom.PRESENCE_S (5 s)
 # blocks land in nothing ("Bad delta path", a blank tab). Seen when a push followed a page
 # change within milliseconds (tests/browser/test_class_follow_browser.py, 1 run in 6 here).
 PAGE_SETTLE_S = 2.0
+GIVEN_S = 3.0  # a pushed bar or page run takes the read that pushed it if it starts this soon
 IDLE_WAIT_S = 0.03  # a push to a tab whose run is not over tries again this much later...
 IDLE_TRIES = 100  # ...this many times (3 s), then goes anyway
 # Rebalancing: at most this many tabs asked to move at once, and none again before the
@@ -94,6 +95,7 @@ class Pusher:
         self.shown: dict[str, tuple[str, tuple]] = {}  # code -> the teacher's (page, settings) last seen
         self.opened: set[str] = set()  # tabs pushed to a page whose address their browser must get
         self.hashes: dict[str, str] = {}  # page file -> its page script hash
+        self.given: dict[str, tuple[float, ClassState]] = {}  # session id -> (when, the read it was pushed)
         self.moved_at = -MOVE_COOLDOWN_S
         self.over_since: float | None = None  # when this process last went over its share
 
@@ -115,6 +117,7 @@ class Pusher:
                 self.seats.pop(session_id, None)
                 self.pages.pop(session_id, None)
                 self.opened.discard(session_id)
+                self.given.pop(session_id, None)
                 return
             parts = self.members.setdefault(code, {}).setdefault(session_id, {})
             if rerun is None:
@@ -187,7 +190,7 @@ class Pusher:
                     if opened and "bar" in parts and seats.get(session_id, ("", False))[1]:
                         self.push(session_id, [("page", 0.0, parts["bar"], None)], state)
                     else:
-                        self.push(session_id, self.targets(parts, bar != last_bar, new_page))
+                        self.push(session_id, self.targets(parts, bar != last_bar, new_page), state)
 
     def balance(self, present: dict[str, list[tuple[str, bool]]], watched: dict[str, dict[str, dict]],
                 versions: dict[str, tuple[int, tuple[str, ...]]]) -> None:
@@ -246,6 +249,19 @@ class Pusher:
             read_at, state = self.states.get(code, (-1e9, None))
         return state if time.monotonic() - read_at <= max_age_s else None
 
+    def given_state(self, session_id: str) -> ClassState | None:
+        """The class as read to push this tab's bar or page, if it was pushed within GIVEN_S; said once.
+
+        Only a pushed run takes it: a run of the tab's own (a join, a reload, its timer) reads
+        the store. (A read taken by any run, as fresh as FRESH_S, once left a joining student
+        on the page before for 30 s under load: the push of the newer page had gone before
+        the tab was watched.) Each change is pushed to every tab watched when it is read, so a
+        tab given an older read is pushed the newer one after.
+        """
+        with self.lock:
+            at, state = self.given.pop(session_id, (-GIVEN_S, None))
+        return state if time.monotonic() - at <= GIVEN_S else None
+
     def move_asked(self, session_id: str) -> bool:
         """Whether this tab was asked to reload elsewhere (``balance``); said once."""
         with self.lock:
@@ -267,8 +283,14 @@ class Pusher:
         """Rerun a member's parts, each after its delay: (part, delay, its rerun request).
 
         Part "page" (with the class's ``state``): the whole teacher's page, with its settings.
+        ``state``: the read that made this push, handed to the class bar's run (``given``).
         """
-        if not targets or not Runtime.exists():
+        if not targets:
+            return
+        if state is not None and any(part in ("bar", "page") for part, *_ in targets):
+            with self.lock:
+                self.given[session_id] = (time.monotonic(), state)
+        if not Runtime.exists():
             return
         runtime = Runtime.instance()
         session = runtime.get_app_session(session_id)
@@ -416,6 +438,12 @@ def page_opened() -> bool:
     browser has the page but not its address yet."""
     ctx = get_script_run_ctx()
     return ctx is not None and Runtime.exists() and pusher().page_opened(ctx.session_id)
+
+
+def given_state() -> ClassState | None:
+    """From the class bar: the class as read to push this run (``Pusher.given_state``), else None."""
+    ctx = get_script_run_ctx()
+    return pusher().given_state(ctx.session_id) if ctx is not None and Runtime.exists() else None
 
 
 def move_asked() -> bool:

@@ -43,7 +43,7 @@ from stockdemo.config import (
     show_class_code,
 )
 from stockdemo.ui import class_teacher
-from stockdemo.ui.class_push import latest_state, move_asked, page_opened, watch_class
+from stockdemo.ui.class_push import given_state, latest_state, move_asked, page_opened, watch_class
 from stockdemo.ui.class_session import (
     APPLIED,
     APPLIED_AT,
@@ -215,11 +215,11 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     if not is_following or page != PLAYGROUND:
         watch_class(code, "live", on=False)
     try:
-        # The class as this process's push thread read it a moment ago, if it did: the thread
-        # tells the store every HEARTBEAT_S which tabs are here, so a pushed run needs no
-        # round trip to Redis of its own (30 students a replica, on each page change). Just
-        # after Follow or Break away, the store hears it from this tab at once.
-        state = None if st.session_state.get(TOGGLED) else _pushed_state(code)
+        # A pushed run takes the class as the push thread read it to push it: the thread tells
+        # the store every HEARTBEAT_S which tabs are here, so the run needs no round trip to
+        # Redis of its own (30 students a replica, on each page change). Any other run (a join,
+        # a reload, the timer), and one just after Follow or Break away, reads the store.
+        state = None if st.session_state.get(TOGGLED) else _given_state(code)
         if state is None:
             state = class_room().poll(code, seat(), is_following)
     except ClassError as error:
@@ -285,6 +285,16 @@ def _pushed_state(code: str) -> ClassState | None:
     applied = st.session_state.get(APPLIED)
     newest = max(seen[1].version if seen else 0, applied[0] if applied else 0)
     return state if state is not None and state.version >= newest else None
+
+
+def _given_state(code: str) -> ClassState | None:
+    """The read the push thread pushed this run with (class_push.given_state), if it is this
+    class's and not older than what this tab has seen or taken."""
+    state = given_state()
+    seen = st.session_state.get(STATE)
+    applied = st.session_state.get(APPLIED)
+    newest = max(seen[1].version if seen else 0, applied[0] if applied else 0)
+    return state if state is not None and state.code == code and state.version >= newest else None
 
 
 def _lesson_step() -> int:
