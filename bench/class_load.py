@@ -101,6 +101,7 @@ class Member(load.Session):
         super().__init__(base, page, timeout, query)
         self.buttons: dict[str, tuple[str, str]] = {}  # key or label -> (widget id, fragment)
         self.auto: dict[str, float] = {}  # fragment id -> interval (s)
+        self.auto_due: dict[str, float] = {}  # fragment id -> when its timer fires next
         self.texts: list[str] = []  # markdown, captions and alerts since the last full run
         self.log: list[tuple[float, str]] = []  # every text ever shown, with when
         self.errors: list[str] = []
@@ -131,6 +132,7 @@ class Member(load.Session):
     async def reconnect(self) -> None:
         self.page = self.path  # the browser reloads the page it is on, with its address
         self.auto.clear()
+        self.auto_due.clear()
         await super().reconnect()
 
     @property
@@ -153,6 +155,7 @@ class Member(load.Session):
         self.key_to_id.clear()
         self.buttons.clear()
         self.auto.clear()
+        self.auto_due.clear()
         self.stage = None
         self.rerun_fragment = ""
 
@@ -199,10 +202,19 @@ class Member(load.Session):
         return state
 
     async def _poll(self) -> None:
-        """The browser's auto-rerun timer: each run_every fragment reruns on its interval."""
+        """The browser's auto-rerun timer: each run_every fragment reruns on its interval,
+        counted from the whole-page run that declared it (the browser's setInterval, started
+        on the auto_rerun message). Sent at once, as this client did, a bar's first timer run
+        came while the joining tab's first run was still sending, and Streamlit then drops the
+        bar's queued messages (they are the fragment's, about to be drawn again): the tab
+        showed no class bar until the bar's guard drew the page again, 0.5 s later."""
         while not self.closed:
-            await asyncio.sleep(min(self.auto.values(), default=0.25))
-            for fragment in list(self.auto):
+            await asyncio.sleep(0.05)
+            now = time.perf_counter()
+            for fragment, due in list(self.auto_due.items()):
+                if now < due or fragment not in self.auto:
+                    continue
+                self.auto_due[fragment] = now + self.auto[fragment]
                 try:
                     await self.send(fragment, auto=True)
                 except ConnectionClosed:
@@ -296,6 +308,7 @@ class Member(load.Session):
             self.query = dict(p.split("=", 1) for p in qs.split("&") if "=" in p)
         elif kind == "auto_rerun":
             self.auto[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+            self.auto_due[msg.auto_rerun.fragment_id] = now + msg.auto_rerun.interval
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             el = msg.delta.new_element
             etype = el.WhichOneof("type")
