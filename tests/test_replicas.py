@@ -82,7 +82,7 @@ def _pusher(room: Classroom, others: dict[str, int]) -> class_push.Pusher:
     """A push thread driven by hand, on a roll where the other replicas said ``others``."""
 
     class Quiet(class_push.Pusher):
-        def push(self, session_id, targets):  # no Streamlit runtime here: ``moving`` says who
+        def push(self, session_id, targets, state=None):  # no Streamlit runtime here: ``moving`` says who
             pass
 
     pusher = Quiet(room, autostart=False)

@@ -6,7 +6,8 @@ for each of those students, the Playground's live part (which takes the
 teacher's settings itself) and, a moment later and only if what it shows
 changed (the page, the step, the open question, the reveal, a countdown that
 ran out, the end), the class bar, as the browser's own timer would. A move so
-costs each student one run; a new page, one run of the class bar, which opens it.
+costs each student one run; a new page (or new settings of a page other than the
+Playground), one whole run of that page at the follower's address (``_page_run``).
 
 It is also every student's heartbeat: each HEARTBEAT_S it tells the class
 store which of its students' tabs are connected (and following), so a tab
