@@ -80,6 +80,7 @@ QUESTION = 3  # "T goes from 5 to 6: how many nodes will the graph gain?" (a num
 CHAOS_QUESTIONS = (3, 1, 4, 7, 5, 2, 9, 3, 4)
 CHOICES = {1: ("AddmmBackward0", "TanhBackward0"), 2: ("(10, 1)", "(10, 5, 1)"),
            7: ("smaller", "bigger"), 9: ("Yes", "No")}
+WIRE_KEPT = 300  # messages a member keeps in short, for the story of a failure after joining
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
@@ -287,11 +288,12 @@ class Member(load.Session):
     def _read(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         now = time.perf_counter()
-        self.wire.append(f"{now:.3f} {kind}" + (
-            f" {msg.delta.WhichOneof('type')}/{msg.delta.new_element.WhichOneof('type')}"
-            f" {list(msg.metadata.delta_path)} f={msg.delta.fragment_id[:6]}" if kind == "delta" else
-            f" hash={msg.new_session.page_script_hash[:6]} frags={list(msg.metadata.run.fragment_ids)}"
-            if kind == "new_session" else f" {msg.script_finished}" if kind == "script_finished" else ""))
+        if len(self.wire) < WIRE_KEPT:  # the first only: the client shares the cores it measures
+            self.wire.append(f"{now:.3f} {kind}" + (
+                f" {msg.delta.WhichOneof('type')}/{msg.delta.new_element.WhichOneof('type')}"
+                f" {list(msg.metadata.delta_path)} f={msg.delta.fragment_id[:6]}" if kind == "delta" else
+                f" hash={msg.new_session.page_script_hash[:6]} frags={list(msg.metadata.run.fragment_ids)}"
+                if kind == "new_session" else f" {msg.script_finished}" if kind == "script_finished" else ""))
         if kind == "new_session":
             self.paths.update({p.page_script_hash: p.url_pathname or "" for p in msg.new_session.app_pages})
             new_hash = msg.new_session.page_script_hash
@@ -667,8 +669,6 @@ async def drive(args) -> dict:
             name = page + "".join(f" {k}={v}" for k, v in query.items())
             out.setdefault("page_cpu", []).append((name, per))
             await asyncio.sleep(args.pause)
-        if os.environ.get("CLASS_LOAD_WIRE"):  # what one student was sent, for a look
-            Path(os.environ["CLASS_LOAD_WIRE"]).write_text("\n".join(room.students[0].wire))
         # Question 3 on the Lesson: half the class answers, a replica dies, then the rest.
         await room.go("lesson", {"step": str(QUESTION)}, args.follow_timeout, measured=False)
         opened = await room.teacher.click("class_open")

@@ -280,21 +280,22 @@ def _pushed_state(code: str) -> ClassState | None:
     """The class as the push thread read it a moment ago; None if it has not, or if that read
     is older than a class this tab has already seen or taken (the bar's own poll can be
     newer, and an older move taken here would undo a newer one)."""
-    state = latest_state(code)
-    seen = st.session_state.get(STATE)
-    applied = st.session_state.get(APPLIED)
-    newest = max(seen[1].version if seen else 0, applied[0] if applied else 0)
-    return state if state is not None and state.version >= newest else None
+    return _not_older(latest_state(code))
 
 
 def _given_state(code: str) -> ClassState | None:
     """The read the push thread pushed this run with (class_push.given_state), if it is this
     class's and not older than what this tab has seen or taken."""
     state = given_state()
+    return _not_older(state) if state is not None and state.code == code else None
+
+
+def _not_older(state: ClassState | None) -> ClassState | None:
+    """``state``, unless it is older than a class this tab has already seen or taken."""
     seen = st.session_state.get(STATE)
     applied = st.session_state.get(APPLIED)
     newest = max(seen[1].version if seen else 0, applied[0] if applied else 0)
-    return state if state is not None and state.code == code and state.version >= newest else None
+    return state if state is not None and state.version >= newest else None
 
 
 def _lesson_step() -> int:
