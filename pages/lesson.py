@@ -12,6 +12,12 @@ ui.setup_page(
     "Read the question aloud, let the room guess, then press **Reveal the answer**: the answer is "
     "computed live. Teacher notes with timings: `docs/lesson.md`.",
     __file__,
+    class_intros=(
+        "Read the question aloud and press **Open answers**: the class answers on their screens. "
+        "Then press **Reveal now**: the answer is computed live. Teacher notes: `docs/lesson.md`.",
+        "Your teacher asks the question: type your guess and press **Send my answer**; when the "
+        "teacher reveals it, the answer is computed live, here on your screen.",
+    ),
 )
 
 

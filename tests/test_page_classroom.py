@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -304,6 +305,36 @@ def test_on_the_lesson_a_student_gets_no_reveal_and_no_answer_before_the_teacher
     student.run()
     assert {m.label: m.value for m in student.metric} == {"Your guess": "4", live.label: live.value}
     assert live.detail in texts(student)
+
+
+def test_the_lessons_first_sentence_names_buttons_each_tab_in_a_class_has():
+    """Outside a class the Lesson's intro says Reveal the answer; in one that button is nobody's:
+    the teacher opens the answers and reveals, a student sends a guess. Each intro names only
+    buttons its own tab gets, in the order it gets them."""
+    def intro(at: AppTest) -> str:
+        return at.markdown[0].value
+
+    def bold(text: str) -> list[str]:
+        return re.findall(r"\*\*(.+?)\*\*", text)
+
+    def labels(at: AppTest) -> set[str]:
+        return {b.label for b in at.button}
+
+    alone = app(LESSON, step="3").run()
+    assert bold(intro(alone)) == ["Reveal the answer"] and "Reveal the answer" in labels(alone)
+
+    desk, teacher = start_class()
+    guide = app(LESSON, step="3")
+    guide.session_state["class_teacher"] = teacher
+    guide.run()
+    assert bold(intro(guide)) == ["Open answers", "Reveal now"]
+    assert "Reveal the answer" not in labels(guide) and "Open answers" in labels(guide)
+    guide.button(key="class_open").click().run()
+    assert "Reveal now" in labels(guide)
+
+    student = lesson_student(teacher, 3)
+    assert bold(intro(student)) == ["Send my answer"]
+    assert "Send my answer" in labels(student) and not [b for b in labels(student) if "Reveal" in b]
 
 
 def test_a_student_in_a_class_cannot_reveal_a_step_the_teacher_has_not():

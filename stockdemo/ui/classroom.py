@@ -153,6 +153,13 @@ def student_code() -> str | None:
     return code
 
 
+def role() -> str | None:
+    """This tab in a class: "teacher", "student" (following or exploring), or None."""
+    if teacher() is not None:
+        return "teacher"
+    return "student" if student_code() is not None else None
+
+
 # --------------------------------------------------------------------------- the class bar
 
 def class_bar(page: str) -> None:

@@ -52,12 +52,15 @@ except RuntimeError:
     pass  # already set once in this process; it can only be set before first use
 
 
-def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = False) -> None:
+def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = False,
+               class_intros: tuple[str, str] | None = None) -> None:
     """Page config, sidebar menu and credits, title and the one-line intro.
 
     ``source`` is the page file (``__file__``), shown and linked in the sidebar.
     ``stage``: the page's subject is a graph, drawn on a stage that takes the
     screen: the sidebar starts closed and the page's margins shrink.
+    ``class_intros``: (the teacher's, a student's) intro in a class, for a page
+    whose controls are not the same there (the Lesson's reveal is the teacher's).
     """
     present = presenting()
     # An emoji favicon: a Material icon here would be fetched from a font CDN,
@@ -92,12 +95,13 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
         st.caption(DATA_CREDIT)
         st.caption("A teaching demo, not financial advice.")
     st.title(f"{icon} {title}", anchor=False)
-    if not present:
-        st.markdown(intro)
     # Class mode on every page: the teacher's page goes to the class, a following student
     # opens it. Imported here: ui.classroom itself builds on this package.
     from stockdemo.ui import classroom
 
+    if not present:
+        role = classroom.role() if class_intros is not None else None
+        st.markdown(class_intros[role == "student"] if role is not None else intro)
     classroom.class_bar(rel)
 
 
