@@ -271,7 +271,15 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         retries = await asyncio.gather(*(class_load.reconnect_as_a_browser(s) for s in moved))
         await asyncio.gather(*(s.run_page() for s in moved))
         # The first run to finish may be the class bar's, before the page has drawn its stage.
-        await asyncio.gather(*(s.until(lambda s=s: s.stage is not None, 30) for s in moved))
+        try:
+            await asyncio.gather(*(s.until(lambda s=s: s.stage is not None, 30) for s in moved))
+        except TimeoutError:
+            stuck = [s for s in moved if s.stage is None]
+            first = stuck[0]
+            pytest.fail(f"{len(stuck)} of {len(moved)} moved students drew no stage on the survivor "
+                        f"(now {time.perf_counter():.3f}; closed {first.closed}; graphs "
+                        f"{first.graphs[-3:]}; tasks {[t.done() and t.exception() for t in first._tasks]}); "
+                        "what the first was sent since its reconnect:\n" + "\n".join(first.wire))
         after = {"closed_s": round(closed, 1), "back_s": round(time.monotonic() - killed, 1),
                  "replicas": [s.replica for s in moved], "retries": sum(retries),
                  "seq_len": [int(s.value("seq_len")) for s in moved],
