@@ -67,6 +67,10 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
         for student in students:
             wait_for_path(student, "lesson")
             student.get_by_role("heading", name=heading).wait_for(timeout=30_000)
+            # The Lesson's first sentence names a student's own button, not the page's reveal.
+            see(student, "press Send my answer")
+            assert "Reveal the answer" not in student.locator(MAIN).inner_text()
+        assert "Reveal the answer" not in teacher.locator(MAIN).inner_text()
         # "Open a question: they answer before you reveal the live answer"
         teacher.get_by_role("button", name="Open answers").click()
         live = STEPS[QUESTION - 1].reveal()
