@@ -265,3 +265,36 @@ def test_the_step_buttons_stop_at_the_bounds(page, server):
     expect(minus).to_be_enabled()
     layers_down = view.get_by_role("button", name="Layers: one less")
     expect(layers_down).to_be_disabled()  # 1 layer, the low bound
+
+
+def test_a_step_whose_request_is_lost_is_sent_again_and_drawn(page, server):
+    """The stage's request for T 5 -> 6 never reaches the server (dropped here on the
+    websocket, as a rerun lost on a slow box): the view sends its values again after
+    REQUEST_TIMEOUT_MS and the graph of T = 6 is drawn, with no second step by the learner."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    dropped = []
+
+    def route(ws):
+        server_ws = ws.connect_to_server()
+
+        def from_page(message):
+            if isinstance(message, bytes) and not dropped:
+                msg = BackMsg()
+                msg.ParseFromString(message)
+                states = msg.rerun_script.widget_states.widgets if msg.HasField("rerun_script") else []
+                if any('"knobs"' in w.json_value for w in states):
+                    dropped.append(message)  # the stage's request: lost once
+                    return
+            server_ws.send(message)
+
+        ws.on_message(from_page)
+        server_ws.on_message(lambda message: ws.send(message))
+
+    page.route_web_socket("**/_stcore/stream", route)
+    view = open_stage(page, server)
+    view.get_by_role("button", name="Sequence length T: one more").click()
+    expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+    assert len(dropped) == 1
+    expect(view).to_have_attribute("data-resent", "1")
+    expect(t_slider(page)).to_have_value("6")

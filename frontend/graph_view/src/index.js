@@ -18,7 +18,9 @@ const KEY_PAN_PX = 80;
 const KEY_ZOOM = 1.25;
 
 // A request the server has not answered in this long is taken as lost (a rerun
-// interrupted by another, a dropped socket): the next value goes out anyway.
+// interrupted by another, a dropped socket): the next value goes out anyway, and with
+// no next value the same values go again, so the last value a learner picked is always
+// drawn (seen once in a full test run on a slow box: T's third step sent, never drawn).
 const REQUEST_TIMEOUT_MS = 4000;
 // The learner has stopped when no value has been picked for this long: the page's
 // panels under the stage then catch up (one run of their fragment, not one per value).
@@ -223,6 +225,7 @@ class GraphView {
     this.pause();
     this.skipLink(false);
     clearTimeout(this.settleTimer);
+    clearTimeout(this.lostTimer);
     this.observer.disconnect();
     window.removeEventListener("resize", this.onWindowResize);
     document.removeEventListener("fullscreenchange", this.onFullscreen);
@@ -390,6 +393,13 @@ class GraphView {
     this.inflight = this.req;
     this.sentAt = now;
     this.pending = false;
+    clearTimeout(this.lostTimer);
+    const sent = this.req;
+    this.lostTimer = setTimeout(() => {
+      if (this.inflight !== sent) return; // answered, or a newer request went
+      this.root.dataset.resent = String(Number(this.root.dataset.resent || 0) + 1);
+      this.requestRun();
+    }, REQUEST_TIMEOUT_MS);
     this.root.dataset.sent = String(this.req);
     this.root.dataset.sentAt = now.toFixed(1); // for bench/bench_stage.py
     this.setStateValue("knobs", { ...this.strip.values, req: this.req });
