@@ -41,6 +41,7 @@ APPLIED = "class_applied"  # (version, page, params) a following student last to
 APPLIED_AT = "class_applied_at"  # when (time.monotonic()): a browser's stale value is no move
 PUBLISHED = "class_published"  # (page, params) the teacher last sent
 HERE = "class_page"  # the page this tab's last run was on
+ARRIVED_AT = "class_arrived_at"  # when (time.monotonic()) this tab last arrived on another page
 JOIN_MESSAGE = "class_join_message"
 
 HINT = "You are following the teacher. Break away to explore."

@@ -43,10 +43,18 @@ from stockdemo.config import (
     show_class_code,
 )
 from stockdemo.ui import class_teacher
-from stockdemo.ui.class_push import given_state, latest_state, move_asked, page_opened, watch_class
+from stockdemo.ui.class_push import (
+    PAGE_SETTLE_S,
+    given_state,
+    latest_state,
+    move_asked,
+    page_opened,
+    watch_class,
+)
 from stockdemo.ui.class_session import (
     APPLIED,
     APPLIED_AT,
+    ARRIVED_AT,
     CODE,
     FOLLOWING,
     HERE,
@@ -166,6 +174,8 @@ def class_bar(page: str) -> None:
     """The class line at the top of a page (``page``: its file relative to the app root)."""
     arrived = st.session_state.get(HERE) != page
     st.session_state[HERE] = page
+    if arrived:
+        st.session_state[ARRIVED_AT] = time.monotonic()
     keep_teacher()
     code = student_code()
     if JOIN_MESSAGE in st.session_state:
@@ -429,6 +439,13 @@ def _rerun_live_part(page: str) -> None:
     """
     ctx = get_script_run_ctx()
     if page != PLAYGROUND or ctx is None or ctx.script_requests is None:
+        st.rerun(scope="app")
+    if time.monotonic() - st.session_state.get(ARRIVED_AT, -PAGE_SETTLE_S) < PAGE_SETTLE_S:
+        # Just arrived on the Playground (the teacher opened it): the browser may not have
+        # applied that page change yet, and a run of the stage alone then went missing in
+        # it (the stage's element sent, never drawn: the student saw the page without its
+        # graph, tests/browser/test_classroom_mode_browser.py, 2-3 students in 5 classes).
+        # The whole page, as the push does (class_push.Pusher._settled).
         st.rerun(scope="app")
     try:
         fragments = ctx.fragment_storage.resolve_target(PLAYGROUND_LIVE)
