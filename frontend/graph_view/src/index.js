@@ -398,6 +398,7 @@ class GraphView {
     this.lostTimer = setTimeout(() => {
       if (this.inflight !== sent) return; // answered, or a newer request went
       this.root.dataset.resent = String(Number(this.root.dataset.resent || 0) + 1);
+      this.inflight = 0; // taken as lost: a timer a hair early must not find it still in time
       this.requestRun();
     }, REQUEST_TIMEOUT_MS);
     this.root.dataset.sent = String(this.req);
