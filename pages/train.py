@@ -70,7 +70,8 @@ def live() -> ui.TrainPanel | None:
     trace = replay_control(lambda: training_trace(dataset, result), key="train_replay", in_url=False)
     graph_view(picture, trace, key="train_graph")
     st.download_button("Download test forecasts CSV", result.forecasts.to_csv,  # built on a click
-                       file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:")
+                       file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:",
+                       on_click="ignore")
     return panel
 
 

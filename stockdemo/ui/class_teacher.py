@@ -135,7 +135,15 @@ def _presence(current: Teacher) -> None:
 
 @st.fragment(run_every=RESULTS_S)
 def _results(current: Teacher) -> None:
-    """A summary per question, and every answer as CSV (computed when the button is pressed)."""
+    """A summary per question, and every answer as CSV: the rows this table shows.
+
+    The CSV is handed to the button as text, not as a callable run on the click.
+    Streamlit keeps a file made on a click for only two script runs of any
+    session after it is made, and on a class's server those end every few
+    milliseconds: the teacher's download was cancelled before the browser
+    fetched it (CI, stop 33). Text given to the button stays until the table is
+    redrawn with other rows; the CSV of 60 students' answers is a few kB.
+    """
     try:
         rows, live = class_room().results(current)
     except ClassError as error:
@@ -153,7 +161,7 @@ def _results(current: Teacher) -> None:
                  alt="One row per question: answers, the live answer, how many were right, "
                      "the median time to answer")
     st.download_button(
-        "Download every answer (CSV)", lambda: results_csv(class_room().results(current)[0]),
+        "Download every answer (CSV)", results_csv(rows), on_click="ignore",
         file_name=f"class-{current.code}-answers.csv", mime="text/csv", icon=":material/download:",
         key="class_csv", help="Question, seat number, answer, right or not, seconds to answer. "
                               "Seats are numbers: nothing says who a student is.")
