@@ -60,9 +60,17 @@ def _loader() -> str:
     path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
     # Streamlit runs this text as a module from a blob: URL, where a path has no
     # base to resolve against: the page's origin is given.
+    # A failed import (the server restarting, a replica killed mid-load) is not kept: the
+    # next draw tries again, where a kept rejection left the tab without any graph until a
+    # reload. window.stockdemoBundle tells the stage's watch (stage.py) a load is under way.
     return (f"let bundle;\n"
             f"export default async function (component) {{\n"
-            f"  bundle ??= import(new URL({json.dumps(path)}, window.location.origin).href);\n"
+            f"  if (!bundle) {{\n"
+            f"    window.stockdemoBundle = \"loading\";\n"
+            f"    bundle = import(new URL({json.dumps(path)}, window.location.origin).href).then(\n"
+            f"      (m) => {{ window.stockdemoBundle = \"ready\"; return m; }},\n"
+            f"      (e) => {{ bundle = undefined; window.stockdemoBundle = \"failed\"; throw e; }});\n"
+            f"  }}\n"
             f"  return (await bundle).default(component);\n"
             f"}}\n")
 

@@ -19,6 +19,8 @@ are untrusted: each goes through its knob's ``parse`` like a value from a link.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +51,7 @@ REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each
 STAGE_KNOBS: tuple[IntKnob | ChoiceKnob, ...] = (SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
 _REQ = "_stage_req"  # the browser's request number the session last took
 _WRITTEN = "stage:url"  # what this module last wrote to the URL, by knob name
+_LOGGER = logging.getLogger(__name__)
 
 
 def _key(knob: IntKnob | ChoiceKnob) -> str:
@@ -127,31 +130,69 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
 # ("stockdemo:settled") when the learner stops; this listener, drawn inside the panels'
 # fragment, turns it into a trigger of its own, so only that fragment reruns: not the
 # stage again, not the page frame (a whole-page run cost ~25 ms of server CPU a settle).
+#
+# It also watches the stage. The panels are drawn after the stage, in the same run; if
+# WATCH_MS later no graph view is drawn as a stage (the graph view's own register,
+# window.stockdemoStages) and its code is not still loading, the listener says
+# "missing" and the page runs again whole. Seen in class mode on a slow box: a
+# following student's Playground opened with its panels and without its stage, its
+# element sent on the websocket and never drawn (tests/browser/test_classroom_mode_browser.py
+# failed so at least 5 times in stops 32-33; never on a quiet box, loaded or not).
+WATCH_MS = 3000
 _SETTLE_JS = """
 const listening = new WeakMap();
+const WATCH_MS = @WATCH_MS@;
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
-  if (!listening.has(parentElement)) {
-    const on = (ev) => setTriggerValue("settled", ev.detail ?? true);
-    window.addEventListener("stockdemo:settled", on);
-    listening.set(parentElement, on);
+  let entry = listening.get(parentElement);
+  if (!entry) {
+    entry = { on: (ev) => entry.trigger("settled", ev.detail ?? true) };
+    window.addEventListener("stockdemo:settled", entry.on);
+    listening.set(parentElement, entry);
   }
+  entry.trigger = setTriggerValue;
+  clearTimeout(entry.watch);
+  const look = () => {
+    if (window.stockdemoStages?.size) return;
+    if (window.stockdemoBundle === "loading") {
+      entry.watch = setTimeout(look, WATCH_MS);
+      return;
+    }
+    entry.trigger("missing", true);
+  };
+  entry.watch = setTimeout(look, WATCH_MS);  // drawn only under a stage, after it
   return () => {
-    window.removeEventListener("stockdemo:settled", listening.get(parentElement));
+    clearTimeout(entry.watch);
+    window.removeEventListener("stockdemo:settled", entry.on);
     listening.delete(parentElement);
   };
 }
-"""
+""".replace("@WATCH_MS@", str(WATCH_MS))
 _SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hidden></span>", js=_SETTLE_JS)
+# A stage found missing runs the page again at most this many times in REDRAW_WINDOW_S: a
+# graph view that cannot draw at all (its code broken) must not rerun the page for ever.
+REDRAWS = 3
+REDRAW_WINDOW_S = 60.0
+_REDRAWN = "stage:redrawn_at"
 
 
 def settle_listener(key: str = "stage_settled") -> str | None:
-    """Draw inside the fragment that must follow the stage once the learner stops moving.
+    """Draw first inside the fragment that must follow the stage once the learner stops moving.
 
     -> the picture the browser's stage settled on (its payload's ``graph``), when that is
-    what reran this fragment; else None.
+    what reran this fragment; else None. If the browser found the stage missing, the
+    whole page runs again instead (REDRAWS at most in REDRAW_WINDOW_S).
     """
-    got = _SETTLE_LISTENER(key=key, height=0, on_settled_change=lambda: None)
+    got = _SETTLE_LISTENER(key=key, height=0,
+                           on_settled_change=lambda: None, on_missing_change=lambda: None)
+    if getattr(got, "missing", None):
+        now = time.monotonic()
+        recent = [at for at in st.session_state.get(_REDRAWN, []) if now - at < REDRAW_WINDOW_S]
+        if len(recent) < REDRAWS:
+            st.session_state[_REDRAWN] = [*recent, now]
+            _LOGGER.warning("stage: the browser has no stage %.0f ms after its panels; "
+                            "the page runs again whole", WATCH_MS)
+            st.rerun(scope="app")
     settled = getattr(got, "settled", None)
     graph = settled.get("graph") if isinstance(settled, dict) else None
     return graph if isinstance(graph, str) and len(graph) <= 64 else None

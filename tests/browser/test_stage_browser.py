@@ -298,3 +298,40 @@ def test_a_step_whose_request_is_lost_is_sent_again_and_drawn(page, server):
     assert len(dropped) == 1
     expect(view).to_have_attribute("data-resent", "1")
     expect(t_slider(page)).to_have_value("6")
+
+
+def test_a_stage_sent_but_never_drawn_is_asked_for_again(page, server):
+    """The Playground's first run reaches the browser without its stage (its element dropped
+    here on the websocket, as a following student's was on a slow box): the watch under the
+    stage finds no stage, the page runs again whole, and the learner gets the stage."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    dropped = []
+
+    def route(ws):
+        server_ws = ws.connect_to_server()
+
+        def from_server(message):
+            if isinstance(message, bytes) and not dropped:
+                msg = ForwardMsg()
+                msg.ParseFromString(message)
+                element = msg.delta.new_element if msg.HasField("delta") else None
+                if element is not None and element.WhichOneof("type") == "bidi_component" \
+                        and "graph_view" in element.bidi_component.component_name:
+                    dropped.append(message)  # the stage: lost once
+                    return
+            ws.send(message)
+
+        ws.on_message(lambda message: server_ws.send(message))
+        server_ws.on_message(from_server)
+
+    page.route_web_socket("**/_stcore/stream", route)
+    page.goto(f"{server}/playground?seq_len=5")
+    wait_for_run(page)
+    page.locator(".st-key-stage_settled").wait_for(state="attached", timeout=30_000)  # the panels
+    screenshot(page, "stage-missing")
+    assert len(dropped) == 1 and not page.locator("[data-testid='graph-view']").count()
+    view = page.locator("[data-testid='graph-view']")
+    expect(view).to_have_attribute("data-nodes", nodes(seq_len=5), timeout=15_000)
+    expect(t_slider(page)).to_have_value("5")
+    assert len(dropped) == 1

@@ -65,6 +65,12 @@ export default function graphView(component) {
   };
 }
 
+/** The graph views drawn as a stage on this page now (a page has one: the Playground's). */
+function stages() {
+  window.stockdemoStages ??= new Set();
+  return window.stockdemoStages;
+}
+
 function el(tag, attrs = {}, text) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -222,6 +228,7 @@ class GraphView {
   }
 
   destroy() {
+    stages().delete(this);
     this.pause();
     this.skipLink(false);
     clearTimeout(this.settleTimer);
@@ -239,6 +246,10 @@ class GraphView {
     const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
     const before = this.p && newGraph ? { p: this.drawnP || this.p, data: this.drawnData || this.data } : null;
     this.data = data;
+    // The stages on the page, for the watch under the stage (stockdemo/ui/stage.py): a
+    // stage whose element Streamlit was sent but never drew is found missing, and asked again.
+    if (data.stage) stages().add(this);
+    else stages().delete(this);
     this.takeStage(data.stage);
     const cmpWas = !!this.cmp;
     this.takeCompare(data.compare);
