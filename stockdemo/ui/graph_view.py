@@ -60,19 +60,36 @@ def _loader() -> str:
     path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
     # Streamlit runs this text as a module from a blob: URL, where a path has no
     # base to resolve against: the page's origin is given.
-    # A failed import (the server restarting, a replica killed mid-load) is not kept: the
-    # next draw tries again, where a kept rejection left the tab without any graph until a
-    # reload. window.stockdemoBundle tells the stage's watch (stage.py) a load is under way.
-    return (f"let bundle;\n"
-            f"export default async function (component) {{\n"
-            f"  if (!bundle) {{\n"
-            f"    window.stockdemoBundle = \"loading\";\n"
-            f"    bundle = import(new URL({json.dumps(path)}, window.location.origin).href).then(\n"
-            f"      (m) => {{ window.stockdemoBundle = \"ready\"; return m; }},\n"
-            f"      (e) => {{ bundle = undefined; window.stockdemoBundle = \"failed\"; throw e; }});\n"
-            f"  }}\n"
-            f"  return (await bundle).default(component);\n"
-            f"}}\n")
+    return _LOADER.replace("@PATH@", json.dumps(path))
+
+
+# A failed import (a server restarting, a replica killed while the tab loads) is tried
+# again, at another address (a browser keeps a module that failed as failed), four times
+# over 7.5 s; after that the next draw starts again. A kept failure left the tab without
+# any graph until a reload: a whole rerun does not draw a component whose element is
+# unchanged again. window.stockdemoBundle tells the stage's watch (stage.py) a load is
+# still under way.
+_LOADER = """let bundle;
+async function load(url) {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await import(tries ? `${url}&try=${tries}` : url);
+    } catch (e) {
+      if (tries >= 4) throw e;
+      await new Promise((done) => setTimeout(done, 500 * 2 ** tries));
+    }
+  }
+}
+export default async function (component) {
+  if (!bundle) {
+    window.stockdemoBundle = "loading";
+    bundle = load(new URL(@PATH@, window.location.origin).href).then(
+      (m) => { window.stockdemoBundle = "ready"; return m; },
+      (e) => { bundle = undefined; window.stockdemoBundle = "failed"; throw e; });
+  }
+  return (await bundle).default(component);
+}
+"""
 
 
 # The CSS is inline: components v2 serves files only from installed packages, and

@@ -335,3 +335,23 @@ def test_a_stage_sent_but_never_drawn_is_asked_for_again(page, server):
     expect(view).to_have_attribute("data-nodes", nodes(seq_len=5), timeout=15_000)
     expect(t_slider(page)).to_have_value("5")
     assert len(dropped) == 1
+
+
+def test_a_graph_view_whose_code_failed_to_load_loads_it_again(page, server):
+    """The graph view's code fails to load once (a server restarting, a replica killed while
+    the tab loads): the failure is not kept, and the stage is drawn without a reload."""
+    failed = []
+
+    def bundle(route):
+        if not failed:
+            failed.append(route.request.url)
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/app/static/graph_view.js*", bundle)
+    page.goto(f"{server}/playground?seq_len=5")
+    view = page.locator("[data-testid='graph-view']")
+    expect(view).to_have_attribute("data-nodes", nodes(seq_len=5), timeout=20_000)
+    expect(t_slider(page)).to_have_value("5")
+    assert len(failed) == 1
