@@ -65,15 +65,16 @@ def _loader() -> str:
 
 # A failed import (a server restarting, a replica killed while the tab loads) is tried
 # again, at another address (a browser keeps a module that failed as failed), four times
-# over 7.5 s; after that the next draw starts again. A kept failure left the tab without
-# any graph until a reload: a whole rerun does not draw a component whose element is
-# unchanged again. window.stockdemoBundle tells the stage's watch (stage.py) a load is
-# still under way.
+# over 7.5 s. After that the view says so, in words, and the next payload starts again
+# (the stage's watch, stage.py, sends one). The failure is never thrown to Streamlit: a
+# component that threw stays an error box, whatever it is sent next, until a reload.
+# window.stockdemoBundle tells the stage's watch a load is still under way.
 _LOADER = """let bundle;
+let tried = 0;  // each import goes to an address not tried before in this tab
 async function load(url) {
   for (let tries = 0; ; tries++) {
     try {
-      return await import(tries ? `${url}&try=${tries}` : url);
+      return await import(tried++ ? `${url}&try=${tried - 1}` : url);
     } catch (e) {
       if (tries >= 4) throw e;
       await new Promise((done) => setTimeout(done, 500 * 2 ** tries));
@@ -87,7 +88,21 @@ export default async function (component) {
       (m) => { window.stockdemoBundle = "ready"; return m; },
       (e) => { bundle = undefined; window.stockdemoBundle = "failed"; throw e; });
   }
-  return (await bundle).default(component);
+  let drawing;
+  try {
+    drawing = await bundle;
+  } catch (e) {
+    console.error("stockdemo: the graph's drawing code did not load", e);
+    const note = component.parentElement.querySelector(".gv-load-failed") ?? document.createElement("p");
+    note.className = "gv-load-failed";
+    note.setAttribute("role", "alert");
+    note.textContent = "The graph's drawing code did not load (is the server restarting?). " +
+      "It is tried again with the next run; reload the page if the graph stays away.";
+    component.parentElement.append(note);
+    return () => note.remove();
+  }
+  component.parentElement.querySelector(".gv-load-failed")?.remove();
+  return drawing.default(component);
 }
 """
 

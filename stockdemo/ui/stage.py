@@ -174,6 +174,7 @@ _SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hi
 REDRAWS = 3
 REDRAW_WINDOW_S = 60.0
 _REDRAWN = "stage:redrawn_at"
+_REDRAW_COUNT = "stage:redraws"
 
 
 def settle_listener(key: str = "stage_settled") -> str | None:
@@ -190,6 +191,7 @@ def settle_listener(key: str = "stage_settled") -> str | None:
         recent = [at for at in st.session_state.get(_REDRAWN, []) if now - at < REDRAW_WINDOW_S]
         if len(recent) < REDRAWS:
             st.session_state[_REDRAWN] = [*recent, now]
+            st.session_state[_REDRAW_COUNT] = st.session_state.get(_REDRAW_COUNT, 0) + 1
             _LOGGER.warning("stage: the browser has no stage %.0f ms after its panels; "
                             "the page runs again whole", WATCH_MS)
             st.rerun(scope="app")
@@ -222,7 +224,10 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     shown = [{"label": f.label, "value": str(f.value), "delta": f.delta, "help": f.help} for f in figures]
     return {"controls": controls, "req": int(st.session_state.get(_REQ, 0)), "change": change,
             "locked": locked, "replay": replay, "replay_help": REPLAY_HELP, "figures": shown,
-            "present": present}
+            "present": present,
+            # Another value after each watch's redraw (settle_listener): the element differs, so
+            # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
+            "redraw": int(st.session_state.get(_REDRAW_COUNT, 0))}
 
 
 # -- compare mode: a run pinned as A beside the live run B ---------------------------
