@@ -146,16 +146,22 @@ def test_train_the_curves_part_live_beside_the_button_and_the_table_answers(serv
     # outlasted the training): the curve, the progress and one Stop beside the button, all
     # on screen together.
     stops = screen.get_by_role("button", name="Stop")
-    together, deadline = False, time.monotonic() + WAIT / 1000
+    together, deadline, looks = False, time.monotonic() + WAIT / 1000, []
     while not together and time.monotonic() < deadline:
         visible = [stop for stop in stops.all() if stop.is_visible()]
         assert len(visible) <= 1, "two Stop buttons on screen"  # Streamlit's own is hidden
-        together = bool(visible) and all(shown(screen, part) for part in (
-            train_button, visible[0], progress, live_chart))
+        parts = {"Train": train_button, "progress": progress, "curve": live_chart,
+                 **({"Stop": visible[0]} if visible else {})}
+        seen = {name: shown(screen, part) for name, part in parts.items()}
+        looks.append(seen)
+        together = len(seen) == 4 and all(seen.values())
         if not together and not stops.count() and screen.get_by_role(
                 "heading", name="How good is it?").count():
             break  # trained before all were seen together
-    assert together, "the curve, the progress and Stop were never on screen together while training"
+    if not together:
+        screenshot(screen, f"promise_train_live_failed_{mode}")
+    assert together, ("the curve, the progress and Stop were never on screen together while "
+                      f"training; on screen at each look: {looks}")
     screenshot(screen, f"promise_train_live_{mode}")
     heading = screen.get_by_role("heading", name="How good is it?")
     heading.wait_for(timeout=WAIT)
