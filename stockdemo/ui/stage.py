@@ -134,10 +134,11 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
 # It also watches the stage. The panels are drawn after the stage, in the same run; if
 # WATCH_MS later no graph view is drawn as a stage (the graph view's own register,
 # window.stockdemoStages) and its code is not still loading, the listener says
-# "missing" and the page runs again whole. Seen in class mode on a slow box: a
+# "missing" and the page runs again whole. Seen in class mode on slow boxes: a
 # following student's Playground opened with its panels and without its stage, its
 # element sent on the websocket and never drawn (tests/browser/test_classroom_mode_browser.py
-# failed so at least 5 times in stops 32-33; never on a quiet box, loaded or not).
+# failed so at least 5 times in stops 32-33; not reproduced in stop 34, with the box
+# quiet or both cores kept busy).
 WATCH_MS = 3000
 _SETTLE_JS = """
 const listening = new WeakMap();
