@@ -267,31 +267,46 @@ def test_the_step_buttons_stop_at_the_bounds(page, server):
     expect(layers_down).to_be_disabled()  # 1 layer, the low bound
 
 
-def test_a_step_whose_request_is_lost_is_sent_again_and_drawn(page, server):
-    """The stage's request for T 5 -> 6 never reaches the server (dropped here on the
-    websocket, as a rerun lost on a slow box): the view sends its values again after
-    REQUEST_TIMEOUT_MS and the graph of T = 6 is drawn, with no second step by the learner."""
+def drop_once(page, lost, from_server: bool = False) -> list[bytes]:
+    """Route the tab's websocket through here and drop the first message for which
+    ``lost(message)`` holds (the page's BackMsgs, or with ``from_server`` the server's
+    ForwardMsgs, parsed) -> the list the dropped message goes in."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     dropped = []
+    kind = ForwardMsg if from_server else BackMsg
 
     def route(ws):
         server_ws = ws.connect_to_server()
 
-        def from_page(message):
-            if isinstance(message, bytes) and not dropped:
-                msg = BackMsg()
-                msg.ParseFromString(message)
-                states = msg.rerun_script.widget_states.widgets if msg.HasField("rerun_script") else []
-                if any('"knobs"' in w.json_value for w in states):
-                    dropped.append(message)  # the stage's request: lost once
-                    return
-            server_ws.send(message)
+        def relay(send, watched: bool):
+            def on_message(message):
+                if watched and isinstance(message, bytes) and not dropped:
+                    msg = kind()
+                    msg.ParseFromString(message)
+                    if lost(msg):
+                        dropped.append(message)
+                        return
+                send(message)
+            return on_message
 
-        ws.on_message(from_page)
-        server_ws.on_message(lambda message: ws.send(message))
+        ws.on_message(relay(server_ws.send, watched=not from_server))
+        server_ws.on_message(relay(ws.send, watched=from_server))
 
     page.route_web_socket("**/_stcore/stream", route)
+    return dropped
+
+
+def test_a_step_whose_request_is_lost_is_sent_again_and_drawn(page, server):
+    """The stage's request for T 5 -> 6 never reaches the server (dropped here on the
+    websocket, as a rerun lost on a slow box): the view sends its values again after
+    REQUEST_TIMEOUT_MS and the graph of T = 6 is drawn, with no second step by the learner."""
+    def knobs(msg) -> bool:  # the stage's request
+        states = msg.rerun_script.widget_states.widgets if msg.HasField("rerun_script") else []
+        return any('"knobs"' in w.json_value for w in states)
+
+    dropped = drop_once(page, knobs)
     view = open_stage(page, server)
     view.get_by_role("button", name="Sequence length T: one more").click()
     expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
@@ -304,28 +319,12 @@ def test_a_stage_sent_but_never_drawn_is_asked_for_again(page, server):
     """The Playground's first run reaches the browser without its stage (its element dropped
     here on the websocket, as a following student's was on a slow box): the watch under the
     stage finds no stage, the page runs again whole, and the learner gets the stage."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    def stage(msg) -> bool:  # the graph view's element
+        element = msg.delta.new_element if msg.HasField("delta") else None
+        return element is not None and element.WhichOneof("type") == "bidi_component" \
+            and "graph_view" in element.bidi_component.component_name
 
-    dropped = []
-
-    def route(ws):
-        server_ws = ws.connect_to_server()
-
-        def from_server(message):
-            if isinstance(message, bytes) and not dropped:
-                msg = ForwardMsg()
-                msg.ParseFromString(message)
-                element = msg.delta.new_element if msg.HasField("delta") else None
-                if element is not None and element.WhichOneof("type") == "bidi_component" \
-                        and "graph_view" in element.bidi_component.component_name:
-                    dropped.append(message)  # the stage: lost once
-                    return
-            ws.send(message)
-
-        ws.on_message(lambda message: server_ws.send(message))
-        server_ws.on_message(from_server)
-
-    page.route_web_socket("**/_stcore/stream", route)
+    dropped = drop_once(page, stage, from_server=True)
     page.goto(f"{server}/playground?seq_len=5")
     wait_for_run(page)
     page.locator(".st-key-stage_settled").wait_for(state="attached", timeout=30_000)  # the panels
