@@ -174,8 +174,7 @@ _SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hi
 # graph view that cannot draw at all (its code broken) must not rerun the page for ever.
 REDRAWS = 3
 REDRAW_WINDOW_S = 60.0
-_REDRAWN = "stage:redrawn_at"
-_REDRAW_COUNT = "stage:redraws"
+_REDRAWN = "stage:redrawn_at"  # when the watch ran the page again, each time (a few a session)
 
 
 def settle_listener(key: str = "stage_settled") -> str | None:
@@ -188,11 +187,9 @@ def settle_listener(key: str = "stage_settled") -> str | None:
     got = _SETTLE_LISTENER(key=key, height=0,
                            on_settled_change=lambda: None, on_missing_change=lambda: None)
     if getattr(got, "missing", None):
-        now = time.monotonic()
-        recent = [at for at in st.session_state.get(_REDRAWN, []) if now - at < REDRAW_WINDOW_S]
-        if len(recent) < REDRAWS:
-            st.session_state[_REDRAWN] = [*recent, now]
-            st.session_state[_REDRAW_COUNT] = st.session_state.get(_REDRAW_COUNT, 0) + 1
+        now, redrawn = time.monotonic(), st.session_state.get(_REDRAWN, [])
+        if sum(now - at < REDRAW_WINDOW_S for at in redrawn) < REDRAWS:
+            st.session_state[_REDRAWN] = [*redrawn, now]
             _LOGGER.warning("stage: the browser has no stage %.0f ms after its panels; "
                             "the page runs again whole", WATCH_MS)
             st.rerun(scope="app")
@@ -228,7 +225,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
             "present": present,
             # Another value after each watch's redraw (settle_listener): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
-            "redraw": int(st.session_state.get(_REDRAW_COUNT, 0))}
+            "redraw": len(st.session_state.get(_REDRAWN, ()))}
 
 
 # -- compare mode: a run pinned as A beside the live run B ---------------------------
