@@ -1,0 +1,286 @@
+"""Any model's autograd graph, each node tagged with the line of *your* code that made it.
+
+The Playground's graph (``stockdemo.graph``) knows the StockPredictor's steps and layers.
+Learners' code in the sandbox and any model in a notebook have no such shape, so this
+module records what a run itself says: for each autograd node, the innermost frame of
+the caller's code (not torch's, not the standard library's) that was running when the
+node was made, and the iteration of every loop around that line.
+
+    with LineRecorder() as lines:
+        predictions = model(x)
+    raw = raw_graph(predictions, lines, dict(model.named_parameters()))
+
+``raw`` is plain JSON-able data, the contract with whoever lays it out (the sandbox worker
+sends it over a pipe; the notebook widget and the page lay it out):
+
+- ``nodes``: one per autograd node, the output's ``grad_fn`` first (a breadth-first walk
+  of ``next_functions``); each ``{"op", "kind", "seq", "shape", "param", "file", "line",
+  "loops"}``:
+  ``op``, autograd's own class name (``"AddmmBackward0"``, ``"AccumulateGrad"``);
+  ``kind``, ``"op"``, ``"parameter"`` (a leaf that is a named parameter) or ``"leaf"``
+  (any other tensor that requires grad); ``seq``, the creation order
+  (``grad_fn._sequence_nr()``), None for leaves; ``shape``, the node's output shape
+  (a leaf's own) or None; ``param``, the parameter's name or None; ``file``, an index
+  into ``files`` or None (made by no code of the caller's, e.g. inside a C++ kernel);
+  ``line``, the 1-based line in that file, or None; ``loops``, the loops around that
+  line as ``[file index, loop header line, iteration]`` from the outermost caller frame
+  to the innermost, each iteration 0-based (a loop whose start was not seen, because it
+  was already running when the recorder started, is left out).
+- ``edges``: ``[src, dst]`` node indices in the forward direction (``src`` fed ``dst``);
+  one per input slot of ``dst``, so a node used twice by one op gives two edges.
+- ``files``: the file names the nodes point into (``"<your code>"`` in the sandbox, a
+  notebook cell's file in Jupyter); ``texts``: ``{"file index:line": stripped text}``
+  for every line a node points to.
+- ``output_shape``: the output's shape.
+
+The recorder uses a ``TorchFunctionMode`` (every torch call made from Python, this thread
+only: a call's nodes are those created while it ran, which sequence numbers tell) and a
+line tracer on the caller's frames only (``sys.settrace``), which counts each loop's
+iterations. Torch's own frames are never traced line by line.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import sys
+import sysconfig
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+NO_SEQUENCE = 2**64 - 1  # what _sequence_nr() says of an AccumulateGrad
+_SKIPPED_DIRS = tuple(os.path.dirname(p) + os.sep for p in (torch.__file__, os.__file__))
+_SKIPPED_DIRS += (sysconfig.get_paths()["stdlib"] + os.sep,)
+
+
+class GraphTooBig(Exception):
+    """The walk met more autograd nodes than it may keep."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the graph has more than {limit:,} autograd nodes")
+        self.limit = limit
+
+
+def is_callers_file(filename: str) -> bool:
+    """True for code of the caller's (a script, a notebook cell, a model's module); False for
+    torch's, the standard library's and this module's own frames."""
+    return not (filename.startswith(_SKIPPED_DIRS) or filename == __file__)
+
+
+@lru_cache(maxsize=256)
+def _loops_of(filename: str, source: str) -> dict[int, tuple[int, ...]]:
+    """line -> the loop headers around it, outermost first; each header maps to itself too.
+
+    Parsed from the file's text as ``linecache`` holds it (the sandbox registers the
+    learner's code there; IPython registers each cell). ``source`` is part of the cache key.
+    """
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return {}
+    around: dict[int, tuple[int, ...]] = {}
+
+    def visit(node: ast.AST, outer: tuple[int, ...]) -> None:
+        inner = outer
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            inner = (*outer, node.lineno)
+            last = max(getattr(n, "end_lineno", node.lineno) or node.lineno for n in node.body)
+            for line in range(node.lineno, last + 1):
+                around[line] = inner
+            for child in node.body:
+                visit(child, inner)
+            for child in node.orelse:
+                visit(child, outer)
+            visit(node.iter if not isinstance(node, ast.While) else node.test, outer)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, ())
+    return around
+
+
+def _file_loops(filename: str) -> dict[int, tuple[int, ...]]:
+    lines = linecache.getlines(filename)
+    return _loops_of(filename, "".join(lines)) if lines else {}
+
+
+class LineRecorder(TorchFunctionMode):
+    """While active on this thread: for each torch call that created autograd nodes, where
+    in the caller's code it ran and in which iteration of each loop around it."""
+
+    def __init__(self, is_callers: Callable[[str], bool] = is_callers_file) -> None:
+        super().__init__()
+        self.is_callers = is_callers
+        self.ends: list[int] = []  # the newest sequence number each recorded call made
+        self.sites: list[tuple[str, int, tuple[tuple[str, int, int], ...]] | None] = []
+        self._theirs: dict[object, bool] = {}  # code object -> is it the caller's?
+        self._counts: dict[object, dict[int, int]] = {}  # frame -> {loop header: iteration}
+        self._previous_trace = None
+        self._thread = None
+
+    # -- the line tracer: counts loop iterations in the caller's frames only -------------
+    def _callers(self, code) -> bool:
+        mine = self._theirs.get(code)
+        if mine is None:
+            mine = self._theirs[code] = self.is_callers(code.co_filename)
+        return mine
+
+    def _global_trace(self, frame, event, arg):
+        return self._local_trace if event == "call" and self._callers(frame.f_code) else None
+
+    def _local_trace(self, frame, event, arg):
+        if event == "line":
+            loops = _file_loops(frame.f_code.co_filename)
+            line = frame.f_lineno
+            if loops.get(line, ())[-1:] == (line,):  # a loop's header: a new iteration
+                counts = self._counts.setdefault(frame, {})
+                counts[line] = counts.get(line, -1) + 1
+                for header in [h for h in counts if h != line and line in loops.get(h, ())]:
+                    del counts[header]  # a loop inside this one starts again
+        elif event == "return":
+            self._counts.pop(frame, None)
+        return self._local_trace
+
+    def __enter__(self):
+        self._thread = threading.get_ident()
+        self._previous_trace = sys.gettrace()
+        sys.settrace(self._global_trace)
+        frame = sys._getframe(1)
+        while frame is not None:  # frames already running trace their lines from now on
+            if self._callers(frame.f_code):
+                frame.f_trace = self._local_trace
+            frame = frame.f_back
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        sys.settrace(self._previous_trace)
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_trace is self._local_trace:
+                frame.f_trace = None
+            frame = frame.f_back
+        self._counts.clear()
+        return super().__exit__(*exc)
+
+    # -- the torch calls ------------------------------------------------------------------
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        last = self.ends[-1] if self.ends else -1
+        newest = last
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            fn = t.grad_fn if isinstance(t, torch.Tensor) else None
+            if fn is not None:
+                newest = max(newest, fn._sequence_nr())
+        if newest > last:
+            self.ends.append(newest)
+            self.sites.append(self._site(sys._getframe(1)))
+        return out
+
+    def _site(self, frame) -> tuple[str, int, tuple[tuple[str, int, int], ...]] | None:
+        """(file, line, loops) of the innermost caller's frame, loops from the outermost frame."""
+        where = None
+        loops: list[tuple[str, int, int]] = []
+        while frame is not None:
+            if self._callers(frame.f_code):
+                filename, line = frame.f_code.co_filename, frame.f_lineno
+                if where is None:
+                    where = (filename, line)
+                counts = self._counts.get(frame, {})
+                around = _file_loops(filename).get(line, ())
+                loops[:0] = [(filename, h, counts[h]) for h in around if h in counts]
+            frame = frame.f_back
+        return None if where is None else (*where, tuple(loops))
+
+    def site_of(self, sequence_nr: int) -> tuple[str, int, tuple[tuple[str, int, int], ...]] | None:
+        """Where the node numbered ``sequence_nr`` was made: the first call that reached it."""
+        k = bisect_left(self.ends, sequence_nr)
+        return self.sites[k] if k < len(self.sites) else None
+
+
+def op_name(fn) -> str:
+    """Autograd's class name of a node: "AddmmBackward0", "AccumulateGrad"."""
+    return fn.name().rsplit("::", 1)[-1]
+
+
+def _shape(fn) -> list[int] | None:
+    try:
+        meta = fn._input_metadata  # private, but the only place autograd keeps output shapes
+        return list(meta[0].shape) if len(meta) == 1 else None
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
+              params: Mapping[str, torch.Tensor] | None = None, max_nodes: int = 60_000) -> dict:
+    """The autograd graph behind ``output`` as the module docstring's record.
+
+    ``lines``: the recorder that was active while ``output`` was computed (None: no lines).
+    ``params``: names for leaf tensors (``dict(model.named_parameters())``).
+    Raises ValueError if ``output`` is not a tensor with a ``grad_fn``, GraphTooBig past
+    ``max_nodes`` nodes.
+    """
+    if not isinstance(output, torch.Tensor):
+        raise ValueError(f"expected a tensor, got {type(output).__name__}")
+    if output.grad_fn is None:
+        raise ValueError("the tensor has no grad_fn: nothing that needs a gradient made it "
+                         "(no parameter or tensor with requires_grad=True took part)")
+    names = {id(t): name for name, t in (params or {}).items()}
+    index = {output.grad_fn: 0}
+    order = [output.grad_fn]
+    edges: list[list[int]] = []
+    for dst, fn in enumerate(order):  # grows while we go: breadth first, no recursion
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            src = index.get(nxt)
+            if src is None:
+                if len(order) >= max_nodes:
+                    raise GraphTooBig(max_nodes)
+                src = index[nxt] = len(order)
+                order.append(nxt)
+            edges.append([src, dst])
+    files: dict[str, int] = {}
+    texts: dict[str, str] = {}
+    nodes = []
+    for fn in order:
+        seq = fn._sequence_nr()
+        variable = getattr(fn, "variable", None)
+        node = {"op": op_name(fn), "kind": "op", "seq": None if seq == NO_SEQUENCE else seq,
+                "shape": _shape(fn), "param": None, "file": None, "line": None, "loops": []}
+        if variable is not None:
+            node.update(op="AccumulateGrad", seq=None, shape=list(variable.shape),
+                        param=names.get(id(variable)))
+            node["kind"] = "parameter" if node["param"] is not None else "leaf"
+        elif lines is not None and (site := lines.site_of(seq)) is not None:
+            filename, line, loops = site
+            f = files.setdefault(filename, len(files))
+            node.update(file=f, line=line,
+                        loops=[[files.setdefault(lf, len(files)), h, k] for lf, h, k in loops])
+            key = f"{f}:{line}"
+            if key not in texts:
+                texts[key] = linecache.getline(filename, line).strip()
+        nodes.append(node)
+    return {"nodes": nodes, "edges": edges, "files": list(files), "texts": texts,
+            "output_shape": list(output.shape)}
+
+
+def ops_by_type(output: torch.Tensor) -> dict[str, int]:
+    """Autograd's own answer, for checks: a plain walk of ``grad_fn.next_functions``."""
+    seen = {output.grad_fn}
+    todo = [output.grad_fn]
+    counts: dict[str, int] = {}
+    while todo:
+        fn = todo.pop()
+        counts[op_name(fn)] = counts.get(op_name(fn), 0) + 1
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return counts

@@ -1,0 +1,137 @@
+"""code_graph: any run's autograd graph, each node on the caller's line and loop iteration."""
+
+import linecache
+from collections import Counter
+
+import pytest
+import torch
+from torch import nn
+
+from stockdemo.code_graph import GraphTooBig, LineRecorder, ops_by_type, raw_graph
+from stockdemo.model import StockPredictor
+
+LOOP = '''\
+import torch
+cell = torch.nn.RNNCell(3, 4)
+x = torch.randn(2, 6, 3)
+h = torch.zeros(2, 4)
+for t in range(x.shape[1]):
+    h = cell(x[:, t], h)
+predictions = h.sum(dim=1, keepdim=True)
+'''
+
+NESTED = '''\
+import torch
+w = torch.ones(3, requires_grad=True)
+y = w * 1
+for outer in range(2):
+    for inner in range(3):
+        y = y * 2
+predictions = y.sum()
+'''
+
+
+def _run(source: str, filename: str = "<your code>") -> tuple[dict, dict]:
+    """Run ``source`` as a learner's script would run, recorded -> (raw graph, its namespace)."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {}
+    try:
+        with LineRecorder() as lines:
+            exec(compile(source, filename, "exec"), namespace)
+        params = {k: v for k, v in namespace.items() if isinstance(v, torch.Tensor)}
+        module = namespace.get("cell")
+        if isinstance(module, nn.Module):
+            params.update(module.named_parameters())
+        return raw_graph(namespace["predictions"], lines, params), namespace
+    finally:
+        linecache.cache.pop(filename, None)
+
+
+def _ops(raw: dict) -> dict[str, int]:
+    return dict(Counter(node["op"] for node in raw["nodes"]))
+
+
+def test_the_seed_records_the_same_ops_by_type_as_autograds_own_walk():
+    torch.manual_seed(0)
+    model = StockPredictor(3, 10, 1, 1)
+    with LineRecorder() as lines:
+        predictions = model(torch.randn(10, 5, 3))
+    raw = raw_graph(predictions, lines, dict(model.named_parameters()))
+    assert _ops(raw) == ops_by_type(predictions)
+    assert raw["output_shape"] == [10, 1]
+    params = {n["param"] for n in raw["nodes"] if n["kind"] == "parameter"}
+    assert params == {name for name, _ in model.named_parameters()}
+
+
+def test_the_seeds_nodes_point_at_the_lines_of_forward_in_model_py():
+    model = StockPredictor(3, 10, 1, 1)
+    with LineRecorder() as lines:
+        predictions = model(torch.randn(10, 5, 3))
+    raw = raw_graph(predictions, lines)
+    lines_hit = {raw["texts"][f"{n['file']}:{n['line']}"] for n in raw["nodes"] if n["line"]}
+    assert {text.split("  #")[0] for text in lines_hit} == {
+        "out, _ = self.rnn(x)", "return self.fc(out[:, -1, :])"}
+    assert all(raw["files"][n["file"]].endswith("stockdemo/model.py")
+               for n in raw["nodes"] if n["file"] is not None)
+
+
+def test_a_hand_written_loop_tags_each_step_with_its_iteration():
+    raw, namespace = _run(LOOP)
+    assert _ops(raw) == ops_by_type(namespace["predictions"])
+    body = [n for n in raw["nodes"] if n["line"] == 6]
+    steps = sorted({n["loops"][0][2] for n in body})
+    assert steps == list(range(6))
+    assert all(n["loops"][0][:2] == [0, 5] for n in body)  # "<your code>", the for on line 5
+    per_step = Counter(n["loops"][0][2] for n in body)
+    assert len(set(per_step.values())) == 1  # every step made the same number of nodes
+    last = [n for n in raw["nodes"] if n["line"] == 7]
+    assert last and all(n["loops"] == [] for n in last)
+    assert raw["texts"]["0:6"] == "h = cell(x[:, t], h)"
+
+
+def test_an_inner_loop_counts_again_from_zero_in_each_outer_iteration():
+    raw, namespace = _run(NESTED)
+    muls = [n["loops"] for n in raw["nodes"] if n["line"] == 6]
+    assert sorted((loops[0][2], loops[1][2]) for loops in muls) == [
+        (o, i) for o in range(2) for i in range(3)]
+    assert {(loops[0][1], loops[1][1]) for loops in muls} == {(4, 5)}
+    assert _ops(raw) == ops_by_type(namespace["predictions"])
+
+
+def test_a_node_used_twice_by_one_op_gives_two_edges():
+    w = torch.ones(2, requires_grad=True)
+    raw = raw_graph((w * w).sum(), params={"w": w})
+    mul = next(i for i, n in enumerate(raw["nodes"]) if n["op"] == "MulBackward0")
+    leaf = next(i for i, n in enumerate(raw["nodes"]) if n["kind"] == "parameter")
+    assert raw["edges"].count([leaf, mul]) == 2
+
+
+def test_a_graph_past_the_limit_is_refused_while_walking():
+    x = torch.ones(1, requires_grad=True)
+    y = x
+    for _ in range(50):
+        y = y + 1
+    with pytest.raises(GraphTooBig, match="more than 20"):
+        raw_graph(y, max_nodes=20)
+
+
+def test_an_output_without_grad_fn_says_why():
+    with pytest.raises(ValueError, match="no grad_fn"):
+        raw_graph(torch.ones(3))
+    with pytest.raises(ValueError, match="expected a tensor"):
+        raw_graph([1, 2])
+
+
+def test_the_recorder_leaves_the_previous_tracer_in_place():
+    import sys
+
+    def tracer(frame, event, arg):
+        return None
+
+    sys.settrace(tracer)
+    try:
+        with LineRecorder():
+            torch.ones(1, requires_grad=True) * 2
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(None)
