@@ -6,14 +6,16 @@
 #   make image  the app's container image (deploy/image.py): podman, or docker where podman is
 #               missing; BASE=IMAGE picks the base (default: python:3.11-slim, or one built from
 #               Debian's packages where no registry can be reached)
-# Browser tests need Debian's chromium at /usr/bin/chromium (.ci/run installs it) and npm.
+# make test checks Debian's packages the tests need (deploy/system.py: chromium, haproxy,
+# redis-server, podman, runc, debootstrap, libseccomp2), installs them with apt-get when
+# run as root, and otherwise stops with the one command to run. It also needs npm.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run serve image test lint bench clean
+.PHONY: run serve image test system-test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +42,10 @@ image:
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
-test: $(VENV)/.installed-dev node_modules/.package-lock.json
+system-test:
+	$(PYTHON) deploy/system.py test
+
+test: system-test $(VENV)/.installed-dev node_modules/.package-lock.json
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
