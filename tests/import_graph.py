@@ -63,7 +63,8 @@ def graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, set[str]]:
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """Each import circle once, as the list of its modules (Tarjan's strongly connected parts)."""
+    """One circle per knot of modules that import each other (Tarjan's strongly connected parts),
+    as the modules in import order, the first again at the end."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -89,12 +90,27 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
                 if top == node:
                     break
             if len(part) > 1:
-                found.append(sorted(part))
+                found.append(_loop(min(part), set(part), edges))
 
     for node in sorted(edges):
         if node not in index:
             visit(node)
     return found
+
+
+def _loop(start: str, part: set[str], edges: dict[str, set[str]]) -> list[str]:
+    """A shortest circle through ``start`` inside one strongly connected part, in import order."""
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt == start:
+                return paths[node] + [start]
+            if nxt in part and nxt not in paths:
+                paths[nxt] = paths[node] + [nxt]
+                queue.append(nxt)
+    return sorted(part)
 
 
 def main() -> int:

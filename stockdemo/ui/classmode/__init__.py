@@ -10,7 +10,7 @@ registers it once per process; the Class page (pages/classroom.py) is its own pa
 - ``follow``: the teacher's settings into a follower's controls, and out of the teacher's;
 - ``questions``: a lesson question for a student; ``question_console``: for the teacher;
 - ``push``, ``rebalance``: the server reruns each student's page the moment the class changes;
-- ``join``, ``teacher``, ``keeper``, ``mover``: joining, the teacher's console, the teacher's
+- ``join``, ``console``, ``keeper``, ``mover``: joining, the teacher's console, the teacher's
   key kept by the tab, a tab moved to a less busy replica; ``keys``: its session keys.
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from stockdemo.ui import hooks
 from stockdemo.ui.classmode import bar, follow, join, questions, session
+from stockdemo.ui.classmode.console import start_box, teacher_console
 from stockdemo.ui.classmode.join import join_box, student_code
 from stockdemo.ui.classmode.session import leave, teacher
-from stockdemo.ui.classmode.teacher import start_box, teacher_console
 
 __all__ = ["join_box", "leave", "register", "start_box", "student_code", "teacher", "teacher_console"]
 

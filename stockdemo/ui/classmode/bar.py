@@ -4,7 +4,7 @@ Every page opens it (``hooks.PAGE_OPENED``): for the teacher it says so and send
 page and its settings to the class; for a following student it opens the teacher's page
 with the teacher's settings; for every student it holds the open question. The push that
 reruns the bar the moment the teacher acts is in ``push.py``; the teacher's console in
-``teacher.py``; what a tab holds in ``session.py``.
+``console.py``; what a tab holds in ``session.py``.
 """
 
 from __future__ import annotations
