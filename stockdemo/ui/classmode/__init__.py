@@ -9,7 +9,8 @@ registers it once per process; the Class page (pages/classroom.py) is its own pa
 - ``bar``: the class line on every page, and a following student's page;
 - ``follow``: the teacher's settings into a follower's controls, and out of the teacher's;
 - ``questions``: a lesson question for a student; ``question_console``: for the teacher;
-- ``push``, ``rebalance``: the server reruns each student's page the moment the class changes;
+- ``push``, ``rebalance``, ``watch``: the server reruns each student's page the moment the class
+  changes (``watch``: a page's side of it);
 - ``join``, ``console``, ``keeper``, ``mover``: joining, the teacher's console, the teacher's
   key kept by the tab, a tab moved to a less busy replica; ``keys``: its session keys.
 """

@@ -40,7 +40,6 @@ from stockdemo.ui.classmode.keys import (
     TOGGLED,
 )
 from stockdemo.ui.classmode.mover import draw_mover
-from stockdemo.ui.classmode.push import move_asked, page_opened, watch_class
 from stockdemo.ui.classmode.questions import box_key, question_box
 from stockdemo.ui.classmode.session import (
     class_room,
@@ -52,6 +51,7 @@ from stockdemo.ui.classmode.session import (
     seat,
     teacher,
 )
+from stockdemo.ui.classmode.watch import move_asked, page_opened, watch_class
 from stockdemo.ui.routes import ROOT, page_url, presenting
 
 CLASS_PAGE = "pages/classroom.py"

@@ -28,7 +28,7 @@ from stockdemo.ui.classmode.keys import (
     SENT_GRAPH,
     STATE,
 )
-from stockdemo.ui.classmode.push import PAGE_SETTLE_S, given_state, latest_state, watch_class
+from stockdemo.ui.classmode.push import PAGE_SETTLE_S
 from stockdemo.ui.classmode.session import (
     HINT,
     class_room,
@@ -39,6 +39,7 @@ from stockdemo.ui.classmode.session import (
     teacher,
     widget_value,
 )
+from stockdemo.ui.classmode.watch import given_state, latest_state, watch_class
 from stockdemo.view_payload import graph_key
 
 

@@ -31,14 +31,10 @@ import threading
 import time
 from urllib.parse import parse_qs, urlencode
 
-import streamlit as st
-
-from stockdemo import replicas
 from stockdemo.classroom import PLAYGROUND, ClassError, Classroom, ClassState, version_of
 from stockdemo.config import PRESENT
 from stockdemo.ui import compat
 from stockdemo.ui.classmode.rebalance import Rebalancing
-from stockdemo.ui.classmode.session import class_room
 from stockdemo.ui.compat import ClientState
 from stockdemo.ui.routes import ROOT
 
@@ -317,51 +313,6 @@ class Pusher(Rebalancing):
             return [("live", 0.0, parts["live"], None)]
         live = [("live", 0.0, parts["live"], bar)]
         return live + [("bar", BAR_AFTER_S, bar, None)] if bar_changed else live
-
-
-@st.cache_resource(show_spinner=False)
-def pusher() -> Pusher:
-    push = Pusher(class_room())
-    push.roll = replicas.start_roll()  # None in one process (no shared class store)
-    return push
-
-
-def watch_class(code: str | None, part: str = "bar", on: bool = True, seat: str | None = None,
-                following: bool = False) -> None:
-    """From inside a class part (a fragment): rerun it the moment ``code`` changes.
-
-    ``code`` None: this tab is in no class; ``on`` False: not this part any more.
-    ``seat`` (from the bar): the tab's seat, kept present while it is connected.
-    """
-    here = compat.this_fragment_run()
-    if here is None:
-        return
-    session_id, rerun = here
-    pusher().watch(session_id, code, part, rerun if on else None, seat=seat, following=following)
-
-
-def latest_state(code: str) -> ClassState | None:
-    """From a page: the class as this process's push thread read it a moment ago, or None."""
-    return pusher().latest(code) if compat.runtime_exists() else None
-
-
-def page_opened() -> bool:
-    """From a page's whole run: the push opened this page (``Pusher._page_run``), and the
-    browser has the page but not its address yet."""
-    session_id = compat.session_id()
-    return session_id is not None and pusher().page_opened(session_id)
-
-
-def given_state() -> ClassState | None:
-    """From the class bar: the class as read to push this run (``Pusher.given_state``), else None."""
-    session_id = compat.session_id()
-    return pusher().given_state(session_id) if session_id is not None else None
-
-
-def move_asked() -> bool:
-    """From the class bar: this tab is to reload on another replica (``Pusher.balance``)."""
-    session_id = compat.session_id()
-    return session_id is not None and pusher().move_asked(session_id)
 
 
 def _as_now(session, request: ClientState) -> ClientState:
