@@ -26,7 +26,7 @@ STAGE_SETTLED = "stage settled"  # (picture key or None) last in the panels' run
 LESSON_DRAWN = "lesson drawn"  # () last in a run that drew a Lesson step, all of it
 
 # Questions: ``ask(QUESTION, *args)`` -> the first listener's answer that is not None.
-PAGE_INTRO = "page intro"  # ((others' intro, another's)) -> the intro to show instead, or None
+PAGE_INTRO = "page intro"  # ((the teacher's, a student's) intro) -> the one to show instead, or None
 CONTROLS_LOCKED = "controls locked"  # () -> why this tab's controls cannot move (a hint), or None
 LESSON_QUESTION = "lesson question"  # (step) -> how the step's question was asked (steps.InClass)
 

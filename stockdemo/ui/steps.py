@@ -22,7 +22,7 @@ class InClass:
     may_explore: bool  # the step's link to its experiment (which computes the answer)
 
 
-def step_in_link() -> int:
+def current_step() -> int:
     """The step the Lesson shows in this run: the link's, else the one kept in the session."""
     return STEP.parse(st.query_params.get_all(STEP.name) or st.session_state.get(keys.LESSON_STEP))[0]
 

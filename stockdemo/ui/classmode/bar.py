@@ -142,7 +142,7 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         say(error)
         # The question as last seen stays answerable: an answer is kept here and sent later.
         last = st.session_state.get(STATE)
-        if last is not None and not (page == LESSON and last[1].question == steps.step_in_link()):
+        if last is not None and not (page == LESSON and last[1].question == steps.current_step()):
             question_box(last[1], code, last[1].question, in_bar=True)
         return
     if state is None:
@@ -177,7 +177,7 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     if redraw:
         st.session_state.pop(DRAWN, None)
         st.session_state.pop(DRAWN_BOX, None)
-    on_lesson_question = page == LESSON and state.question == steps.step_in_link()
+    on_lesson_question = page == LESSON and state.question == steps.current_step()
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
         rerun = rerun or (not full_run and st.session_state.get(DRAWN_BOX) != box_key(state))

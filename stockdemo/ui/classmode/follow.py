@@ -51,7 +51,7 @@ def _pushed_state(code: str) -> ClassState | None:
 
 
 def pushed_read(code: str) -> ClassState | None:
-    """The read the push thread pushed this run with (class_push.given_state), if it is this
+    """The read the push thread pushed this run with (watch.given_state), if it is this
     class's and not older than what this tab has seen or taken."""
     state = given_state()
     return _not_older(state) if state is not None and state.code == code else None
