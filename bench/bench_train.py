@@ -4,7 +4,7 @@
 
 Targets on the 2-core box (issue 25): a run long enough to follow, a few
 seconds, at most 5; the curves redrawn at least 4 times a second, at the page's
-own cadence (``ui.panels.CHART_EVERY_S``: a redraw when an epoch ends at least
+own cadence (``ui.training.CHART_EVERY_S``: a redraw when an epoch ends at least
 that long after the last redraw); progress at least every 0.5 s.
 The first run in a process also pays a one-off import that ``torch.optim``
 triggers (``torch._dynamo``, a few seconds); it is reported apart, as a server
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from stockdemo import data, train  # noqa: E402
 from stockdemo.config import TrainConfig  # noqa: E402
 
-# The page's redraw cadence (stockdemo/ui/panels.py CHART_EVERY_S), not imported: that
+# The page's redraw cadence (stockdemo/ui/training.py CHART_EVERY_S), not imported: that
 # module imports Streamlit, and this benchmark times the core alone.
 CHART_EVERY_S = 0.2
 
@@ -53,7 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    torch.set_num_threads(1)  # as on the server (stockdemo/ui.py)
+    torch.set_num_threads(1)  # as on the server (stockdemo/ui/frame.py)
     config = TrainConfig()
 
     rss_at_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -7,7 +7,7 @@ Runs `make serve`'s deploy/serve.py on free loopback ports: two app replicas
 behind HAProxy (cookie affinity spreads the students over both) sharing one
 redis-server. The teacher starts a class on the Class page; each student opens
 the join link (``/playground?class=CODE``). The server pushes each teacher
-action to its students' pages (stockdemo/ui/class_push.py); their class bar's
+action to its students' pages (stockdemo/ui/classmode/push.py); their class bar's
 own timer (``st.fragment(run_every=...)``, mirrored here) is the heartbeat.
 
 The class (default):
@@ -33,7 +33,7 @@ answers each student saw confirmed, against those in Redis at the end (lost
 must be 0); after each kill, the seconds until every student of the killed
 replica is back on the teacher's page with the teacher's settings (target 5 s).
 A teacher whose replica died takes the class back on the Class page with the
-code and key (a browser's tab hands the key back by itself: class_session.keep_teacher).
+code and key (a browser's tab hands the key back by itself: classmode.keeper.keep_teacher).
 
 Exit status 1 when a target is missed. The client runs on the same machine as
 the servers and takes CPU from them; every figure is printed with the load average.
@@ -266,7 +266,7 @@ class Member(load.Session):
                 self.changed.notify_all()
 
     async def _move(self) -> None:
-        """The class bar's mover (stockdemo/ui/classroom.py): its replica holds more than its share
+        """The class bar's mover (stockdemo/ui/classmode/mover.py): its replica holds more than its share
         of the class, so the tab drops the balancer's cookie and reloads; the balancer picks anew."""
         was = self.replica
         self.cookies.pop("SRV", None)

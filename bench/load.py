@@ -398,7 +398,7 @@ class Session:
 
     def _see_view(self, view, fragment_id: str) -> None:
         """A graph view drawn: its picture (for counting graphs), and its stage, if it has one."""
-        if view.component_name.endswith("stockdemo_settle"):  # the panels' listener (ui.stage)
+        if view.component_name.endswith("stockdemo_settle"):  # the panels' listener (ui.stage_watch)
             from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
             self.settler = (_make_trigger_id(view.id, "events"), fragment_id)

@@ -3,8 +3,7 @@
 import streamlit as st
 
 from stockdemo import ui
-from stockdemo.ui import class_teacher
-from stockdemo.ui import classroom as class_ui
+from stockdemo.ui import classmode
 
 ui.setup_page(
     "Class", ":material/groups:",
@@ -14,20 +13,20 @@ ui.setup_page(
     __file__,
 )
 
-if class_ui.teacher() is not None:
-    class_teacher.teacher_console()
-elif class_ui.student_code() is not None:
+if classmode.teacher() is not None:
+    classmode.teacher_console()
+elif classmode.student_code() is not None:
     links = st.container(horizontal=True)
     with links:
         ui.page_link("pages/playground.py", "Open the Playground", ":material/tune:")
         ui.page_link("pages/lesson.py", "Open the Lesson", ":material/school:")
     st.button("Leave the class", key="class_leave", icon=":material/logout:",
-              on_click=class_ui.leave)
+              on_click=classmode.leave)
 else:
     student, teacher = st.columns(2, gap="large")
     with student:
         st.subheader("Join a class", anchor=False)
-        class_ui.join_box()
+        classmode.join_box()
     with teacher:
         st.subheader("Teach a class", anchor=False)
-        class_teacher.start_box()
+        classmode.start_box()

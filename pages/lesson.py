@@ -4,8 +4,7 @@ import streamlit as st
 
 from stockdemo import lesson, ui
 from stockdemo.config import RunConfig
-from stockdemo.ui import classroom as class_ui
-from stockdemo.ui.graph_view import cached_picture, graph_view
+from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
     "Lesson", ":material/school:",
@@ -21,18 +20,14 @@ ui.setup_page(
 )
 
 
-def reveal(number: int) -> None:
-    st.session_state.setdefault("lesson_revealed", set()).add(number)
-
-
 @st.fragment
 def live() -> None:
     number = ui.lesson_step()
     total = len(lesson.STEPS)
     step = lesson.STEPS[number - 1]
     # A following student's step is the teacher's: Back and Next would only snap back.
-    held = class_ui.following()
-    hint = class_ui.HINT if held else None
+    hint = ui.controls_locked()
+    held = hint is not None
     back, progress, forward = st.columns([1, 4, 1], vertical_alignment="center")
     back.button("Back", key="lesson_back", icon=":material/arrow_back:", disabled=number == 1 or held,
                 on_click=ui.go_to_step, args=(number - 1,), width="stretch", help=hint)
@@ -44,10 +39,10 @@ def live() -> None:
     st.header(f"{number}. {step.title}", anchor=False)
     st.markdown(step.context)
     # In class mode the question is the class's: asked once, answered, revealed by the teacher.
-    in_class = class_ui.lesson_question(number)
+    in_class = ui.lesson_question(number)
     if in_class is None:
         st.subheader(f":material/help: {step.question}", anchor=False)
-        revealed = number in st.session_state.get("lesson_revealed", set())
+        revealed = ui.step_revealed(number)
         if revealed:
             with st.spinner("Running it live…"):
                 answer = ui.cached_answer(number)
@@ -56,7 +51,7 @@ def live() -> None:
             words.markdown(answer.detail)
         else:
             st.button("Reveal the answer", key="lesson_reveal", icon=":material/visibility:",
-                      type="primary", on_click=reveal, args=(number,))
+                      type="primary", on_click=ui.reveal_step, args=(number,))
     else:
         revealed = in_class.revealed
     # The link first: on a 1280x720 projector the answer and the link fit above the fold.
@@ -65,8 +60,8 @@ def live() -> None:
         ui.page_link(step.page, step.link_label, ":material/open_in_new:", query=step.query or None)
     if revealed and isinstance(step.settings, RunConfig) \
             and st.toggle("Show the graph of this run", key="lesson_graph_shown"):
-        graph_view(cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None, height=420)
-    class_ui.lesson_drawn()  # only a run that got this far has shown the class's question
+        graph_view(ui.cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None, height=420)
+    ui.lesson_drawn()  # only a run that got this far has shown the class's question
 
 
 live()

@@ -7,15 +7,7 @@ import streamlit as st
 from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS
 from stockdemo.live import reproduce_code
-from stockdemo.ui import classroom as class_ui
-from stockdemo.ui.graph_view import (
-    cached_picture,
-    cached_trace,
-    comparison,
-    graph_view,
-    replay_control,
-    stage_table,
-)
+from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
     "Playground", ":material/tune:",
@@ -30,21 +22,20 @@ present = ui.presenting()
 # element, the graph view (its controls and the run's figures inside). The panels under it
 # are a fragment of their own, rerun once the learner stops (ui.settle_listener): the
 # table of the graph, the URL, the charts.
-@st.fragment(key=class_ui.PLAYGROUND_LIVE)
+@st.fragment(key=ui.PLAYGROUND_LIVE)
 def live_stage() -> None:
     started = time.perf_counter()
-    config, view = class_ui.run_controls()  # ui.run_controls, following the class if in one
+    config, view = ui.run_controls()
     result = ui.cached_run(config)
-    picture = cached_picture(config, view)
+    picture = ui.cached_picture(config, view)
     change, delta, new_ids = ui.change_since_previous(config, result.graph)
     shown = ui.run_figures(result, delta, (time.perf_counter() - started) * 1e3)
-    trace = replay_control(lambda: cached_trace(config), in_view=True)
+    trace = ui.replay_control(lambda: ui.cached_trace(config), in_view=True)
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
                stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None,
-                                   locked=class_ui.following_hint(), figures=shown, present=present),
-               compare=comparison(config, view))
-    ui.drawn_on_stage(config, view)  # what "Pin as A" pins and the panels below show
-    class_ui.drawn(config, view)  # only a run that got this far has shown the teacher's settings
+                                   locked=ui.controls_locked(), figures=shown, present=present),
+               compare=ui.comparison(config, view))
+    ui.drawn_on_stage(config, view)  # last: what "Pin as A" pins and the panels below show
 
 
 @st.fragment(key="playground_panels")
@@ -53,8 +44,8 @@ def panels() -> None:
     rerun_started = time.perf_counter()
     config, view = ui.stage_config()  # what the stage last drew
     ui.stage_to_url()
-    result, picture = ui.cached_run(config), cached_picture(config, view)
-    stage_table(config, view)
+    result, picture = ui.cached_run(config), ui.cached_picture(config, view)
+    ui.stage_table(config, view)
     if result.graph.meta.get("fused"):
         st.warning(
             "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
@@ -95,7 +86,7 @@ def panels() -> None:
         st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
                     "the same predictions.")
         st.code(reproduce_code(config), language="python")
-    class_ui.stage_settled(settled)  # last: it may ask for the stage again, after this run
+    ui.stage_settled(settled)  # last: it may ask for the stage again, after this run
 
 
 live_stage()

@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from stockdemo import static, ui
-from stockdemo.ui.graph_view import cached_picture, graph_view
+from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
     "Static vs dynamic", ":material/compare_arrows:",
@@ -24,7 +24,7 @@ def live() -> None:
     if captures_on:  # first: its progress bar and the count sit right under the Capture button
         capture, exports = ui.static_captures(config, fresh)
         ui.recompile_count(capture)
-    result, picture = ui.cached_run(config), cached_picture(config, "auto")
+    result, picture = ui.cached_run(config), ui.cached_picture(config, "auto")
 
     st.subheader("One model, two kinds of graph", anchor=False)
     # The unrolled eager graph runs across (time), the FX graph runs down: give width to the first.

@@ -5,7 +5,7 @@ import streamlit as st
 from stockdemo import data, figures, train, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
 from stockdemo.render import layout
-from stockdemo.ui.graph_view import graph_view, replay_control, training_trace
+from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
     "Train and predict", ":material/show_chart:",
@@ -67,7 +67,7 @@ def live() -> ui.TrainPanel | None:
                "and into the MSE loss: the same dynamic graph as in the Playground, now ending in "
                "a loss (the targets need no gradient, so they get no node). `loss.backward()` walks "
                "it in reverse to get every weight's gradient.")
-    trace = replay_control(lambda: training_trace(dataset, result), key="train_replay", in_url=False)
+    trace = ui.replay_control(lambda: ui.training_trace(dataset, result), key="train_replay", in_url=False)
     graph_view(picture, trace, key="train_graph")
     st.download_button("Download test forecasts CSV", result.forecasts.to_csv,  # built on a click
                        file_name="test_forecasts.csv", mime="text/csv", icon=":material/download:",

@@ -7,7 +7,7 @@ student sat on one replica, each later kill took all 60 at once, and they were b
 the teacher's page after 8.6-10.2 s instead of 4.1 s (bench/class_load.py --chaos,
 stop 17). So every process keeps a roll in the class store: each says every BEAT_S how
 many class tabs it holds; one that holds more than its fair share by a margin asks some
-of its followers' tabs to reload without the affinity cookie (``stockdemo.ui.class_push``),
+of its followers' tabs to reload without the affinity cookie (``stockdemo.ui.classmode.rebalance``),
 and the balancer sends each to the process with the fewest connections.
 
 A process is on the roll from its start (``deploy/replica.py`` calls ``start_roll``),

@@ -207,7 +207,7 @@ def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
 def graph_key(picture: Picture) -> str:
     """The payload's ``graph``: changes whenever what is drawn changes (a new shape changes
     a label). The browser keeps its zoom and replay while it stays the same, and names
-    the picture it settled on by it (stockdemo.ui.stage.settle_listener)."""
+    the picture it settled on by it (stockdemo.ui.stage_watch.settle_listener)."""
     digest = hashlib.blake2b(digest_size=8)
     digest.update(f"{picture.view}\0{picture.width}\0{picture.height}".encode())
     digest.update("\0".join(p.id for p in picture.nodes).encode())

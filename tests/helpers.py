@@ -223,7 +223,7 @@ def send_from_view(at, key: str = "graph", trigger: dict | None = None, **state)
 def move_stage(at, **values):
     """Move the stage's controls (``seq_len=6``...) as a drag does: one request, then settled.
 
-    "Settled" is the panels' listener's trigger (``stockdemo.ui.stage.settle_listener``),
+    "Settled" is the panels' listener's trigger (``stockdemo.ui.stage_watch.settle_listener``),
     fired by the stage's browser code once the learner stops.
     """
     req = int(graph_sent(view_element(at))["stage"]["req"]) + 1

@@ -25,8 +25,8 @@ from stockdemo.classroom import (
     open_classroom,
 )
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
-from stockdemo.ui import class_push
-from stockdemo.ui import classroom as class_ui
+from stockdemo.ui.classmode import bar as class_bar
+from stockdemo.ui.classmode import push as class_push
 from tests.conftest import ROOT
 from tests.helpers import run_async
 from tests.redis_server import RedisServer
@@ -94,7 +94,7 @@ def test_versions_say_what_every_process_watches_in_one_look(make_classroom):
 
 
 def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_classroom):
-    """The push thread's bookkeeping (ui/class_push.py Pusher), its look driven by hand."""
+    """The push thread's bookkeeping (ui/classmode/push.py Pusher), its look driven by hand."""
     from streamlit.proto.ClientState_pb2 import ClientState
     room = make_classroom()
     teacher = room.start()
@@ -458,7 +458,7 @@ def test_a_small_class_on_two_replicas_follows_every_move_and_page_and_counts_ea
     assert out["on_settings"] == 6
     # Each move reached each student through the server's push, not the class bar's own
     # timer (a slow safety net), which would leave some of them seconds behind.
-    assert max(out["moves"]) < class_ui.POLL_S / 2, out["moves"]
+    assert max(out["moves"]) < class_bar.POLL_S / 2, out["moves"]
     [kill] = out["kills"]
     assert kill["students"] and None not in kill["back_s"]
     assert out["answers"] == 6

@@ -39,7 +39,7 @@ def assert_controls_in_bounds(at: AppTest) -> None:
     for box in at.selectbox:
         assert box.value in box.options or box.format_func(box.value) in box.options, box.key
     for view in at.get("bidi_component"):  # the stage's own controls (stockdemo/ui/stage.py)
-        if not view.proto.json:  # the settle listener (stage.settle_listener) is sent no data
+        if not view.proto.json:  # the settle listener (stage_watch.settle_listener) is sent no data
             continue
         stage = graph_sent(view).get("stage") or {"controls": []}
         for c in stage["controls"]:

@@ -11,7 +11,8 @@ from streamlit.testing.v1 import AppTest
 from stockdemo.classroom import UNAVAILABLE, Teacher
 from stockdemo.config import show_class_code
 from stockdemo.lesson import STEPS
-from stockdemo.ui import classroom as class_ui
+from stockdemo.ui.classmode import bar as class_bar
+from stockdemo.ui.classmode import session as class_session
 from tests.conftest import ROOT
 from tests.helpers import metrics, move_stage, stage_values
 from tests.redis_server import RedisServer
@@ -25,9 +26,9 @@ LESSON = str(ROOT / "pages" / "lesson.py")
 def memory_class(monkeypatch):
     """Each test starts with an empty in-memory class store (one process: `make run`)."""
     monkeypatch.delenv("STOCKDEMO_REDIS_URL", raising=False)
-    class_ui.class_room.clear()
+    class_session.class_room.clear()
     yield
-    class_ui.class_room.clear()
+    class_session.class_room.clear()
 
 
 def app(path: str, **query: str) -> AppTest:
@@ -252,7 +253,7 @@ def test_ending_the_class_sends_every_student_back_to_working_alone():
 
 def test_with_redis_down_every_page_says_so_once_and_works_alone(monkeypatch):
     monkeypatch.setenv("STOCKDEMO_REDIS_URL", "redis://127.0.0.1:1/0")  # nobody answers
-    class_ui.class_room.clear()
+    class_session.class_room.clear()
     page = app(CLASS_PAGE).run()
     page.button(key="class_start").click().run()
     assert not page.exception and UNAVAILABLE in texts(page)
@@ -266,7 +267,7 @@ def test_redis_stopped_mid_class_then_restarted_the_student_follows_again(tmp_pa
     server = RedisServer(tmp_path).start()
     try:
         monkeypatch.setenv("STOCKDEMO_REDIS_URL", server.url)
-        class_ui.class_room.clear()
+        class_session.class_room.clear()
         _, teacher = start_class()
         student = app(PLAYGROUND, **{"class": teacher.code}).run()
         assert "following the teacher" in texts(student)
@@ -354,7 +355,7 @@ def test_a_following_students_next_and_back_are_held_with_the_hint():
     student = lesson_student(teacher, 4)
     buttons = {b.key: b for b in student.button}
     assert buttons["lesson_next"].disabled and buttons["lesson_back"].disabled
-    assert buttons["lesson_next"].help == class_ui.HINT
+    assert buttons["lesson_next"].help == class_session.HINT
     student.button(key="class_break_away").click().run()
     assert not student.button(key="lesson_next").disabled  # exploring: the lesson is theirs
 
@@ -370,7 +371,7 @@ def test_a_following_student_who_moves_a_slider_gets_the_hint_and_the_teachers_v
     student.session_state["class_applied_at"] = 0.0  # the move comes well after the last take
     student.slider(key="seq_len").set_value(30).run()
     assert student.slider(key="seq_len").value == 12
-    assert [t.value for t in student.toast] == [class_ui.HINT]
+    assert [t.value for t in student.toast] == [class_session.HINT]
 
 
 def test_the_class_page_keeps_a_summary_per_question():
@@ -390,7 +391,7 @@ def test_an_answer_sent_while_redis_is_down_is_kept_and_counted_when_it_is_back(
     server = RedisServer(tmp_path).start()
     try:
         monkeypatch.setenv("STOCKDEMO_REDIS_URL", server.url)
-        class_ui.class_room.clear()
+        class_session.class_room.clear()
         desk, teacher = open_question()
         student = app(CLASS_PAGE, **{"class": teacher.code}).run()
         student.number_input(key="class_number_3").set_value(4)
@@ -402,7 +403,7 @@ def test_an_answer_sent_while_redis_is_down_is_kept_and_counted_when_it_is_back(
         server.start()
         student.run()
         assert "Your answer: **4**" in texts(student)
-        assert class_ui.class_room().distribution(teacher, 3) == {"4": 1}
+        assert class_session.class_room().distribution(teacher, 3) == {"4": 1}
     finally:
         server.stop()
 
@@ -423,10 +424,10 @@ def test_a_student_who_steps_onto_the_open_question_sees_it_once():
 
 def test_each_seat_has_its_own_bar_timer_so_a_class_does_not_tick_at_once():
     seats = [f"seat{i:02d}-abcdefghijkl" for i in range(60)]
-    periods = [class_ui.bar_period(s) for s in seats]
-    assert all(class_ui.POLL_S <= p <= class_ui.POLL_S + class_ui.POLL_SPREAD_S for p in periods)
-    assert periods == [class_ui.bar_period(s) for s in seats]  # the same at each run and reload
+    periods = [class_bar.bar_period(s) for s in seats]
+    assert all(class_bar.POLL_S <= p <= class_bar.POLL_S + class_bar.POLL_SPREAD_S for p in periods)
+    assert periods == [class_bar.bar_period(s) for s in seats]  # the same at each run and reload
     # Spread: no second of the 5 holds more than a third of the class.
-    per_second = [sum(int(p - class_ui.POLL_S) == k for p in periods) for k in range(5)]
+    per_second = [sum(int(p - class_bar.POLL_S) == k for p in periods) for k in range(5)]
     assert max(per_second) <= 20, per_second
-    assert class_ui.bar_period(None) == class_ui.POLL_S
+    assert class_bar.bar_period(None) == class_bar.POLL_S

@@ -223,32 +223,6 @@ def test_more_settings_are_drawn_only_when_open_and_kept_in_the_link_either_way(
     assert "seed" not in at.query_params
 
 
-def test_the_graph_first_pause_counts_the_script_runs_in_progress():
-    """``ui.runs_in_progress`` counts Streamlit's script threads by name: it must find this run's."""
-    import threading
-
-    from stockdemo.ui import panels
-
-    def page():
-        import streamlit as st
-
-        from stockdemo.ui import panels
-
-        st.markdown(f"runs: {panels.runs_in_progress()}")
-
-    assert panels.runs_in_progress() == 0  # no run here
-    at = AppTest.from_function(page).run()
-    assert at.markdown[0].value == "runs: 1"
-    other = threading.Event()
-    thread = threading.Thread(target=other.wait, name=panels.SCRIPT_THREAD)  # another session's run
-    thread.start()
-    try:
-        assert at.run().markdown[0].value == "runs: 2"
-    finally:
-        other.set()
-        thread.join()
-
-
 def test_the_stage_takes_the_browsers_values_only_through_the_knobs_parsers():
     at = fresh().run()
     send_from_view(at, knobs={"seq_len": "1e9", "hidden_size": -4, "num_layers": "two",

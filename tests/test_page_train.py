@@ -133,18 +133,3 @@ def test_a_model_too_big_to_train_live_disables_the_train_button():
     assert not at.exception
     assert "too big to train live" in at.error[0].value
     assert at.button(key="train_go").disabled
-
-
-def test_the_wait_for_sent_progress_finds_the_streamlit_internals_it_reads():
-    """panels._until_sent reads the session's browser queue and the runtime's event loop
-    (private to Streamlit); without them it would return at once, silently, and a fast run
-    under load could again lose all its progress. This fails instead."""
-    import inspect
-
-    from streamlit.runtime import Runtime
-    from streamlit.runtime.app_session import AppSession
-    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
-
-    assert "self._browser_queue = ForwardMsgQueue()" in inspect.getsource(AppSession.__init__)
-    assert callable(ForwardMsgQueue.is_empty) and callable(Runtime._get_async_objs)
-    assert callable(Runtime.get_app_session)

@@ -1,4 +1,4 @@
-"""The replica roll (stockdemo/replicas.py) and the class push's rebalancing (ui/class_push.py)."""
+"""The replica roll (stockdemo/replicas.py) and the class push's rebalancing (ui/classmode/rebalance.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from streamlit.proto.ClientState_pb2 import ClientState
 
 from stockdemo import classroom, replicas
 from stockdemo.classroom import Classroom, MemoryStore, new_seat, open_classroom
-from stockdemo.ui import class_push
+from stockdemo.ui.classmode import push as class_push
+from stockdemo.ui.classmode import rebalance
 from tests.redis_server import RedisServer
 
 
@@ -90,7 +91,7 @@ def _pusher(room: Classroom, others: dict[str, int]) -> class_push.Pusher:
     return pusher
 
 
-def _beat(pusher: class_push.Pusher, over_for: float = class_push.SUSTAINED_S) -> None:
+def _beat(pusher: class_push.Pusher, over_for: float = rebalance.SUSTAINED_S) -> None:
     """One look of the push thread that is also its heartbeat (every HEARTBEAT_S), an excess
     over the share (if any) having lasted ``over_for`` seconds."""
     pusher.beat_at = -1e9
@@ -128,7 +129,7 @@ def test_a_replica_over_its_share_asks_followers_to_move_once_each():
     for sid in asked:  # ...which it has, a while later: the ten reloaded on r2
         pusher.watch(sid, None)
     pusher.roll.live = {"r2": 10}
-    pusher.moved_at -= class_push.MOVE_COOLDOWN_S
+    pusher.moved_at -= rebalance.MOVE_COOLDOWN_S
     _beat(pusher)
     assert len(pusher.moving) == 4 and not set(pusher.moving) & set(asked + exploring)  # the rest
 
@@ -141,7 +142,7 @@ def test_an_excess_that_does_not_last_moves_nobody():
     _join(pusher, teacher.code, 20)
     _beat(pusher, over_for=0.0)
     assert not pusher.moving
-    _beat(pusher, over_for=class_push.SUSTAINED_S - 0.5)
+    _beat(pusher, over_for=rebalance.SUSTAINED_S - 0.5)
     assert not pusher.moving
     _beat(pusher)
     assert len(pusher.moving) == 10

@@ -1,12 +1,20 @@
-"""The only Streamlit code: pages use it as ``from stockdemo import ui; ui.setup_page(...)``.
+"""The only Streamlit code: pages use it as ``from stockdemo import ui; ui.setup_page(...)``
+(and the graph view as ``from stockdemo.ui.graph_view import graph_view``).
 
-- ``frame``: page set-up, sidebar menu, presenter mode, links between pages;
-- ``controls``: widgets bound to the URL, the link's values checked, presets;
-- ``caches``: runs, drawings and figures shared by every session;
-- ``panels``: composite elements a page places with one call.
+The package is in layers, each importing only the ones below it (docs/architecture.md;
+tests/test_architecture.py checks it):
+
+1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``;
+2. ``caches``, ``url_sync``, ``widgets``, ``metrics``, ``elements``: caches and widgets;
+3. ``stage``, ``stage_watch``, ``compare``, ``graph_view``: the graph view;
+4. ``controls``, ``steps``, ``changes``, ``downloads``, ``training``, ``captures``: panels;
+5. ``frame``: the page frame;
+6. ``classmode``: class mode, a plug-in listening on ``hooks``;
+7. this facade, which registers class mode once.
 """
 
 from stockdemo import heap
+from stockdemo.ui import classmode
 from stockdemo.ui.caches import (
     EXPORTS,
     cached_answer,
@@ -17,90 +25,81 @@ from stockdemo.ui.caches import (
     cached_export,
     cached_figure,
     cached_inspection,
+    cached_picture,
     cached_prices_figure,
     cached_prices_table,
     cached_prints,
     cached_render,
     cached_run,
     cached_size_sweep,
+    cached_trace,
 )
+from stockdemo.ui.captures import fx_graph, outcome_box, recompile_count, recompiles, static_captures
+from stockdemo.ui.changes import change_since_previous
+from stockdemo.ui.compare import compare_config, comparison, drawn_on_stage, stage_config, stage_link
 from stockdemo.ui.controls import (
-    capped_knob_widget,
     compare_bar,
     debug_controls,
-    go_to_step,
-    graph_picker,
-    knob_row,
-    knob_widget,
-    lesson_step,
     more_settings,
-    node_from_url,
-    number_box,
-    panel_picker,
     presets_bar,
     run_controls,
-    share_link,
     static_controls,
     train_controls,
-    url_messages,
 )
-from stockdemo.ui.frame import (
-    DATA_CREDIT,
-    PAGES,
-    ROOT,
-    page_link,
-    page_source,
-    page_url,
-    presenting,
-    setup_page,
+from stockdemo.ui.downloads import run_downloads
+from stockdemo.ui.elements import aside, chart_after_graph, table
+from stockdemo.ui.frame import DATA_CREDIT, setup_page
+from stockdemo.ui.graph_view import replay_control, stage_table, training_trace
+from stockdemo.ui.keys import PLAYGROUND_LIVE
+from stockdemo.ui.metrics import Metric, metric_row, run_figures
+from stockdemo.ui.routes import PAGES, ROOT, page_link, page_source, page_url, presenting, share_link
+from stockdemo.ui.stage import stage_spec, stage_to_url, stage_values
+from stockdemo.ui.stage_watch import settle_listener, stage_settled
+from stockdemo.ui.steps import (
+    go_to_step,
+    lesson_drawn,
+    lesson_question,
+    lesson_step,
+    reveal_step,
+    step_revealed,
 )
-from stockdemo.ui.panels import (
-    Metric,
+from stockdemo.ui.training import (
     TrainPanel,
-    aside,
-    change_since_previous,
-    chart_after_graph,
-    fx_graph,
     leave_for_training,
-    metric_row,
-    outcome_box,
-    recompile_count,
-    recompiles,
-    run_downloads,
-    run_figures,
-    static_captures,
-    table,
     train_button,
     training_pending,
     training_run,
 )
-from stockdemo.ui.stage import (
-    compare_config,
-    drawn_on_stage,
-    settle_listener,
-    stage_config,
-    stage_link,
-    stage_spec,
-    stage_to_url,
-    stage_values,
+from stockdemo.ui.url_sync import node_from_url, number_box, url_messages
+from stockdemo.ui.widgets import (
+    capped_knob_widget,
+    controls_locked,
+    graph_picker,
+    knob_row,
+    knob_widget,
+    panel_picker,
 )
 
 __all__ = [
-    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "ROOT", "TrainPanel", "aside", "cached_answer",
-    "cached_debug_figure", "cached_early_stop_runs", "cached_experiment", "cached_export",
-    "cached_figure", "cached_inspection", "cached_dataset", "cached_prices_figure", "cached_prices_table",
-    "cached_prints", "cached_render", "cached_run",
-    "cached_size_sweep", "capped_knob_widget", "compare_bar", "compare_config", "drawn_on_stage",
-    "change_since_previous", "chart_after_graph",
-    "debug_controls", "fx_graph", "go_to_step", "graph_picker", "knob_row", "knob_widget",
-    "leave_for_training", "lesson_step", "metric_row", "more_settings", "settle_listener", "stage_config",
-    "stage_link", "stage_spec", "stage_to_url", "stage_values",
-    "node_from_url", "number_box", "outcome_box", "panel_picker", "page_link", "page_source", "page_url",
-    "presenting", "presets_bar", "recompile_count", "recompiles", "run_controls", "run_downloads",
-    "run_figures", "table",
-    "setup_page", "share_link", "static_captures", "static_controls", "train_button", "train_controls",
-    "training_pending", "training_run", "url_messages",
+    "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "PLAYGROUND_LIVE", "ROOT", "TrainPanel", "aside",
+    "cached_answer", "cached_dataset", "cached_debug_figure", "cached_early_stop_runs",
+    "cached_experiment", "cached_export", "cached_figure", "cached_inspection", "cached_picture",
+    "cached_prices_figure", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
+    "cached_size_sweep", "cached_trace", "capped_knob_widget", "change_since_previous",
+    "chart_after_graph", "compare_bar", "compare_config", "comparison", "controls_locked",
+    "debug_controls", "drawn_on_stage", "fx_graph", "go_to_step", "graph_picker",
+    "knob_row", "knob_widget", "leave_for_training", "lesson_drawn", "lesson_question", "lesson_step",
+    "metric_row", "more_settings", "node_from_url", "number_box", "outcome_box", "page_link",
+    "page_source", "page_url", "panel_picker", "presenting", "presets_bar", "recompile_count",
+    "recompiles", "replay_control", "reveal_step", "run_controls", "run_downloads", "run_figures",
+    "settle_listener", "setup_page", "share_link", "stage_config", "stage_link", "stage_settled",
+    "stage_spec", "stage_table", "stage_to_url", "stage_values", "static_captures", "static_controls",
+    "step_revealed", "table", "train_button", "train_controls", "training_pending", "training_run",
+    "training_trace", "url_messages",
 ]
+
+# The one registration point of the class-mode plug-in: its listeners on ui.hooks.
+classmode.register()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).

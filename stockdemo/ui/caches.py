@@ -15,10 +15,10 @@ from stockdemo import data, figures, inspection, lab, lab_figures, lesson, stati
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.render import Picture, Rendering, layout, render_dot
+from stockdemo.replay import Trace, trace_run
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
-# field. Streamlit hashes a dataclass through ``dataclasses.asdict``, a deep copy: 7 % of
-# the server's time in a 30-session Debugging burst (py-spy), for a handful of ints.
+# field; Streamlit's own hash of a dataclass is a deep copy, dear for a handful of ints.
 CONFIGS = dict.fromkeys((RunConfig, TrainConfig), repr)
 
 
@@ -26,6 +26,21 @@ CONFIGS = dict.fromkeys((RunConfig, TrainConfig), repr)
 def cached_run(config: RunConfig) -> RunResult:
     """Shared by all sessions: read it, never train or modify it."""
     return run(config)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
+def cached_picture(config: RunConfig, view: str) -> Picture:
+    """The run's graph laid out for the graph view, every node placed (never folded).
+
+    Shared by all sessions: read it, never modify it.
+    """
+    return layout(cached_run(config).graph, view, max_nodes=None)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
+def cached_trace(config: RunConfig) -> Trace:
+    """The run replayed with hooks (forward order, backward order and norms, source lines)."""
+    return trace_run(config)
 
 
 @st.cache_data(max_entries=96, show_spinner=False, hash_funcs=CONFIGS)
@@ -59,8 +74,7 @@ def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str)
     """Shared by all sessions (the node inspector needs the live graph): read it, never modify it.
 
     32 entries, about 0.8 MB each: a rerun reads its inspection up to four times
-    (figures, prints), and with 8 entries fifteen sessions moving at once evicted
-    it in between, so one move could run the inspection again.
+    (figures, prints), so sessions moving at once must not evict it in between.
     """
     return inspection.inspect_run(config, weight_scale, nonlinearity)
 
@@ -73,8 +87,7 @@ def _dataset(key: tuple, _config: TrainConfig, _upload: data.Upload | None) -> t
 def cached_dataset(config: TrainConfig, upload: data.Upload | None) -> tuple[data.Dataset, str]:
     """``data.load_dataset``, once per data set (``data.dataset_key``) for every session.
 
-    Read it, never modify it. Loading and windowing the bundled prices was 20 %
-    of the Train page's server time in a 30-session burst of model-slider moves.
+    Read it, never modify it: loading and windowing the bundled prices is dear under load.
     A DataError is raised again on every call (errors are not cached).
     """
     return _dataset(data.dataset_key(config, upload), config, upload)
@@ -88,8 +101,7 @@ def _prices_figure(key: tuple, _dataset: data.Dataset) -> go.Figure:
 def cached_prices_figure(config: TrainConfig, upload: data.Upload | None, dataset: data.Dataset) -> go.Figure:
     """The Train page's price chart, built once per data set (``data.dataset_key``). Never modify it.
 
-    Its shaded validation and test spans (plotly's ``add_vrect``) were 56 % of the
-    server's time in a 30-session Train-page burst (py-spy).
+    Its shaded validation and test spans (plotly's ``add_vrect``) are slow to build.
     """
     return _prices_figure(data.dataset_key(config, upload), dataset)
 
@@ -98,8 +110,8 @@ def cached_prices_figure(config: TrainConfig, upload: data.Upload | None, datase
 def cached_debug_figure(kind: str, config: RunConfig, weight_scale: float, nonlinearity: str) -> go.Figure:
     """The Debugging page's figures ("hidden" heatmap, "gradient" norms), built once per run.
 
-    Built through plotly's checked API, they were 60 % of the server's time in a
-    30-session Debugging burst (py-spy). Shared by all sessions: never modify it.
+    Built through plotly's checked API, they are slow to build. Shared by all sessions:
+    never modify it.
     """
     run = cached_inspection(config, weight_scale, nonlinearity)
     return figures.hidden_heatmap(run) if kind == "hidden" else figures.gradient_figure(run)
@@ -137,9 +149,8 @@ def cached_export(kind: str, config: RunConfig) -> static.ExportOutcome:
 def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Picture], ...]:
     """Both eager runs of the early-stop model, each laid out for the graph view.
 
-    Shared by all sessions: read them, never modify them. (A copy per rerun, as
-    st.cache_data gives, and a fresh layout per rerun cost a Static vs dynamic
-    slider move 23.0 ms of server CPU where it now costs 16.4, settings cached.)
+    Shared by all sessions: read them, never modify them (a copy per rerun, as
+    st.cache_data gives, and a fresh layout per rerun, cost each slider move).
     """
     return tuple((run, layout(run.graph, "auto", max_nodes=None)) for run in static.early_stop_eager(config))
 

@@ -1,4 +1,4 @@
-"""The page frame every page opens with: page config, sidebar menu, presenter mode, links.
+"""The page frame every page opens with: page config, sidebar menu, presenter mode, its CSS.
 
 Every page calls ``setup_page`` first, so a page works the same whether it is
 reached from the sidebar, typed into a fresh tab, or run alone by AppTest.
@@ -6,34 +6,16 @@ reached from the sidebar, typed into a fresh tab, or run alone by AppTest.
 
 from __future__ import annotations
 
-import functools
 import os
-from pathlib import Path
-from urllib.parse import urlencode
 
 import streamlit as st
 import torch
-from streamlit.errors import StreamlitPageNotFoundError
 
 from stockdemo import theme
-from stockdemo.config import PRESENT, url_value
-
-ROOT = Path(__file__).resolve().parents[2]
-
-# (file relative to the app root, title, icon). A page shows in the menu once its file exists.
-PAGES: tuple[tuple[str, str, str], ...] = (
-    ("app.py", "Home", ":material/home:"),
-    ("pages/playground.py", "Playground", ":material/tune:"),
-    ("pages/train.py", "Train and predict", ":material/show_chart:"),
-    ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
-    ("pages/debugging.py", "Debugging", ":material/bug_report:"),
-    ("pages/lab.py", "Lab", ":material/science:"),
-    ("pages/lesson.py", "Lesson", ":material/school:"),
-    ("pages/classroom.py", "Class", ":material/groups:"),
-)
-# Looked up once: checking the disk for every link on every rerun showed up under
-# load (os.path.realpath was 12 % of server time in a 30-session burst).
-MENU: tuple[tuple[str, str, str], ...] = tuple(p for p in PAGES if (ROOT / p[0]).exists())
+from stockdemo.config import PRESENT
+from stockdemo.ui import hooks, keys
+from stockdemo.ui.routes import MENU, page_link, page_source, presenting
+from stockdemo.ui.url_sync import to_url
 
 DATA_CREDIT = (
     "Stock prices: Quandl WIKI Prices (public domain), as redistributed in "
@@ -41,8 +23,7 @@ DATA_CREDIT = (
 )
 
 # Set deliberately for a server shared by many sessions: one torch thread per
-# op gives steady run times under load on a 2-core box (measured: default
-# 2 threads stalled some runs for 20-57 s with 30 sessions).
+# op gives steady run times under load (two stalled some runs for many seconds).
 _THREADS = int(os.environ.get("STOCKDEMO_TORCH_THREADS", "1"))
 if torch.get_num_threads() != _THREADS:
     torch.set_num_threads(_THREADS)
@@ -60,7 +41,8 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
     ``stage``: the page's subject is a graph, drawn on a stage that takes the
     screen: the sidebar starts closed and the page's margins shrink.
     ``class_intros``: (the teacher's, a student's) intro in a class, for a page
-    whose controls are not the same there (the Lesson's reveal is the teacher's).
+    whose controls are not the same there (the Lesson's reveal is the teacher's);
+    a listener of ``hooks.PAGE_INTRO`` picks one.
     """
     present = presenting()
     # An emoji favicon: a Material icon here would be fetched from a font CDN,
@@ -78,7 +60,7 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
     with st.sidebar:
         st.markdown("### stockdemo")
         st.caption("PyTorch's define-by-run graphs, live")
-        st.toggle(PRESENT.label, key="present_toggle", value=present, help=PRESENT.help,
+        st.toggle(PRESENT.label, key=keys.PRESENT_TOGGLE, value=present, help=PRESENT.help,
                   on_change=_set_presenting)
         for path, label, page_icon in MENU:
             page_link(path, label, page_icon)
@@ -95,21 +77,11 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
         st.caption(DATA_CREDIT)
         st.caption("A teaching demo, not financial advice.")
     st.title(f"{icon} {title}", anchor=False)
-    # Class mode on every page: the teacher's page goes to the class, a following student
-    # opens it. Imported here: ui.classroom itself builds on this package.
-    from stockdemo.ui import classroom
-
     if not present:
-        role = classroom.role() if class_intros is not None else None
-        st.markdown(class_intros[role == "student"] if role is not None else intro)
-    classroom.class_bar(rel)
-
-
-@functools.cache
-def page_source(source: str) -> tuple[str, str]:
-    """A page file -> (its path relative to the app root, its text); read once per process."""
-    path = Path(source).resolve()
-    return path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+        chosen = hooks.ask(hooks.PAGE_INTRO, class_intros) if class_intros is not None else None
+        st.markdown(chosen or intro)
+    # A plug-in's line under the title (class mode: the class bar), on every page.
+    hooks.fire(hooks.PAGE_OPENED, rel)
 
 
 def _tokens(*kinds: str) -> str:
@@ -120,9 +92,7 @@ def _tokens(*kinds: str) -> str:
 # ui.metric_row: figures side by side in the sizes of st.metric (label 0.875rem,
 # value 2.25rem), spread over the row as a horizontal container spreads them; in
 # the theme's text colour, light or dark. An item is never narrower than its value
-# (min-width stays auto): with "flex: 1 1 0; min-width: 7.5rem" the Lab's six figures
-# shared 1,000 px equally and "33-37 nodes" ran into "43 nodes"; now a row that
-# cannot hold them wraps.
+# (min-width stays auto), so a row that cannot hold them wraps instead of overlapping.
 METRIC_CSS = f"""
 .sd-metrics {{ display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin: 0 0 0.25rem 0; }}
 .sd-metric {{ flex: 1 1 7.5rem; }}
@@ -140,9 +110,8 @@ METRIC_CSS = f"""
 """
 
 # Code that does not fit wraps under its own start instead of scrolling sideways: a
-# block that scrolled was a region a keyboard could not reach (axe-core's
-# scrollable-region-focusable on Static vs dynamic and Debugging at 390-1280 px).
-# Copying still copies the lines as written.
+# block that scrolls is a region a keyboard cannot reach (axe-core's
+# scrollable-region-focusable). Copying still copies the lines as written.
 CODE_CSS = """
 [data-testid="stCode"] pre, [data-testid="stCode"] pre code {
   white-space: pre-wrap !important; overflow-wrap: anywhere; }
@@ -192,38 +161,7 @@ STAGE_CSS = """
 """
 
 
-def presenting() -> bool:
-    """Presenter mode: ``?present=1`` in the link, or the sidebar toggle."""
-    if "present" not in st.session_state:
-        value, _ = PRESENT.parse(st.query_params.get_all(PRESENT.name) or None)
-        st.session_state["present"] = value == "1"
-    return bool(st.session_state["present"])
-
-
 def _set_presenting() -> None:
-    on = bool(st.session_state["present_toggle"])
-    st.session_state["present"] = on
-    if on:
-        st.query_params[PRESENT.name] = "1"
-    else:
-        st.query_params.pop(PRESENT.name, None)
-
-
-def page_url(path: str) -> str:
-    """The URL path of a page file: app.py is "/", pages/NAME.py is "/NAME"."""
-    return "/" if path == "app.py" else "/" + Path(path).stem
-
-
-def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
-    """A link to another page; a plain link where the page registry is not the app's.
-
-    (AppTest running one page file alone knows no other pages.)
-    """
-    query = None if query is None else {k: url_value(k, v) for k, v in query.items()}
-    try:
-        st.page_link(path, label=label, icon=icon, query_params=query)
-    except StreamlitPageNotFoundError:
-        url = page_url(path)
-        if query:
-            url += "?" + urlencode(query)
-        st.markdown(f"[{label}]({url})")
+    on = bool(st.session_state[keys.PRESENT_TOGGLE])
+    st.session_state[keys.PRESENTING] = on
+    to_url(PRESENT, "1" if on else "0")

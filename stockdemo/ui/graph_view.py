@@ -19,18 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from stockdemo.config import RunConfig
-from stockdemo.graph import graph_diff
+from stockdemo.config import ChoiceKnob, RunConfig
 from stockdemo.handout import view_file_name, view_handout
-from stockdemo.render import Picture, layout
-from stockdemo.ui.caches import CONFIGS
-from stockdemo.ui.stage import (
-    REPLAY_HELP,
-    compare_config,
-    run_label,
-    take_pin,
-    take_stage_knobs,
-)
+from stockdemo.render import Picture
+from stockdemo.replay import trace_first_training_step
+from stockdemo.ui import keys
+from stockdemo.ui.caches import cached_picture, cached_trace
+from stockdemo.ui.compare import take_pin
+from stockdemo.ui.stage import REPLAY_HELP, take_stage_knobs
+from stockdemo.ui.url_sync import to_url
 from stockdemo.view_payload import (
     HEIGHT,
     Comparison,
@@ -47,9 +44,8 @@ if TYPE_CHECKING:
     from stockdemo.train import TrainResult
 
 ASSETS = Path(__file__).with_name("graph_view")
-# The drawing code (77 KB) is a file Streamlit serves (server.enableStaticServing,
-# from static/ next to app.py): the browser fetches it once. Inline, it went out
-# with every rerun, once per graph on the page (three on Static vs dynamic).
+# The drawing code is a file Streamlit serves (server.enableStaticServing, from static/
+# next to app.py): the browser fetches it once, not with every rerun and every graph.
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "graph_view.js"
 
 
@@ -116,41 +112,11 @@ _COMPONENT = st.components.v2.component(
     css=(ASSETS / "graph_view.css").read_text(encoding="utf-8"),
 )
 
-@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
-def cached_picture(config: RunConfig, view: str) -> Picture:
-    """The run's graph laid out for the view, every node placed (never folded).
-
-    Shared by all sessions: read it, never modify it.
-    """
-    from stockdemo.ui import cached_run  # the package imports this module
-
-    return layout(cached_run(config).graph, view, max_nodes=None)
+# The "Replay this run" toggle in the link, as the graph view's own toolbar draws it.
+REPLAY = ChoiceKnob(keys.REPLAY, "Replay this run", "false", ("false", "true"), REPLAY_HELP)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
-def cached_trace(config: RunConfig) -> Trace:
-    """The run replayed with hooks (forward order, backward order and norms, source lines)."""
-    from stockdemo.replay import trace_run
-
-    return trace_run(config)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
-def cached_comparison(a: RunConfig, b: RunConfig, view: str) -> Comparison:
-    """Run A beside run B, nodes matched by id (graph_diff); shared by all sessions."""
-    from stockdemo.ui import cached_run  # the package imports this module
-
-    return Comparison(cached_picture(a, view), graph_diff(cached_run(a).graph, cached_run(b).graph),
-                      run_label(a), run_label(b))
-
-
-def comparison(config: RunConfig, view: str) -> Comparison | None:
-    """The stage's compare mode: run A (pinned, in the link) beside ``config``, or None."""
-    a = compare_config()
-    return None if a is None else cached_comparison(a, config, view)
-
-
-def replay_control(make_trace: Callable[[], Trace], *, key: str = "replay",
+def replay_control(make_trace: Callable[[], Trace], *, key: str = keys.REPLAY,
                    in_url: bool = True, in_view: bool = False) -> Trace | None:
     """The "Replay this run" toggle; on, -> ``make_trace()`` for the view, else None.
 
@@ -166,30 +132,25 @@ def replay_control(make_trace: Callable[[], Trace], *, key: str = "replay",
         if key not in st.session_state:
             st.session_state[key] = in_url and st.query_params.get(key, "").lower() in ("true", "1")
         on = bool(st.session_state[key])
-        if in_url and (st.query_params.get(key) == "true") != on:
-            if on:
-                st.query_params[key] = "true"
-            else:
-                st.query_params.pop(key, None)
+        if in_url:
+            to_url(REPLAY.variant(key, REPLAY.choices), "true" if on else "false")
     if not on:
         return None
     with st.spinner("Replaying the run with hooks on every node…"):
         return make_trace()
 
 
-def take_replay(view_key: str, key: str = "replay") -> None:
+def take_replay(view_key: str, key: str = keys.REPLAY) -> None:
     """The view's own "Replay this run" button was pressed: its state becomes the session's."""
     st.session_state[key] = bool(getattr(st.session_state.get(view_key), "replay", False))
 
 
 def training_trace(dataset: Dataset, result: TrainResult) -> Trace:
     """The first training step of ``result``, replayed; kept in this session while it stands."""
-    from stockdemo.replay import trace_first_training_step
-
-    kept = st.session_state.get("_graph_view_training_trace")
+    kept = st.session_state.get(keys.TRAINING_TRACE)
     if kept is None or kept[0] is not result:
         kept = (result, trace_first_training_step(dataset, result.config))
-        st.session_state["_graph_view_training_trace"] = kept
+        st.session_state[keys.TRAINING_TRACE] = kept
     return kept[1]
 
 
@@ -218,11 +179,11 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     on a page keeps its selection to itself).
     ``height``: the graph's height in px; None (a page's main graph): it fills the
     height the window leaves under its top, or a screen's height when it starts low.
-    ``stage``: the live controls drawn above the graph (``stockdemo.ui.stage.stage_spec``).
+    ``stage``: the live controls drawn above the graph (``ui.stage_spec``).
     A stage's table comes from the page (``graph_table``), in the part that follows the
     stage once the learner stops: an element of its own redrawn on every value a drag
     crosses made each step slower.
-    ``compare``: run A, drawn beside this one (``comparison``).
+    ``compare``: run A, drawn beside this one (``ui.comparison``).
     """
     if url_key is None:
         raw = [chosen] if (chosen := getattr(st.session_state.get(key), "selected", None)) else []
@@ -266,5 +227,5 @@ def graph_table(picture: Picture, trace: Trace | None, settings: dict[str, str] 
 
 def stage_table(config: RunConfig, view: str, key: str = "graph") -> None:
     """``graph_table`` of the run on the stage keyed ``key``, with its replay while that is on."""
-    trace = cached_trace(config) if st.session_state.get("replay") else None
+    trace = cached_trace(config) if st.session_state.get(keys.REPLAY) else None
     graph_table(cached_picture(config, view), trace, config.to_params(), key)

@@ -63,7 +63,7 @@ def problems_on(page, expected_charts: int) -> list[str]:
 
 
 def chart_without_mode_bar(chart) -> bool:
-    """The Class page's chart turns plotly's mode bar off (stockdemo/ui/classroom.py)."""
+    """The Class page's chart turns plotly's mode bar off (stockdemo/ui/classmode/question_console.py)."""
     return chart.evaluate("p => p._context.displayModeBar === false")
 
 

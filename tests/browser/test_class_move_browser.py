@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from stockdemo.ui.classroom import AFFINITY_COOKIE
+from stockdemo.ui.classmode.mover import AFFINITY_COOKIE
 from tests.browser.conftest import ROOT, free_port, start_server
 from tests.helpers import stop_server
 

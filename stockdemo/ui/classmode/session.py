@@ -1,14 +1,13 @@
-"""What a browser tab holds in class mode, and what its controls tell the class.
+"""What a browser tab holds in class mode, and what its knobs tell the class.
 
-State per tab (``st.session_state``): the teacher's ``Teacher`` (code and secret
-key), or a student's class code, seat token, whether they follow, and the
-class version they last took. Class state itself lives in
-``stockdemo.classroom`` (memory or Redis), never here.
+State per tab (``st.session_state``, ``classmode/keys.py``): the teacher's ``Teacher``
+(code and secret key), or a student's class code, seat token, whether they follow, and
+the class version they last took. Class state itself lives in ``stockdemo.classroom``
+(memory or Redis), never here.
 
-Every knob widget (ui.controls.knob_widget) reports here: what it shows
-(``knob_drawn``: the teacher's values go to the class) and a move by hand
-(``knob_moved``: a following student's move snaps back, with a hint). No
-import of the other ui modules: controls.py imports this one.
+Every knob widget announces itself (``hooks.KNOB_DRAWN``: the teacher's values go to
+the class) and a move by hand (``hooks.KNOB_MOVED``: a following student's move snaps
+back, with a hint); ``classmode.register`` listens with the functions here.
 """
 
 from __future__ import annotations
@@ -31,18 +30,17 @@ from stockdemo.config import (
     IntKnob,
     parse_seat,
 )
-
-# session_state keys
-TEACHER = "class_teacher"
-CODE = "class_code"
-SEAT = "class_seat"
-FOLLOWING = "class_following"
-APPLIED = "class_applied"  # (version, page, params) a following student last took
-APPLIED_AT = "class_applied_at"  # when (time.monotonic()): a browser's stale value is no move
-PUBLISHED = "class_published"  # (page, params) the teacher last sent
-HERE = "class_page"  # the page this tab's last run was on
-ARRIVED_AT = "class_arrived_at"  # when (time.monotonic()) this tab last arrived on another page
-JOIN_MESSAGE = "class_join_message"
+from stockdemo.ui import steps, url_sync
+from stockdemo.ui.classmode.keys import (
+    APPLIED,
+    APPLIED_AT,
+    CODE,
+    FOLLOWING,
+    HERE,
+    PUBLISHED,
+    SEAT,
+    TEACHER,
+)
 
 HINT = "You are following the teacher. Break away to explore."
 # A browser that has not drawn the teacher's move yet still sends the old value with
@@ -93,9 +91,7 @@ def widget_value(knob, value: object) -> object:
     """A knob's value as its widget holds it in session_state."""
     if knob is PANEL:
         return PANEL.show(str(value))  # tabs are bound by their title
-    if isinstance(knob, IntKnob) and knob.high - knob.low > 300:
-        return float(value)  # a float number box (ui.controls.knob_widget)
-    return value
+    return url_sync.widget_value(knob, value)
 
 
 def _from_widget(knob, value: object) -> object:
@@ -116,7 +112,7 @@ def current_params(page: str, arrived: bool) -> dict[str, str]:
     for knob in followed_knobs(page):
         in_url = st.query_params.get_all(knob.name)
         if knob is STEP:
-            raw[knob.name] = in_url or st.session_state.get("lesson_step")
+            raw[knob.name] = in_url or steps.kept_step()
         elif knob.name in st.session_state and not (arrived and in_url):
             raw[knob.name] = _from_widget(knob, st.session_state[knob.name])
         elif in_url:
@@ -176,80 +172,3 @@ def knob_moved(name: str) -> None:
 def lab_tab_ok(title: str) -> bool:
     """A Lab experiment's title, as its tabs show it."""
     return title in lab.EXPERIMENTS
-
-
-__all__ = ["APPLIED", "CODE", "FOLLOWING", "HERE", "HINT", "JOIN_MESSAGE", "PUBLISHED",
-           "SEAT", "TEACHER", "class_room", "current_params", "following", "knob_drawn",
-           "knob_moved", "lab_tab_ok", "leave", "publish", "say", "seat", "teacher",
-           "teachers_value", "widget_value"]
-
-
-# --------------------------------------------------------------------------- the teacher's tab
-
-# The teacher's key lives in this browser tab's sessionStorage, never in a link
-# (the address bar is on the projector): a reload, or a reconnect to another
-# replica after one was lost, gives the new session nothing, so the tab hands
-# the key back and the teacher goes on teaching. sessionStorage is per tab and
-# goes with it; students' tabs never mount this.
-_KEEPER = st.components.v2.component(
-    "stockdemo_class_keeper",
-    html="<span hidden></span>",
-    js="""
-export default function (component) {
-  const { data, setTriggerValue } = component
-  const name = "stockdemo.teacher"
-  if (data && data.save) {
-    sessionStorage.setItem(name, data.save)
-  } else if (data && data.forget) {
-    sessionStorage.removeItem(name)
-  } else if (data && data.ask) {
-    const saved = sessionStorage.getItem(name)
-    if (saved) setTriggerValue("restored", saved)
-  }
-}
-""",
-)
-KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or "" once forgotten
-ASKED = "_class_keeper_asked"
-
-
-def keep_teacher() -> None:
-    """Once per session: the teacher's tab keeps the key, or hands back one it kept.
-
-    Drawn in the sidebar, so the page's own layout has no element more; not drawn
-    without a browser (AppTest), where there is no tab to keep anything.
-    """
-    if not st.context.url:
-        return  # no browser: AppTest
-    current = teacher()
-    where = st.sidebar
-    if current is not None:
-        kept = f"{current.code}:{current.key}"
-        if st.session_state.get(KEPT) != kept:
-            st.session_state[KEPT] = kept
-            with where:
-                _KEEPER(data={"save": kept}, key="class_keeper_save", height=0)
-    elif st.session_state.get(KEPT):
-        st.session_state[KEPT] = ""
-        with where:
-            _KEEPER(data={"forget": True}, key="class_keeper_forget", height=0)
-    elif ASKED not in st.session_state and CODE not in st.session_state:
-        st.session_state[ASKED] = True  # a new session: the tab is asked once
-        with where:
-            _KEEPER(data={"ask": True}, key="class_keeper_ask", height=0,
-                    on_restored_change=_restored)
-
-
-def _restored() -> None:
-    """The tab handed back a key it kept: this session is the teacher again, if it still fits."""
-    text = (st.session_state.get("class_keeper_ask") or {}).get("restored")
-    st.session_state[KEPT] = text or ""
-    code, _, key = str(text or "").partition(":")
-    candidate = Teacher(code, key)
-    try:
-        class_room().presence(candidate)  # refused unless the key is this class's
-    except ClassError:
-        st.session_state[KEPT] = ""
-        return
-    st.session_state[TEACHER] = candidate
-    st.session_state.pop(PUBLISHED, None)

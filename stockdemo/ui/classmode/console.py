@@ -1,0 +1,151 @@
+"""Class mode for the teacher: start a class, the Class page's console, the results and CSV.
+
+The results stay hidden until the reveal (the teacher's screen is on the projector).
+The Class page shows a summary per question and a CSV of every answer (question, seat
+number, answer, right, seconds). A question as the teacher runs it is in
+``question_console.py``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import segno
+import streamlit as st
+
+from stockdemo import classroom, lesson, theme
+from stockdemo.classroom import QUESTIONS, ClassError, Teacher, results_csv, summarise
+from stockdemo.config import CLASS_KEY, STEP, parse_class_code, show_class_code
+from stockdemo.ui import steps
+from stockdemo.ui.classmode.keys import PUBLISHED, TEACHER
+from stockdemo.ui.classmode.question_console import TALLY_S, question_console
+from stockdemo.ui.classmode.session import class_room, leave, say, teacher
+from stockdemo.ui.routes import absolute, page_url
+
+RESULTS_S = 3.0  # the Class page's summary table
+
+# --------------------------------------------------------------------------- starting
+
+def start_box() -> None:
+    """Start a class, or take one back with its key (after a reload)."""
+    if st.button("Start a class", key="class_start", type="primary", icon=":material/podium:"):
+        try:
+            st.session_state[TEACHER] = class_room().start()
+        except ClassError as error:
+            say(error)
+            return
+        leave()
+        st.session_state.pop(PUBLISHED, None)
+        st.rerun()
+    with st.expander("Teach a class you started before (after a reload)"):
+        with st.form("class_resume", border=False):
+            code = st.text_input("Class code", max_chars=16, key="class_resume_code")
+            key = st.text_input("Teacher key", type="password", max_chars=128,
+                                key="class_resume_key")
+            if st.form_submit_button("Teach this class"):
+                parsed, message = parse_class_code(code)
+                candidate = Teacher(parsed or "", key)
+                try:
+                    class_room().presence(candidate)  # refused unless the key is this class's
+                except ClassError as error:
+                    st.warning(message or str(error), icon=":material/block:")
+                else:
+                    st.session_state[TEACHER] = candidate
+                    leave()
+                    st.session_state.pop(PUBLISHED, None)
+                    st.rerun()
+
+
+def join_link(code: str) -> str:
+    """What students open: the Playground, joined to the class. No key in it."""
+    return absolute(f"{page_url(classroom.PLAYGROUND)}?{urlencode({CLASS_KEY: code})}")
+
+
+# --------------------------------------------------------------------------- the Class page
+
+def teacher_console() -> None:
+    """The Class page for the teacher: code, link and QR code, who is here, questions, results."""
+    current = teacher()
+    link = join_link(current.code)
+    code_col, qr_col = st.columns([3, 2], vertical_alignment="center")
+    with code_col:
+        st.markdown("Class code")
+        st.markdown(f"<p style='font-size:3.2rem;font-weight:700;letter-spacing:.12em;"
+                    f"margin:0'>{show_class_code(current.code)}</p>", unsafe_allow_html=True)
+        st.markdown("Join link (students open it, or type the code on the **Class** page):")
+        st.code(link, language=None)
+        _presence(current)
+    with qr_col:
+        qr = segno.make(link, error="m")
+        st.image(qr.svg_inline(scale=6, dark=theme.TEXT), caption="Scan to join", width=260)
+    st.divider()
+    step = st.selectbox("Lesson question", list(QUESTIONS),
+                        index=(steps.kept_step() or STEP.default) - 1,
+                        key="class_question_step",
+                        format_func=lambda n: f"{n}. {lesson.STEPS[n - 1].question.replace('`', '')}")
+    steps.keep_step(step)  # the Lesson opens at the question picked here
+    question_console(current, step)
+    st.divider()
+    st.subheader("Results", anchor=False)
+    _results(current)
+    st.divider()
+    with st.expander("Teacher key: keep it private (it steers the class)"):
+        st.caption("With the code, it lets you teach this class again after a reload. "
+                   "Never put it on the projector or in a link.")
+        st.code(current.key, language=None)
+    with st.popover("End the class", icon=":material/logout:"):
+        st.markdown("Every student's page goes back to working on its own, and the class's "
+                    "answers are deleted: download them first.")
+        if st.button("End it now", key="class_end", type="primary"):
+            try:
+                class_room().end(current)
+            except ClassError as error:
+                say(error)
+            st.session_state.pop(TEACHER, None)
+            st.session_state.pop(PUBLISHED, None)
+            st.rerun()
+
+
+@st.fragment(run_every=TALLY_S)
+def _presence(current: Teacher) -> None:
+    try:
+        connected, following = class_room().presence(current)
+    except ClassError as error:
+        say(error)
+        return
+    st.markdown(f":material/group: **{connected}** connected · **{following}** following")
+
+
+@st.fragment(run_every=RESULTS_S)
+def _results(current: Teacher) -> None:
+    """A summary per question, and every answer as CSV: the rows this table shows.
+
+    The CSV is handed to the button as text, not as a callable run on the click.
+    Streamlit keeps a file made on a click for only two script runs of any
+    session after it is made, and on a class's server those end every few
+    milliseconds: the download would be cancelled before the browser fetched it.
+    Text given to the button stays until the table is redrawn with other rows;
+    the CSV of a class's answers is a few kB.
+    """
+    try:
+        rows, live = class_room().results(current)
+    except ClassError as error:
+        say(error)
+        return
+    if not rows:
+        st.caption("No answers yet. Each question's answers show here once they come in.")
+        return
+    table = pd.DataFrame([{
+        "Question": s.question, "Answers": s.answers, "Live answer": s.live or "not revealed",
+        "Right": "" if s.right is None else f"{s.right} ({s.share_right:.0%})",
+        "Median time (s)": round(s.median_s, 1), "Counted right": s.rule,
+    } for s in summarise(rows, live)])
+    st.dataframe(table, hide_index=True, width="stretch", key="class_summary",
+                 alt="One row per question: answers, the live answer, how many were right, "
+                     "the median time to answer")
+    st.download_button(
+        "Download every answer (CSV)", results_csv(rows), on_click="ignore",
+        file_name=f"class-{current.code}-answers.csv", mime="text/csv", icon=":material/download:",
+        key="class_csv", help="Question, seat number, answer, right or not, seconds to answer. "
+                              "Seats are numbers: nothing says who a student is.")

@@ -1,0 +1,28 @@
+"""Moving a student's tab to a less busy replica: it reloads without the balancer's cookie."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import streamlit as st
+
+# The balancer's affinity cookie (deploy/haproxy.cfg's SRV, the Ingress's in deploy/k8s):
+# a tab that drops it and reloads lands on the replica with the fewest connections.
+AFFINITY_COOKIE = os.environ.get("STOCKDEMO_AFFINITY_COOKIE", "SRV")
+if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", AFFINITY_COOKIE):
+    raise ValueError(f"STOCKDEMO_AFFINITY_COOKIE is not a cookie name: {AFFINITY_COOKIE!r}")
+_MOVE_JS = """
+export default function (component) {
+  document.cookie = `${component.data.cookie}=; Max-Age=0; path=/`;
+  window.location.reload();
+}
+"""
+_MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden></span>", js=_MOVE_JS)
+
+
+def draw_mover() -> None:
+    """This replica holds more than its share of the class (stockdemo.replicas): the tab reloads
+    without the balancer's cookie, keeping its class and seat (they are in its address)."""
+    st.caption(":material/sync_alt: Moving you to a less busy server…")
+    _MOVER(data={"cookie": AFFINITY_COOKIE}, key="class_move", height=0)

@@ -1,0 +1,177 @@
+"""The one door to Streamlit's private internals: everything here leans on Streamlit 1.67.0.
+
+The app needs a few things Streamlit offers no public API for: starting a run of
+another session from the server (class mode's push), rerunning one fragment by its
+key from a timer's run, knowing which page a run runs as, waiting until a run's
+messages have gone out, and counting the runs in progress. Each is one function
+here; nothing else in stockdemo touches Streamlit's private names.
+``tests/test_compat.py`` pins the version and checks that each thing used here
+still exists and behaves, so an upgrade fails there, by name, not in a class.
+
+Every function degrades to "cannot" (None, False, 0) where there is no runtime
+(AppTest, a script run outside a server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from streamlit.errors import StreamlitAPIException
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
+
+STREAMLIT_VERSION = "1.67.0"  # what every function here was written and tested against
+# Streamlit runs each session's script run in a thread of this name (ScriptRunner.start).
+SCRIPT_THREAD = "ScriptRunner.scriptThread"
+
+__all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
+           "event_loop", "has_fragment", "main_script_hash", "page_scripts", "rerun_fragment",
+           "rerun_session", "running_page_script", "runs_in_progress", "runtime_exists", "session_id",
+           "tab_address", "this_fragment_run", "wait_until_sent"]
+
+
+def runs_in_progress() -> int:
+    """How many script runs this server process is in the middle of, this one included."""
+    return sum(1 for t in threading.enumerate() if t.name == SCRIPT_THREAD)
+
+
+def runtime_exists() -> bool:
+    """A server runs this process (not AppTest, not a bare script)."""
+    return Runtime.exists()
+
+
+def session_id() -> str | None:
+    """The id of the session this script run belongs to; None without a server."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None and Runtime.exists() else None
+
+
+def this_fragment_run() -> tuple[str, ClientState] | None:
+    """From inside a fragment's run: (session id, the request that reruns this fragment).
+
+    None outside a fragment, or without a server.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return None
+    fragment_id = ThreadState.get().fragment_id  # the running fragment, as 1.67 keeps it
+    if not fragment_id:
+        return None
+    return ctx.session_id, ClientState(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+                                       fragment_id=fragment_id, is_auto_rerun=True)
+
+
+def running_page_script() -> str | None:
+    """The script path of the page this run runs as, as Streamlit sees it (None: unknown)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return None
+    info = ctx.pages_manager.get_pages().get(ctx.page_script_hash)
+    return info.get("script_path") if info else None
+
+
+def rerun_fragment(key: str) -> bool:
+    """Queue a rerun of the fragment keyed ``key`` as ``st.rerun`` queues one: it starts once
+    this run ends. -> False where that cannot be done (the caller reruns the page instead).
+
+    Streamlit 1.67 offers a keyed rerun only from a widget's callback; a timer's run needs this.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or ctx.script_requests is None:
+        return False
+    try:
+        fragments = ctx.fragment_storage.resolve_target(key)
+    except StreamlitAPIException:
+        return False
+    ctx.script_requests.request_rerun(RerunData(
+        query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+        fragment_id_queue=fragments, is_fragment_scoped_rerun=True,
+        cached_message_hashes=ctx.cached_message_hashes, context_info=ctx.context_info))
+    return True
+
+
+def app_session(session_id: str) -> Any | None:
+    """A connected session of this server by id (documented thread-safe); None if gone."""
+    if not Runtime.exists():
+        return None
+    return Runtime.instance().get_app_session(session_id)
+
+
+def alive() -> Callable[[str], bool]:
+    """-> whether a session id is still connected to this server (all are, without a server)."""
+    if not Runtime.exists():
+        return lambda session_id: True
+    runtime = Runtime.instance()
+    return lambda session_id: runtime.get_app_session(session_id) is not None
+
+
+def event_loop() -> asyncio.AbstractEventLoop:
+    """The server's event loop, where a session's rerun must be asked for."""
+    return Runtime.instance()._get_async_objs().eventloop
+
+
+def busy(session) -> bool:
+    """The session's last run is not over, or its messages are still on their way."""
+    return getattr(session, "_scriptrunner", None) is not None
+
+
+def rerun_session(session, request: ClientState) -> None:
+    """Start a run of ``session`` as its browser would with ``request`` (on the event loop)."""
+    session.request_rerun(request)
+
+
+def has_fragment(session, fragment_id: str) -> bool:
+    """The session's page holds this fragment now."""
+    return session.has_fragment(fragment_id)
+
+
+def tab_address(session) -> ClientState | None:
+    """What the session's browser last ran: its page hash and query string (None: unknown)."""
+    now = getattr(session, "_client_state", None)
+    return now if isinstance(now, ClientState) else None
+
+
+def main_script_hash(session) -> str | None:
+    """The hash a tab's first run starts under, before it learns its page."""
+    return getattr(getattr(session, "_pages_manager", None), "main_script_hash", None)
+
+
+def page_scripts(session) -> dict[str, str] | None:
+    """The app's pages as this session knows them: {page script hash: script path}; None: unknown."""
+    manager = getattr(session, "_pages_manager", None)
+    if manager is None:
+        return None
+    return {h: info.get("script_path") for h, info in manager.get_pages().items()}
+
+
+def wait_until_sent(timeout: float) -> bool:
+    """Wait until what this script run queued has gone out to the browser (at most ``timeout``).
+
+    A marker goes through the server's event loop after every message queued before it;
+    then the session's queue must be empty. -> False at once where there is no server.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return False
+    runtime = Runtime.instance()
+    session = runtime.get_app_session(ctx.session_id)
+    if session is None:
+        return False
+    deadline = time.monotonic() + timeout
+    reached = threading.Event()
+    try:
+        runtime._get_async_objs().eventloop.call_soon_threadsafe(reached.set)
+        queue = session._browser_queue
+    except (AttributeError, RuntimeError):
+        return False
+    if not reached.wait(timeout):
+        return False
+    while not queue.is_empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return queue.is_empty()

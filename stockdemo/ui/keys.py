@@ -1,0 +1,51 @@
+"""Every session-state key of ``stockdemo.ui``, declared once, with why it is kept.
+
+A knob's widget is keyed by the knob's name (``stockdemo.config``), so those are
+declared there. A widget whose key no code reads back (a button's) keeps its key
+beside it. Class mode's own keys are in ``ui/classmode/keys.py``.
+"""
+
+from __future__ import annotations
+
+# --- the page frame
+PRESENTING = "present"  # presenter mode on: taken from the link once, then from the toggle
+PRESENT_TOGGLE = "present_toggle"  # the sidebar's presenter toggle, read by its callback
+
+
+# --- links: a link's values are checked once per session and page, and said once
+def link_checked(page: str) -> str:
+    """The messages the link of ``page`` (its file) gave; present once its values are taken."""
+    return f"_url_checked:{page}"
+
+
+NODE_CHECKED = "_url_checked:debugging_node"  # the Debugging link's node, checked against the run
+
+# --- the stage (the Playground's graph view with its controls)
+PLAYGROUND_LIVE = "playground_live"  # the Playground's stage fragment: a plug-in reruns it alone
+STAGE_VALUE = "stage:{}"  # .format(knob name): a stage knob's value (a Train widget owns the bare name)
+STAGE_REQ = "_stage_req"  # the browser's request number the session last took
+STAGE_WRITTEN = "stage:url"  # what the stage last wrote to the URL, by knob name: a link's own differs
+STAGE_REDRAWN = "stage:redrawn_at"  # when the watch found the stage missing and reran the page
+STAGE_DRAWN = "stage:drawn"  # (config, view) the stage drew last: what "Pin as A" pins, the panels show
+PINNED = "stage:compare"  # run A's settings as the link carries them, or None: no comparison
+PINNED_WRITTEN = "stage:compare_url"  # what compare mode last wrote to the URL: a link's own differs
+COMPARE_MESSAGES = "_stage_compare_messages"  # what the link's run A gave to say, said on each run
+REPLAY = "replay"  # the Playground's "Replay this run" toggle, on or off (its URL key too)
+
+# --- the graph view and the panels
+TRAINING_TRACE = "_graph_view_training_trace"  # (result, its first step replayed): made once per result
+PANEL_SHOWN = "_panel_shown"  # the panel the picker last showed: a later link naming one wins
+PREVIOUS_RUN = "playground_previous"  # the previous run with other settings: what changed since
+STATIC_ON = "static_on"  # Capture was pressed once: the static captures run on each change of T
+STATIC_SESSION = "static_session"  # this learner's torch.compile session (static.CompileSession)
+
+# --- training (in a whole-page run, so Stop can interrupt it)
+TRAIN_JOB = "train_job"  # (key, dataset, config) of the run Train asked for, until it ends
+TRAIN_RESULT = "train_result"  # (key, TrainResult) the last run trained, shown while its key stands
+TRAIN_PARTIAL = "train_partial"  # the epochs so far of the run training now
+TRAIN_STOPPED = "train_stopped"  # the epochs a Stop left, shown once
+TRAIN_PRESSED = "train_pressed"  # Train was just pressed: the fragment goes straight to the page run
+
+# --- the Lesson
+LESSON_STEP = "lesson_step"  # the step on screen, kept when the link has none (back from the menu)
+LESSON_REVEALED = "lesson_revealed"  # the steps whose answer this tab has revealed

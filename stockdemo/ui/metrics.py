@@ -1,0 +1,64 @@
+"""A row of figures, as ``st.metric`` draws them but sent as one element; and a run's figures."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import streamlit as st
+
+from stockdemo.graph import count_text
+from stockdemo.live import RunResult
+
+
+class Metric(NamedTuple):
+    """One figure of a metric row: a label, its value, a change since last time, a tooltip."""
+
+    label: str
+    value: object
+    delta: int | float | None = None
+    help: str | None = None
+
+
+def metric_row(metrics: Iterable[Metric], where=st) -> None:
+    """Figures side by side, as ``st.metric`` draws them, sent as one element.
+
+    Each ``st.metric`` is an element of its own, and each element costs the server
+    its own message on every rerun. A description list, styled in
+    ``frame.FRAME_CSS``: screen readers read each label with its value.
+    """
+    items = []
+    for m in metrics:
+        tip = ""
+        if m.help:
+            text = html.escape(m.help, quote=True)
+            tip = (f' <span class="sd-help" tabindex="0" role="img" aria-label="{text}" '
+                   f'title="{text}">?</span>')
+        change = ""
+        if m.delta is not None:
+            sign = "up" if m.delta > 0 else "down" if m.delta < 0 else "flat"
+            arrow = {"up": "↑ +", "down": "↓ −", "flat": "± "}[sign]
+            change = (f'<dd class="sd-delta sd-{sign}" data-testid="sdMetricDelta">'
+                      f'{arrow}{abs(m.delta):,}</dd>')
+        items.append(f'<div class="sd-metric" data-testid="sdMetric">'
+                     f'<dt data-testid="sdMetricLabel">{html.escape(m.label)}{tip}</dt>'
+                     f'<dd data-testid="sdMetricValue">{html.escape(str(m.value))}</dd>{change}</div>')
+    where.markdown(f'<dl class="sd-metrics">{"".join(items)}</dl>', unsafe_allow_html=True)
+
+
+def run_figures(result: RunResult, delta: int | None, elapsed_ms: float) -> list[Metric]:
+    """Output shape, parameters, graph size and times of one run: the stage draws them over its graph."""
+    counts = result.graph.counts
+    return [
+        Metric("Output shape", str(tuple(result.predictions.shape))),
+        Metric("Parameters", f"{result.parameter_count:,}",
+               help=f"Numbers the model learns, held in the graph's "
+                    f"{count_text(counts.parameters, 'parameter')}."),
+        Metric("Graph nodes", f"{counts.nodes:,}", delta=delta, help=counts.summary() + "."),
+        Metric("Graph edges", f"{counts.edges:,}", help="Arrows between nodes: which node's output "
+                                                        "feeds which."),
+        Metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
+               help="Forward pass and graph capture, measured on the server when this config first ran."),
+        Metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups."),
+    ]

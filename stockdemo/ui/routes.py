@@ -1,0 +1,86 @@
+"""The app's pages and the links between them: the page list, a page's URL, links, share links.
+
+Presenter mode lives here too: it travels with every link the app makes.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from stockdemo.config import PRESENT, url_value
+from stockdemo.ui import keys
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# (file relative to the app root, title, icon). A page shows in the menu once its file exists.
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/playground.py", "Playground", ":material/tune:"),
+    ("pages/train.py", "Train and predict", ":material/show_chart:"),
+    ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
+    ("pages/debugging.py", "Debugging", ":material/bug_report:"),
+    ("pages/lab.py", "Lab", ":material/science:"),
+    ("pages/lesson.py", "Lesson", ":material/school:"),
+    ("pages/classroom.py", "Class", ":material/groups:"),
+)
+# Looked up once: checking the disk for every link on every rerun is dear under load.
+MENU: tuple[tuple[str, str, str], ...] = tuple(p for p in PAGES if (ROOT / p[0]).exists())
+
+
+@functools.cache
+def page_source(source: str) -> tuple[str, str]:
+    """A page file -> (its path relative to the app root, its text); read once per process."""
+    path = Path(source).resolve()
+    return path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+
+
+def page_url(path: str) -> str:
+    """The URL path of a page file: app.py is "/", pages/NAME.py is "/NAME"."""
+    return "/" if path == "app.py" else "/" + Path(path).stem
+
+
+def page_link(path: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
+    """A link to another page; a plain link where the page registry is not the app's.
+
+    (AppTest running one page file alone knows no other pages.)
+    """
+    query = None if query is None else {k: url_value(k, v) for k, v in query.items()}
+    try:
+        st.page_link(path, label=label, icon=icon, query_params=query)
+    except StreamlitPageNotFoundError:
+        url = page_url(path)
+        if query:
+            url += "?" + urlencode(query)
+        st.markdown(f"[{label}]({url})")
+
+
+def presenting() -> bool:
+    """Presenter mode: ``?present=1`` in the link, or the sidebar toggle."""
+    if keys.PRESENTING not in st.session_state:
+        value, _ = PRESENT.parse(st.query_params.get_all(PRESENT.name) or None)
+        st.session_state[keys.PRESENTING] = value == "1"
+    return bool(st.session_state[keys.PRESENTING])
+
+
+def absolute(url: str) -> str:
+    """A path of this app as a full address, at the host the browser reached (as is in AppTest)."""
+    try:
+        parts = urlsplit(st.context.url)
+    except (AttributeError, ValueError, TypeError):
+        return url  # no browser (AppTest): a path relative to the app
+    if not parts.scheme:
+        return url
+    return f"{parts.scheme}://{parts.netloc}{url}"
+
+
+def share_link(path: str, params: dict[str, str]) -> str:
+    """The link that reproduces this run: the page's URL with its non-default settings."""
+    if presenting():
+        params = {**params, PRESENT.name: "1"}
+    params = {k: url_value(k, v) for k, v in params.items()}
+    return absolute(page_url(path)) + ("?" + urlencode(params) if params else "")

@@ -1,0 +1,122 @@
+"""The import contract of ``stockdemo/ui/``: layers, each importing only its own or those below.
+
+Read from the source (``tests/import_graph.py``, ``ast``): an import inside a function or
+under ``if TYPE_CHECKING`` counts as much as one at the top. docs/architecture.md draws
+the layers and says where each kind of change goes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tests.import_graph import ROOT, cycles, graph, imports, modules
+
+UI = "stockdemo.ui"
+# Bottom first. A module may import modules of its own layer and of the layers below it.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base: Streamlit's private API, session keys, routes, hooks", ("compat", "keys", "routes", "hooks")),
+    ("caches and widgets", ("caches", "url_sync", "widgets", "metrics", "elements")),
+    ("the graph view", ("stage", "stage_watch", "compare", "graph_view")),
+    ("panels and page controls", ("controls", "steps", "changes", "downloads", "training", "captures")),
+    ("the page frame", ("frame",)),
+    ("class mode, a plug-in on the hooks", ("classmode", "classmode.*")),
+    ("the facade, which registers class mode", ("",)),
+)
+CLASS_MODE = f"{UI}.classmode"
+# Outside stockdemo, only class mode's own page may import it.
+CLASS_PAGE = "pages/classroom.py"
+
+
+def layer_of(module: str) -> int | None:
+    """The index in LAYERS of a module of ``stockdemo.ui`` (None: it has no layer)."""
+    short = module[len(UI) + 1:] if module != UI else ""
+    for i, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if short == member or (member.endswith(".*") and short.startswith(member[:-1])):
+                return i
+    return None
+
+
+def ui_modules() -> dict:
+    return {name: path for name, path in modules().items() if name == UI or name.startswith(UI + ".")}
+
+
+def test_every_module_of_ui_has_a_layer():
+    unplaced = [name for name in ui_modules() if layer_of(name) is None]
+    assert not unplaced, f"add these to a layer in tests/test_architecture.py LAYERS: {unplaced}"
+
+
+def upward_imports() -> list[str]:
+    """Every import in stockdemo/ui of a module in a higher layer, as 'file:line: a (layer) -> b (layer)'."""
+    known = set(modules())
+    found = []
+    for name, path in ui_modules().items():
+        here = layer_of(name)
+        for target, line in imports(name, path, known):
+            there = layer_of(target) if target == UI or target.startswith(UI + ".") else None
+            if there is not None and here is not None and there > here:
+                found.append(f"{path.relative_to(ROOT)}:{line}: {name} ({LAYERS[here][0]}) imports "
+                             f"{target} ({LAYERS[there][0]})")
+    return found
+
+
+def test_no_module_of_ui_imports_from_a_layer_above_it():
+    found = upward_imports()
+    assert not found, "upward imports in stockdemo/ui:\n" + "\n".join(found)
+
+
+def test_no_import_circle_anywhere_in_stockdemo():
+    found = cycles(graph())
+    assert not found, "import circles (python -m tests.import_graph): " + "; ".join(
+        " -> ".join(part) for part in found)
+
+
+def test_the_core_never_imports_streamlit_nor_the_ui():
+    known = set(modules())
+    found = []
+    for name, path in modules().items():
+        if name == UI or name.startswith(UI + "."):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+                found.append(f"{name}:{node.lineno} imports streamlit")
+        found += [f"{name}:{line} imports {target}" for target, line in imports(name, path, known)
+                  if target == UI or target.startswith(UI + ".")]
+    assert not found, found
+
+
+@pytest.mark.parametrize("script", ["app.py", *sorted(p.relative_to(ROOT).as_posix()
+                                                    for p in (ROOT / "pages").glob("*.py"))])
+def test_page_scripts_reach_class_mode_only_through_the_hooks(script):
+    """The Playground and the Lesson call ui functions; class mode answers through the hooks.
+    Only the Class page, class mode's own, imports it."""
+    tree = ast.parse((ROOT / script).read_text(encoding="utf-8"))
+    named = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            named += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            named += [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+    reaches = [n for n in named if n == CLASS_MODE or n.startswith(CLASS_MODE + ".")]
+    if script == CLASS_PAGE:
+        assert reaches, "the Class page is class mode's own: it draws class mode's console"
+    else:
+        assert not reaches, f"{script} imports class mode: {reaches}"
+
+
+def test_the_layer_check_sees_an_upward_import_inside_a_function(tmp_path):
+    """The check reads function bodies too: a lazy import is still an import."""
+    package = tmp_path / "stockdemo" / "ui"
+    package.mkdir(parents=True)
+    (tmp_path / "stockdemo" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "frame.py").write_text("")
+    (package / "keys.py").write_text("def f():\n    from stockdemo.ui import frame\n")
+    found = imports("stockdemo.ui.keys", package / "keys.py", set(modules(tmp_path)))
+    assert found == [("stockdemo.ui.frame", 2)]
+    assert layer_of("stockdemo.ui.frame") > layer_of("stockdemo.ui.keys")
