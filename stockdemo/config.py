@@ -573,12 +573,12 @@ LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
                      "draws its first.", max_len=40)
 PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
 # The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
-# class follows it (stockdemo/classroom.py checks the title against the Lab's experiments).
+# class follows it (stockdemo/classroom/state.py checks the title against the Lab's experiments).
 LAB_TAB = TextKnob("lab", "Experiment", "The Lab's open experiment, by its title.", max_len=40)
 CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})
 
 
-# --- Class mode (stockdemo/classroom.py, pages/classroom.py) -----------------
+# --- Class mode (stockdemo/classroom/, pages/classroom.py) --------------------
 # The join link carries the class code (?class=K7QM3XPA) and, once a student
 # has joined, their seat (?seat=...): a random token, nothing personal, kept in
 # the URL so a reconnect to another replica is still the same student.

@@ -42,8 +42,7 @@ from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
-from stockdemo import replicas
-from stockdemo.classroom import PLAYGROUND, ClassError, Classroom, ClassState, version_of
+from stockdemo.classroom import PLAYGROUND, ClassError, Classroom, ClassState, replicas, version_of
 from stockdemo.config import PRESENT
 from stockdemo.ui.class_session import class_room
 from stockdemo.ui.frame import ROOT
