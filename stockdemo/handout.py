@@ -25,7 +25,7 @@ import pandas as pd
 
 from stockdemo import theme
 from stockdemo.config import CELL_LABELS, RUN_KNOBS, RunConfig
-from stockdemo.render import Picture
+from stockdemo.picture import Picture
 from stockdemo.view_payload import node_table, view_json
 
 if TYPE_CHECKING:

@@ -44,9 +44,9 @@ from torch._dynamo import convert_frame
 
 from stockdemo import theme
 from stockdemo.config import RunConfig
+from stockdemo.dot import write_statements
 from stockdemo.graph import Graph, capture_graph
 from stockdemo.live import build
-from stockdemo.render import write_statements
 
 # Dynamo's config and counters are process-wide, and every Streamlit session runs
 # in this one process: one trace or export at a time. Nothing here resets dynamo as a

@@ -71,7 +71,7 @@ import pandas as pd
 
 from stockdemo import theme
 from stockdemo.graph import GraphDiff, op_name
-from stockdemo.render import Picture
+from stockdemo.picture import Picture
 
 if TYPE_CHECKING:
     from stockdemo.replay import Trace

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import graph_diff
-from stockdemo.render import NODE_BUDGET, layout
+from stockdemo.layout import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
 from stockdemo.view_payload import (
     graph_key,

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
 from stockdemo.handout import POLICY, handout_html, run_handout, view_file_name, view_handout
-from stockdemo.render import layout
+from stockdemo.layout import layout
 from stockdemo.replay import trace_run
 from stockdemo.view_payload import node_table, view_payload
 

@@ -22,7 +22,8 @@ import streamlit as st
 from stockdemo.config import RunConfig
 from stockdemo.graph import graph_diff
 from stockdemo.handout import view_file_name, view_handout
-from stockdemo.render import Picture, layout
+from stockdemo.layout import layout
+from stockdemo.picture import Picture
 from stockdemo.ui.caches import CONFIGS
 from stockdemo.ui.stage import (
     REPLAY_HELP,
