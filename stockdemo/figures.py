@@ -12,7 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from stockdemo import theme
-from stockdemo.config import CELL_LABELS, RunConfig
+from stockdemo.cells import CELL_LABELS
+from stockdemo.config import RunConfig
 from stockdemo.data import WARMUP, Dataset
 from stockdemo.graph import Graph
 from stockdemo.inspection import LOSS, Inspection

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from stockdemo import theme
-from stockdemo.config import CELL_LABELS, RUN_KNOBS, RunConfig
+from stockdemo.cells import CELL_LABELS
+from stockdemo.config import RUN_KNOBS, RunConfig
 from stockdemo.picture import Picture
 from stockdemo.view_payload import node_table, view_json
 
@@ -170,7 +171,7 @@ def file_name(config: RunConfig) -> str:
 
 def run_handout(config: RunConfig, picture: Picture, trace: Trace | None) -> str:
     """The handout of one Playground-style run: its settings, graph, replay and code."""
-    from stockdemo.live import reproduce_code
+    from stockdemo.reproduce import reproduce_code
 
     return handout_html(
         picture, trace,

@@ -17,7 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from stockdemo import lab, theme
-from stockdemo.config import CELL_LABELS, CHOICE_LABELS
+from stockdemo.cells import CELL_LABELS
+from stockdemo.config import CHOICE_LABELS
 from stockdemo.figures import frame, with_automargin
 from stockdemo.graph import Graph
 from stockdemo.lab import COST_CELLS

@@ -4,12 +4,12 @@ from collections import defaultdict
 
 import pytest
 
+from stockdemo.cells import CELLS
 from stockdemo.config import RunConfig
 from stockdemo.graph import STEP, Graph
 from stockdemo.layout import layout
 from stockdemo.live import run
 
-CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 GROWING = ("rnn", "gru", "rnn_loop", "gru_loop", "lstm_loop")  # nn.LSTM on CPU: one fused node
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stockdemo.config import Knob
+from stockdemo.knobs import Knob
 from stockdemo.lab.carried import (
     BatchRow,
     DetachConfig,
