@@ -10,8 +10,10 @@ import os
 # A caller's OMP_NUM_THREADS wins.
 os.environ.setdefault("OMP_NUM_THREADS", os.environ.get("STOCKDEMO_TORCH_THREADS", "1"))
 
+from stockdemo.capture import capture_graph
 from stockdemo.config import RunConfig
-from stockdemo.graph import Graph, capture_graph, graph_diff
+from stockdemo.diff import graph_diff
+from stockdemo.graph import Graph
 from stockdemo.live import RunResult, run
 from stockdemo.model import StockPredictor
 

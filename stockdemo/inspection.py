@@ -27,8 +27,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from stockdemo.capture import capture_graph, walk_grad_fns
 from stockdemo.config import PRINT_STEP, RunConfig
-from stockdemo.graph import Graph, capture_graph, walk_grad_fns
+from stockdemo.graph import Graph
 from stockdemo.live import build
 from stockdemo.model import LoopRNN, StockPredictor
 

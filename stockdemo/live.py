@@ -14,9 +14,10 @@ from functools import lru_cache
 
 import torch
 
+from stockdemo.capture import capture_graph
 from stockdemo.cells import recurrent_layer
 from stockdemo.config import RunConfig
-from stockdemo.graph import Graph, capture_graph
+from stockdemo.graph import Graph
 from stockdemo.model import StockPredictor, count_parameters
 
 # torch.manual_seed is process-wide: concurrent sessions would race on it

@@ -41,9 +41,10 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from stockdemo import live
+from stockdemo.capture import capture_graph_nodes
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
 from stockdemo.data import Dataset
-from stockdemo.graph import STEP, Graph, NodeCounts, capture_graph_nodes, count_text
+from stockdemo.graph import STEP, Graph, NodeCounts, count_text
 from stockdemo.model import LoopRNN, StockPredictor
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))  # frames here are "our code"

@@ -21,10 +21,11 @@ import pandas as pd
 import torch
 from torch import nn
 
+from stockdemo.capture import capture_graph
 from stockdemo.cells import CELL_LABELS, cell_of
 from stockdemo.config import MAX_TRAIN_SECONDS, TRAIN_BATCH_SIZE, TrainConfig
 from stockdemo.data import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
-from stockdemo.graph import OUTPUT_ID, Graph, capture_graph
+from stockdemo.graph import OUTPUT_ID, Graph
 from stockdemo.live import build
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop

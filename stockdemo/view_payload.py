@@ -70,7 +70,8 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from stockdemo import theme
-from stockdemo.graph import GraphDiff, op_name
+from stockdemo.diff import GraphDiff
+from stockdemo.graph import op_name
 from stockdemo.picture import Picture
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import RunConfig, lesson, run
-from stockdemo.graph import graph_diff
+from stockdemo.diff import graph_diff
 from stockdemo.layout import NODE_BUDGET, layout
 from stockdemo.replay import trace_run
 from stockdemo.view_payload import (

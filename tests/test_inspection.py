@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from stockdemo import inspection
+from stockdemo.capture import capture_graph
 from stockdemo.cells import CELLS
 from stockdemo.config import PRINT_STEP, RunConfig
-from stockdemo.graph import capture_graph
 from stockdemo.live import build
 
 

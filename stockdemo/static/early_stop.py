@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from stockdemo.capture import capture_graph
 from stockdemo.config import RunConfig
-from stockdemo.graph import Graph, capture_graph
+from stockdemo.graph import Graph
 from stockdemo.live import build
 
 # Exporting the torch.cond rewrite traces two subgraphs per step (~0.3 s each here),

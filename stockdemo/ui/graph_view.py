@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from stockdemo.config import RunConfig
-from stockdemo.graph import graph_diff
+from stockdemo.diff import graph_diff
 from stockdemo.handout import view_file_name, view_handout
 from stockdemo.layout import layout
 from stockdemo.picture import Picture

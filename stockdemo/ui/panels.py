@@ -20,7 +20,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from stockdemo import figures, static, train, workers
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, RunConfig, TrainConfig
 from stockdemo.data import Dataset
-from stockdemo.graph import Graph, count_text, describe_diff, graph_diff
+from stockdemo.diff import describe_diff, graph_diff
+from stockdemo.graph import Graph, count_text
 from stockdemo.live import RunResult
 from stockdemo.train import TrainResult
 from stockdemo.ui.caches import cached_export
