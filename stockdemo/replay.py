@@ -43,9 +43,9 @@ from torch.overrides import TorchFunctionMode
 from stockdemo import live
 from stockdemo.capture import capture_graph_nodes
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
-from stockdemo.data import Dataset
 from stockdemo.graph import STEP, Graph, NodeCounts, count_text
 from stockdemo.model import LoopRNN, StockPredictor
+from stockdemo.windows import Dataset
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))  # frames here are "our code"
 REPO_ROOT = Path(PACKAGE_DIR).parent

@@ -24,9 +24,9 @@ from torch import nn
 from stockdemo.capture import capture_graph
 from stockdemo.cells import CELL_LABELS, cell_of
 from stockdemo.config import MAX_TRAIN_SECONDS, TRAIN_BATCH_SIZE, TrainConfig
-from stockdemo.data import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
 from stockdemo.graph import OUTPUT_ID, Graph
 from stockdemo.live import build
+from stockdemo.windows import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
 # Work budget, measured on this 2-core box with one thread: big LSTM batches ran at 11-17 GFLOP/s

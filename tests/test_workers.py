@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from stockdemo import data, train, train_worker, workers
+from stockdemo import data, train, train_worker, windows, workers
 from stockdemo.config import TrainConfig
 
 QUICK = TrainConfig(source="synthetic", series="gbm", epochs=4, seed=3)
@@ -19,9 +19,9 @@ LONG_LIMIT_S = 120.0
 ABANDON_S = 2.0
 
 
-def dataset_for(config: TrainConfig, days: int | None = None) -> data.Dataset:
+def dataset_for(config: TrainConfig, days: int | None = None) -> windows.Dataset:
     prices = data.synthetic_prices(config.series, 7, **({"days": days} if days else {}))
-    return data.prepare(prices, config.feature_names, config.target, config.seq_len,
+    return windows.prepare(prices, config.feature_names, config.target, config.seq_len,
                         config.val_pct, config.test_pct)
 
 
