@@ -26,8 +26,9 @@ import pandas as pd
 from stockdemo import theme
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RUN_KNOBS, RunConfig
+from stockdemo.node_table import node_table
 from stockdemo.picture import Picture
-from stockdemo.view_payload import node_table, view_json
+from stockdemo.view_payload import view_json
 
 if TYPE_CHECKING:
     from stockdemo.replay import Trace

@@ -23,6 +23,7 @@ from stockdemo.config import RunConfig
 from stockdemo.diff import graph_diff
 from stockdemo.handout import view_file_name, view_handout
 from stockdemo.layout import layout
+from stockdemo.node_table import node_table, node_table_alt
 from stockdemo.picture import Picture
 from stockdemo.ui.caches import CONFIGS
 from stockdemo.ui.stage import (
@@ -32,15 +33,7 @@ from stockdemo.ui.stage import (
     take_pin,
     take_stage_knobs,
 )
-from stockdemo.view_payload import (
-    HEIGHT,
-    Comparison,
-    inspector_link,
-    node_table,
-    node_table_alt,
-    selected_from_url,
-    view_json,
-)
+from stockdemo.view_payload import HEIGHT, Comparison, inspector_link, selected_from_url, view_json
 
 if TYPE_CHECKING:
     from stockdemo.data import Dataset
