@@ -128,8 +128,8 @@ FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_S
 TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
                     "What the model learns to predict for the next trading day.",
                     labels={**TRAIN_LABELS, "return": "next day's return"})
-# 100 epochs: at the defaults a run of 2-3 s on the 2-core box (30 epochs, stopped early, took
-# 0.3 s: nothing to watch), the training loss falling all along while the validation loss rises.
+# 100 epochs: a run of a few seconds at the defaults, long enough to watch the training loss
+# fall all along while the validation loss rises.
 EPOCHS = IntKnob("epochs", "Max epochs", 100, 1, 200, 1,
                  "Passes over the training windows; early stopping may end sooner.")
 LEARNING_RATE = ChoiceKnob("lr", "Learning rate", "0.01", LEARNING_RATES, "Adam's step size.")

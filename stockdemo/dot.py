@@ -48,8 +48,8 @@ def dot_statements(picture: Picture) -> Iterator[tuple[str, object, dict[str, st
         fontcolor=MUTED, label=picture.caption, labelloc="t", labeljust="l", pad="0.2")
     # No outputorder=edgesfirst: it breaks the browser's redraw (d3-graphviz
     # throws "undefined" and keeps the old picture when the slider moves).
-    # No rounded corners anywhere: the browser redraws a rounded box as a long
-    # path, and with them an update of a 50-node graph took 2.5-3 s instead of 0.3 s.
+    # No rounded corners anywhere: the browser redraws a rounded box as a long,
+    # slow path.
     yield "node", None, dict(
         fontname=FONT, fontsize=str(FONT_SIZE), fontcolor=TEXT, style="filled", shape="box",
         color=theme.BORDER, penwidth="1", margin="0.08,0.04", height="0.4")
@@ -95,9 +95,9 @@ def write_dot(picture: Picture, name: str = "autograd") -> str:
     return write_statements(dot_statements(picture), name)
 
 
-# Written here rather than through the graphviz package: its per-node checks
-# and quoting took half of each render (a tenth of a Playground rerun under
-# load). The output is the package's, byte for byte (tests/test_dot_writer.py).
+# Written here rather than through the graphviz package, whose per-node checks and
+# quoting were half of each render; the output is the package's, byte for byte
+# (tests/test_dot_writer.py).
 
 _BARE_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)")
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}

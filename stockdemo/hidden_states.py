@@ -63,8 +63,7 @@ def _unroll(rnn: nn.RNNBase, x: torch.Tensor, keep: Callable[[int, torch.Tensor]
     """
     batch = x.shape[0]
     # Step outputs feed the next layer as a list, not re-stacked: indexing a
-    # stacked tensor would make each step's backward fill a whole-sequence
-    # gradient (measured 6x slower at T=200).
+    # stacked tensor would make each step's backward fill a whole-sequence gradient.
     layer_inputs = x.unbind(dim=1)
     for layer in range(rnn.num_layers):
         w = [getattr(rnn, f"{name}_l{layer}")

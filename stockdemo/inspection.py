@@ -205,7 +205,7 @@ def _states_and_norms(model: StockPredictor, x: torch.Tensor, print_step: int | 
 
     ``torch.autograd.grad`` asks for the hidden states' gradients only: the same
     numbers ``retain_grad`` and ``backward()`` give, without computing every
-    weight's gradient at every step (measured: half the time of the whole inspection).
+    weight's gradient at every step.
     ``print_step``: the print hook of ``captured_prints`` runs in the same forward
     -> its text (else "").
     """

@@ -48,7 +48,7 @@ def build(config: RunConfig) -> tuple[torch.Tensor, StockPredictor]:
     """
     with _SEED_LOCK:
         # What torch.manual_seed does on a CPU-only build, minus its calls into
-        # the CUDA/XPU/MTIA seeders, which each record a stack trace (~1 ms).
+        # the CUDA/XPU/MTIA seeders, which each record a stack trace.
         torch.default_generator.manual_seed(config.seed)
         x = torch.randn(config.batch_size, config.seq_len, config.input_size)
         model = StockPredictor(config.input_size, config.hidden_size, config.num_layers, 1,
@@ -85,7 +85,7 @@ def printed(config: RunConfig) -> str:
     """What ``print(predictions)`` shows for this run, grad_fn included (Home, the lesson).
 
     Its own run of the same seeded model, not part of ``run``: a tensor's repr
-    took 2.5 ms of every Playground move under load.
+    would cost every Playground move.
     """
     x, model = build(config)
     with torch.enable_grad():

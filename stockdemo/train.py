@@ -29,8 +29,8 @@ from stockdemo.live import build
 from stockdemo.windows import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
-# Work budget, measured on this 2-core box with one thread: big LSTM batches ran at 11-17 GFLOP/s
-# (assume less when shared), and each cell call on a batch cost about 0.1 ms of Python and autograd.
+# Work budget of one thread, below what was measured (docs/decisions.md), since the box is shared:
+# arithmetic per second, and the Python and autograd cost of each cell call on a batch.
 FLOPS_PER_SECOND = 5e9
 STEP_OVERHEAD_S = 1e-4
 
@@ -141,9 +141,8 @@ def train(dataset: Dataset, config: TrainConfig,
         raise ValueError(refusal)
     started = time.perf_counter()
     _, model = build(config.model_config)
-    # foreach: one op per step for all parameters, not one per parameter. On CPU torch
-    # defaults to the per-parameter loop; this run took 329 -> 268 ms (default settings)
-    # with the same curves and forecasts, bit for bit (checked: RNN, LSTM, GRU, LSTM loop).
+    # foreach: one op per step for all parameters, not one per parameter (torch's CPU
+    # default); faster, with the same curves and forecasts bit for bit.
     optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate, foreach=True)
     loss_fn = nn.MSELoss()
     shuffle = torch.Generator().manual_seed(config.seed)

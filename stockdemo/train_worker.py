@@ -34,11 +34,12 @@ def worker_main(conn: multiprocessing.connection.Connection, threads: int) -> No
     from stockdemo import data, heap, train, windows
     from stockdemo.config import TrainConfig
 
-    # A worker's first run paid ~13 s of one-off start-up work (measured: 15 s, then 1.6 s for
-    # the same run): pay it on a tiny run before taking a learner's.
+    # A worker's first run pays seconds of one-off start-up work: pay it on a tiny run
+    # before taking a learner's.
     warm = TrainConfig(source="synthetic", epochs=1)
-    train.run_training(windows.prepare(data.synthetic_prices(warm.series, 0, days=300), warm.feature_names,
-                                    warm.target, warm.seq_len, warm.val_pct, warm.test_pct), warm)
+    prices = data.synthetic_prices(warm.series, 0, days=300)
+    train.run_training(windows.prepare(prices, warm.feature_names, warm.target, warm.seq_len,
+                                       warm.val_pct, warm.test_pct), warm)
     heap.tune_for_serving()  # after the imports and the warm-up: a run's allocations are all it scans
     try:
         conn.send(("ready", os.getpid()))

@@ -168,12 +168,10 @@ def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
 
 
 # The parts of a payload that depend on the picture alone, kept for the last pictures
-# drawn: a click on a node reruns the page (at 11,000 nodes rebuilding them took
-# 0.14 s), and a drag of T crosses dozens of pictures and comes back over them. Kept
-# for as many pictures as the pages' picture cache holds (ui.graph_view.cached_picture),
-# within a byte budget: at 8 pictures a drag over 24 lengths rebuilt every one (15 % of
-# a stage update's server CPU, py-spy). Keyed by identity (pictures come from a shared
-# cache), with the picture kept alongside so a recycled id cannot match.
+# drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
+# and comes back over them. Kept for as many pictures as the pages' picture cache holds
+# (ui.graph_view.cached_picture), within a byte budget. Keyed by identity (pictures come
+# from a shared cache), with the picture kept alongside so a recycled id cannot match.
 _STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
 _STATIC_KEEP = 48

@@ -60,9 +60,7 @@ QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
 DEFAULT_MAX_WAITING = 32  # a class of 30 pressing Train at once all get a place in line
 # A worker ended by one of these was stopped with its server (make serve stops each
 # replica's process group; Ctrl-C signals the terminal's): its server is most likely
-# exiting too. Replaced at once, the new worker outlived its server and spent ~5 s of
-# CPU importing torch (seen after every bench/load.py run). It is replaced after a
-# pause instead, if the server is still there.
+# exiting too, so it is replaced after a pause, if the server is still there.
 STOP_SIGNALS = frozenset({-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP})
 RESPAWN_AFTER_STOP_S = 3.0
 FAILED_STARTS = 3  # workers dying before they are ready, in a row: the pool gives up

@@ -23,9 +23,8 @@ from stockdemo.lab.experiment import LabConfig, seeded_model
 from stockdemo.lab.prices import daily_returns
 from stockdemo.model import StockPredictor
 
-# Loop and packed predictions of the same windows agree to float32 rounding:
-# at most 1.2e-7 apart over 72 batches (rnn, gru, lstm; 2001-2012; weeks and
-# set lengths; 16 windows), measured by bench/bench_lab.py.
+# Loop and packed predictions of the same windows agree to float32 rounding; this
+# leaves room above the largest gap seen (docs/decisions.md).
 PACKED_TOLERANCE = 1e-6
 
 

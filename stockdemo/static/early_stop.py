@@ -22,8 +22,8 @@ from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
 from stockdemo.live import build
 
-# Exporting the torch.cond rewrite traces two subgraphs per step (~0.3 s each here),
-# so it runs at a short length, said on the page.
+# Exporting the torch.cond rewrite traces two subgraphs per step, so it runs at a
+# short length, said on the page.
 COND_MAX_T = 3
 
 # The calm input is the run's input scaled down, the volatile one scaled up,
@@ -146,7 +146,7 @@ def early_stop_eager(config: RunConfig) -> tuple[EagerRun, EagerRun]:
     return runs[0], runs[1]
 
 
-@functools.cache  # the source does not change while the server runs: 0.7 ms a call, every rerun
+@functools.cache  # the source does not change while the server runs; reading it is not free
 def steps_source(model: type[EarlyStopRNN]) -> str:
     """The ``run_steps`` method of an early-stop model, as a learner reads it."""
     return textwrap.dedent(inspect.getsource(model.run_steps))
