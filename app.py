@@ -4,7 +4,8 @@ import streamlit as st
 
 from stockdemo import ui
 from stockdemo.config import RunConfig
-from stockdemo.live import printed, reproduce_code
+from stockdemo.live import printed
+from stockdemo.reproduce import reproduce_code
 
 ui.setup_page(
     "Dynamic graphs, live", ":material/home:",

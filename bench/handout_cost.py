@@ -34,7 +34,7 @@ import load  # noqa: E402
 def handout_figures() -> list[str]:
     from stockdemo import RunConfig, run
     from stockdemo.handout import run_handout
-    from stockdemo.render import layout
+    from stockdemo.layout import layout
     from stockdemo.replay import trace_run
 
     lines = []

@@ -14,7 +14,7 @@ here has its workers warm before its first learner arrives. ``deploy/serve.py``
 replica that died: their warm-up would take the cores the survivors need then).
 
 With a shared class store (``STOCKDEMO_REDIS_URL``) the replica is on the replica roll
-from its start, before any tab reaches it (``stockdemo.replicas``): one that comes back
+from its start, before any tab reaches it (``stockdemo.classroom.replicas``): one that comes back
 after a crash holds no class tab and is where the others send some of theirs.
 """
 
@@ -30,7 +30,8 @@ def main(options: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
     from streamlit.web import cli
 
-    from stockdemo import replicas, workers
+    from stockdemo import workers
+    from stockdemo.classroom import replicas
 
     if "--cold" in options:
         options = [o for o in options if o != "--cold"]

@@ -26,7 +26,7 @@ to the survivors and rebuild their pages from their URLs. The restarted replica
 rejoins ``REJOIN_AFTER_S`` seconds after it answers again: back at once, it
 took part of the reconnecting sessions back while it was still starting
 (bench/load.py failover: 1 and 6 of 15). While it is held out, Redis says so
-(``sd:replicas:held``): the replica roll (``stockdemo.replicas``) does not count
+(``sd:replicas:held``): the replica roll (``stockdemo.classroom.replicas``) does not count
 it, and once it is back the fuller replica hands it its share of the class. Ctrl-C (or
 SIGTERM) stops everything this started.
 ``--state FILE`` writes the ports and process ids as JSON once everything
@@ -165,13 +165,13 @@ class Replica:
         self.started = time.monotonic()
 
 
-# stockdemo.classroom.REPLICAS_HELD_KEY: replicas held out of the balancer, which the
+# stockdemo.classroom.replicas.REPLICAS_HELD_KEY: replicas held out of the balancer, which the
 # replica roll leaves out (a tab sent to one would land back where it came from).
 REPLICAS_HELD_KEY = "sd:replicas:held"
 
 
 def say_held(redis_port: int, name: str, held: bool) -> None:
-    """Tell the replica roll (stockdemo.replicas) that replica ``name`` is out of the balancer, or back."""
+    """Tell the replica roll (stockdemo.classroom.replicas) that ``name`` is out of the balancer, or back."""
     import redis  # make serve installs requirements.txt first
 
     try:
@@ -279,7 +279,7 @@ def serve(args: argparse.Namespace) -> int:
                # As hosted: a file changed under a running server must not unload modules.
                "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}
         for i in range(n):
-            # Its name on the replica roll (stockdemo.replicas) is its name here and in HAProxy.
+            # Its name on the replica roll (stockdemo.classroom.replicas) is its name here and in HAProxy.
             replica = Replica(f"r{i + 1}", free_port(), {**env, "STOCKDEMO_REPLICA": f"r{i + 1}"})
             replica.start(log)
             replicas.append(replica)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from stockdemo import data, figures, train, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
-from stockdemo.render import layout
+from stockdemo.layout import layout
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(

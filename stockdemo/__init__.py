@@ -3,15 +3,15 @@
 import os
 
 # Before torch loads: OpenMP reads its thread count once, at load, for every thread
-# the process will start. torch.set_num_threads only sets the calling thread's, and
-# Streamlit runs each rerun on a new thread, where MKL's tanh started a 2-thread
-# OpenMP team of its own: a cold Playground step's run took 40-118 ms on the server
-# instead of 3-6 ms. The models are tiny; one thread per op is the fast setting.
-# A caller's OMP_NUM_THREADS wins.
+# the process will start (torch.set_num_threads only sets the calling thread's, and
+# Streamlit runs each rerun on a new thread). The models are tiny: one thread per op
+# is the fast setting. A caller's OMP_NUM_THREADS wins.
 os.environ.setdefault("OMP_NUM_THREADS", os.environ.get("STOCKDEMO_TORCH_THREADS", "1"))
 
+from stockdemo.capture import capture_graph
 from stockdemo.config import RunConfig
-from stockdemo.graph import Graph, capture_graph, graph_diff
+from stockdemo.diff import graph_diff
+from stockdemo.graph import Graph
 from stockdemo.live import RunResult, run
 from stockdemo.model import StockPredictor
 

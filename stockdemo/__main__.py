@@ -14,9 +14,9 @@ import sys
 import graphviz
 
 from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
+from stockdemo.dot import render_dot
 from stockdemo.graph import count_text
 from stockdemo.live import run
-from stockdemo.render import render_dot
 from stockdemo.replay import trace_run
 
 
@@ -80,7 +80,7 @@ def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
 def _handout(config: RunConfig, graph, view: str) -> str:
     """The run's graph, every node placed, with its replay: one self-contained HTML file."""
     from stockdemo.handout import run_handout
-    from stockdemo.render import layout
+    from stockdemo.layout import layout
 
     return run_handout(config, layout(graph, view, max_nodes=None), trace_run(config))
 

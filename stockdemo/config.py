@@ -9,19 +9,21 @@ hidden 10, 1 layer, ``nn.RNN``.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-CELLS: tuple[str, ...] = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
-CELL_LABELS: dict[str, str] = {
-    "rnn": "nn.RNN",
-    "gru": "nn.GRU",
-    "lstm": "nn.LSTM (fused on CPU)",
-    "rnn_loop": "for-loop over nn.RNNCell",
-    "gru_loop": "for-loop over nn.GRUCell",
-    "lstm_loop": "for-loop over nn.LSTMCell",
-}
+from stockdemo.cells import BUILT_IN, CELL_LABELS, CELLS, LOOP, is_loop
+from stockdemo.knobs import (
+    ChoiceKnob,
+    IntKnob,
+    Knob,
+    KnobConfig,
+    TextKnob,
+    knob_fields,
+    parse_knobs,
+    query_text,
+    quoted,
+)
 
 VIEWS: tuple[str, ...] = ("auto", "rolled", "unrolled")
 VIEW_LABELS: dict[str, str] = {
@@ -30,136 +32,6 @@ VIEW_LABELS: dict[str, str] = {
     "unrolled": "unrolled (every node)",
 }
 
-# Longest text accepted for one query value; longer values are not even parsed.
-_MAX_RAW_LEN = 64
-
-
-@dataclass(frozen=True)
-class IntKnob:
-    """An integer control with inclusive bounds. ``name`` is also its key in a URL."""
-
-    name: str
-    label: str
-    default: int
-    low: int
-    high: int
-    step: int
-    help: str
-    type = int
-
-    def bounds(self) -> str:
-        """The values it takes, in words: '1..200; default 5'."""
-        return f"{self.low}..{self.high}; default {self.default}"
-
-    def variant(self, name: str, **changes: object) -> IntKnob:
-        """The same control under another URL key, e.g. with other bounds or words."""
-        return dataclasses.replace(self, name=name, **changes)
-
-    def parse(self, raw: object) -> tuple[int, str | None]:
-        """Untrusted value -> (valid value, message or None). Never raises."""
-        text = _last(raw)
-        if text is None:
-            return self.default, None
-        text = text.strip()
-        if len(text) > _MAX_RAW_LEN:
-            return self.default, (
-                f"{self.label}: the value is too long to be a number; "
-                f"using the default {self.default}."
-            )
-        try:
-            number = float(text)
-        except ValueError:
-            return self.default, (
-                f"{self.label}: {_show(text)} is not a number; using the default {self.default}."
-            )
-        if number != number or number in (float("inf"), float("-inf")):
-            return self.default, (
-                f"{self.label}: {_show(text)} is not a finite number; "
-                f"using the default {self.default}."
-            )
-        value = round(number)
-        message = None
-        if value != number:
-            message = f"{self.label}: {_show(text)} is not a whole number; rounded to {value}."
-        if value < self.low or value > self.high:
-            clamped = min(max(value, self.low), self.high)
-            message = (
-                f"{self.label}: {_show(text)} is outside {self.low}–{self.high}; "
-                f"using {clamped}."
-            )
-            value = clamped
-        return int(value), message
-
-
-@dataclass(frozen=True)
-class ChoiceKnob:
-    """A control that takes one of a fixed set of strings. ``name`` is also its key in a URL.
-
-    ``labels``: what a menu shows for each choice, where that differs from the choice.
-    """
-
-    name: str
-    label: str
-    default: str
-    choices: tuple[str, ...]
-    help: str
-    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
-    type = str
-
-    def bounds(self) -> str:
-        return f"one of {', '.join(self.choices)}; default {self.default}"
-
-    def variant(self, name: str, choices: tuple[str, ...], **changes: object) -> ChoiceKnob:
-        """The same menu under another URL key, offering only ``choices`` (with their labels)."""
-        labels = {c: self.labels[c] for c in choices if c in self.labels}
-        return dataclasses.replace(self, name=name, choices=choices,
-                                   **{"labels": labels, **changes})
-
-    def show(self, choice: str) -> str:
-        """What the menu shows for ``choice`` (and what a bound menu writes into the URL)."""
-        return self.labels.get(choice, choice)
-
-    def parse(self, raw: object) -> tuple[str, str | None]:
-        """Untrusted value -> (valid choice, message or None). Never raises."""
-        text = _last(raw)
-        if text is None:
-            return self.default, None
-        value = " ".join(text.split()).lower()
-        if value in self.choices:
-            return value, None
-        # A link copied from the address bar carries the label the menu shows
-        # (Streamlit binds a select box by its displayed text): cell=nn.GRU.
-        for key, label in self.labels.items():
-            if label.lower() == value and key in self.choices:
-                return key, None
-        return self.default, (
-            f"{self.label}: {_show(text[:_MAX_RAW_LEN])} is not one of "
-            f"{', '.join(self.choices)}; using {self.default}."
-        )
-
-
-@dataclass(frozen=True)
-class TextKnob:
-    """A short free-text key in a URL (e.g. a node id), checked against a run by its page."""
-
-    name: str
-    label: str
-    help: str
-    max_len: int = 120
-    default: str = ""
-
-    def parse(self, raw: object) -> tuple[str, str | None]:
-        """Untrusted value -> (stripped text cut to ``max_len``, None). Never raises.
-
-        Whether the text names anything is for its page to say (it knows the run).
-        """
-        text = _last(raw)
-        if text is None or not text.strip():
-            return self.default, None
-        return text.strip()[:self.max_len], None
-
-
-Knob = IntKnob | ChoiceKnob
 
 SEQ_LEN = IntKnob("seq_len", "Sequence length T", 5, 1, 200, 1,
                   "Time steps per input window. Each extra step adds one block per layer.")
@@ -197,102 +69,18 @@ RUN_KNOBS: tuple[Knob, ...] = (
 KNOBS: dict[str, Knob] = {k.name: k for k in (*RUN_KNOBS, VIEW)}
 
 
-def knob_fields(knobs: tuple[Knob, ...]) -> Callable[[type], type]:
-    """Class decorator: a frozen dataclass with one field per knob, in order, with its default.
-
-    The knobs are the only place the fields are written; ``cls.KNOBS`` keeps them.
-    """
-    def make(cls: type) -> type:
-        cls.__annotations__ = {k.name: k.type.__name__ for k in knobs}
-        for knob in knobs:
-            setattr(cls, knob.name, knob.default)
-        cls.KNOBS = knobs
-        return dataclass(frozen=True)(cls)
-    return make
-
-
-class KnobConfig:
-    """What every config of knobs can do: check itself, read and write URL values."""
-
-    KNOBS: tuple[Knob, ...] = ()
-
-    def __post_init__(self) -> None:
-        for knob in self.KNOBS:
-            value = getattr(self, knob.name)
-            if isinstance(knob, IntKnob):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise TypeError(f"{knob.name} must be an int, got {value!r}")
-                if not knob.low <= value <= knob.high:
-                    raise ValueError(
-                        f"{knob.name}={value} is outside {knob.low}..{knob.high}"
-                    )
-            elif value not in knob.choices:
-                raise ValueError(f"{knob.name}={value!r} is not one of {knob.choices}")
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, object]):
-        """Untrusted strings (URL query values) -> (valid config, messages).
-
-        Missing keys take their default silently; anything rejected or clamped
-        gets one plain-language message. Unknown keys are ignored here (other
-        pages own them). Never raises on bad text.
-        """
-        values, messages = parse_knobs(cls.KNOBS, params)
-        return cls(**values), messages
-
-    def to_params(self) -> dict[str, str]:
-        """Query parameters that differ from the defaults (for a shareable link)."""
-        return {k.name: str(getattr(self, k.name)) for k in self.KNOBS
-                if getattr(self, k.name) != k.default}
-
-    def replace(self, **changes: object):
-        return dataclasses.replace(self, **changes)
-
-
 @knob_fields(RUN_KNOBS)
 class RunConfig(KnobConfig):
     """One run of the stock predictor: the seed example by default. Fields: RUN_KNOBS."""
 
     @property
     def is_loop(self) -> bool:
-        return self.cell.endswith("_loop")
+        return is_loop(self.cell)
 
     @property
     def base_cell(self) -> str:
         """'rnn', 'gru' or 'lstm', whether built in or looped."""
-        return self.cell.removesuffix("_loop")
-
-
-def parse_knobs(knobs: tuple[Knob, ...], params: object) -> tuple[dict[str, object], list[str]]:
-    """Untrusted values for these knobs -> (valid values by name, messages). Never raises.
-
-    ``params`` is any mapping of name -> string or list of strings (repeated
-    key); anything else counts as empty.
-    """
-    get = params.get if hasattr(params, "get") else (lambda _name: None)
-    values: dict[str, object] = {}
-    messages: list[str] = []
-    for knob in knobs:
-        values[knob.name], message = knob.parse(get(knob.name))
-        if message:
-            messages.append(message)
-    return values, messages
-
-
-def _last(raw: object) -> str | None:
-    """A query value may arrive as a string, a list (repeated key) or anything."""
-    if raw is None:
-        return None
-    if isinstance(raw, (list, tuple)):
-        return _last(raw[-1]) if raw else None
-    if isinstance(raw, bytes):
-        return raw.decode("utf-8", "replace")
-    return str(raw)
-
-
-def _show(text: str) -> str:
-    shown = text if len(text) <= 24 else text[:21] + "..."
-    return repr(shown)
+        return self.cell.removesuffix(LOOP)
 
 
 # --- Train and predict (pages/train.py) ------------------------------------
@@ -340,8 +128,8 @@ FEATURES = ChoiceKnob("features", "Input features", "return+close+ma", FEATURE_S
 TARGET = ChoiceKnob("target", "Target", "return", TARGETS,
                     "What the model learns to predict for the next trading day.",
                     labels={**TRAIN_LABELS, "return": "next day's return"})
-# 100 epochs: at the defaults a run of 2-3 s on the 2-core box (30 epochs, stopped early, took
-# 0.3 s: nothing to watch), the training loss falling all along while the validation loss rises.
+# 100 epochs: a run of a few seconds at the defaults, long enough to watch the training loss
+# fall all along while the validation loss rises.
 EPOCHS = IntKnob("epochs", "Max epochs", 100, 1, 200, 1,
                  "Passes over the training windows; early stopping may end sooner.")
 LEARNING_RATE = ChoiceKnob("lr", "Learning rate", "0.01", LEARNING_RATES, "Adam's step size.")
@@ -472,7 +260,7 @@ def parse_compare(raw: object) -> tuple[RunConfig | None, list[str]]:
     for part in text.split("~"):
         name, dot, value = part.partition(".")
         if not dot or name not in names:
-            messages.append(f"{COMPARE.label}: {_show(part[:40])} is not a run setting "
+            messages.append(f"{COMPARE.label}: {quoted(part[:40])} is not a run setting "
                             f"(they look like seq_len.5); left out.")
             continue
         params[name] = value
@@ -526,13 +314,13 @@ def url_value(name: str, value: object) -> str:
 # Each experiment's config (in stockdemo/lab/) is made of these knobs. Names
 # carry a lab_ prefix where another page already uses the plain word.
 
-LAB_CELLS: tuple[str, ...] = ("rnn", "gru", "lstm")
+LAB_CELLS: tuple[str, ...] = tuple(BUILT_IN)
 LAB_TICKERS: tuple[str, ...] = ("aapl", "ibm", "msft")  # the three with prices in every year
 CUTS: tuple[str, ...] = ("weeks", "set")
 
 # Where a Lab control is a run control with other bounds, it is declared as that.
 LAB_CELL = CELL.variant("lab_cell", LAB_CELLS, help="The built-in recurrent module the experiment runs.",
-                        labels={"rnn": "nn.RNN", "gru": "nn.GRU", "lstm": "nn.LSTM"})
+                        labels={name: f"nn.{cell.module.__name__}" for name, cell in BUILT_IN.items()})
 LAB_TICKER = TICKER.variant("lab_ticker", LAB_TICKERS,
                             help="Whose daily closes fill the windows (bundled prices).")
 LAB_YEAR = IntKnob("lab_year", "Year", 2012, 2001, 2012, 1,
@@ -573,12 +361,12 @@ LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
                      "draws its first.", max_len=40)
 PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
 # The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
-# class follows it (stockdemo/classroom.py checks the title against the Lab's experiments).
+# class follows it (stockdemo/classroom/state.py checks the title against the Lab's experiments).
 LAB_TAB = TextKnob("lab", "Experiment", "The Lab's open experiment, by its title.", max_len=40)
 CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})
 
 
-# --- Class mode (stockdemo/classroom.py, pages/classroom.py) -----------------
+# --- Class mode (stockdemo/classroom/, pages/classroom.py) --------------------
 # The join link carries the class code (?class=K7QM3XPA) and, once a student
 # has joined, their seat (?seat=...): a random token, nothing personal, kept in
 # the URL so a reconnect to another replica is still the same student.
@@ -601,7 +389,7 @@ def parse_class_code(raw: object) -> tuple[str | None, str | None]:
 
     Case, spaces and dashes are forgiven ("k7qm-3xpa" is K7QM3XPA).
     """
-    text = _last(raw)
+    text = query_text(raw)
     if text is None or not text.strip():
         return None, None
     if len(text) > 4 * CLASS_CODE_LEN:
@@ -609,7 +397,7 @@ def parse_class_code(raw: object) -> tuple[str | None, str | None]:
     code = "".join(text.split()).replace("-", "").upper()
     if len(code) != CLASS_CODE_LEN or not set(code) <= set(CLASS_ALPHABET):
         return None, (f"A class code is {CLASS_CODE_LEN} letters and digits, like "
-                      f"{show_class_code('K7QM3XPA')}; {_show(text)} is not one.")
+                      f"{show_class_code('K7QM3XPA')}; {quoted(text)} is not one.")
     return code, None
 
 
@@ -621,7 +409,8 @@ def show_class_code(code: str) -> str:
 
 def parse_seat(raw: object) -> str | None:
     """A student's seat token from the URL, or None if it is not one of ours. Never raises."""
-    text = _last(raw)
+    text = query_text(raw)
     if text is None or not 16 <= len(text) <= 64 or not set(text) <= _SEAT_CHARS:
         return None
     return text
+

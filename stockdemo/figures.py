@@ -12,12 +12,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from stockdemo import theme
-from stockdemo.config import CELL_LABELS, RunConfig
-from stockdemo.data import WARMUP, Dataset
+from stockdemo.cells import CELL_LABELS
+from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
 from stockdemo.inspection import LOSS, Inspection
 from stockdemo.live import RunResult
 from stockdemo.train import MA_ROW, PERSISTENCE_ROW, Progress, TrainResult
+from stockdemo.windows import WARMUP, Dataset
 
 PALETTE = list(theme.PALETTE)
 FONT = {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE, "color": theme.TEXT}
@@ -28,7 +29,7 @@ class SharedFigure(go.Figure):
     """A figure built once per config and shown to every session: read it, never change it.
 
     ``to_dict`` is what ``st.plotly_chart`` calls on every rerun. Plotly's own
-    deep-copies the figure (~4 ms); this one hands out the spec it was built from.
+    deep-copies the figure; this one hands out the spec it was built from.
 
     Without plotly's theme template: Streamlit draws the chart in its own theme
     (``st.plotly_chart(theme="streamlit")``, the default) and the template sent
@@ -38,8 +39,7 @@ class SharedFigure(go.Figure):
 
     Its traces become plotly objects only when ``data`` is read (tests do;
     Streamlit reads ``to_dict``): plotly deep-copies every trace as it builds
-    them, 0.9 of the 1.2 ms a 200-step predictions chart took to build, on
-    every new setting.
+    them, most of a chart's build time, on every new setting.
     """
 
     def __init__(self, spec: dict) -> None:
@@ -71,14 +71,13 @@ def typed_array(values: np.ndarray) -> dict:
 # Where a chart's words go, so that none is printed over another at any width, from a
 # 390 px phone to a projector (tests/browser/test_chart_collisions_browser.py reads them back):
 # - the title at the top left, in a line of its own under the strip where plotly's mode bar
-#   appears (on hover, or a tap on a phone: on a phone a title ran under the bar), a detail
-#   in plotly's subtitle instead of a longer title (59 characters ran off a phone);
-# - the legend under everything else, anchored to the figure's bottom (at y = -0.2 of the
-#   plot, the x axis's title was printed over it);
+#   appears (on hover, or a tap on a phone), a detail in plotly's subtitle instead of a
+#   longer title, which runs off a phone;
+# - the legend under everything else, anchored to the figure's bottom (anchored to the
+#   plot, the x axis's title is printed over it);
 # - every axis pushing the margins out for its tick labels and title (automargin).
-# Measured in Chromium (the mode bar's buttons are 27 px tall): a title anchored at its top
-# 36 px down drew from 31 to 52 px, its subtitle from 68 to 84 px. (A second line made with
-# <br> moved the title up by half a line, and title.pad moved nothing.)
+# The offsets below are where Chromium draws them, under the mode bar's buttons
+# (docs/decisions.md has the measurement).
 MODE_BAR_PX = 36
 TITLE_PX = 24
 SUBTITLE_PX = 32
@@ -112,9 +111,8 @@ def _figure(data: list[dict], layout: dict, title: str, height: int = 380, subti
             above_plot: int = 0) -> SharedFigure:
     """A figure from specs written in plotly's canonical form, not re-checked here.
 
-    Plotly checks every property as a figure is built; for the predictions
-    chart that took ~25 ms, a third of the server's time per Playground rerun
-    under load. The specs below are written the way plotly's checker would
+    Plotly checks every property as a figure is built, a large share of the
+    server's time per Playground rerun. The specs below are written the way plotly's checker would
     leave them, and tests/test_figures.py holds each one to that checker.
     """
     layout = {**frame(title, height, subtitle, layout.get("showlegend", True), above_plot),
@@ -238,7 +236,7 @@ def hidden_heatmap(run: Inspection) -> SharedFigure:
 
     The panels are laid out as plotly's ``make_subplots(rows=L, shared_xaxes=True)``
     would, written out: its checked path was most of the Debugging page's
-    server time in a 30-session burst (py-spy).
+    server time under load.
     """
     config = run.config
     T, L = config.seq_len, config.num_layers
@@ -350,10 +348,10 @@ def live_loss_option(history: list[Progress]) -> dict:
     """The loss curves while a run trains, as an ECharts option (``st.echarts_chart``).
 
     Not plotly, while it trains: Streamlit keys a plotly chart by its spec, so every redraw
-    mounted a new chart, blank until drawn (screenshots 0.15 s apart were blank one in
-    two). An unkeyed ECharts chart keeps its instance and takes the new data in place. The
-    same words as ``loss_figure`` in the same places: title top left, legend at the bottom,
-    the x axis already spanning every epoch the run may take.
+    would mount a new chart, blank until drawn. An unkeyed ECharts chart keeps its instance
+    and takes the new data in place. The same words as ``loss_figure`` in the same places:
+    title top left, legend at the bottom, the x axis already spanning every epoch the run
+    may take.
     """
     epochs = history[-1].max_epochs if history else 1
     font = {"fontFamily": theme.FONT_FAMILY, "color": theme.TEXT}

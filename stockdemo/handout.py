@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from stockdemo import theme
-from stockdemo.config import CELL_LABELS, RUN_KNOBS, RunConfig
-from stockdemo.render import Picture
-from stockdemo.view_payload import node_table, view_json
+from stockdemo.cells import CELL_LABELS
+from stockdemo.config import RUN_KNOBS, RunConfig
+from stockdemo.node_table import node_table
+from stockdemo.picture import Picture
+from stockdemo.view_payload import view_json
 
 if TYPE_CHECKING:
     from stockdemo.replay import Trace
@@ -170,7 +172,7 @@ def file_name(config: RunConfig) -> str:
 
 def run_handout(config: RunConfig, picture: Picture, trace: Trace | None) -> str:
     """The handout of one Playground-style run: its settings, graph, replay and code."""
-    from stockdemo.live import reproduce_code
+    from stockdemo.reproduce import reproduce_code
 
     return handout_html(
         picture, trace,

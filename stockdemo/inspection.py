@@ -1,13 +1,7 @@
 """Look inside one run: hidden states, per-step gradients, prints, and saved tensors.
 
-Everything here runs the real model. The explicit-loop model (``LoopRNN``)
-calls one cell per time step, so a forward hook on each cell sees every
-hidden state as it is made. The built-in ``nn.RNN`` / ``nn.GRU`` /
-``nn.LSTM`` run all steps inside one C++ call and return only the last
-layer's outputs, so the built-in case is unrolled step by step in Python with
-the module's own weight tensors (``torch.rnn_tanh_cell`` and friends, the
-same kernels ``nn.RNNCell`` uses); the results are checked against the
-module's own outputs in the tests.
+Everything here runs the real model. Every hidden state is kept as it is made
+(stockdemo/hidden_states.py), for the built-in modules too.
 
 The gradient shown per step is ``‖∂L/∂h_t‖`` for the loss
 ``L = predictions.sum()``, the norm taken over the whole batch and every
@@ -20,15 +14,17 @@ import contextlib
 import io
 import math
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
+from stockdemo.capture import capture_graph, walk_grad_fns
 from stockdemo.config import PRINT_STEP, RunConfig
-from stockdemo.graph import Graph, capture_graph, walk_grad_fns
+from stockdemo.graph import Graph
+from stockdemo.hidden_states import StepHook, hidden_states
 from stockdemo.live import build
 from stockdemo.model import LoopRNN, StockPredictor
 
@@ -64,9 +60,6 @@ for name in dir(fn):
     if name.startswith('_saved_'):
         value = getattr(fn, name)
         print(name, value)"""
-
-# Called with (layer, step, h), h: (batch, hidden), as each hidden state is made.
-StepHook = Callable[[int, int, torch.Tensor], None]
 
 # redirect_stdout swaps sys.stdout for the whole process; one capture at a time
 # keeps two sessions' prints out of each other's text.
@@ -197,33 +190,6 @@ def prepare(config: RunConfig, weight_scale: float = 1.0,
     return x, model
 
 
-def hidden_states(model: StockPredictor, x: torch.Tensor, on_step: StepHook | None = None,
-                  ) -> tuple[torch.Tensor, list[list[torch.Tensor]]]:
-    """Run the model and keep every hidden state, in the autograd graph.
-
-    x: (batch, seq_len, features) -> predictions (batch, 1), states[layer][t] (batch, hidden)
-    """
-    states: list[list[torch.Tensor]] = [[] for _ in range(_num_layers(model.rnn))]
-
-    def keep(layer: int, h: torch.Tensor) -> None:
-        t = len(states[layer])
-        states[layer].append(h)
-        if on_step is not None:
-            on_step(layer, t, h)
-
-    if isinstance(model.rnn, LoopRNN):
-        handles = [cell.register_forward_hook(_cell_hook(layer, keep))
-                   for layer, cell in enumerate(model.rnn.cells)]
-        try:
-            predictions = model(x)
-        finally:
-            for handle in handles:
-                handle.remove()
-    else:
-        last = _unroll(model.rnn, x, keep)
-        predictions = model.fc(last)
-    return predictions, states
-
 
 def gradient_norms(model: StockPredictor, x: torch.Tensor) -> torch.Tensor:
     """‖∂L/∂h_t‖ for L = predictions.sum(), as ``retain_grad`` on each state then ``backward()`` read it.
@@ -239,7 +205,7 @@ def _states_and_norms(model: StockPredictor, x: torch.Tensor, print_step: int | 
 
     ``torch.autograd.grad`` asks for the hidden states' gradients only: the same
     numbers ``retain_grad`` and ``backward()`` give, without computing every
-    weight's gradient at every step (measured: half the time of the whole inspection).
+    weight's gradient at every step.
     ``print_step``: the print hook of ``captured_prints`` runs in the same forward
     -> its text (else "").
     """
@@ -386,48 +352,6 @@ def _summarise(name: str, value: torch.Tensor) -> SavedValue:
     stats = {"min": v.min().item(), "max": v.max().item(), "mean": v.mean().item(),
              "std": v.std(correction=0).item()}
     return SavedValue(name, shape=shape, stats=stats)
-
-
-def _cell_hook(layer: int, keep: Callable[[int, torch.Tensor], None]):
-    def hook(_module: nn.Module, _args: tuple, output) -> None:
-        keep(layer, output[0] if isinstance(output, tuple) else output)  # LSTMCell: (h, c)
-    return hook
-
-
-def _unroll(rnn: nn.RNNBase, x: torch.Tensor, keep: Callable[[int, torch.Tensor], None],
-            ) -> torch.Tensor:
-    """A built-in recurrent module, one Python step at a time, on its own weights.
-
-    x: (batch, seq_len, features) -> last layer's last hidden state (batch, hidden)
-    """
-    batch = x.shape[0]
-    # Step outputs feed the next layer as a list, not re-stacked: indexing a
-    # stacked tensor would make each step's backward fill a whole-sequence
-    # gradient (measured 6x slower at T=200).
-    layer_inputs = x.unbind(dim=1)
-    for layer in range(rnn.num_layers):
-        w = [getattr(rnn, f"{name}_l{layer}")
-             for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-        h = x.new_zeros(batch, rnn.hidden_size)
-        c = x.new_zeros(batch, rnn.hidden_size)
-        outputs = []
-        for x_t in layer_inputs:
-            if isinstance(rnn, nn.LSTM):
-                h, c = torch.lstm_cell(x_t, (h, c), *w)
-            elif isinstance(rnn, nn.GRU):
-                h = torch.gru_cell(x_t, h, *w)
-            elif rnn.nonlinearity == "relu":
-                h = torch.rnn_relu_cell(x_t, h, *w)
-            else:
-                h = torch.rnn_tanh_cell(x_t, h, *w)
-            keep(layer, h)
-            outputs.append(h)
-        layer_inputs = outputs
-    return h
-
-
-def _num_layers(rnn: nn.Module) -> int:
-    return len(rnn.cells) if isinstance(rnn, LoopRNN) else rnn.num_layers
 
 
 def _recurrent_weights(rnn: nn.Module) -> list[torch.Tensor]:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stockdemo import data, inspection, lab, static, train
-from stockdemo.config import CELL_LABELS, PAGE_KNOBS, RunConfig, TrainConfig
+from stockdemo.cells import CELL_LABELS
+from stockdemo.config import PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.live import printed, run

@@ -1,11 +1,12 @@
 """The seed example's StockPredictor, and an explicit-loop recurrent layer.
 
 ``StockPredictor(3, 10, 1, 1)`` is the model from the lesson, line for line.
-The ``cell`` option swaps ``nn.RNN`` for ``nn.GRU``, ``nn.LSTM`` or
-``LoopRNN``, a plain Python ``for`` loop over ``nn.RNNCell`` /
-``nn.GRUCell`` / ``nn.LSTMCell`` whose autograd graph grows with the
-sequence length for every cell (on CPU the built-in ``nn.LSTM`` runs as one
-fused kernel and records one node per layer).
+Its ``rnn`` argument swaps ``nn.RNN`` for ``nn.GRU``, ``nn.LSTM`` or ``LoopRNN``,
+a plain Python ``for`` loop over ``nn.RNNCell`` / ``nn.GRUCell`` /
+``nn.LSTMCell`` whose autograd graph grows with the sequence length for every
+cell (on CPU the built-in ``nn.LSTM`` runs as one fused kernel and records one
+node per layer). The cells a run can use are declared in stockdemo/cells.py;
+the code a learner sees for a run is this file's own source (stockdemo/reproduce.py).
 """
 
 from __future__ import annotations
@@ -13,17 +14,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-BUILT_IN = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
-CELL_MODULES = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}
-
 
 class StockPredictor(nn.Module):
-    def __init__(self, input_dim, hidden_dim, num_layers, output_dim, cell="rnn"):
+    def __init__(self, input_dim, hidden_dim, num_layers, output_dim, rnn=nn.RNN):
         super().__init__()
-        if cell in BUILT_IN:
-            self.rnn = BUILT_IN[cell](input_dim, hidden_dim, num_layers, batch_first=True)
-        else:
-            self.rnn = LoopRNN(input_dim, hidden_dim, num_layers, cell=cell.removesuffix("_loop"))
+        self.rnn = rnn(input_dim, hidden_dim, num_layers, batch_first=True)
         self.fc = nn.Linear(hidden_dim, output_dim)
 
     def forward(self, x):
@@ -37,17 +32,17 @@ class LoopRNN(nn.Module):
 
     Same interface as ``nn.RNN(..., batch_first=True)``: the autograd graph it
     records has one block per time step and per layer, because each step is
-    an ordinary Python call.
+    an ordinary Python call. ``cell``: nn.RNNCell, nn.GRUCell or nn.LSTMCell.
     """
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int, cell: str = "rnn"):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int, batch_first: bool = True,
+                 cell: type[nn.Module] = nn.RNNCell):
         super().__init__()
-        if cell not in CELL_MODULES:
-            raise ValueError(f"cell must be one of {sorted(CELL_MODULES)}, got {cell!r}")
-        self.cell = cell
+        if not batch_first:
+            raise ValueError("LoopRNN takes x as (batch, seq_len, features): batch_first=True")
         self.hidden_size = hidden_size
         self.cells = nn.ModuleList(
-            CELL_MODULES[cell](input_size if layer == 0 else hidden_size, hidden_size)
+            cell(input_size if layer == 0 else hidden_size, hidden_size)
             for layer in range(num_layers)
         )
 
@@ -63,7 +58,7 @@ class LoopRNN(nn.Module):
             # unbind once rather than index per step: backward through T
             # indexing ops fills a whole-sequence gradient each step (O(T^2)).
             for x_t in layer_input.unbind(1):
-                if self.cell == "lstm":
+                if isinstance(cell, nn.LSTMCell):
                     h, c = cell(x_t, (h, c))
                 else:
                     h = cell(x_t, h)

@@ -13,13 +13,13 @@ as ``live.run(config).graph``) and records, from torch itself:
   error a second ``backward()`` raises once the graph is freed.
 
 Which line made a node: torch's anomaly mode answers that by storing a
-formatted stack trace on every node (``metadata["traceback_"]``), which cost
-1.8-5 s at T 200, L 4 (11,248 nodes; the deeper the caller's stack, the
-slower) and is a process-wide switch, so concurrent sessions would pay for it
-and race to turn it off. A ``TorchFunctionMode`` sees every torch call made
-from Python, on this thread only: a call's nodes are the ones created between
-its start and its return, which sequence numbers tell (they count up, one per
-node, per thread). tests/test_replay.py checks the two agree, node for node.
+formatted stack trace on every node (``metadata["traceback_"]``), which costs
+seconds on a large graph (the deeper the caller's stack, the slower) and is a
+process-wide switch, so concurrent sessions would pay for it and race to turn it
+off. A ``TorchFunctionMode`` sees every torch call made from Python, on this
+thread only: a call's nodes are the ones created between its start and its
+return, which sequence numbers tell (they count up, one per node, per thread).
+tests/test_replay.py checks the two agree, node for node.
 """
 
 from __future__ import annotations
@@ -38,11 +38,12 @@ import torch
 from torch import nn
 
 from stockdemo import live
+from stockdemo.capture import capture_graph_nodes
 from stockdemo.code_graph import LineRecorder, saved_on
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
-from stockdemo.data import Dataset
-from stockdemo.graph import STEP, Graph, NodeCounts, capture_graph_nodes, count_text
+from stockdemo.graph import STEP, Graph, NodeCounts, count_text
 from stockdemo.model import LoopRNN, StockPredictor
+from stockdemo.windows import Dataset
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))  # frames here are "our code"
 REPO_ROOT = Path(PACKAGE_DIR).parent
@@ -195,8 +196,8 @@ class _CallSites(LineRecorder):
 
 def _replay(graph: Graph, grad_fns: dict[str, object], sites: _CallSites, root: torch.Tensor,
             root_name: str, model: nn.Module) -> Trace:
-    # Hooks, handles and gradients are many small acyclic objects: collections
-    # triggered among them scanned the heap for nothing (T 200 L 4: 0.8 -> 0.55 s).
+    # Hooks, handles and gradients are many small acyclic objects: a collection
+    # triggered among them would scan the whole heap for nothing.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:

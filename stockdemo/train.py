@@ -21,22 +21,18 @@ import pandas as pd
 import torch
 from torch import nn
 
-from stockdemo.config import (
-    CELL_LABELS,
-    MAX_TRAIN_SECONDS,
-    TRAIN_BATCH_SIZE,
-    TrainConfig,
-)
-from stockdemo.data import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
-from stockdemo.graph import OUTPUT_ID, Graph, capture_graph
+from stockdemo.capture import capture_graph
+from stockdemo.cells import CELL_LABELS, cell_of
+from stockdemo.config import MAX_TRAIN_SECONDS, TRAIN_BATCH_SIZE, TrainConfig
+from stockdemo.graph import OUTPUT_ID, Graph
 from stockdemo.live import build
+from stockdemo.windows import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
-# Work budget, measured on this 2-core box with one thread: big LSTM batches ran at 11-17 GFLOP/s
-# (assume less when shared), and each cell call on a batch cost about 0.1 ms of Python and autograd.
+# Work budget of one thread, below what was measured (docs/decisions.md), since the box is shared:
+# arithmetic per second, and the Python and autograd cost of each cell call on a batch.
 FLOPS_PER_SECOND = 5e9
 STEP_OVERHEAD_S = 1e-4
-GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 
 
 @dataclass(frozen=True)
@@ -111,7 +107,7 @@ def forecast_metrics(actual: np.ndarray, forecast: np.ndarray, previous: np.ndar
 def estimated_seconds(dataset: Dataset, config: TrainConfig) -> float:
     """Rough time of one training epoch plus the validation and test passes, before running it."""
     h, f, layers = config.hidden_size, len(config.feature_names), config.num_layers
-    gates = GATES[config.cell.removesuffix("_loop")]
+    gates = cell_of(config.cell).gates
     flops_per_window = 2 * gates * h * ((f + h) + (layers - 1) * 2 * h) * config.seq_len
     passes = 3 * dataset.n_train + dataset.n_val + dataset.n_test  # backward ~ twice the forward
     cell_calls = (3 * math.ceil(dataset.n_train / TRAIN_BATCH_SIZE) + 2) * config.seq_len * layers
@@ -145,9 +141,8 @@ def train(dataset: Dataset, config: TrainConfig,
         raise ValueError(refusal)
     started = time.perf_counter()
     _, model = build(config.model_config)
-    # foreach: one op per step for all parameters, not one per parameter. On CPU torch
-    # defaults to the per-parameter loop; this run took 329 -> 268 ms (default settings)
-    # with the same curves and forecasts, bit for bit (checked: RNN, LSTM, GRU, LSTM loop).
+    # foreach: one op per step for all parameters, not one per parameter (torch's CPU
+    # default); faster, with the same curves and forecasts bit for bit.
     optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate, foreach=True)
     loss_fn = nn.MSELoss()
     shuffle = torch.Generator().manual_seed(config.seed)

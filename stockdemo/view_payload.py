@@ -67,11 +67,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-import pandas as pd
-
 from stockdemo import theme
-from stockdemo.graph import GraphDiff, op_name
-from stockdemo.render import Picture
+from stockdemo.diff import GraphDiff
+from stockdemo.picture import Picture
 
 if TYPE_CHECKING:
     from stockdemo.replay import Trace
@@ -170,12 +168,10 @@ def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
 
 
 # The parts of a payload that depend on the picture alone, kept for the last pictures
-# drawn: a click on a node reruns the page (at 11,000 nodes rebuilding them took
-# 0.14 s), and a drag of T crosses dozens of pictures and comes back over them. Kept
-# for as many pictures as the pages' picture cache holds (ui.graph_view.cached_picture),
-# within a byte budget: at 8 pictures a drag over 24 lengths rebuilt every one (15 % of
-# a stage update's server CPU, py-spy). Keyed by identity (pictures come from a shared
-# cache), with the picture kept alongside so a recycled id cannot match.
+# drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
+# and comes back over them. Kept for as many pictures as the pages' picture cache holds
+# (ui.graph_view.cached_picture), within a byte budget. Keyed by identity (pictures come
+# from a shared cache), with the picture kept alongside so a recycled id cannot match.
 _STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
 _STATIC_KEEP = 48
@@ -365,50 +361,6 @@ def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dic
         "error": trace.second_backward_error,
         "status": replay_status(trace.root, picture.counts, len(forward), len(backward)),
     }
-
-
-def node_table(picture: Picture, trace: Trace | None = None) -> pd.DataFrame:
-    """The drawn graph nodes as rows: the view's text alternative.
-
-    Columns: id, op, shape, step, layer, forward order, backward order,
-    gradient norm (these three need a Trace), and what a box drawing more than
-    its own node stands for (a rolled box: "200 nodes, one per time step, t 0…199").
-    """
-    forward = backward = norm = {}
-    if trace is not None:
-        forward = {node_id: i + 1 for i, node_id in enumerate(trace.forward)}
-        backward = {b.node_id: i + 1 for i, b in enumerate(trace.backward)}
-        norm = {b.node_id: b.grad_norm for b in trace.backward} | dict(trace.param_grad_norms)
-    rows = []
-    for p in picture.nodes:
-        n = p.node
-        if n is None:
-            continue
-        rows.append({
-            "id": n.id,
-            "op": op_name(n.op) if n.kind == "op" else n.kind,
-            "shape": None if n.shape is None else shape_text(n.shape),
-            "step": n.step,
-            "layer": n.layer,
-            "order in forward": forward.get(n.id),
-            "order in backward": backward.get(n.id),
-            "gradient norm": norm.get(n.id),
-            "stands for": picture.stands_for.get(p.id),
-        })
-    frame = pd.DataFrame(rows, columns=["id", "op", "shape", "step", "layer", "order in forward",
-                                        "order in backward", "gradient norm", "stands for"])
-    for col in ("step", "layer", "order in forward", "order in backward"):
-        frame[col] = frame[col].astype("Int64")
-    return frame
-
-
-def node_table_alt(picture: Picture) -> str:
-    """What ``node_table``'s rows are, counted as every other count is (``NodeCounts``)."""
-    rows = sum(1 for p in picture.nodes if p.node is not None)
-    if rows == picture.counts.nodes:
-        return f"Table of the graph's {picture.counts.summary()}, one row each"
-    return (f"Table of the {rows:,} boxes drawn for the graph's {picture.counts.summary()}; "
-            "the column 'stands for' says which boxes draw several nodes")
 
 
 def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str | None]:

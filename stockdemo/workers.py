@@ -27,7 +27,7 @@ The pool starts its workers in the background (``start``), so a page can warm
 it without waiting for each worker's ``import torch``; runs submitted before a
 worker is ready wait in the queue like any other.
 
-A worker is ``python -m stockdemo.workers`` talking over a socket pair, not a
+A worker is ``python -m stockdemo.train_worker`` talking over a socket pair, not a
 ``multiprocessing`` spawn: spawn re-imports the parent's ``__main__``, and in
 a Streamlit server that is the page script being run (Streamlit sets it), so
 every worker would run the Train page and start workers of its own.
@@ -46,7 +46,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -58,16 +57,10 @@ _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is killed
 ABANDON_S = 15.0  # an event stream unread this long is taken as a closed tab
 QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
-# Workers run at a lower priority than their server: when both want a core, the
-# pages of every session (a place in line, a progress bar, a slider elsewhere)
-# go first and training takes what is left; alone, a run goes as fast as before.
-WORKER_NICE = 10
 DEFAULT_MAX_WAITING = 32  # a class of 30 pressing Train at once all get a place in line
 # A worker ended by one of these was stopped with its server (make serve stops each
 # replica's process group; Ctrl-C signals the terminal's): its server is most likely
-# exiting too. Replaced at once, the new worker outlived its server and spent ~5 s of
-# CPU importing torch (seen after every bench/load.py run). It is replaced after a
-# pause instead, if the server is still there.
+# exiting too, so it is replaced after a pause, if the server is still there.
 STOP_SIGNALS = frozenset({-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP})
 RESPAWN_AFTER_STOP_S = 3.0
 FAILED_STARTS = 3  # workers dying before they are ready, in a row: the pool gives up
@@ -96,61 +89,6 @@ def default_workers() -> int:
 
 def default_max_waiting() -> int:
     return max(0, int(os.environ.get("STOCKDEMO_TRAIN_QUEUE", DEFAULT_MAX_WAITING)))
-
-
-# --- The worker process -----------------------------------------------------------
-
-def _worker_main(conn: multiprocessing.connection.Connection, threads: int) -> None:
-    """One worker: wait for a run, stream its events back, stop when told to.
-
-    Messages in: ("train", job, dataset, config, max_seconds), ("stop", job).
-    Messages out: ("ready", pid), ("event", job, event), ("refused", job, text),
-    ("failed", job, traceback), ("done", job).
-    """
-    os.nice(WORKER_NICE)  # before the imports: a worker's start-up yields to the pages too
-    import torch
-
-    # One thread per worker, one worker per core: more would only fight over the cores.
-    torch.set_num_threads(threads)
-    from stockdemo import data, heap, train
-    from stockdemo.config import TrainConfig
-
-    # A worker's first run paid ~13 s of one-off start-up work (measured: 15 s, then 1.6 s for
-    # the same run): pay it on a tiny run before taking a learner's.
-    warm = TrainConfig(source="synthetic", epochs=1)
-    train.run_training(data.prepare(data.synthetic_prices(warm.series, 0, days=300), warm.feature_names,
-                                    warm.target, warm.seq_len, warm.val_pct, warm.test_pct), warm)
-    heap.tune_for_serving()  # after the imports and the warm-up: a run's allocations are all it scans
-    try:
-        conn.send(("ready", os.getpid()))
-        while True:
-            message = conn.recv()
-            if message[0] != "train":
-                continue  # a stop for a run that already ended
-            _, job, dataset, config, max_seconds = message
-            events = train.train(dataset, config, max_seconds)
-            try:
-                for event in events:
-                    conn.send(("event", job, event))
-                    if _told_to_stop(conn, job):
-                        break
-            except ValueError as err:  # too_big: a message for the learner
-                conn.send(("refused", job, str(err)))
-            except Exception:
-                conn.send(("failed", job, traceback.format_exc()))
-            finally:
-                events.close()
-            conn.send(("done", job))
-    except (EOFError, OSError):
-        return  # the server closed the pipe or went away: nothing left to serve
-
-
-def _told_to_stop(conn: multiprocessing.connection.Connection, job: int) -> bool:
-    stop = False
-    while conn.poll():
-        message = conn.recv()
-        stop |= message == ("stop", job)
-    return stop
 
 
 # --- The pool, in the server --------------------------------------------------------
@@ -314,7 +252,7 @@ class TrainingPool:
         # worker at this copy of stockdemo.
         path = os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))
         process = subprocess.Popen(
-            [sys.executable, "-m", "stockdemo.workers", str(child.fileno()), str(self.torch_threads)],
+            [sys.executable, "-m", "stockdemo.train_worker", str(child.fileno()), str(self.torch_threads)],
             pass_fds=(child.fileno(),), env={**os.environ, "PYTHONPATH": path})
         child.close()
         return _Worker(process, multiprocessing.connection.Connection(parent.detach()))
@@ -469,8 +407,3 @@ def shared_pool() -> TrainingPool:
             _shared = TrainingPool()
             _shared.start()
         return _shared
-
-
-if __name__ == "__main__":
-    # python -m stockdemo.workers <socket fd> <torch threads>: started by TrainingPool._spawn.
-    _worker_main(multiprocessing.connection.Connection(int(sys.argv[1])), int(sys.argv[2]))

@@ -23,7 +23,9 @@ from stockdemo.classroom import (
     Teacher,
     new_seat,
     open_classroom,
+    protocol,
 )
+from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import push as class_push
@@ -177,11 +179,11 @@ def test_a_student_cannot_steer_or_reveal(make_classroom):
 
 
 def test_a_burst_of_wrong_codes_is_slowed_down(make_classroom, monkeypatch):
-    monkeypatch.setattr(classroom, "TRIES_WINDOW_S", 2)
+    monkeypatch.setattr(seats, "TRIES_WINDOW_S", 2)
     room = make_classroom()
     code = room.start().code
     attacker = new_seat()
-    for _ in range(classroom.TRIES_PER_SEAT):
+    for _ in range(seats.TRIES_PER_SEAT):
         with pytest.raises(ClassError, match="No class has the code"):
             room.join("".join(reversed(code)) if code[::-1] != code else "2" * 8, attacker)
     with pytest.raises(ClassError, match=r"Too many wrong codes: wait \d+ s"):
@@ -193,7 +195,7 @@ def test_a_burst_of_wrong_codes_is_slowed_down(make_classroom, monkeypatch):
 
 def test_wrong_codes_from_many_tabs_are_slowed_down_for_the_whole_server(make_classroom,
                                                                           monkeypatch):
-    monkeypatch.setattr(classroom, "TRIES_PER_SERVER", 8)
+    monkeypatch.setattr(seats, "TRIES_PER_SERVER", 8)
     room = make_classroom()
     code = room.start().code
     for _ in range(8):
@@ -485,7 +487,7 @@ def test_a_malformed_code_gets_its_own_message_and_costs_no_try(make_classroom, 
     room = make_classroom()
     code = room.start().code
     student = new_seat()
-    for _ in range(classroom.TRIES_PER_SEAT * 2):
+    for _ in range(seats.TRIES_PER_SEAT * 2):
         with pytest.raises(ClassError) as refused:
             room.join(typo, student)
         assert repr(typo.strip()) in str(refused.value) and "not one" in str(refused.value)
@@ -505,7 +507,7 @@ def test_wrong_well_formed_codes_still_stop_guessing(make_classroom):
     room = make_classroom()
     code = room.start().code
     guesser = new_seat()
-    for n in range(classroom.TRIES_PER_SEAT):
+    for n in range(seats.TRIES_PER_SEAT):
         with pytest.raises(ClassError, match="No class has the code"):
             room.join(f"ABCDEF{CLASS_ALPHABET[n]}{CLASS_ALPHABET[n]}", guesser)
     with pytest.raises(classroom.ClassRateLimited):
@@ -551,7 +553,7 @@ def test_a_student_is_never_sent_the_answer_before_the_reveal(make_classroom):
 # --- questions as teachers run them ---------------------------------------------
 
 def test_the_countdown_locks_answers(make_classroom, monkeypatch):
-    monkeypatch.setattr(classroom, "LOCK_GRACE_S", 0.0)
+    monkeypatch.setattr(protocol, "LOCK_GRACE_S", 0.0)
     room = make_classroom()
     teacher = room.start()
     room.open_question(teacher, 3, countdown_s=1)
@@ -644,7 +646,8 @@ def test_a_seat_keeps_its_number_across_replicas_and_rejoins(make_classroom):
     room.join(teacher.code, first)
     other.join(teacher.code, second)
     room.join(teacher.code, first)  # a reload joins again
-    assert (other.seat_number(teacher.code, first), room.seat_number(teacher.code, second)) == (1, 2)
+    assert (seats.seat_number(other.db, teacher.code, first),
+            seats.seat_number(room.db, teacher.code, second)) == (1, 2)
 
 
 def test_the_class_data_expires_with_every_new_key(make_classroom, store_kind):

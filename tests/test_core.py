@@ -1,5 +1,8 @@
 """The core: seed parity, the graph is autograd's own, growth per step, bad configs."""
 
+import contextlib
+import inspect
+import io
 import re
 from collections import Counter
 
@@ -8,10 +11,13 @@ import torch
 from torch import nn
 
 from stockdemo import RunConfig, StockPredictor, capture_graph, graph_diff, run
-from stockdemo.config import CELLS, KNOBS, RUN_KNOBS
+from stockdemo.cells import CELLS
+from stockdemo.config import KNOBS, RUN_KNOBS
+from stockdemo.dot import render_dot
 from stockdemo.graph import FUSED_OP, op_name
 from stockdemo.live import build
-from stockdemo.render import render_dot
+from stockdemo.model import LoopRNN
+from stockdemo.reproduce import reproduce_code
 
 MAX = RunConfig(seq_len=200, hidden_size=256, num_layers=4, batch_size=64, input_size=16)
 
@@ -128,6 +134,33 @@ def test_single_step_run_places_its_step_like_longer_runs(cell):
     # torch itself projects a single step's input differently (Addmm, not Mm + Add):
     # that shows up in the set-up block only.
     assert {n.role for n in (*diff.removed_nodes, *diff.added_nodes) if n.step is None} <= {"pre"}
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_the_reproduced_code_run_by_hand_gives_the_runs_predictions(cell):
+    config = RunConfig(cell=cell, seq_len=6, num_layers=2, hidden_size=7, seed=11)
+    namespace: dict[str, object] = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(reproduce_code(config), namespace)  # a fresh module's globals, as a script has
+    assert torch.equal(namespace["predictions"].detach(), run(config).predictions)
+    assert printed.getvalue().startswith("tensor(")
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_the_reproduced_codes_classes_are_model_py_source_text(cell):
+    """No second StockPredictor or LoopRNN in a string: the code shows model.py's own classes."""
+    code = reproduce_code(RunConfig(cell=cell))
+    classes = [LoopRNN, StockPredictor] if cell.endswith("_loop") else [StockPredictor]
+    written = [m.start() for m in re.finditer(r"^class ", code, re.MULTILINE)]
+    assert len(written) == len(classes)
+    for start, cls in zip(written, classes, strict=True):
+        assert code[start:].startswith(inspect.getsource(cls))
+
+
+def test_the_seeds_reproduced_code_builds_the_model_as_the_snippet_does():
+    code = reproduce_code(RunConfig())
+    assert "model = StockPredictor(input_dim=3, hidden_dim=10,\n" in code
+    assert "num_layers=1, output_dim=1)\n" in code and "rnn=" not in code.split("torch.manual_seed")[1]
 
 
 def test_diff_of_identical_runs_is_empty_and_hidden_size_only_reshapes():

@@ -16,10 +16,10 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import NodeCounts, count_nodes
+from stockdemo.layout import layout
 from stockdemo.live import build
-from stockdemo.render import layout
+from stockdemo.node_table import node_table
 from stockdemo.replay import trace_run
-from stockdemo.view_payload import node_table
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
 

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stockdemo import data
+from stockdemo import data, windows
 from stockdemo.config import TrainConfig
-from stockdemo.data import DataError, read_prices_csv
+from stockdemo.data import read_prices_csv
+from stockdemo.windows import DataError
 
 BUNDLED_SHA256 = "5abadf99b2d394f920120a27de6f0df129859d71d4cfb0bf661bcc99446ab1fd"
 EXPORT = (b"Date,Open,High,Low,Close,Adj Close,Volume\n"
@@ -142,22 +143,23 @@ def prepared(prices, **kw):
     args = dict(feature_names=("return", "close", "ma"), target="return", seq_len=5,
                 val_pct=15, test_pct=15)
     args.update(kw)
-    return data.prepare(prices, **args)
+    return windows.prepare(prices, **args)
 
 
 def test_windows_read_seq_len_days_and_predict_the_next():
     prices = data.synthetic_prices("gbm", 0, days=200)
     ds = prepared(prices)
     close = prices["close"].to_numpy()
-    assert ds.x.shape == (200 - data.WARMUP - 5, 5, 3)
+    assert ds.x.shape == (200 - windows.WARMUP - 5, 5, 3)
     returns = np.log(close[1:] / close[:-1])  # return of day k+1 at k
     for i in (0, 17, len(ds.y) - 1):
         day = ds.target_day[i]
         assert day == i + 5
         unscaled = ds.x[i, :, 0] * ds.feature_std[0] + ds.feature_mean[0]
-        np.testing.assert_allclose(unscaled, returns[i + data.WARMUP - 1: i + data.WARMUP + 4], rtol=1e-5)
+        first = i + windows.WARMUP - 1
+        np.testing.assert_allclose(unscaled, returns[first: first + 5], rtol=1e-5)
         target = ds.y[i] * ds.target_std + ds.target_mean
-        np.testing.assert_allclose(target, returns[day + data.WARMUP - 1], rtol=1e-4)
+        np.testing.assert_allclose(target, returns[day + windows.WARMUP - 1], rtol=1e-4)
 
 
 def test_split_follows_time_without_overlap():
@@ -171,7 +173,7 @@ def test_split_follows_time_without_overlap():
 def test_changing_test_period_prices_changes_no_scaling_statistic_or_training_input():
     prices = data.synthetic_prices("gbm", 2)
     ds = prepared(prices, feature_names=("return", "close", "ma", "volume"))
-    first_test_day = ds.target_day[ds.part("test")][0] + data.WARMUP  # row in prices
+    first_test_day = ds.target_day[ds.part("test")][0] + windows.WARMUP  # row in prices
     changed = prices.copy()
     changed.loc[first_test_day:, "close"] *= 3.0
     changed.loc[first_test_day:, "volume"] *= 10.0
@@ -203,7 +205,7 @@ def test_too_short_a_history_is_a_data_error():
     prices = data.synthetic_prices("gbm", 0, days=data.min_rows(20) - 1)
     with pytest.raises(DataError, match="shorter sequence length"):
         prepared(prices, seq_len=20)
-    assert len(prepared(prices, seq_len=19).y) == data.MIN_WINDOWS
+    assert len(prepared(prices, seq_len=19).y) == windows.MIN_WINDOWS
 
 
 def test_volume_feature_without_volume_is_a_data_error():

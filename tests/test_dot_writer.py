@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stockdemo.config import RunConfig
+from stockdemo.dot import dot_id, dot_statements, render_dot
+from stockdemo.layout import layout
 from stockdemo.live import run
-from stockdemo.render import dot_id, dot_statements, layout, render_dot
 
 CASES = [(cell, view, seq_len) for cell in ("rnn", "gru", "lstm", "lstm_loop")
          for view in ("unrolled", "rolled") for seq_len in (1, 6)]

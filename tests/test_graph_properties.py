@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stockdemo import RunConfig, graph_diff, run
-from stockdemo.config import CELLS
+from stockdemo.cells import CELLS
 
 configs = st.builds(
     RunConfig,

@@ -10,9 +10,10 @@ from html.parser import HTMLParser
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
 from stockdemo.handout import POLICY, handout_html, run_handout, view_file_name, view_handout
-from stockdemo.render import layout
+from stockdemo.layout import layout
+from stockdemo.node_table import node_table
 from stockdemo.replay import trace_run
-from stockdemo.view_payload import node_table, view_payload
+from stockdemo.view_payload import view_payload
 
 
 class Parts(HTMLParser):

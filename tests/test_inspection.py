@@ -7,11 +7,10 @@ import pytest
 import torch
 
 from stockdemo import inspection
+from stockdemo.capture import capture_graph
+from stockdemo.cells import CELLS
 from stockdemo.config import PRINT_STEP, RunConfig
-from stockdemo.graph import capture_graph
 from stockdemo.live import build
-
-CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 
 
 def test_package_module_does_not_replace_the_standard_library_inspect():

@@ -4,12 +4,12 @@ from collections import defaultdict
 
 import pytest
 
+from stockdemo.cells import CELLS
 from stockdemo.config import RunConfig
 from stockdemo.graph import STEP, Graph
+from stockdemo.layout import layout
 from stockdemo.live import run
-from stockdemo.render import layout
 
-CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 GROWING = ("rnn", "gru", "rnn_loop", "gru_loop", "lstm_loop")  # nn.LSTM on CPU: one fused node
 
 
@@ -164,9 +164,10 @@ def test_step_t_of_every_layer_stands_in_one_column(cell):
 @pytest.mark.parametrize("view", ["unrolled", "rolled"])
 def test_placement_reads_only_the_sizes_of_the_styles_boxes(view):
     """Placement and styling are apart: other box texts of the same sizes move nothing."""
-    from stockdemo import render
+    from stockdemo import blocks as layers
+    from stockdemo import layout as placing
 
-    class Plain(render._Style):
+    class Plain(placing._Style):
         def box(self, n):
             _, w, h = super().box(n)
             return ("?", w, h)
@@ -176,14 +177,14 @@ def test_placement_reads_only_the_sizes_of_the_styles_boxes(view):
 
     graph = graph_of("gru", 5, 2)
     rolled = view == "rolled"
-    blocks = render._Blocks(graph)
-    drawn = render._steps_to_draw(blocks, rolled, None)
-    styled = render._Placement(blocks, drawn, render._Style(graph, rolled))
-    plain = render._Placement(blocks, drawn, Plain(graph, rolled))
+    blocks = layers.Blocks(graph)
+    drawn = layers.steps_to_draw(blocks, rolled, None)
+    styled = placing._Placement(blocks, drawn, placing._Style(graph, rolled))
+    plain = placing._Placement(blocks, drawn, Plain(graph, rolled))
     assert [(i, x, y, w, h) for i, (_, x, y, _, w, h) in styled.placed.items()] == \
         [(i, x, y, w, h) for i, (_, x, y, _, w, h) in plain.placed.items()]
     assert [(f.x, f.y, f.w, f.h) for f in styled.frames] == [(f.x, f.y, f.w, f.h) for f in plain.frames]
     assert {label for _, _, _, label, _, _ in plain.placed.values()} == {"?"}
     picture = layout(graph, view)
     assert [(p.id, p.x, p.y) for p in picture.nodes] == \
-        [(p.id, p.x, p.y) for p in render._picture(view, plain, [], {}, 0, "").nodes]
+        [(p.id, p.x, p.y) for p in placing._picture(view, plain, [], {}, 0, "").nodes]

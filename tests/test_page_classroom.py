@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -172,13 +173,11 @@ def test_a_student_answers_before_the_reveal_then_sees_the_live_answer_beside_th
 
 
 def test_the_countdown_locks_the_answer_box_and_reveal_now_still_works(monkeypatch):
-    import stockdemo.classroom as core
-
     desk, teacher = open_question(countdown=15)
     student = app(CLASS_PAGE, **{"class": teacher.code}).run()
     countdown = [h.proto.body for h in student.get("html") if "sd-countdown" in h.proto.body]
     assert countdown and "data-seconds-left='15'" in countdown[0]
-    monkeypatch.setattr(core.time, "time", lambda: 2e10)  # long after the countdown
+    monkeypatch.setattr(time, "time", lambda: 2e10)  # long after the countdown
     student.run()
     assert "Time is up: answers are locked" in texts(student)
     assert not any(b.label == "Send my answer" for b in student.button)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import lab
 from stockdemo.lab_figures import report
-from stockdemo.render import layout
+from stockdemo.layout import layout
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, metric, metrics
 from tests.test_hostile_urls import assert_controls_in_bounds, nasty

@@ -15,6 +15,7 @@ import torch
 from torch.autograd.graph import GradientEdge
 
 from stockdemo import train
+from stockdemo.cells import CELLS
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
 from stockdemo.data import load_dataset
 from stockdemo.graph import HEAD, STEP
@@ -24,7 +25,6 @@ from stockdemo.replay import trace_first_training_step, trace_run, trace_trainin
 
 from .conftest import ROOT
 
-CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
 SIZES = ((1, 1), (3, 2), (6, 1))  # (seq_len, num_layers)
 CASES = [(cell, t, layers) for cell in CELLS for t, layers in SIZES]
 MODEL_FILE = os.path.join(str(ROOT), "stockdemo", "model.py")

@@ -1,4 +1,4 @@
-"""The replica roll (stockdemo/replicas.py) and the class push's rebalancing (ui/classmode/rebalance.py)."""
+"""The replica roll (classroom/replicas.py) and the class push's rebalancing (ui/classmode/rebalance.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import time
 import pytest
 from streamlit.proto.ClientState_pb2 import ClientState
 
-from stockdemo import classroom, replicas
-from stockdemo.classroom import Classroom, MemoryStore, new_seat, open_classroom
+from stockdemo.classroom import Classroom, MemoryStore, new_seat, open_classroom, replicas
 from stockdemo.ui.classmode import push as class_push
 from stockdemo.ui.classmode import rebalance
 from tests.redis_server import RedisServer
@@ -45,28 +44,28 @@ def test_a_replica_hands_over_only_what_is_over_its_share_and_worth_a_reload(rol
 
 def test_the_roll_counts_every_live_replica_and_forgets_one_that_stopped_saying(store, monkeypatch):
     r1, r2 = Classroom(store), Classroom(store)
-    assert r1.replica_beat("r1", 12) == {"r1": 12}
-    assert r2.replica_beat("r2", 0) == {"r1": 12, "r2": 0}
-    later = time.time() + classroom.REPLICA_TTL_S + 1
-    monkeypatch.setattr(classroom.time, "time", lambda: later)
-    assert r2.replica_beat("r2", 3) == {"r2": 3}  # r1 was killed: gone from the roll
-    assert "r1" not in store.hgetall(classroom.REPLICAS_KEY)  # and from the store
+    assert replicas.beat(r1, "r1", 12) == {"r1": 12}
+    assert replicas.beat(r2, "r2", 0) == {"r1": 12, "r2": 0}
+    later = time.time() + replicas.REPLICA_TTL_S + 1
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert replicas.beat(r2, "r2", 3) == {"r2": 3}  # r1 was killed: gone from the roll
+    assert "r1" not in store.hgetall(replicas.REPLICAS_KEY)  # and from the store
 
 
 def test_a_replica_held_out_of_the_balancer_is_left_off_the_roll(store):
     """deploy/serve.py holds a restarted replica out for a while: a tab sent there would come back."""
     room = Classroom(store)
-    room.replica_beat("r1", 60)
-    store.hset(classroom.REPLICAS_HELD_KEY, "r2", "1")  # what serve.py says while it holds r2 out
-    assert room.replica_beat("r2", 0) == {"r1": 60}
-    store.hdel(classroom.REPLICAS_HELD_KEY, "r2")  # back in the balancer
-    assert room.replica_beat("r2", 0) == {"r1": 60, "r2": 0}
+    replicas.beat(room, "r1", 60)
+    store.hset(replicas.REPLICAS_HELD_KEY, "r2", "1")  # what serve.py says while it holds r2 out
+    assert replicas.beat(room, "r2", 0) == {"r1": 60}
+    store.hdel(replicas.REPLICAS_HELD_KEY, "r2")  # back in the balancer
+    assert replicas.beat(room, "r2", 0) == {"r1": 60, "r2": 0}
 
 
 def test_serve_names_the_held_out_key_the_roll_reads():
     from deploy import serve
 
-    assert serve.REPLICAS_HELD_KEY == classroom.REPLICAS_HELD_KEY
+    assert serve.REPLICAS_HELD_KEY == replicas.REPLICAS_HELD_KEY
 
 
 class _Roll:

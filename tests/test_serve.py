@@ -128,7 +128,7 @@ def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
 
 def test_a_replica_that_comes_back_takes_its_share_of_the_class_again(served):
     """After a kill every student sits on the survivor. Once the killed replica is back in the
-    balancer, the survivor hands it its share (stockdemo/replicas.py): each of those tabs draws
+    balancer, the survivor hands it its share (stockdemo/classroom/replicas.py): each of those tabs draws
     the class bar's mover, reloads without HAProxy's cookie (bench/class_load.py's tab does what
     its JavaScript does), lands on the returned replica with its class and seat, and follows."""
     from bench import class_load

@@ -12,8 +12,8 @@ from torch._dynamo.testing import CompileCounter
 
 from stockdemo import static
 from stockdemo.config import RunConfig
+from stockdemo.dot import dot_id
 from stockdemo.live import build
-from stockdemo.render import dot_id
 
 DEFAULT = RunConfig()
 

@@ -9,15 +9,15 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
-from stockdemo import data, figures, train
+from stockdemo import data, figures, train, windows
 from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.graph import OUTPUT_ID
 from stockdemo.live import run
 
 
-def small_dataset(config: TrainConfig, days: int = 300) -> data.Dataset:
+def small_dataset(config: TrainConfig, days: int = 300) -> windows.Dataset:
     prices = data.synthetic_prices("gbm", 7, days=days)
-    return data.prepare(prices, config.feature_names, config.target, config.seq_len,
+    return windows.prepare(prices, config.feature_names, config.target, config.seq_len,
                         config.val_pct, config.test_pct)
 
 
@@ -62,8 +62,8 @@ def test_baselines_in_the_result_are_computed_from_the_test_days():
     np.testing.assert_array_equal(f["actual"], ds.next_close(test))
     np.testing.assert_array_equal(f["persistence"], ds.previous_close(test))
     np.testing.assert_array_equal(f["persistence"].to_numpy()[1:], f["actual"].to_numpy()[:-1])
-    days = ds.target_day[test] + data.WARMUP
-    expected_ma = [ds.close[d - data.MA_WINDOW:d].mean() for d in days]
+    days = ds.target_day[test] + windows.WARMUP
+    expected_ma = [ds.close[d - windows.MA_WINDOW:d].mean() for d in days]
     np.testing.assert_allclose(f["moving_average"], expected_ma)
     assert len(f) == ds.n_test
 
@@ -146,7 +146,7 @@ def test_figures_put_dates_on_the_x_axis_and_shade_the_held_out_days():
 def test_a_model_too_big_for_the_time_limit_is_refused_before_any_work():
     config = TrainConfig(seq_len=200, hidden_size=256, num_layers=4, cell="lstm_loop")
     prices = data.synthetic_prices("gbm", 0)
-    ds = data.prepare(prices, config.feature_names, config.target, config.seq_len, 15, 15)
+    ds = windows.prepare(prices, config.feature_names, config.target, config.seq_len, 15, 15)
     assert "too big to train live" in train.too_big(ds, config)
     with pytest.raises(ValueError, match="smaller hidden size"):
         next(train.train(ds, config))

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from stockdemo import data, train, workers
+from stockdemo import data, train, train_worker, windows, workers
 from stockdemo.config import TrainConfig
 
 QUICK = TrainConfig(source="synthetic", series="gbm", epochs=4, seed=3)
@@ -19,9 +19,9 @@ LONG_LIMIT_S = 120.0
 ABANDON_S = 2.0
 
 
-def dataset_for(config: TrainConfig, days: int | None = None) -> data.Dataset:
+def dataset_for(config: TrainConfig, days: int | None = None) -> windows.Dataset:
     prices = data.synthetic_prices(config.series, 7, **({"days": days} if days else {}))
-    return data.prepare(prices, config.feature_names, config.target, config.seq_len,
+    return windows.prepare(prices, config.feature_names, config.target, config.seq_len,
                         config.val_pct, config.test_pct)
 
 
@@ -73,7 +73,7 @@ def test_worker_streams_the_same_epochs_as_training_in_process(pool):
 def test_workers_yield_the_cores_to_their_server(pool):
     [pid] = pool.worker_pids()
     server = os.getpriority(os.PRIO_PROCESS, 0)
-    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, server + workers.WORKER_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, server + train_worker.WORKER_NICE)
 
 
 def test_waiting_runs_see_their_place_and_a_full_queue_refuses(pool):

@@ -5,7 +5,7 @@ One module per experiment, in page order: ``lengths``, ``double_backward``,
 a function of a small frozen config (its knobs declared in
 ``stockdemo/config.py``) that runs for real and returns a result dataclass:
 the numbers, torch's own error message where the experiment breaks on
-purpose, the graphs before and after (``Graph``, laid out by ``render.layout`` and
+purpose, the graphs before and after (``Graph``, laid out by ``layout.layout`` and
 drawn by the page's interactive view), and how long the experiment took.
 What they share: ``experiment`` (the config base, the mistake's result, the
 seeded model), ``prices`` (the bundled closes as daily returns) and ``saved``
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stockdemo.config import Knob
+from stockdemo.knobs import Knob
 from stockdemo.lab.carried import (
     BatchRow,
     DetachConfig,

@@ -9,7 +9,8 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from stockdemo.config import BATCHES, LAB_CELL, LAB_T, LAB_TICKERS, SEED, knob_fields
+from stockdemo.config import BATCHES, LAB_CELL, LAB_T, LAB_TICKERS, SEED
+from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import Broken, LabConfig, caught, mse, seeded_model, source
 from stockdemo.lab.prices import FIRST_YEAR, daily_returns
 from stockdemo.lab.saved import Snapshot, saved_in_graph, snapshot

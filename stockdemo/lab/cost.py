@@ -8,12 +8,14 @@ from typing import NamedTuple
 
 import torch
 
-from stockdemo.config import LAB_BATCH, LAB_HIDDEN, MAX_T, SEED, knob_fields
+from stockdemo.cells import CELLS
+from stockdemo.config import LAB_BATCH, LAB_HIDDEN, MAX_T, SEED
+from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import LabConfig, seeded_model
 from stockdemo.lab.saved import count_saved
 
 COST_SEQ_LENS = (1, 2, 5, 10, 20, 50, 75, 100)
-COST_CELLS = ("rnn", "gru", "lstm", "rnn_loop", "gru_loop", "lstm_loop")
+COST_CELLS = CELLS
 
 
 @knob_fields((LAB_HIDDEN, LAB_BATCH, MAX_T, SEED))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-from stockdemo.config import LAB_CELL, LAB_T, SEED, Knob, KnobConfig, RunConfig, knob_fields
+from stockdemo.config import LAB_CELL, LAB_T, SEED, RunConfig
+from stockdemo.knobs import Knob, KnobConfig, knob_fields
 from stockdemo.lab.saved import Snapshot
 from stockdemo.live import build
 from stockdemo.model import StockPredictor

@@ -9,7 +9,8 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from stockdemo.config import LAB_BATCH, LAB_CELL, LAB_T, SEED, knob_fields
+from stockdemo.config import LAB_BATCH, LAB_CELL, LAB_T, SEED
+from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import Broken, LabConfig, caught, mse, seeded_model, source
 from stockdemo.lab.prices import price_windows
 from stockdemo.lab.saved import count_saved, snapshot

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from stockdemo.config import LAB_T, SEED, knob_fields
+from stockdemo.config import LAB_T, SEED
+from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import BREAK_BATCH, Broken, LabConfig, caught, mse, seeded_model, source
 from stockdemo.lab.prices import price_windows
 from stockdemo.lab.saved import snapshot

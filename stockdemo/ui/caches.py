@@ -13,8 +13,10 @@ import streamlit as st
 
 from stockdemo import data, figures, inspection, lab, lab_figures, lesson, static
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
+from stockdemo.dot import Rendering, render_dot
+from stockdemo.layout import layout
 from stockdemo.live import RunResult, run, size_sweep
-from stockdemo.render import Picture, Rendering, layout, render_dot
+from stockdemo.picture import Picture
 from stockdemo.replay import Trace, trace_run
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every

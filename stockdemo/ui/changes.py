@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from stockdemo.config import RunConfig
-from stockdemo.graph import Graph, describe_diff, graph_diff
+from stockdemo.diff import describe_diff, graph_diff
+from stockdemo.graph import Graph
 from stockdemo.ui import keys
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from stockdemo.config import CELL, COMPARE, RUN_KNOBS, RunConfig, compare_text, parse_compare
-from stockdemo.graph import graph_diff
+from stockdemo.diff import graph_diff
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.caches import CONFIGS, cached_picture, cached_run
 from stockdemo.ui.routes import share_link

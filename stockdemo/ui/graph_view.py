@@ -1,6 +1,6 @@
 """The interactive graph view: a Streamlit component drawing a laid-out Picture.
 
-The server places every node (``stockdemo.render.layout``); the browser only
+The server places every node (``stockdemo.layout.layout``); the browser only
 draws, on a canvas, pans and zooms it (d3-zoom), and replays a Trace of the run
 (``stockdemo.replay``). The CSS ships in ``graph_view/`` next to this file, the
 JavaScript in ``static/graph_view.js``; both are built from ``frontend/graph_view``
@@ -21,7 +21,8 @@ import streamlit as st
 
 from stockdemo.config import ChoiceKnob, RunConfig
 from stockdemo.handout import view_file_name, view_handout
-from stockdemo.render import Picture
+from stockdemo.node_table import node_table, node_table_alt
+from stockdemo.picture import Picture
 from stockdemo.replay import trace_first_training_step
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_picture, cached_trace
@@ -32,8 +33,6 @@ from stockdemo.view_payload import (
     HEIGHT,
     Comparison,
     inspector_link,
-    node_table,
-    node_table_alt,
     selected_from_url,
     view_json,
 )

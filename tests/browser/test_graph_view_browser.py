@@ -1,7 +1,7 @@
 """The interactive graph view in Chromium: zoom, hover, select by click and by link, replay,
 the keyboard, and a phone's touch screen.
 
-Node positions come from ``stockdemo.render.layout`` run here on the same config: the
+Node positions come from ``stockdemo.layout.layout`` run here on the same config: the
 browser must draw each node where the server placed it.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import RunConfig, run
-from stockdemo.render import layout
+from stockdemo.layout import layout
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser

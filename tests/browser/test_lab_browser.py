@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from stockdemo import lab
 from stockdemo.lab_figures import report
-from stockdemo.render import layout
+from stockdemo.layout import layout
 from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser

@@ -22,7 +22,7 @@ _MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden><
 
 
 def draw_mover() -> None:
-    """This replica holds more than its share of the class (stockdemo.replicas): the tab reloads
+    """This replica holds more than its share of the class (stockdemo.classroom.replicas): the tab reloads
     without the balancer's cookie, keeping its class and seat (they are in its address)."""
     st.caption(":material/sync_alt: Moving you to a less busy server…")
     _MOVER(data={"cookie": AFFINITY_COOKIE}, key="class_move", height=0)

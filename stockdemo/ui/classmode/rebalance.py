@@ -1,5 +1,5 @@
 """Class mode across replicas: a process holding more than its share of a class's tabs asks
-some of its followers to reload elsewhere (``stockdemo.replicas`` keeps the roll)."""
+some of its followers to reload elsewhere (``stockdemo.classroom.replicas`` keeps the roll)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from stockdemo import replicas
+from stockdemo.classroom import replicas
 from stockdemo.ui import compat
 
 # At most this many tabs asked to move at once, and none again before the moved ones have

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from stockdemo import replicas
-from stockdemo.classroom import ClassState
+from stockdemo.classroom import ClassState, replicas
 from stockdemo.ui import compat
 from stockdemo.ui.classmode.push import Pusher
 from stockdemo.ui.classmode.session import class_room

@@ -1,8 +1,26 @@
-"""The few Redis commands class mode uses, kept in this process's memory (``make run``).
+"""Where a class's state lives: the few Redis commands class mode uses, and their stand-in.
 
-``stockdemo.classroom.Classroom`` runs over this or over ``redis.Redis``
-(``make serve``): the same calls, the same answers. Values are kept as
-strings, as Redis returns them with ``decode_responses``.
+``Classroom`` (stockdemo/classroom/protocol.py) runs over either store, with the same
+calls and the same answers:
+
+- ``MemoryStore``: a dict with expiry times in this process (``make run``); values are
+  kept as strings, as Redis returns them with ``decode_responses``;
+- ``redis.Redis``: replicas (``make serve``) sharing one redis-server (``connect``).
+
+Keys of class CODE; all expire with the class (``Classroom.ttl_s`` after its last activity):
+
+    sd:class:CODE              hash: key_hash, version, page, params, step, question,
+                               opened_at, deadline, revealed, answer, seats
+    sd:class:CODE:answers:N    hash: seat -> {"a": answer, "s": seconds to answer} (HSETNX: one per seat)
+    sd:class:CODE:reveals      hash: lesson step -> the live answer revealed for it
+    sd:class:CODE:seats        hash: seat -> its number in the class (1, 2, ...), for the results
+    sd:class:CODE:seen         sorted set: seat -> time of its last poll
+    sd:class:CODE:following    sorted set: seat -> time of its last poll while following
+    sd:tries:WHO               count of wrong class codes (stockdemo/classroom/codes.py)
+    sd:replicas                hash: server process -> {"n": class tabs it holds, "at": when said}
+                               (stockdemo/classroom/replicas.py; for all classes)
+    sd:replicas:held           hash: server process -> "1" while make serve holds it out of
+                               its balancer (deploy/serve.py); the roll leaves it out
 """
 
 from __future__ import annotations
@@ -10,7 +28,50 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from stockdemo.classroom.errors import UNAVAILABLE, ClassUnavailable
+from stockdemo.config import STEP
+
+
+def class_key(code: str) -> str:
+    """The class's own hash; every other key of the class starts with it."""
+    return f"sd:class:{code}"
+
+
+def class_keys(code: str) -> list[str]:
+    """Every key a class may own: answers for each lesson step, reveals, seats, presence."""
+    main = class_key(code)
+    return [main, f"{main}:seen", f"{main}:following", f"{main}:reveals", f"{main}:seats",
+            *(f"{main}:answers:{n}" for n in range(STEP.low, STEP.high + 1))]
+
+
+@contextmanager
+def reachable() -> Iterator[None]:
+    """Run store commands; a store that does not answer becomes ``ClassUnavailable``."""
+    try:
+        yield
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        raise ClassUnavailable(UNAVAILABLE) from exc
+
+
+def connect(redis_url: str | None) -> Store:
+    """``redis://host:port/db`` -> a client of that Redis; None or "" -> a MemoryStore.
+
+    Nothing is connected here: each command takes a pooled connection and a
+    dead one is dropped, so when Redis comes back the next command reconnects.
+    One retry covers a connection that died while Redis restarted; short
+    timeouts keep a page from hanging while Redis is down.
+    """
+    if not redis_url:
+        return MemoryStore()
+    return redis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5,
+                                socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 1))
 
 
 class MemoryStore:
@@ -178,3 +239,6 @@ class _MemoryPipeline:
                 return [command(*args, **kwargs) for command, args, kwargs in self._queued]
             finally:
                 self._queued.clear()
+
+
+Store = MemoryStore | redis.Redis  # what a Classroom runs over

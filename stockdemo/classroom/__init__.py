@@ -1,0 +1,49 @@
+"""Class mode: the class follows the teacher's page, and answers before the reveal.
+
+One module per idea:
+
+- ``protocol``: ``Classroom``, every action of a teacher or a student;
+- ``store``: the few Redis commands it uses, and ``MemoryStore``, their stand-in in one
+  process; the keys a class owns;
+- ``state``: ``ClassState``, what members see, and which settings of a page travel;
+- ``questions``: how each lesson question is answered and marked;
+- ``results``: the answers as rows, their summaries and the teacher's CSV;
+- ``codes``: class codes, the teacher's key, students' seats, wrong codes counted;
+- ``replicas``: the roll of server processes and the class tabs each holds;
+- ``errors``: the refusals, each with a message for the person who asked.
+
+The names other modules use are importable from here: ``from stockdemo.classroom import
+Classroom, ClassError``.
+"""
+
+from __future__ import annotations
+
+from stockdemo.classroom.codes import new_seat
+from stockdemo.classroom.errors import (
+    ENDED,
+    LOCKED,
+    NOT_TEACHER,
+    UNAVAILABLE,
+    ClassError,
+    ClassRateLimited,
+    ClassUnavailable,
+)
+from stockdemo.classroom.protocol import CLASS_TTL_S, PRESENCE_S, Classroom, open_classroom
+from stockdemo.classroom.questions import QUESTIONS, Question
+from stockdemo.classroom.results import QuestionSummary, ResultRow, results_csv, summarise
+from stockdemo.classroom.state import (
+    LESSON,
+    PLAYGROUND,
+    ClassState,
+    Teacher,
+    followed_knobs,
+    page_params,
+    version_of,
+)
+from stockdemo.classroom.store import MemoryStore
+
+__all__ = ["CLASS_TTL_S", "ENDED", "LESSON", "LOCKED", "NOT_TEACHER", "PLAYGROUND", "PRESENCE_S",
+           "QUESTIONS", "UNAVAILABLE", "ClassError", "ClassRateLimited", "ClassState",
+           "ClassUnavailable", "Classroom", "MemoryStore", "Question", "QuestionSummary",
+           "ResultRow", "Teacher", "followed_knobs", "new_seat", "open_classroom", "page_params",
+           "results_csv", "summarise", "version_of"]

@@ -1,0 +1,230 @@
+"""The knob types: an integer, a choice or a short text, each with its own "never raises" parser.
+
+A knob's ``name`` is also its key in a URL. ``parse`` takes any untrusted value (a
+query string, a list from a repeated key, bytes, anything) and returns a valid value
+and, where it changed what was given, one plain-language message. ``knob_fields``
+turns a tuple of knobs into a frozen dataclass with one field each (``KnobConfig``):
+the declarations in stockdemo/config.py are the only place a field is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+# Longest text accepted for one query value; longer values are not even parsed.
+MAX_RAW_LEN = 64
+
+
+@dataclass(frozen=True)
+class IntKnob:
+    """An integer control with inclusive bounds. ``name`` is also its key in a URL."""
+
+    name: str
+    label: str
+    default: int
+    low: int
+    high: int
+    step: int
+    help: str
+    type = int
+
+    def bounds(self) -> str:
+        """The values it takes, in words: '1..200; default 5'."""
+        return f"{self.low}..{self.high}; default {self.default}"
+
+    def variant(self, name: str, **changes: object) -> IntKnob:
+        """The same control under another URL key, e.g. with other bounds or words."""
+        return dataclasses.replace(self, name=name, **changes)
+
+    def parse(self, raw: object) -> tuple[int, str | None]:
+        """Untrusted value -> (valid value, message or None). Never raises."""
+        text = query_text(raw)
+        if text is None:
+            return self.default, None
+        text = text.strip()
+        if len(text) > MAX_RAW_LEN:
+            return self.default, (
+                f"{self.label}: the value is too long to be a number; "
+                f"using the default {self.default}."
+            )
+        try:
+            number = float(text)
+        except ValueError:
+            return self.default, (
+                f"{self.label}: {quoted(text)} is not a number; using the default {self.default}."
+            )
+        if number != number or number in (float("inf"), float("-inf")):
+            return self.default, (
+                f"{self.label}: {quoted(text)} is not a finite number; "
+                f"using the default {self.default}."
+            )
+        value = round(number)
+        message = None
+        if value != number:
+            message = f"{self.label}: {quoted(text)} is not a whole number; rounded to {value}."
+        if value < self.low or value > self.high:
+            clamped = min(max(value, self.low), self.high)
+            message = (
+                f"{self.label}: {quoted(text)} is outside {self.low}–{self.high}; "
+                f"using {clamped}."
+            )
+            value = clamped
+        return int(value), message
+
+
+@dataclass(frozen=True)
+class ChoiceKnob:
+    """A control that takes one of a fixed set of strings. ``name`` is also its key in a URL.
+
+    ``labels``: what a menu shows for each choice, where that differs from the choice.
+    """
+
+    name: str
+    label: str
+    default: str
+    choices: tuple[str, ...]
+    help: str
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    type = str
+
+    def bounds(self) -> str:
+        return f"one of {', '.join(self.choices)}; default {self.default}"
+
+    def variant(self, name: str, choices: tuple[str, ...], **changes: object) -> ChoiceKnob:
+        """The same menu under another URL key, offering only ``choices`` (with their labels)."""
+        labels = {c: self.labels[c] for c in choices if c in self.labels}
+        return dataclasses.replace(self, name=name, choices=choices,
+                                   **{"labels": labels, **changes})
+
+    def show(self, choice: str) -> str:
+        """What the menu shows for ``choice`` (and what a bound menu writes into the URL)."""
+        return self.labels.get(choice, choice)
+
+    def parse(self, raw: object) -> tuple[str, str | None]:
+        """Untrusted value -> (valid choice, message or None). Never raises."""
+        text = query_text(raw)
+        if text is None:
+            return self.default, None
+        value = " ".join(text.split()).lower()
+        if value in self.choices:
+            return value, None
+        # A link copied from the address bar carries the label the menu shows
+        # (Streamlit binds a select box by its displayed text): cell=nn.GRU.
+        for key, label in self.labels.items():
+            if label.lower() == value and key in self.choices:
+                return key, None
+        return self.default, (
+            f"{self.label}: {quoted(text[:MAX_RAW_LEN])} is not one of "
+            f"{', '.join(self.choices)}; using {self.default}."
+        )
+
+
+@dataclass(frozen=True)
+class TextKnob:
+    """A short free-text key in a URL (e.g. a node id), checked against a run by its page."""
+
+    name: str
+    label: str
+    help: str
+    max_len: int = 120
+    default: str = ""
+
+    def parse(self, raw: object) -> tuple[str, str | None]:
+        """Untrusted value -> (stripped text cut to ``max_len``, None). Never raises.
+
+        Whether the text names anything is for its page to say (it knows the run).
+        """
+        text = query_text(raw)
+        if text is None or not text.strip():
+            return self.default, None
+        return text.strip()[:self.max_len], None
+
+
+Knob = IntKnob | ChoiceKnob
+
+
+def knob_fields(knobs: tuple[Knob, ...]) -> Callable[[type], type]:
+    """Class decorator: a frozen dataclass with one field per knob, in order, with its default.
+
+    The knobs are the only place the fields are written; ``cls.KNOBS`` keeps them.
+    """
+    def make(cls: type) -> type:
+        cls.__annotations__ = {k.name: k.type.__name__ for k in knobs}
+        for knob in knobs:
+            setattr(cls, knob.name, knob.default)
+        cls.KNOBS = knobs
+        return dataclass(frozen=True)(cls)
+    return make
+
+
+class KnobConfig:
+    """What every config of knobs can do: check itself, read and write URL values."""
+
+    KNOBS: tuple[Knob, ...] = ()
+
+    def __post_init__(self) -> None:
+        for knob in self.KNOBS:
+            value = getattr(self, knob.name)
+            if isinstance(knob, IntKnob):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError(f"{knob.name} must be an int, got {value!r}")
+                if not knob.low <= value <= knob.high:
+                    raise ValueError(
+                        f"{knob.name}={value} is outside {knob.low}..{knob.high}"
+                    )
+            elif value not in knob.choices:
+                raise ValueError(f"{knob.name}={value!r} is not one of {knob.choices}")
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, object]):
+        """Untrusted strings (URL query values) -> (valid config, messages).
+
+        Missing keys take their default silently; anything rejected or clamped
+        gets one plain-language message. Unknown keys are ignored here (other
+        pages own them). Never raises on bad text.
+        """
+        values, messages = parse_knobs(cls.KNOBS, params)
+        return cls(**values), messages
+
+    def to_params(self) -> dict[str, str]:
+        """Query parameters that differ from the defaults (for a shareable link)."""
+        return {k.name: str(getattr(self, k.name)) for k in self.KNOBS
+                if getattr(self, k.name) != k.default}
+
+    def replace(self, **changes: object):
+        return dataclasses.replace(self, **changes)
+
+
+def parse_knobs(knobs: tuple[Knob, ...], params: object) -> tuple[dict[str, object], list[str]]:
+    """Untrusted values for these knobs -> (valid values by name, messages). Never raises.
+
+    ``params`` is any mapping of name -> string or list of strings (repeated
+    key); anything else counts as empty.
+    """
+    get = params.get if hasattr(params, "get") else (lambda _name: None)
+    values: dict[str, object] = {}
+    messages: list[str] = []
+    for knob in knobs:
+        values[knob.name], message = knob.parse(get(knob.name))
+        if message:
+            messages.append(message)
+    return values, messages
+
+
+def query_text(raw: object) -> str | None:
+    """A query value may arrive as a string, a list (repeated key) or anything."""
+    if raw is None:
+        return None
+    if isinstance(raw, (list, tuple)):
+        return query_text(raw[-1]) if raw else None
+    if isinstance(raw, bytes):
+        return raw.decode("utf-8", "replace")
+    return str(raw)
+
+
+def quoted(text: str) -> str:
+    """Untrusted text as a message quotes it: short, in quotes."""
+    shown = text if len(text) <= 24 else text[:21] + "..."
+    return repr(shown)
