@@ -8,7 +8,7 @@ import { build } from "esbuild";
 
 const jsdir = "../../static";
 const cssdir = "../../stockdemo/ui/graph_view";
-const banner = "/* stockdemo graph view, built from frontend/graph_view by `npm run build`.\n"
+const banner = "/* stockdemo's browser code, built from frontend/graph_view by `npm run build`.\n"
   + "   Do not edit: change frontend/graph_view/src and rebuild. */";
 
 await build({
