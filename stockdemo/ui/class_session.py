@@ -31,6 +31,7 @@ from stockdemo.config import (
     IntKnob,
     parse_seat,
 )
+from stockdemo.ui.assets import component_js
 
 # session_state keys
 TEACHER = "class_teacher"
@@ -194,20 +195,7 @@ __all__ = ["APPLIED", "CODE", "FOLLOWING", "HERE", "HINT", "JOIN_MESSAGE", "PUBL
 _KEEPER = st.components.v2.component(
     "stockdemo_class_keeper",
     html="<span hidden></span>",
-    js="""
-export default function (component) {
-  const { data, setTriggerValue } = component
-  const name = "stockdemo.teacher"
-  if (data && data.save) {
-    sessionStorage.setItem(name, data.save)
-  } else if (data && data.forget) {
-    sessionStorage.removeItem(name)
-  } else if (data && data.ask) {
-    const saved = sessionStorage.getItem(name)
-    if (saved) setTriggerValue("restored", saved)
-  }
-}
-""",
+    js=component_js("class_keeper"),
 )
 KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or "" once forgotten
 ASKED = "_class_keeper_asked"

@@ -43,6 +43,7 @@ from stockdemo.config import (
     show_class_code,
 )
 from stockdemo.ui import class_teacher
+from stockdemo.ui.assets import component_js
 from stockdemo.ui.class_push import (
     PAGE_SETTLE_S,
     given_state,
@@ -98,13 +99,8 @@ LOST_S = 0.5
 AFFINITY_COOKIE = os.environ.get("STOCKDEMO_AFFINITY_COOKIE", "SRV")
 if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", AFFINITY_COOKIE):
     raise ValueError(f"STOCKDEMO_AFFINITY_COOKIE is not a cookie name: {AFFINITY_COOKIE!r}")
-_MOVE_JS = """
-export default function (component) {
-  document.cookie = `${component.data.cookie}=; Max-Age=0; path=/`;
-  window.location.reload();
-}
-"""
-_MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden></span>", js=_MOVE_JS)
+_MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden></span>",
+                                    js=component_js("class_move"))
 
 
 
