@@ -69,7 +69,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 TARGET_MOVE_P95_S = 0.5
 TARGET_PAGE_P95_S = 1.0
 TARGET_BACK_S = 5.0
-SETTLE_S = 0.3  # the graph view says "settled" this long after its last picture (SETTLE_MS, index.js)
+SETTLE_S = 0.3  # the graph view says "settled" this long after its last picture (SETTLE_MS, pacing.js)
 FOLLOW_SETTLE_S = 2.0  # ...and a following tab's after a picture the teacher's move sent (FOLLOW_SETTLE_MS)
 MOVES = (9, 14, 20, 27, 35, 44, 54, 65)  # T values the teacher moves to
 # The teacher's page changes: (page, its query). Each is a page the students are not on.
@@ -225,7 +225,7 @@ class Member(load.Session):
                     return
 
     async def _settle(self) -> None:
-        """The graph view's settle (index.js): 300 ms after a new picture, whoever moved it
+        """The graph view's settle (pacing.js): 300 ms after a new picture, whoever moved it
         (the teacher, for a follower), the panels' listener reruns their fragment; once per
         picture, and not for the first one a page opens with."""
         while not self.closed:

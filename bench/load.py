@@ -464,7 +464,7 @@ class Session:
 
     def settle(self) -> None:
         """The learner stopped: the panels' listener fires ``settled`` (their fragment reruns),
-        naming the picture the stage shows (frontend/graph_view/src/index.js, settle)."""
+        naming the picture the stage shows (frontend/graph_view/src/pacing.js, settle)."""
         events, fragment = self.settler
         shown = self.graphs[-1][1] if self.graphs else None
         self.json_triggers.append(WidgetState(id=events, json_trigger_value=json.dumps(
@@ -915,7 +915,7 @@ def scenario_failover(args) -> int:
 # --------------------------------------------------------------------------- drag
 
 DRAG_S = 2.0  # one drag of T across the stage, as bench/bench_stage.py's
-SETTLE_S = 0.3  # the browser's pause before "settled" (frontend/graph_view/src/index.js)
+SETTLE_S = 0.3  # the browser's pause before "settled" (frontend/graph_view/src/pacing.js)
 
 
 async def drag_class(target: Target, args) -> dict:

@@ -50,10 +50,13 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   ``forward_total``/``backward_total`` (the frames replayed, one per operation),
   ``forward_end`` and ``backward_end`` (what the line adds once a pass is done).
 
-Values come back as the component's state: ``selected``, the id of the node the
+Values come back as the component's state (the names are declared once, in
+``frontend/graph_view/src/protocol.js``): ``selected``, the id of the node the
 learner selected (bound to the page's URL as ``node``, so a link names the node);
 with a stage, ``knobs`` (``{knob name: value, "req": n}``, sent one request at a
-time while the learner drags) and the trigger ``settled`` (the learner stopped).
+time while the learner drags), ``replay`` (the view's own "Replay this run" toggle)
+and the trigger ``pin`` ("pin" or "unpin" run A). Once the learner stops, the
+stage's settle listener (``stockdemo.ui.stage.settle_listener``) fires ``settled``.
 """
 
 from __future__ import annotations

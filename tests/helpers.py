@@ -199,7 +199,7 @@ def view_element(at, key: str = "graph"):
 def send_from_view(at, key: str = "graph", trigger: dict | None = None, **state):
     """Run the page as the browser would after the graph view ``key`` set ``state`` (and fired ``trigger``).
 
-    What the component sends (frontend/graph_view/src/index.js): its whole state as
+    What the component sends (frontend/graph_view/src/protocol.js): its whole state as
     one JSON value (``selected``, ``knobs``, ``replay``), and its triggers as a list
     of ``{"event", "value"}`` under the component's events id. -> the AppTest, run.
     """

@@ -16,7 +16,8 @@ from tests.import_graph import ROOT, cycles, graph, imports, modules
 UI = "stockdemo.ui"
 # Bottom first. A module may import modules of its own layer and of the layers below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base: Streamlit's private API, session keys, routes, hooks", ("compat", "keys", "routes", "hooks")),
+    ("base: Streamlit's private API, session keys, routes, hooks, built JS",
+     ("compat", "keys", "routes", "hooks", "assets")),
     ("caches and widgets", ("caches", "url_sync", "widgets", "metrics", "elements")),
     ("the graph view", ("stage", "stage_watch", "compare", "graph_view")),
     ("panels and page controls", ("controls", "steps", "changes", "downloads", "training", "captures")),

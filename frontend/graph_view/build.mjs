@@ -3,12 +3,16 @@
 // static/graph_view.js, which Streamlit serves as a file (server.enableStaticServing),
 // and stockdemo/ui/graph_view/graph_view.css, sent inline with the component;
 // stockdemo/ui/graph_view/handout.js, the same view as a plain script that draws the
-// data inlined in a handed-out HTML file (stockdemo/handout.py inlines it and the CSS).
+// data inlined in a handed-out HTML file (stockdemo/handout.py inlines it and the CSS);
+// stockdemo/ui/js/*.js, the modules of the page's small components (the view's loader,
+// the settle listener, the class mode's mover and keeper), which Python reads as text
+// (stockdemo/ui/assets.py).
 import { build } from "esbuild";
 
 const jsdir = "../../static";
 const cssdir = "../../stockdemo/ui/graph_view";
-const banner = "/* stockdemo graph view, built from frontend/graph_view by `npm run build`.\n"
+const componentdir = "../../stockdemo/ui/js";
+const banner = "/* stockdemo's browser code, built from frontend/graph_view by `npm run build`.\n"
   + "   Do not edit: change frontend/graph_view/src and rebuild. */";
 
 await build({
@@ -20,6 +24,20 @@ await build({
   legalComments: "eof",
   banner: { js: banner },
   outdir: jsdir,
+});
+await build({
+  entryPoints: {
+    loader: "src/loader.js",
+    settle: "src/settle.js",
+    class_move: "src/class_move.js",
+    class_keeper: "src/class_keeper.js",
+  },
+  bundle: true,
+  format: "esm",
+  minify: true,
+  target: ["es2020"],
+  banner: { js: banner },
+  outdir: componentdir,
 });
 await build({
   entryPoints: { handout: "src/handout.js" },

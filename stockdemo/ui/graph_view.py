@@ -12,7 +12,6 @@ The payload (the contract with the browser) is built by ``stockdemo.view_payload
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from stockdemo.node_table import node_table, node_table_alt
 from stockdemo.picture import Picture
 from stockdemo.replay import trace_first_training_step
 from stockdemo.ui import keys
+from stockdemo.ui.assets import component_js
 from stockdemo.ui.caches import cached_picture, cached_trace
 from stockdemo.ui.compare import take_pin
 from stockdemo.ui.stage import REPLAY_HELP, take_stage_knobs
@@ -53,53 +53,7 @@ def _loader() -> str:
     version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
-    # Streamlit runs this text as a module from a blob: URL, where a path has no
-    # base to resolve against: the page's origin is given.
-    return _LOADER.replace("@PATH@", json.dumps(path))
-
-
-# A failed import (a server restarting, a replica killed while the tab loads) is tried
-# again, at another address (a browser keeps a module that failed as failed), four times
-# over 7.5 s. After that the view says so, in words, and the next payload starts again
-# (the stage's watch, stage.py, sends one). The failure is never thrown to Streamlit: a
-# component that threw stays an error box, whatever it is sent next, until a reload.
-# window.stockdemoBundle tells the stage's watch a load is still under way.
-_LOADER = """let bundle;
-let tried = 0;  // each import goes to an address not tried before in this tab
-async function load(url) {
-  for (let tries = 0; ; tries++) {
-    try {
-      return await import(tried++ ? `${url}&try=${tried - 1}` : url);
-    } catch (e) {
-      if (tries >= 4) throw e;
-      await new Promise((done) => setTimeout(done, 500 * 2 ** tries));
-    }
-  }
-}
-export default async function (component) {
-  if (!bundle) {
-    window.stockdemoBundle = "loading";
-    bundle = load(new URL(@PATH@, window.location.origin).href).then(
-      (m) => { window.stockdemoBundle = "ready"; return m; },
-      (e) => { bundle = undefined; window.stockdemoBundle = "failed"; throw e; });
-  }
-  let drawing;
-  try {
-    drawing = await bundle;
-  } catch (e) {
-    console.error("stockdemo: the graph's drawing code did not load", e);
-    const note = component.parentElement.querySelector(".gv-load-failed") ?? document.createElement("p");
-    note.className = "gv-load-failed";
-    note.setAttribute("role", "alert");
-    note.textContent = "The graph's drawing code did not load (is the server restarting?). " +
-      "It is tried again with the next run; reload the page if the graph stays away.";
-    component.parentElement.append(note);
-    return () => note.remove();
-  }
-  component.parentElement.querySelector(".gv-load-failed")?.remove();
-  return drawing.default(component);
-}
-"""
+    return component_js("loader", bundle=path)
 
 
 # The CSS is inline: components v2 serves files only from installed packages, and

@@ -22,39 +22,12 @@ import time
 import streamlit as st
 
 from stockdemo.ui import hooks, keys
+from stockdemo.ui.assets import component_js
 
 _LOGGER = logging.getLogger(__name__)
 WATCH_MS = 3000
-_SETTLE_JS = """
-const listening = new WeakMap();
-const WATCH_MS = @WATCH_MS@;
-export default function (component) {
-  const { parentElement, setTriggerValue } = component;
-  let entry = listening.get(parentElement);
-  if (!entry) {
-    entry = { on: (ev) => entry.trigger("settled", ev.detail ?? true) };
-    window.addEventListener("stockdemo:settled", entry.on);
-    listening.set(parentElement, entry);
-  }
-  entry.trigger = setTriggerValue;
-  clearTimeout(entry.watch);
-  const look = () => {
-    if (window.stockdemoStages?.size) return;
-    if (window.stockdemoBundle === "loading") {
-      entry.watch = setTimeout(look, WATCH_MS);
-      return;
-    }
-    entry.trigger("missing", true);
-  };
-  entry.watch = setTimeout(look, WATCH_MS);  // drawn only under a stage, after it
-  return () => {
-    clearTimeout(entry.watch);
-    window.removeEventListener("stockdemo:settled", entry.on);
-    listening.delete(parentElement);
-  };
-}
-""".replace("@WATCH_MS@", str(WATCH_MS))
-_SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hidden></span>", js=_SETTLE_JS)
+_SETTLE_LISTENER = st.components.v2.component("stockdemo_settle", html="<span hidden></span>",
+                                               js=component_js("settle", watch_ms=WATCH_MS))
 # A stage found missing runs the page again at most this many times in REDRAW_WINDOW_S: a
 # graph view that cannot draw at all (its code broken) must not rerun the page for ever.
 REDRAWS = 3

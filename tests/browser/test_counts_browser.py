@@ -1,7 +1,7 @@
 """The browser half of the counts test: what a learner reads in the graph view agrees with the server.
 
 The replay's status line and the details panel are drawn by the browser
-(frontend/graph_view/src/index.js) from the words the payload carries
+(frontend/graph_view/src/replay_controls.js, tooltip.js) from the words the payload carries
 (``trace.status``, ``selected_node``, ``stands_for``); here they are read on screen.
 """
 

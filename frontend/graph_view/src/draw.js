@@ -1,7 +1,6 @@
 // Drawing one picture on a 2D canvas, in the server's coordinates (points, y down).
 //
-// Measured in headless Chromium on 2 cores (issue 13): one SVG element per node
-// took 846 ms a zoom frame at 11,200 nodes, so everything here is a few batched
+// A zoom frame must stay fast at ten thousand nodes, so everything is a few batched
 // canvas paths: boxes grouped by fill colour, edges grouped by kind, labels only
 // where they are readable, and only what lies inside the viewport.
 
@@ -27,79 +26,6 @@ export function textOn(hex) {
   const n = parseInt(hex.slice(1), 16);
   const r = (n >> 16) & 255, g = (n >> 8) & 255, b = n & 255;
   return 0.299 * r + 0.587 * g + 0.114 * b < 140 ? "#FFFFFF" : "#1A1A1A";
-}
-
-/**
- * Everything derived once per picture: typed arrays, fill groups, edge end points
- * clipped to the boxes, and a grid for hit tests.
- */
-export function prepare(data) {
-  const nd = data.nodes;
-  const n = nd.id.length;
-  const x = Float64Array.from(nd.x), y = Float64Array.from(nd.y);
-  const w = Float64Array.from(nd.w), h = Float64Array.from(nd.h);
-  const index = new Map();
-  for (let i = 0; i < n; i++) index.set(nd.id[i], i);
-  const groups = new Map(); // fill index -> node indices
-  for (let i = 0; i < n; i++) {
-    const f = nd.fill[i];
-    if (!groups.has(f)) groups.set(f, []);
-    groups.get(f).push(i);
-  }
-  // Texts come as indices into one table of strings (-1: none).
-  const text = (field) => nd[field].map((j) => (j < 0 ? null : data.strings[j]));
-  const label = text("label");
-  const lines = label.map((l) => l.split("\n"));
-  const ed = data.edges;
-  const m = ed.src.length;
-  const ex0 = new Float64Array(m), ey0 = new Float64Array(m);
-  const ex1 = new Float64Array(m), ey1 = new Float64Array(m);
-  for (let e = 0; e < m; e++) {
-    const a = ed.src[e], b = ed.dst[e];
-    const dx = x[b] - x[a], dy = y[b] - y[a];
-    const [sx, sy] = clip(x[a], y[a], w[a] / 2, h[a] / 2, dx, dy);
-    const [tx, ty] = clip(x[b], y[b], w[b] / 2, h[b] / 2, -dx, -dy);
-    ex0[e] = sx; ey0[e] = sy; ex1[e] = tx; ey1[e] = ty;
-  }
-  const cell = 120;
-  const grid = new Map();
-  for (let i = 0; i < n; i++) {
-    const c0 = Math.floor((x[i] - w[i] / 2) / cell), c1 = Math.floor((x[i] + w[i] / 2) / cell);
-    const r0 = Math.floor((y[i] - h[i] / 2) / cell), r1 = Math.floor((y[i] + h[i] / 2) / cell);
-    for (let c = c0; c <= c1; c++) {
-      for (let r = r0; r <= r1; r++) {
-        const k = c + "," + r;
-        if (!grid.has(k)) grid.set(k, []);
-        grid.get(k).push(i);
-      }
-    }
-  }
-  const minH = n ? Math.min(...h) : 20;
-  return { n, x, y, w, h, index, groups, lines, label, op: text("op"), shape: text("shape"),
-    param: text("param"), ex0, ey0, ex1, ey1, grid, cell, minH,
-    kind: nd.kind.map((k) => data.kinds[k]), fills: data.fills };
-}
-
-function clip(cx, cy, hw, hh, dx, dy) {
-  if (dx === 0 && dy === 0) return [cx, cy];
-  const s = Math.min(dx ? hw / Math.abs(dx) : Infinity, dy ? hh / Math.abs(dy) : Infinity);
-  return [cx + dx * s, cy + dy * s];
-}
-
-/** The node under world point (wx, wy), within `slop` world units, or -1. */
-export function hit(p, wx, wy, slop) {
-  const k = Math.floor(wx / p.cell) + "," + Math.floor(wy / p.cell);
-  const cands = p.grid.get(k);
-  if (!cands) return -1;
-  let best = -1, bestD = Infinity;
-  for (const i of cands) {
-    const dx = Math.abs(wx - p.x[i]) - p.w[i] / 2, dy = Math.abs(wy - p.y[i]) - p.h[i] / 2;
-    if (dx <= slop && dy <= slop) {
-      const d = Math.max(dx, dy);
-      if (d < bestD) { bestD = d; best = i; }
-    }
-  }
-  return best;
 }
 
 /**

@@ -5,12 +5,7 @@
 // then carried one element, the view). The same markup as the page's metric rows
 // (stockdemo.ui.metric_row), so tests read both alike.
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { el } from "./dom.js";
 
 function deltaText(d) {
   const n = Math.abs(d).toLocaleString("en-US");

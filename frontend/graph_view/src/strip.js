@@ -5,12 +5,7 @@
 // a step-down and a step-up button: on a phone the range is ~150 px for 1..200, too
 // coarse for a finger, and the buttons step by exactly one.
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { el } from "./dom.js";
 
 let uid = 0;
 

@@ -11,26 +11,14 @@ from __future__ import annotations
 import streamlit as st
 
 from stockdemo.classroom import ClassError, Teacher
+from stockdemo.ui.assets import component_js
 from stockdemo.ui.classmode.keys import ASKED, CODE, KEEPER_ASK, KEPT, PUBLISHED, TEACHER
 from stockdemo.ui.classmode.session import class_room, teacher
 
 _KEEPER = st.components.v2.component(
     "stockdemo_class_keeper",
     html="<span hidden></span>",
-    js="""
-export default function (component) {
-  const { data, setTriggerValue } = component
-  const name = "stockdemo.teacher"
-  if (data && data.save) {
-    sessionStorage.setItem(name, data.save)
-  } else if (data && data.forget) {
-    sessionStorage.removeItem(name)
-  } else if (data && data.ask) {
-    const saved = sessionStorage.getItem(name)
-    if (saved) setTriggerValue("restored", saved)
-  }
-}
-""",
+    js=component_js("class_keeper"),
 )
 
 

@@ -7,18 +7,15 @@ import re
 
 import streamlit as st
 
+from stockdemo.ui.assets import component_js
+
 # The balancer's affinity cookie (deploy/haproxy.cfg's SRV, the Ingress's in deploy/k8s):
 # a tab that drops it and reloads lands on the replica with the fewest connections.
 AFFINITY_COOKIE = os.environ.get("STOCKDEMO_AFFINITY_COOKIE", "SRV")
 if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", AFFINITY_COOKIE):
     raise ValueError(f"STOCKDEMO_AFFINITY_COOKIE is not a cookie name: {AFFINITY_COOKIE!r}")
-_MOVE_JS = """
-export default function (component) {
-  document.cookie = `${component.data.cookie}=; Max-Age=0; path=/`;
-  window.location.reload();
-}
-"""
-_MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden></span>", js=_MOVE_JS)
+_MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden></span>",
+                                    js=component_js("class_move"))
 
 
 def draw_mover() -> None:

@@ -1,0 +1,132 @@
+// One frame of the view: the replay's playhead moves on, the picture is drawn (gliding
+// from the previous one while it moves, or A above B when comparing), and the view's
+// data-* attributes say what is on screen, for tests and the benches.
+//
+// The view `v` holds `motion` (a glide under way, or null), what the last frame drew
+// (`drawnP`, `drawnData`, `drawnT`), `draws` and `panes` (compare mode's, as drawn).
+
+import { PAD } from "./camera.js";
+import { PANE_GAP, paneRects, rings } from "./compare.js";
+import { FONT_PT, LABEL_MIN_PX, drawPicture } from "./draw.js";
+import { MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
+import { advance, updateReplayText } from "./replay_controls.js";
+import { frameCount, lookAt } from "./replay.js";
+
+const STILL = () => ({ alpha: () => 1, fill: () => null, edgeShown: () => true, current: -1, norm: null });
+const NO_MARKS = () => ({ newSet: new Set(), hover: -1, selected: -1, cursor: -1, current: -1 });
+
+/** A glide from the picture drawn `before` ({p, data}) to the view's new one. */
+export function glide(v, before) {
+  const pl = plan(before.p, before.data, v.p, v.data);
+  v.motion = { plan: pl, ghost: ghosts(pl, before.p, before.data), old: before.data,
+    start: null, frames: 0,
+    camFrom: { k: v.drawnT?.k ?? v.t.k, x: v.drawnT?.x ?? v.t.x, y: v.drawnT?.y ?? v.t.y } };
+}
+
+/** The frame at time `now`; another follows while the replay plays or a glide runs. */
+export function drawFrame(v, now) {
+  advance(v, now);
+  draw(v, now);
+  if (v.playing || v.motion) v.schedule();
+}
+
+function draw(v, now) {
+  const started = performance.now();
+  const [W, H] = v.size;
+  const ctx = v.ctx;
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, v.canvas.width, v.canvas.height);
+  let look = lookAt(v.rp, v.mode, v.pos, v.p, v.data);
+  v.look = look;
+  let p = v.p, data = v.data, cam = v.t;
+  const m = v.motion;
+  if (m) {
+    if (m.start === null) m.start = now;
+    const raw = Math.min(1, (now - m.start) / MOTION_MS);
+    const u = ease(raw);
+    ({ p, data } = between(m.plan, v.p, v.data, m.old, u));
+    if (m.camTo && !m.userMoved) cam = cameraBetween(m.camFrom, m.camTo, [PAD, H / 2], u);
+    const base = look, born = m.plan.born;
+    look = { ...base, alpha: (i) => base.alpha(i) * (born[i] ? Math.max(0.05, u) : 1) };
+    if (!m.ghost.empty && raw < 1) {
+      const gt = { k: cam.k, x: cam.x, y: cam.y, dpr: v.dpr };
+      ctx.globalAlpha = 1 - u;
+      const fade = 1 - u;
+      drawPicture(ctx, m.ghost.p, m.ghost.data, gt, [W, H], { ...STILL(), alpha: () => fade },
+        NO_MARKS(), v.colors);
+      ctx.globalAlpha = 1;
+    }
+    m.frames += 1;
+    if (raw >= 1) {
+      const ms = now - m.start;
+      v.root.dataset.motionMs = ms.toFixed(0);
+      v.root.dataset.motionFrames = String(m.frames);
+      v.root.dataset.motionFps = (ms > 0 ? (m.frames - 1) / (ms / 1000) : 0).toFixed(1);
+      v.motion = null;
+      p = v.p;
+      data = v.data;
+      cam = v.t;
+      look = v.look;
+    }
+  }
+  const t = { k: cam.k, x: cam.x, y: cam.y, dpr: v.dpr };
+  // Comparing, B's additions are ringed against A: "new since the previous run" would repeat it.
+  const marks = { newSet: v.cmp ? new Set() : v.newSet, hover: v.hover, selected: v.selected,
+    cursor: v.cursor, current: look.current };
+  if (v.cmp) drawCompare(v, ctx, t, look, marks);
+  else drawPicture(ctx, p, data, t, [W, H], look, marks, v.colors);
+  v.drawnP = p;
+  v.drawnData = data;
+  v.drawnT = t;
+  v.draws += 1;
+  const ds = v.root.dataset;
+  ds.moving = v.motion ? "1" : "0";
+  ds.draws = String(v.draws);
+  ds.scale = t.k.toFixed(4);
+  ds.tx = t.x.toFixed(2);
+  ds.ty = t.y.toFixed(2);
+  ds.labels = FONT_PT * t.k >= LABEL_MIN_PX ? "1" : "0";
+  ds.mode = v.mode || "";
+  ds.frame = String(Math.floor(v.pos));
+  ds.frames = v.rp && v.mode ? String(frameCount(v.rp, v.mode)) : "0";
+  ds.playing = v.playing ? "1" : "0";
+  updateReplayText(v);
+  // For tests and bench/bench_browser.py: which picture is on screen, and when it was drawn.
+  ds.drawnGraph = v.data.graph;
+  ds.drawnAt = performance.now().toFixed(1);
+  ds.drawMs = (ds.drawnAt - started).toFixed(1);
+}
+
+/** Both runs, A above B, one camera; B's additions and A's losses ringed in their colours. */
+function drawCompare(v, ctx, t, look, marks) {
+  const [W, H] = v.size;
+  const panes = paneRects(W, H);
+  v.panes = panes;
+  const c = v.cmp, colors = v.colors, dpr = v.dpr;
+  const idA = (i) => c.pa.index.get(v.data.nodes.id[i]) ?? -1;
+  const marksA = { ...NO_MARKS(), hover: marks.hover >= 0 ? idA(marks.hover) : -1,
+    selected: marks.selected >= 0 ? idA(marks.selected) : -1 };
+  const sides = [
+    [c.pa, c.data, STILL(), marksA, c.removed, colors.removed],
+    [v.p, v.data, look, marks, c.added, colors.added],
+  ];
+  sides.forEach(([p, data, lk, mk, ringed, color], j) => {
+    const r = panes[j];
+    const pt = { k: t.k, x: t.x + r.x, y: t.y + r.y, dpr };
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.beginPath();
+    ctx.rect(r.x * dpr, r.y * dpr, r.w * dpr, r.h * dpr);
+    ctx.clip();
+    drawPicture(ctx, p, data, pt, [r.x + r.w, r.y + r.h], lk, mk, colors);
+    ctx.setTransform(dpr * pt.k, 0, 0, dpr * pt.k, dpr * pt.x, dpr * pt.y);
+    rings(ctx, p, ringed, color, pt.k, 3.5, 3);
+    ctx.restore();
+    v.paneLabels[j].style.top = `${r.y + 2}px`;
+  });
+  ctx.save();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = colors.border;
+  ctx.fillRect(0, panes[1].y - PANE_GAP / 2, W, 1);
+  ctx.restore();
+}

@@ -1,0 +1,163 @@
+// The graph view: one object per component instance holding the view's state and its
+// elements, built from the parts (toolbar, stage, camera, input, side panel, replay) and
+// brought up to date by each payload from Python (stockdemo/view_payload.py's docstring).
+//
+// The parts are modules of functions over this object; each module's header names the
+// fields it owns. Here: `data` (the payload), `p` (the picture prepared by picture.js),
+// `newSet`, `colors`, the frame request and the elements of the graph's area.
+
+import { resize } from "./box.js";
+import { attachZoom, centerOn, screenBox } from "./camera.js";
+import { el } from "./dom.js";
+import { Figures } from "./figures.js";
+import { drawFrame, glide } from "./frame.js";
+import { HELP, listen } from "./input.js";
+import { pictureCame, register, requestRun, stopPacing } from "./pacing.js";
+import { prepare } from "./picture.js";
+import { pause, resetReplay, updateControls } from "./replay_controls.js";
+import { buildReplay } from "./replay.js";
+import { buildSide, showSelected } from "./side.js";
+import { skipLink, takeCompare, takeStage } from "./stage.js";
+import { Strip } from "./strip.js";
+import { buildToolbar } from "./toolbar.js";
+
+const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+
+export class GraphView {
+  constructor(parent) {
+    this.parent = parent;
+    this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-draws": "0" });
+    this.figures = new Figures();
+    this.strip = new Strip(() => requestRun(this));
+    this.strip.root.hidden = true;
+    this.req = 0;
+    this.inflight = 0;
+    this.pending = false;
+    const bar = buildToolbar(this);
+    this.status = el("div", { class: "gv-status", "aria-live": "polite" });
+    this.main = el("div", { class: "gv-main" });
+    this.main.append(this.buildStage(), buildSide(this));
+    this.help = el("div", { class: "gv-help" });
+    this.root.append(this.figures.root, this.strip.root, bar, this.status, this.main, this.help);
+    parent.append(this.root);
+    // For tests (documented in stockdemo/ui/graph_view.py): where a node is drawn now.
+    this.root.gvScreenBox = (id, pane) => screenBox(this, id, pane);
+
+    this.ctx = this.canvas.getContext("2d");
+    this.fitted = true;
+    this.hover = -1;
+    this.cursor = -1;
+    this.selected = -1;
+    this.mode = null;
+    this.pos = 0;
+    this.playing = false;
+    this.draws = 0;
+    this.frame = 0;
+    this.size = [0, 0];
+    attachZoom(this);
+    listen(this);
+    this.onFullscreen = () => {
+      this.root.dataset.fullscreen = this.root.matches(":fullscreen") ? "1" : "0";
+      resize(this);
+    };
+    this.root.dataset.fullscreen = "0";
+    document.addEventListener("fullscreenchange", this.onFullscreen);
+    this.observer = new ResizeObserver(() => resize(this));
+    this.observer.observe(this.stage);
+    // On a stage, a line appearing above the graph (the replay's status, the strip
+    // wrapping) changes the height the graph may take: the whole view is watched.
+    this.observer.observe(this.root);
+    this.onWindowResize = () => resize(this);
+    window.addEventListener("resize", this.onWindowResize);
+  }
+
+  /** The graph's area: the canvas, compare mode's pane captions, the tooltip, Backward's ending. */
+  buildStage() {
+    this.stage = el("div", { class: "gv-stage" });
+    this.canvas = el("canvas", { tabindex: "0", role: "application", "aria-roledescription": "graph",
+      "aria-label": "Autograd graph. " + HELP });
+    this.tip = el("div", { class: "gv-tip", role: "tooltip" });
+    this.tip.hidden = true;
+    // Where Backward ends: the error a second backward() raises, over the graph's foot.
+    this.ending = el("div", { class: "gv-ending", role: "alert" });
+    this.ending.append(el("div", { class: "gv-ending-head" },
+      "The graph is freed. A second backward() raises:"));
+    this.endingText = el("pre", { class: "gv-ending-text" });
+    this.ending.append(this.endingText);
+    this.ending.hidden = true;
+    this.paneLabels = [el("div", { class: "gv-pane-label" }), el("div", { class: "gv-pane-label" })];
+    for (const label of this.paneLabels) label.hidden = true;
+    this.stage.append(this.canvas, ...this.paneLabels, this.tip, this.ending);
+    return this.stage;
+  }
+
+  destroy() {
+    stopPacing(this);
+    pause(this);
+    skipLink(this, false);
+    this.observer.disconnect();
+    window.removeEventListener("resize", this.onWindowResize);
+    document.removeEventListener("fullscreenchange", this.onFullscreen);
+    this.root.remove();
+  }
+
+  /** A payload from Python: the picture, the stage, compare mode, the selection, the trace. */
+  update(data) {
+    this.root.dataset.updatedAt = performance.now().toFixed(1); // for bench/bench_stage.py
+    const newGraph = !this.data || data.graph !== this.data.graph;
+    const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
+    const before = this.p && newGraph ? { p: this.drawnP || this.p, data: this.drawnData || this.data } : null;
+    this.data = data;
+    register(this, data.stage);
+    takeStage(this, data.stage);
+    const cmpWas = !!this.cmp;
+    takeCompare(this, data.compare);
+    if (cmpWas !== !!this.cmp) this.fitted = true; // entering or leaving compare: fit both
+    pictureCame(this, data, newGraph);
+    if (newGraph) {
+      this.p = prepare(data);
+      this.motion = null;
+      if (before && !reducedMotion?.matches && !this.cmp) glide(this, before);
+      this.hover = -1;
+      this.cursor = -1;
+      this.root.dataset.graph = data.graph;
+      this.root.dataset.nodes = String(this.p.n);
+      this.readColors();
+    }
+    this.newSet = new Set(data.new);
+    this.selected = data.selected ?? -1;
+    // The node the link names (a rolled box draws many nodes: its own id is one of them).
+    this.root.dataset.selected = this.selected >= 0 ? (data.selected_node?.id ?? data.nodes.id[this.selected]) : "";
+    showSelected(this);
+    if (newTrace) resetReplay(this, buildReplay(data, this.p));
+    this.replayBar.hidden = !this.rp;
+    this.help.textContent = HELP + (data.new.length
+      ? " Blue outline: new since the previous run." : "");
+    resize(this, newGraph || cmpWas !== !!this.cmp);
+    if (newGraph && this.selected >= 0 && !this.shownOnce) centerOn(this, this.selected);
+    this.shownOnce = true;
+    updateControls(this);
+  }
+
+  /** The page's colours (Streamlit's theme variables) over the payload's. */
+  readColors() {
+    const cs = getComputedStyle(this.root);
+    const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+    const c = this.data.colors;
+    this.colors = {
+      ...c,
+      background: v("--st-background-color", "#FFFFFF"),
+      text: v("--st-text-color", c.text),
+      font: v("--st-font", "sans-serif").split(",")[0] ? v("--st-font", "sans-serif") : "sans-serif",
+    };
+  }
+
+  /** Ask for a frame (one at most per animation frame). */
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame((now) => {
+      this.frame = 0;
+      drawFrame(this, now);
+    });
+  }
+}
