@@ -138,7 +138,7 @@ class _Layout:
         self.folds: dict[str, Fold] = {}
         self.fold_boxes: dict[str, tuple[str, float, float]] = {}  # fold id -> its text, w, h
         self._boxes: dict[str, tuple[str, float, float]] = {}
-        self._arrangements: dict[str, dict[str, tuple[int, float]]] = {}
+        self._arrangements: dict[int, dict[tuple, tuple[int, float]]] = {}
         self._params_in = {e[1]: e[0] for e in self.graph.edges
                            if self.by_id[e[0]].kind == "parameter"}
 
@@ -217,13 +217,13 @@ class _Layout:
         across = not any(child.loops for child in children.values())
         parts: list[_Shape] = []
         for run in self.blocks.runs[block.path, loop]:
-            middle = run.middle if self.rolled and run.fold_id not in self.unroll else ()
-            for it in run.iterations:
-                if it in middle:
-                    if it == middle[0]:
-                        parts.append(self._fold(block, run.fold_id, loop, middle))
-                    continue
-                parts.append(self._iteration(children[it], loop, it))
+            its = run.iterations
+            if self.rolled and run.middle and run.fold_id not in self.unroll:
+                parts += [self._iteration(children[its[0]], loop, its[0]),
+                          self._fold(block, run.fold_id, loop, run.middle),
+                          self._iteration(children[its[-1]], loop, its[-1])]
+            else:
+                parts += [self._iteration(children[it], loop, it) for it in its]
         boxes: list = []
         frames: list = []
         at = 0.0
