@@ -4,6 +4,7 @@
         output = model(x)
     picture = picture_of_run(output, model, lines)       # in this process (a notebook)
     picture = picture_of_record(raw)                      # a record from the sandbox worker
+    raw, namespace = record_script(source)                # a trusted script, in this process
 
 A ``StockPredictor`` keeps the Playground's steps x layers layout (``stockdemo.render``);
 anything else gets the general layout of its code (``stockdemo.code_layout``). Either way
@@ -69,3 +70,26 @@ def _with_lines(graph: Graph, grad_fns: dict[str, object], lines: LineRecorder) 
         texts.setdefault(f"{f}:{line}", linecache.getline(filename, line).strip())
     code = {"files": list(files), "texts": texts, "lines": where}
     return Graph(graph.nodes, graph.edges, {**graph.meta, "code": code})
+
+
+def record_script(source: str, filename: str = "<your code>", name: str = "predictions"
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run a script like the seed's in this process, recorded -> (its record, its namespace).
+
+    For trusted code only (tests, benchmarks, a notebook's own cells): the page runs a
+    learner's code in the sandbox, never here. The graph is the one behind the tensor the
+    script names ``name``; parameters are named by the script's modules.
+    """
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    try:
+        with LineRecorder() as lines:
+            exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - trusted code only
+        params: dict[str, torch.Tensor] = {}
+        for value in namespace.values():
+            if isinstance(value, nn.Module):
+                for key, p in value.named_parameters():
+                    params.setdefault(key, p)
+        return raw_graph(namespace[name], lines, params), namespace
+    finally:
+        linecache.cache.pop(filename, None)
