@@ -70,8 +70,10 @@ class Blocks:
         self.feeds: dict[str, list[str]] = defaultdict(list)
         for src, dst in graph.edges:
             self.feeds[src].append(dst)
+        self.leaves = {n.id for n in graph.nodes
+                        if n.kind in ("parameter", "input") and self.feeds.get(n.id)}
         for n in graph.nodes:  # a leaf sits where every node it feeds is
-            if n.kind in ("parameter", "input") and self.feeds.get(n.id):
+            if n.id in self.leaves:
                 self.path[n.id] = _common_prefix([self.path[d] for d in self.feeds[n.id]])
         self.root = Block(())
         self.block_of: dict[Path, Block] = {(): self.root}
@@ -100,7 +102,11 @@ class Blocks:
         """A node's name within its block at ``depth``: its id with the outer iterations cut."""
         name = self._names.get(node_id)
         if name is None:
-            if "@" not in node_id:
+            if node_id in self.leaves and self.path[node_id]:
+                # a weight of one iteration (layer 3's): named by what it feeds, so layers match
+                first = min(self.local(d, len(self.path[node_id])) for d in self.feeds[node_id])
+                name = self._names[node_id] = ("leaf", repr(first), ())
+            elif "@" not in node_id:
                 name = self._names[node_id] = (node_id, "", ())
             else:
                 head, _, tail = node_id.rpartition("/")
