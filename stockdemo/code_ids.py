@@ -6,7 +6,8 @@ id is therefore built from what an edit elsewhere does not change:
 
 - the *text* of the line that made it (not its number, which shifts when a line is added
   above), with its occurrence among identical lines;
-- the iteration of every loop around that line (``@3``, ``@1.4`` for nested loops);
+- the iteration of every loop around that line (``@3``, ``@1.4`` for nested loops), and of
+  a loop torch ran inside the line, found by its repeated ops (nn.RNN's steps);
 - its op and its rank among that line's nodes of that op in that iteration.
 
     a3f9c1@3/Addmm0      the first Addmm made by line "h = cell(x[:, t], h)" at t 3
@@ -57,7 +58,8 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     outside loops); ``layer`` and ``role`` None. ``meta["code"]``: ``lines`` (node id ->
     [file, line], the line's text in ``texts["file:line"]``), ``loops`` (node id ->
     [[loop, iteration], ...], outermost first; a loop is "file:header line"),
-    ``loop_names`` (loop -> "t", or "" for a while), ``files``, ``texts``.
+    ``loop_names`` (loop -> "t", or "" for a while), ``hidden_loops`` (the loops torch ran
+    inside one line, "file:line~k": ``_hidden_loops``), ``files``, ``texts``.
     """
     nodes = raw["nodes"]
     texts: dict[str, str] = raw.get("texts", {})
