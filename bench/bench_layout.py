@@ -45,7 +45,7 @@ from stockdemo.model import StockPredictor  # noqa: E402
 from stockdemo.render import box_size  # noqa: E402
 
 ELK_DIR = ROOT / "bench" / "elk"
-FLAT_LIMIT = 12_000  # nodes: past this the flat layouts are not tried
+FLAT_LIMIT = 3_000  # nodes: past this the flat layouts are not tried (igraph: minutes at 11,000)
 CROSSINGS_LIMIT = 8_000  # edges: the pairwise count is quadratic
 
 
@@ -235,7 +235,7 @@ def bench_model(name: str, model: nn.Module, x: torch.Tensor, args: argparse.Nam
             row += f" | {elk}" if isinstance(elk, str) else \
                 f" | {elk[0]:>8.0f} {elk[1]:>8.0f} ms {_n(elk[2]):>7}"
     else:
-        row += " | (flat layouts not tried past 12,000 nodes)"
+        row += f" | (flat layouts not tried past {FLAT_LIMIT:,} nodes)"
     print(row, flush=True)
     if isinstance(model, StockPredictor):
         ms, shown = median_ms(lambda: picture_of_run(output, model, lines, inputs=x), args.repeats)
