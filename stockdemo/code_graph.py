@@ -105,9 +105,22 @@ def _loops_of(filename: str, source: str) -> dict[int, tuple[int, ...]]:
     return around
 
 
+_LAST_PARSED: dict[str, tuple[list[str] | None, dict[int, tuple[int, ...]]]] = {}
+
+
 def _file_loops(filename: str) -> dict[int, tuple[int, ...]]:
+    entry = linecache.cache.get(filename)
+    held = entry[2] if entry is not None and len(entry) > 2 else None
+    seen = _LAST_PARSED.get(filename)
+    if seen is not None and seen[0] is held:  # the tracer asks on every line: no re-read
+        return seen[1]
     lines = linecache.getlines(filename)
-    return _loops_of(filename, "".join(lines)) if lines else {}
+    loops = _loops_of(filename, "".join(lines)) if lines else {}
+    if len(_LAST_PARSED) > 256:
+        _LAST_PARSED.clear()
+    entry = linecache.cache.get(filename)  # getlines may have read the file just now
+    _LAST_PARSED[filename] = (entry[2] if entry is not None and len(entry) > 2 else None, loops)
+    return loops
 
 
 Site = tuple[str, int, str, tuple[tuple[str, int, int], ...]]  # file, line, function, loops
