@@ -64,7 +64,7 @@ def _with_lines(graph: Graph, grad_fns: dict[str, object], lines: LineRecorder) 
         site = lines.site_of(seq) if graph.by_id[node_id].kind == "op" else None
         if site is None:
             continue
-        filename, line, _ = site
+        filename, line, _, _ = site
         f = files.setdefault(filename, len(files))
         where[node_id] = [f, line]
         texts.setdefault(f"{f}:{line}", linecache.getline(filename, line).strip())
