@@ -228,3 +228,31 @@ def test_a_rolled_box_in_the_payload_says_which_iterations_it_stands_for():
     folds = view_payload(picture)["folds"]
     assert folds["iterations"] == [38] and (folds["first"], folds["last"]) == ([1], [38])
     assert folds["nodes"] == [38 * 6] and folds["span"] == ["t = 1…38"]
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, 6, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)[:, -1].sum(dim=1)
+
+
+def test_an_encoders_identical_layers_roll_up_into_one_box_with_their_exact_count():
+    torch.manual_seed(0)
+    model, x = Encoder(), torch.randn(2, 4, 8)
+    with LineRecorder() as lines:
+        output = model(x)
+    picture = picture_of_run(output, model, lines, view="rolled")
+    graph = picture.graph
+    assert dict(Counter(n.op for n in graph.nodes if n.op)) == ops_by_type(output)
+    check_placed(picture)
+    (fold_id, fold), = picture.folds.items()
+    members = [i for i, drawn in picture.drawn_as.items() if drawn == fold_id]
+    assert len(members) == fold.nodes and len(fold.iterations) >= 2
+    per_repeat = Counter(graph.by_id[i].step for i in members if graph.by_id[i].kind == "op")
+    assert set(per_repeat) == set(fold.iterations) and len(set(per_repeat.values())) == 1
+    boxes = sum(1 for p in picture.nodes if p.node is not None)
+    assert boxes + fold.nodes == len(graph.nodes)
