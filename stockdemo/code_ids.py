@@ -59,7 +59,8 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     [file, line], the line's text in ``texts["file:line"]``), ``loops`` (node id ->
     [[loop, iteration], ...], outermost first; a loop is "file:header line"),
     ``loop_names`` (loop -> "t", or "" for a while), ``hidden_loops`` (the loops torch ran
-    inside one line, "file:line~k": ``_hidden_loops``), ``files``, ``texts``.
+    inside one line, "file:line~k": ``_hidden_loops``), ``files``, ``texts``, and ``ids``
+    (the record's node i -> its id here: the record's ``replay`` counts by index).
     """
     nodes = raw["nodes"]
     texts: dict[str, str] = raw.get("texts", {})
@@ -110,7 +111,7 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
         "unrolled": False,  # no steps x layers: stockdemo.render's own views do not apply
         "seq_len": None,
         "num_layers": 0,
-        "code": {"files": files, "texts": texts, "lines": lines, "loops": loops,
+        "code": {"ids": ids, "files": files, "texts": texts, "lines": lines, "loops": loops,
                  "loop_names": {key: loop_name(texts.get(key, "")) for key in sorted(headers)},
                  "hidden_loops": sorted({f"{f}:{h}" for per_node in hidden.values()
                                          for f, h, _ in per_node})},

@@ -256,3 +256,12 @@ def test_an_encoders_identical_layers_roll_up_into_one_box_with_their_exact_coun
     assert set(per_repeat) == set(fold.iterations) and len(set(per_repeat.values())) == 1
     boxes = sum(1 for p in picture.nodes if p.node is not None)
     assert boxes + fold.nodes == len(graph.nodes)
+
+
+def test_the_records_node_indices_map_to_the_graphs_ids_for_the_replay():
+    raw, _ = record_script(SCRIPTS["loop"])
+    graph = graph_of_record(raw)
+    ids = graph.meta["code"]["ids"]
+    assert len(ids) == len(raw["nodes"]) and len(set(ids)) == len(ids)
+    for i, node in enumerate(raw["nodes"]):
+        assert graph.by_id[ids[i]].op == node["op"]
