@@ -43,7 +43,7 @@ from stockdemo.code_ids import graph_of_record  # noqa: E402
 from stockdemo.code_layout import layout_code  # noqa: E402
 from stockdemo.code_view import picture_of_run  # noqa: E402
 from stockdemo.model import StockPredictor  # noqa: E402
-from stockdemo.render import box_size  # noqa: E402
+from stockdemo.picture import box_size  # noqa: E402
 
 ELK_DIR = ROOT / "bench" / "elk"
 FLAT_LIMIT = 3_000  # nodes: past this the flat layouts are not tried (igraph: minutes at 11,000)

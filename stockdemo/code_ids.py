@@ -108,7 +108,7 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
         edges.append((ids[0], OUTPUT_ID))
     headers = {key for per_node in loops.values() for key, _ in per_node}
     meta = {
-        "unrolled": False,  # no steps x layers: stockdemo.render's own views do not apply
+        "unrolled": False,  # no steps x layers: stockdemo.layout's own views do not apply
         "seq_len": None,
         "num_layers": 0,
         "code": {"ids": ids, "files": files, "texts": texts, "lines": lines, "loops": loops,

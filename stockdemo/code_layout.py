@@ -9,7 +9,7 @@ the code instead (``stockdemo.code_blocks``):
 - a loop's iterations are blocks side by side, each in a frame ("t = 3"), so time reads
   across; a loop whose iterations hold a loop stacks them down instead (layers x steps);
 - a parameter shared by every iteration is drawn once, beside the loop, wired to the
-  first iteration that uses it (as ``stockdemo.render`` wires a weight to step 0);
+  first iteration that uses it (as ``stockdemo.layout`` wires a weight to step 0);
 - rolled (past ``budget`` nodes, or asked): a run of iterations with one signature is
   drawn as its first iteration, one box standing for the middle ones with their exact
   count, and its last. ``unroll`` names the boxes to draw unrolled anyway (a click).
@@ -29,20 +29,8 @@ import igraph
 from stockdemo import theme
 from stockdemo.code_blocks import Block, Blocks, Path
 from stockdemo.graph import Graph, Node, op_name
-from stockdemo.render import (
-    BLOCK_GAP,
-    CAPTION_H,
-    COL,
-    INCH,
-    MARGIN,
-    NODE_BUDGET,
-    Frame,
-    Picture,
-    PlacedEdge,
-    PlacedNode,
-    box_size,
-    short_param,
-)
+from stockdemo.layout import BLOCK_GAP, CAPTION_H, COL, MARGIN, NODE_BUDGET, short_param
+from stockdemo.picture import INCH, Frame, Picture, PlacedEdge, PlacedNode, box_size
 
 H_GAP = 0.2 * INCH  # between boxes in a row
 V_GAP = 0.3 * INCH  # between rows

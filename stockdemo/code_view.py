@@ -6,7 +6,7 @@
     picture = picture_of_record(raw)                      # a record from the sandbox worker
     raw, namespace = record_script(source)                # a trusted script, in this process
 
-A ``StockPredictor`` keeps the Playground's steps x layers layout (``stockdemo.render``);
+A ``StockPredictor`` keeps the Playground's steps x layers layout (``stockdemo.layout``);
 anything else gets the general layout of its code (``stockdemo.code_layout``). Either way
 ``Graph.meta["code"]["lines"]`` says which line made each node, for the hover.
 """
@@ -19,12 +19,14 @@ from typing import Any
 import torch
 from torch import nn
 
+from stockdemo.capture import capture_graph_nodes
 from stockdemo.code_graph import LineRecorder, raw_graph
 from stockdemo.code_ids import graph_of_record
 from stockdemo.code_layout import layout_code
-from stockdemo.graph import Graph, capture_graph_nodes
+from stockdemo.graph import Graph
+from stockdemo.layout import NODE_BUDGET, layout
 from stockdemo.model import StockPredictor
-from stockdemo.render import NODE_BUDGET, Picture, layout
+from stockdemo.picture import Picture
 
 
 def picture_of_record(raw: dict[str, Any], view: str = "auto", budget: int = NODE_BUDGET,

@@ -1,7 +1,7 @@
 """Ready-made edits of the seed's script, one lesson each, for the "Your code" page.
 
 Each edit is a few replacements applied to the seed's own source (``seed_source``), so the
-seed is written once (``stockdemo.live.reproduce_code``) and each edit is what a learner
+seed is written once (``stockdemo.reproduce.reproduce_code``) and each edit is what a learner
 would type: the page shows it as a diff and runs it as it is.
 
     source = apply(EDITS["skip"])      # the seed with a skip connection
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stockdemo.config import RunConfig
-from stockdemo.live import reproduce_code
+from stockdemo.reproduce import reproduce_code
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from stockdemo.code_graph import LineRecorder, ops_by_type
 from stockdemo.code_ids import graph_of_record, periodic_runs
 from stockdemo.code_layout import CodePicture, layout_code
 from stockdemo.code_view import picture_of_record, picture_of_run, record_script
+from stockdemo.diff import graph_diff
 from stockdemo.edits import EDITS, apply, seed_source
-from stockdemo.graph import graph_diff
 from stockdemo.model import StockPredictor
 from stockdemo.view_payload import view_payload
 
