@@ -156,11 +156,6 @@ def _prctl(option: int, value: int) -> None:
     _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl({option})")
 
 
-def die_with_parent() -> None:
-    """SIGKILL this process when the one that started it ends."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
 def _set_limit(which: int, value: int) -> None:
     resource.setrlimit(which, (value, value))
 
@@ -178,7 +173,7 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
     ``workdir`` existing and empty. Raises OSError if a wall cannot be built:
     the caller must then not run the code.
     """
-    die_with_parent()  # the warm parent gone: so is this run
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the warm parent gone (it is single-threaded): so is this run
     if os.getppid() != parent_pid:
         os._exit(1)  # the parent died before the line above
     _prctl(PR_SET_DUMPABLE, 0)  # no core file; its /proc entries belong to root

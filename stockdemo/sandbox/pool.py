@@ -168,7 +168,7 @@ class CodePool:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "stockdemo.sandbox.parent", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
-            start_new_session=True)
+            stdout=subprocess.DEVNULL, start_new_session=True)  # stderr: the server's log
         theirs.close()
         self._conn = multiprocessing.connection.Connection(mine.detach())
         self._ready = False
