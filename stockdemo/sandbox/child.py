@@ -112,7 +112,7 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
         _keep_only(print_fd, result_fd)
         try:
             walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid)
-        except OSError as err:  # never run code without every wall
+        except Exception as err:  # noqa: BLE001 - never run code without every wall
             _send(result_fd, {"error": {"kind": "unavailable", "limit": None, "type": "OSError",
                                         "message": f"The sandbox could not be set up here ({err}); "
                                                    "your code was not run.", "line": None}})

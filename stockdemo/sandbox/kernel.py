@@ -6,6 +6,7 @@ it returns, nothing in this process can undo it (``no_new_privs``, an rlimit
 lowered to its hard value, a Landlock domain and a seccomp filter only ever
 tighten, and the filter refuses the calls that would change them).
 
+- **its own session**, and when started as root, the user ``nobody``.
 - **rlimits**: CPU seconds (soft = hard: the kernel kills with SIGKILL at the
   limit), address space (the child's size at the fork plus the memory budget),
   file size 0, 16 open files, 0 new processes (for a non-root user), no core
@@ -110,7 +111,6 @@ ALLOWED = (
     "brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
     # its own pipes, stdin (/dev/null), files it opened read-only
     "read", "readv", "pread64", "write", "writev", "close", "lseek", "fstat", "getdents64",
-    "fcntl",
     # threads' and signals' plumbing, time, sleep (the wall clock bounds it), exit
     "futex", "set_robust_list", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
     "restart_syscall", "clock_gettime", "clock_getres", "gettimeofday", "time",
@@ -123,6 +123,8 @@ ALLOWED = (
 O_WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 AT_EMPTY_PATH = 0x1000
 TCGETS = 0x5401
+FCNTL_SAFE = (1, 2, 3, 4)  # F_GETFD, F_SETFD, F_GETFL, F_SETFL
+NOBODY = 65534
 
 
 def seccomp_filter(pid: int, files: bool) -> seccomp.SyscallFilter:
@@ -139,6 +141,8 @@ def seccomp_filter(pid: int, files: bool) -> seccomp.SyscallFilter:
     _allow(f, "newfstatat", Arg(3, seccomp.MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH))
     _allow(f, "statx", Arg(2, seccomp.MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH))
     _allow(f, "ioctl", Arg(1, seccomp.EQ, TCGETS))  # isatty(), nothing else
+    for command in FCNTL_SAFE:  # not F_SETOWN: SIGIO would be a signal to another process
+        _allow(f, "fcntl", Arg(1, seccomp.EQ, command))
     _allow(f, "prlimit64", Arg(2, seccomp.EQ, 0))  # read its limits, never set them
     if files:
         _allow(f, "openat", Arg(2, seccomp.MASKED_EQ, O_WRITES, 0))
@@ -162,7 +166,7 @@ def _set_limit(which: int, value: int) -> None:
 
 def vm_bytes() -> int:
     """This process's address space now (VmSize), from /proc/self/statm."""
-    with open("/proc/self/statm", encoding="ascii") as f:
+    with open("/proc/self/statm", "rb") as f:  # bytes: decoding could need a module not loaded
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
@@ -173,11 +177,17 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
     ``workdir`` existing and empty. Raises OSError if a wall cannot be built:
     the caller must then not run the code.
     """
+    os.setsid()  # its own process group: a signal to "its group" reaches no one else
+    if os.geteuid() == 0:  # root (a development box): run as nobody, one wall more
+        os.chown(workdir, NOBODY, NOBODY)
+        os.setgroups([])
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+    # After any change of user, which clears both settings.
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the warm parent gone (it is single-threaded): so is this run
     if os.getppid() != parent_pid:
         os._exit(1)  # the parent died before the line above
     _prctl(PR_SET_DUMPABLE, 0)  # no core file; its /proc entries belong to root
-    os.setsid()  # its own process group: a signal to "its group" reaches no one else
     os.chdir(workdir)
     _set_limit(resource.RLIMIT_CORE, 0)
     _set_limit(resource.RLIMIT_FSIZE, 0)

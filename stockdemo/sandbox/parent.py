@@ -77,6 +77,7 @@ class Parent:
         self.selector = selectors.DefaultSelector()
         self.running: dict[int, Running] = {}  # by pid
         self.root = tempfile.mkdtemp(prefix="stockdemo-code-")
+        os.chmod(self.root, 0o711)  # a child run as nobody may reach its own folder, list none
         self.landlock = kernel.landlock_abi()
 
     def serve(self) -> None:
