@@ -38,6 +38,9 @@ from stockdemo.sandbox.limits import Limits
 FILENAME = "<your code>"
 # What the warm parent imports for the learner; anything else not loaded already cannot be.
 PRELOADED = ("math", "random", "torch", "torch.nn", "torch.nn.functional")
+# Loaded too, so that trying a socket, multiprocessing or a terminal meets the wall itself
+# (socket, fork) rather than a module that cannot be loaded.
+ALSO_LOADED = ("encodings.idna", "multiprocessing.popen_fork", "pty")
 MAX_MESSAGE = 2000
 MAX_TYPE = 80
 SEED = 0  # every run starts from the same random state, so the same code draws the same graph

@@ -266,7 +266,7 @@ def warm_up() -> None:
 
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
-    for name in child.PRELOADED:
+    for name in (*child.PRELOADED, *child.ALSO_LOADED):
         importlib.import_module(name)
     out = child.BoundedOutput(os.open(os.devnull, os.O_WRONLY), 2**20)
     from stockdemo.sandbox.attempts import Attempts
