@@ -16,6 +16,7 @@ every field it reads.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import errno
 import io
@@ -190,14 +191,21 @@ def _predictions(namespace: dict, source: str) -> torch.Tensor:
 
 
 def _assigned_line(source: str, name: str) -> int | None:
-    """The line of the last top-level assignment to ``name``."""
-    import ast
-
+    """The line of the script's last assignment to ``name`` (in ``with``, ``if``, loops; not in defs)."""
     line = None
-    for node in ast.parse(source).body:
-        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            line = node.lineno
+
+    def visit(statements: list[ast.stmt]) -> None:
+        nonlocal line
+        for node in statements:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                line = node.lineno
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                visit(getattr(node, field, []))
+
+    visit(ast.parse(source).body)
     return line
 
 

@@ -231,6 +231,7 @@ class CodeRun:
                 "kind": self.error.kind, "type": self.error.type, "message": self.error.message,
                 "line": self.error.line, "limit": self.error.limit},
             "refused": list(self.refused),
+            "message": self.message,
             "limits": self.limits.to_dict(),
             "limits_in_words": self.limits.words(),
             "seconds": round(self.seconds, 4),

@@ -3,5 +3,5 @@
 # expect: refused open a network socket
 import socket
 
-s = socket.create_connection(("127.0.0.1", __PORT__), timeout=1)
+s = socket.create_connection(("127.0.0.1", int("__PORT__")), timeout=1)
 s.sendall(b"hello from the sandbox")

@@ -4,4 +4,4 @@
 import socket
 
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.sendto(b"hello from the sandbox", ("127.0.0.1", __UDP_PORT__))
+s.sendto(b"hello from the sandbox", ("127.0.0.1", int("__UDP_PORT__")))
