@@ -132,13 +132,17 @@ def outside(tmp_path_factory):
         watch.close()
 
 
-@pytest.fixture(scope="module")
-def seed_ops() -> dict[str, int]:
+def seed_ops_here() -> dict[str, int]:
     """The seed's ops by type, run here, outside the sandbox, as torch itself records them."""
     namespace: dict = {}
     torch.manual_seed(0)
     exec(compile(SEED_CODE, "seed", "exec"), namespace)
     return ops_by_type(namespace["predictions"])
+
+
+@pytest.fixture(scope="module")
+def seed_ops() -> dict[str, int]:
+    return seed_ops_here()
 
 
 def check(run: dict, expect: Expect, elapsed: float, name: str) -> None:
@@ -207,3 +211,38 @@ def test_a_hostile_program_is_stopped_the_same_way_through_the_command_line(path
     check(result, expectation(path), result["seconds"], path.stem)
     assert outside.secret not in done.stdout + done.stderr
     assert outside.breaches() == []
+
+
+# -- inside the image and the cluster (tests/test_image.py, tests/test_kube.py) ---------------
+
+# A fork, a socket (to the app's own port in the container) and an endless loop.
+IN_CONTAINER = {"fork_os_fork": {}, "socket_tcp_localhost": {"__PORT__": "8501"}, "loop_infinite": {}}
+
+
+def run_in_container(exec_prefix: list[str], env: dict[str, str]) -> dict[str, tuple[int, dict]]:
+    """The seed and the IN_CONTAINER programs through ``python -m stockdemo code /dev/stdin``
+    in a running container (``exec_prefix``: ``podman exec -i -w /app NAME``) -> name -> (exit, JSON)."""
+    sources = {"seed": SEED_CODE}
+    for name, values in IN_CONTAINER.items():
+        text = (ROOT / "tests" / "hostile" / f"{name}.py").read_text()
+        for key, value in values.items():
+            text = text.replace(key, value)
+        sources[name] = text
+    out = {}
+    for name, source in sources.items():
+        done = subprocess.run([*exec_prefix, "python", "-m", "stockdemo", "code", "/dev/stdin"], input=source,
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.stdout, f"{name}: {done.stderr}"
+        out[name] = (done.returncode, json.loads(done.stdout))
+    return out
+
+
+def check_container_runs(runs: dict[str, tuple[int, dict]]) -> None:
+    """The seed runs with the ops torch records here; each hostile program is stopped as outside."""
+    code, seed = runs["seed"]
+    assert (code, seed["status"]) == (0, "ok"), seed["message"]
+    assert seed["ops_by_type"] == seed_ops_here()
+    for name in IN_CONTAINER:
+        code, result = runs[name]
+        assert code == 1, result
+        check(result, expectation(ROOT / "tests" / "hostile" / f"{name}.py"), result["seconds"], name)
