@@ -203,6 +203,11 @@ def test_every_limit_reads_in_words():
     assert words.startswith("2 s of CPU time, 256 MB of memory")
 
 
+def test_the_readme_states_the_limits_the_code_applies():
+    readme = " ".join((ROOT / "README.md").read_text().replace("**", "").split())
+    assert Limits().words() in readme
+
+
 def test_the_protocol_rejects_what_a_tampered_child_might_send():
     good = run_code(SEED_CODE).wire()
     child = {k: good[k] for k in ("error", "shape", "graph", "refused", "walls")}
