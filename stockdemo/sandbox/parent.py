@@ -40,6 +40,9 @@ from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, C
 from stockdemo.sandbox.seed import SEED_CODE
 
 MAX_CHILDREN = 16
+# As training workers (stockdemo.workers.WORKER_NICE): when pages and runs want the same core,
+# the pages of every session go first; five endless loops cannot slow a slider.
+NICE = 10
 MAX_REQUEST = 16 * 2**20
 READ = 65536
 # The kernel's RLIMIT_CPU kill and wait4's rusage count CPU time differently: children
@@ -278,6 +281,7 @@ def warm_up() -> None:
 
 
 def main(fd: int) -> None:
+    os.nice(NICE)  # before the imports: the warm-up yields to the pages too
     conn = multiprocessing.connection.Connection(fd)
     try:
         warm_up()
