@@ -155,7 +155,7 @@ def check(run: dict, expect: Expect, elapsed: float, name: str) -> None:
     assert any(w.lower() in message for w in expect.words), f"{name}: {message!r} lacks {expect.words}"
     if run["status"] == "limit":
         title = SPEC[error["limit"]].title if error["limit"] in SPEC else error["limit"]
-        assert f"{title} limit" in message, f"{name}: the limit is not named: {message}"
+        assert f"{title} limit".lower() in message, f"{name}: the limit is not named: {message}"
     if error.get("limit") == "cpu_s":
         assert run["cpu_s"] <= limits.cpu_s + 0.5
     assert elapsed <= limits.wall_s + SLACK_S, f"{name}: {elapsed:.1f} s"
