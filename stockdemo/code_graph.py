@@ -46,7 +46,6 @@ import linecache
 import os
 import sys
 import sysconfig
-import threading
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -111,19 +110,23 @@ def _file_loops(filename: str) -> dict[int, tuple[int, ...]]:
     return _loops_of(filename, "".join(lines)) if lines else {}
 
 
+Site = tuple[str, int, str, tuple[tuple[str, int, int], ...]]  # file, line, function, loops
+
+
 class LineRecorder(TorchFunctionMode):
     """While active on this thread: for each torch call that created autograd nodes, where
     in the caller's code it ran and in which iteration of each loop around it."""
 
-    def __init__(self, is_callers: Callable[[str], bool] = is_callers_file) -> None:
+    def __init__(self, is_callers: Callable[[str], bool] = is_callers_file, loops: bool = True) -> None:
+        """``loops`` False: no line tracer, so no iterations (a run whose steps are known otherwise)."""
         super().__init__()
         self.is_callers = is_callers
+        self.loops = loops
         self.ends: list[int] = []  # the newest sequence number each recorded call made
-        self.sites: list[tuple[str, int, tuple[tuple[str, int, int], ...]] | None] = []
+        self.sites: list[Site | None] = []
         self._theirs: dict[object, bool] = {}  # code object -> is it the caller's?
         self._counts: dict[object, dict[int, int]] = {}  # frame -> {loop header: iteration}
         self._previous_trace = None
-        self._thread = None
 
     # -- the line tracer: counts loop iterations in the caller's frames only -------------
     def _callers(self, code) -> bool:
@@ -149,7 +152,8 @@ class LineRecorder(TorchFunctionMode):
         return self._local_trace
 
     def __enter__(self):
-        self._thread = threading.get_ident()
+        if not self.loops:
+            return super().__enter__()
         self._previous_trace = sys.gettrace()
         sys.settrace(self._global_trace)
         frame = sys._getframe(1)
@@ -160,6 +164,8 @@ class LineRecorder(TorchFunctionMode):
         return super().__enter__()
 
     def __exit__(self, *exc):
+        if not self.loops:
+            return super().__exit__(*exc)
         sys.settrace(self._previous_trace)
         frame = sys._getframe(1)
         while frame is not None:
@@ -183,22 +189,22 @@ class LineRecorder(TorchFunctionMode):
             self.sites.append(self._site(sys._getframe(1)))
         return out
 
-    def _site(self, frame) -> tuple[str, int, tuple[tuple[str, int, int], ...]] | None:
-        """(file, line, loops) of the innermost caller's frame, loops from the outermost frame."""
+    def _site(self, frame) -> Site | None:
+        """(file, line, function, loops) of the innermost caller's frame, loops from the outermost."""
         where = None
         loops: list[tuple[str, int, int]] = []
         while frame is not None:
             if self._callers(frame.f_code):
                 filename, line = frame.f_code.co_filename, frame.f_lineno
                 if where is None:
-                    where = (filename, line)
+                    where = (filename, line, frame.f_code.co_name)
                 counts = self._counts.get(frame, {})
                 around = _file_loops(filename).get(line, ())
                 loops[:0] = [(filename, h, counts[h]) for h in around if h in counts]
             frame = frame.f_back
         return None if where is None else (*where, tuple(loops))
 
-    def site_of(self, sequence_nr: int) -> tuple[str, int, tuple[tuple[str, int, int], ...]] | None:
+    def site_of(self, sequence_nr: int) -> Site | None:
         """Where the node numbered ``sequence_nr`` was made: the first call that reached it."""
         k = bisect_left(self.ends, sequence_nr)
         return self.sites[k] if k < len(self.sites) else None
@@ -218,11 +224,14 @@ def _shape(fn) -> list[int] | None:
 
 
 def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
-              params: Mapping[str, torch.Tensor] | None = None, max_nodes: int = 60_000) -> dict:
+              params: Mapping[str, torch.Tensor] | None = None, max_nodes: int = 60_000,
+              replay: bool = False) -> dict:
     """The autograd graph behind ``output`` as the module docstring's record.
 
     ``lines``: the recorder that was active while ``output`` was computed (None: no lines).
     ``params``: names for leaf tensors (``dict(model.named_parameters())``).
+    ``replay``: also run a real backward() with hooks (``_replay``), under ``"replay"``; the
+    leaves' ``.grad`` are left as they were.
     Raises ValueError if ``output`` is not a tensor with a ``grad_fn``, GraphTooBig past
     ``max_nodes`` nodes.
     """
@@ -232,20 +241,7 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
         raise ValueError("the tensor has no grad_fn: nothing that needs a gradient made it "
                          "(no parameter or tensor with requires_grad=True took part)")
     names = {id(t): name for name, t in (params or {}).items()}
-    index = {output.grad_fn: 0}
-    order = [output.grad_fn]
-    edges: list[list[int]] = []
-    for dst, fn in enumerate(order):  # grows while we go: breadth first, no recursion
-        for nxt, _ in fn.next_functions:
-            if nxt is None:
-                continue
-            src = index.get(nxt)
-            if src is None:
-                if len(order) >= max_nodes:
-                    raise GraphTooBig(max_nodes)
-                src = index[nxt] = len(order)
-                order.append(nxt)
-            edges.append([src, dst])
+    order, edges = _walk(output, max_nodes)
     files: dict[str, int] = {}
     texts: dict[str, str] = {}
     nodes = []
@@ -259,7 +255,7 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
                         param=names.get(id(variable)))
             node["kind"] = "parameter" if node["param"] is not None else "leaf"
         elif lines is not None and (site := lines.site_of(seq)) is not None:
-            filename, line, loops = site
+            filename, line, _, loops = site
             f = files.setdefault(filename, len(files))
             node.update(file=f, line=line,
                         loops=[[files.setdefault(lf, len(files)), h, k] for lf, h, k in loops])
@@ -267,8 +263,108 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
             if key not in texts:
                 texts[key] = linecache.getline(filename, line).strip()
         nodes.append(node)
-    return {"nodes": nodes, "edges": edges, "files": list(files), "texts": texts,
-            "output_shape": list(output.shape)}
+    raw = {"nodes": nodes, "edges": edges, "files": list(files), "texts": texts,
+           "output_shape": list(output.shape)}
+    if replay:
+        raw["replay"] = _replay(output, order)
+    return raw
+
+
+def _walk(output: torch.Tensor, max_nodes: int) -> tuple[list, list[list[int]]]:
+    """Every grad_fn behind ``output`` (its own first), breadth first, and the forward edges."""
+    index = {output.grad_fn: 0}
+    order = [output.grad_fn]
+    edges: list[list[int]] = []
+    for dst, fn in enumerate(order):  # grows while we go: no recursion
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            src = index.get(nxt)
+            if src is None:
+                if len(order) >= max_nodes:
+                    raise GraphTooBig(max_nodes)
+                src = index[nxt] = len(order)
+                order.append(nxt)
+            edges.append([src, dst])
+    return order, edges
+
+
+def _replay(output: torch.Tensor, order: list) -> dict:
+    """A real backward() from ``output.sum()`` with a prehook on every op node.
+
+    -> ``saved`` ([tensors, bytes] autograd kept on each node, before backward frees them),
+    ``backward`` ([node index, 2-norm of the gradients reaching it] in the engine's order),
+    ``leaf_norms`` ({node index: norm of the leaf's .grad}), ``error`` (what backward()
+    raised, e.g. after an in-place change, or None) and ``second_error`` (what a second
+    backward() raises once the graph is freed, or None).
+    """
+    saved = [list(saved_on(fn)) for fn in order]
+    steps: list[list] = []
+    handles = [fn.register_prehook(_note(i, steps)) for i, fn in enumerate(order)
+               if getattr(fn, "variable", None) is None]
+    root = output.sum() if output.dim() else output
+    error = second = None
+    leaves = [(i, fn.variable) for i, fn in enumerate(order) if getattr(fn, "variable", None) is not None]
+    grads_before = [leaf.grad for _, leaf in leaves]
+    try:
+        root.backward()
+    except RuntimeError as e:
+        error = str(e)
+    finally:
+        for handle in handles:
+            handle.remove()
+    norms = {str(i): float(torch.linalg.vector_norm(leaf.grad)) for i, leaf in leaves
+             if leaf.grad is not None}
+    for (_, leaf), before in zip(leaves, grads_before, strict=True):
+        leaf.grad = before  # the caller's model is left as it was
+    if error is None:
+        try:
+            root.backward()
+        except RuntimeError as e:
+            second = str(e)
+        for (_, leaf), before in zip(leaves, grads_before, strict=True):
+            leaf.grad = before
+    return {"saved": saved, "backward": steps, "leaf_norms": norms, "error": error,
+            "second_error": second}
+
+
+def _note(i: int, steps: list[list]):
+    """A prehook noting node ``i`` and the 2-norm of all its incoming gradients together."""
+    def prehook(grad_outputs):
+        squares = sum(float(torch.linalg.vector_norm(g)) ** 2 for g in grad_outputs if g is not None)
+        steps.append([i, squares ** 0.5])
+    return prehook
+
+
+# grad_fn type -> its ``_saved_*`` attributes that may hold tensors. An attribute's C++ type
+# is fixed per node type: one that held sizes or a scalar once never holds a tensor.
+_SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
+
+
+def saved_on(fn) -> tuple[int, int]:
+    """(tensors, bytes) that autograd saved on ``fn`` for its backward."""
+    names = _SAVED_ATTRS.get(type(fn))
+    first_look = names is None
+    if first_look:
+        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+    count = size = 0
+    may_hold = []
+    for name in names:
+        try:
+            value = getattr(fn, name)
+        except RuntimeError:  # already freed
+            may_hold.append(name)
+            continue
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if value is None or not values or any(isinstance(t, torch.Tensor) for t in values):
+            may_hold.append(name)
+        for t in values:
+            if isinstance(t, torch.Tensor):
+                count += 1
+                size += t.numel() * t.element_size()
+    if first_look:
+        _SAVED_ATTRS[type(fn)] = tuple(may_hold)
+    return count, size
 
 
 def ops_by_type(output: torch.Tensor) -> dict[str, int]:

@@ -30,17 +30,15 @@ import inspect
 import linecache
 import math
 import os
-import sys
-from bisect import bisect_left
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import torch
 from torch import nn
-from torch.overrides import TorchFunctionMode
 
 from stockdemo import live
+from stockdemo.code_graph import LineRecorder, saved_on
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
 from stockdemo.data import Dataset
 from stockdemo.graph import STEP, Graph, NodeCounts, capture_graph_nodes, count_text
@@ -174,49 +172,24 @@ def forward_code(model: nn.Module) -> tuple[SourceLine, ...]:
     return tuple(lines)
 
 
-class _CallSites(TorchFunctionMode):
-    """For each torch call made from Python that created graph nodes: where it ran from.
-
-    Keeps (highest sequence number among the call's outputs, innermost frame
-    in stockdemo/). Calls that made no new node (e.g. ``new_zeros``, or a view
-    handed back unchanged) are skipped, so the numbers stay increasing.
-    """
+class _CallSites(LineRecorder):
+    """For each torch call made from Python that created graph nodes: where in stockdemo/ it ran."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.ends: list[int] = []
-        self.frames: list[tuple[str, int, str] | None] = []
-        self._lines: dict[tuple[str, int, str], SourceLine] = {}
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        last = self.ends[-1] if self.ends else -1
-        newest = last
-        for t in out if isinstance(out, (tuple, list)) else (out,):
-            fn = t.grad_fn if isinstance(t, torch.Tensor) else None
-            if fn is not None:
-                newest = max(newest, fn._sequence_nr())
-        if newest > last:
-            frame = sys._getframe(1)
-            while frame is not None and os.path.dirname(frame.f_code.co_filename) != PACKAGE_DIR:
-                frame = frame.f_back
-            self.ends.append(newest)
-            self.frames.append(None if frame is None else
-                               (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
-        return out
+        super().__init__(lambda filename: os.path.dirname(filename) == PACKAGE_DIR, loops=False)
+        self._lines: dict[tuple[str, int], SourceLine] = {}
 
     def line_of(self, sequence_nr: int) -> SourceLine | None:
         """The forward line that ran when the node numbered ``sequence_nr`` was created."""
-        k = bisect_left(self.ends, sequence_nr)
-        where = self.frames[k] if k < len(self.frames) else None
-        if where is None:
+        site = self.site_of(sequence_nr)
+        if site is None:
             return None
-        found = self._lines.get(where)
+        path, line, function, _ = site
+        found = self._lines.get((path, line))
         if found is None:
-            path, line, function = where
             text = linecache.getline(path, line).rstrip("\n")
-            found = self._lines[where] = SourceLine(_relative(path), line, function, text.strip(),
-                                                    len(text) - len(text.lstrip()))
+            found = self._lines[path, line] = SourceLine(_relative(path), line, function, text.strip(),
+                                                         len(text) - len(text.lstrip()))
         return found
 
 
@@ -244,7 +217,7 @@ def _replay_without_gc(graph: Graph, grad_fns: dict[str, object], sites: _CallSi
         line = sites.line_of(sequence[node_id])
         if line is not None:
             source[node_id] = line
-    saved = {node_id: _saved(grad_fns[node_id]) for node_id in forward}  # before backward frees them
+    saved = {node_id: saved_on(grad_fns[node_id]) for node_id in forward}  # before backward frees them
 
     backward: list[BackwardStep] = []
     handles = [grad_fns[node_id].register_prehook(_recorder(node_id, backward)) for node_id in forward]
@@ -279,38 +252,6 @@ def _recorder(node_id: str, steps: list[BackwardStep]):
         squares = sum(float(torch.linalg.vector_norm(g)) ** 2 for g in grad_outputs if g is not None)
         steps.append(BackwardStep(node_id, math.sqrt(squares)))
     return prehook
-
-
-# grad_fn type -> its ``_saved_*`` attributes that may hold tensors. An
-# attribute's C++ type is fixed per node type: one that held sizes or a
-# scalar once never holds a tensor, so it is dropped after the first look.
-_SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
-
-
-def _saved(fn) -> tuple[int, int]:
-    """(tensors, bytes) that autograd saved on ``fn`` for its backward."""
-    names = _SAVED_ATTRS.get(type(fn))
-    first_look = names is None
-    if first_look:
-        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
-    count = size = 0
-    may_hold = []
-    for name in names:
-        try:
-            value = getattr(fn, name)
-        except RuntimeError:  # already freed
-            may_hold.append(name)
-            continue
-        values = value if isinstance(value, (tuple, list)) else (value,)
-        if value is None or not values or any(isinstance(t, torch.Tensor) for t in values):
-            may_hold.append(name)
-        for t in values:
-            if isinstance(t, torch.Tensor):
-                count += 1
-                size += t.numel() * t.element_size()
-    if first_look:
-        _SAVED_ATTRS[type(fn)] = tuple(may_hold)
-    return count, size
 
 
 @lru_cache(maxsize=64)

@@ -135,3 +135,41 @@ def test_the_recorder_leaves_the_previous_tracer_in_place():
         assert sys.gettrace() is tracer
     finally:
         sys.settrace(None)
+
+
+def test_the_replay_visits_every_op_once_and_the_leaf_norms_are_autograds_own():
+    torch.manual_seed(0)
+    model = StockPredictor(3, 10, 1, 1)
+    x = torch.randn(10, 5, 3)
+    grads = torch.autograd.grad(model(x).sum(), list(model.parameters()))
+    predictions = model(x)
+    raw = raw_graph(predictions, params=dict(model.named_parameters()), replay=True)
+    replay = raw["replay"]
+    ops = [i for i, n in enumerate(raw["nodes"]) if n["kind"] == "op"]
+    assert sorted(i for i, _ in replay["backward"]) == ops
+    assert replay["backward"][0][0] == 0  # the engine starts at the output's own node
+    by_name = dict(zip([name for name, _ in model.named_parameters()], grads, strict=True))
+    for index, norm in replay["leaf_norms"].items():
+        name = raw["nodes"][int(index)]["param"]
+        assert norm == pytest.approx(float(torch.linalg.vector_norm(by_name[name])), rel=1e-5)
+    assert all(p.grad is None for p in model.parameters())  # the model is left as it was
+    assert "backward through the graph a second time" in replay["second_error"]
+    assert replay["error"] is None
+    assert sum(n for n, _ in replay["saved"]) > 0
+
+
+def test_an_in_place_change_to_a_saved_tensor_fails_in_the_replay_with_torchs_message():
+    def run() -> tuple[torch.Tensor, torch.Tensor]:
+        w = torch.ones(3, requires_grad=True)
+        y = torch.sigmoid(w)
+        z = y * 2
+        y.add_(1)  # sigmoid saved its output: backward needs it as it was
+        return w, z
+
+    w, z = run()
+    with pytest.raises(RuntimeError) as torchs:
+        z.sum().backward()
+    w, z = run()
+    raw = raw_graph(z, params={"w": w}, replay=True)
+    assert raw["replay"]["error"] == str(torchs.value)
+    assert "modified by an inplace operation" in raw["replay"]["error"]
