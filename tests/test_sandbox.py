@@ -21,7 +21,7 @@ import time
 import pytest
 import torch
 
-from stockdemo.code_graph import ops_by_type
+from stockdemo.code_graph import ops_by_type, raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
 from stockdemo.sandbox.drawing import as_graph, graph_dot
 from stockdemo.sandbox.limits import SPECS
@@ -89,6 +89,26 @@ def test_the_seed_gives_the_same_numbers_as_in_this_process():
     run = run_code(SEED_CODE + "print(predictions.sum().item())\n")
     namespace, _, _ = here(SEED_CODE)
     assert float(run.printed) == pytest.approx(namespace["predictions"].sum().item(), abs=1e-6)
+
+
+def test_the_runs_backward_replay_is_the_one_code_graph_records_here():
+    run = run_code(SEED_CODE)
+    namespace, _, _ = here(SEED_CODE)
+    replay = raw_graph(namespace["predictions"], replay=True)["replay"]
+    assert [i for i, _ in run.graph["replay"]["backward"]] == [i for i, _ in replay["backward"]]
+    assert [norm for _, norm in run.graph["replay"]["backward"]] == pytest.approx(
+        [norm for _, norm in replay["backward"]], rel=1e-5)
+    assert run.graph["replay"]["second_error"] == replay["second_error"]
+
+
+def test_an_in_place_change_shows_the_error_backward_raises():
+    source = ("import torch\nw = torch.ones(3, requires_grad=True)\ny = w.exp()\ny.add_(1)\n"
+              "predictions = y * 2\n")
+    run = run_code(source)
+    namespace, _, _ = here(source)
+    with pytest.raises(RuntimeError) as raised:
+        namespace["predictions"].sum().backward()
+    assert run.ok and run.graph["replay"]["error"] == str(raised.value)
 
 
 def test_a_print_in_the_loop_prints_one_line_per_step_and_tags_nodes_with_the_loop():

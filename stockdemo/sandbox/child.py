@@ -160,7 +160,8 @@ def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attemp
                 pass  # the script ended itself, as `python script.py` would
         predictions = _predictions(namespace, source)
         shape = list(predictions.shape)
-        graph = raw_graph(predictions, lines, _parameters(namespace), max_nodes=limits.graph_nodes)
+        graph = raw_graph(predictions, lines, _parameters(namespace), max_nodes=limits.graph_nodes,
+                          replay=True)
     except BaseException as exc:  # noqa: BLE001 - every way the learner's code can end is reported
         error = describe(exc, limits, attempts)
     namespace.clear()

@@ -27,7 +27,8 @@ server.
     learner's code (1-based) or None;
   - ``shape``: the output's shape, or None;
   - ``graph``: None, or ``stockdemo.code_graph.raw_graph``'s record (nodes,
-    edges, files, texts, output_shape), at most ``graph_nodes`` nodes;
+    edges, files, texts, output_shape, and ``replay``: the real backward()'s
+    order, gradient norms, saved tensors and errors), at most ``graph_nodes`` nodes;
   - ``refused``: what the sandbox refused, in words (``attempts.py``);
   - ``exec_s``: seconds the script ran; ``walls``: ``"landlock N"`` or
     ``"no landlock"`` (then no file at all may be opened).
@@ -114,8 +115,9 @@ def check_graph(raw: object, max_nodes: int) -> dict | None:
     """code_graph.raw_graph's record, rebuilt from checked fields only."""
     if raw is None:
         return None
-    if not isinstance(raw, dict) or set(raw) != {"nodes", "edges", "files", "texts", "output_shape"}:
-        raise BadResult("graph: expected nodes, edges, files, texts, output_shape")
+    if not isinstance(raw, dict) or set(raw) - {"replay"} != {"nodes", "edges", "files", "texts",
+                                                               "output_shape"}:
+        raise BadResult("graph: expected nodes, edges, files, texts, output_shape, replay")
     files = [_str(f, MAX_NAME, "graph file") for f in _list(raw["files"], 64, "graph files")]
     raw_nodes = _list(raw["nodes"], max_nodes, "graph nodes")
     n = len(raw_nodes)
@@ -144,8 +146,39 @@ def check_graph(raw: object, max_nodes: int) -> dict | None:
     if not isinstance(raw["texts"], dict) or len(raw["texts"]) > n:
         raise BadResult("graph texts: expected at most one line per node")
     texts = {_str(k, 40, "text key"): _str(v, MAX_TEXT, "text") for k, v in raw["texts"].items()}
-    return {"nodes": nodes, "edges": edges, "files": files, "texts": texts,
-            "output_shape": _shape(raw["output_shape"], "output shape", none=False)}
+    graph = {"nodes": nodes, "edges": edges, "files": files, "texts": texts,
+             "output_shape": _shape(raw["output_shape"], "output shape", none=False)}
+    if "replay" in raw:
+        graph["replay"] = check_replay(raw["replay"], n)
+    return graph
+
+
+def check_replay(raw: object, n: int) -> dict:
+    """code_graph's backward replay of a graph of ``n`` nodes, rebuilt from checked fields."""
+    if not isinstance(raw, dict) or set(raw) != {"saved", "backward", "leaf_norms", "error", "second_error"}:
+        raise BadResult("replay: expected saved, backward, leaf_norms, error, second_error")
+    saved = [_exactly(s, 2, "saved") for s in _list(raw["saved"], n, "saved")]
+    backward = [_exactly(b, 2, "backward step") for b in _list(raw["backward"], 4 * n + 16, "backward")]
+    if not isinstance(raw["leaf_norms"], dict) or len(raw["leaf_norms"]) > n:
+        raise BadResult("replay leaf_norms: expected one norm per leaf at most")
+    leaves = {}
+    for key, value in raw["leaf_norms"].items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < n):
+            raise BadResult("replay leaf_norms: expected node indices")
+        leaves[key] = _norm(value)
+    return {"saved": [[_int(k, 0, 2**31, "saved tensors"), _int(b, 0, 2**62, "saved bytes")]
+                      for k, b in saved],
+            "backward": [[_int(i, 0, n - 1, "backward node"), _norm(v)] for i, v in backward],
+            "leaf_norms": leaves,
+            "error": _str(raw["error"], MAX_TEXT, "replay error", none=True),
+            "second_error": _str(raw["second_error"], MAX_TEXT, "replay second error", none=True)}
+
+
+def _norm(value: object) -> float:
+    """A gradient norm: any float, NaN and infinity included (a NaN lesson sends them)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadResult("replay: expected a number")
+    return float(value)
 
 
 def check_child_result(data: bytes, limits: Limits) -> dict:
