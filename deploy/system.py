@@ -1,7 +1,7 @@
 """The Debian packages each make command needs: installed with apt-get when root, else named.
 
     python3 deploy/system.py test     # make test: browsers, HAProxy, Redis, containers, sandbox
-    python3 deploy/system.py serve    # make serve: HAProxy and Redis
+    python3 deploy/system.py serve    # make serve: HAProxy, Redis and the sandbox's libseccomp
 
 Exits 0 when everything is there (after installing it, as root), 1 with the one command
 to run when it is not root, so a missing part fails the command instead of skipping tests.
@@ -18,6 +18,7 @@ import sys
 SERVE = {
     "haproxy": "/usr/sbin/haproxy",
     "redis-server": "/usr/bin/redis-server",
+    "libseccomp2": "/usr/lib/x86_64-linux-gnu/libseccomp.so.2",  # the sandbox's system call filter
 }
 TEST = {
     **SERVE,
@@ -25,7 +26,6 @@ TEST = {
     "podman": "/usr/bin/podman",  # the image and the cluster manifests (tests/test_image.py, test_kube.py)
     "runc": "/usr/sbin/runc",  # podman's runtime here: crun refuses this machine's hybrid cgroups
     "debootstrap": "/usr/sbin/debootstrap",  # the image's base, where no registry can be reached
-    "libseccomp2": "/usr/lib/x86_64-linux-gnu/libseccomp.so.2",  # the sandbox's system call filter
 }
 NEEDS = {"serve": SERVE, "test": TEST}
 

@@ -3,6 +3,7 @@
     python -m stockdemo graph --seq-len 8 --num-layers 2 --cell gru --format dot
     python -m stockdemo graph --seq-len 8 --format html -o run.html   # a graph to hand out
     python -m stockdemo trace --seq-len 8 --cell gru
+    python -m stockdemo code my_model.py --format json   # run a script in the sandbox
 """
 
 from __future__ import annotations
@@ -35,9 +36,18 @@ def main(argv: list[str] | None = None) -> int:
     for knob in RUN_KNOBS:
         _add_knob(trace, knob)
     trace.add_argument("-o", "--output", help="file to write (default: standard output)")
+    code = sub.add_parser("code", help="run a script in the sandbox, as the Your code page does, and "
+                                       "report the graph of the tensor it names `predictions`: JSON "
+                                       "(counts, printed text, shape, error, limits), DOT or HTML. "
+                                       "Exit 0 when it ran, 1 when it failed or a limit stopped it")
+    code.add_argument("file", help="the script (what the editor holds)")
+    code.add_argument("--format", choices=("json", "dot", "html"), default="json")
+    code.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = parser.parse_args(argv)
     if args.command == "trace":
         return _trace(args)
+    if args.command == "code":
+        return _code(args)
 
     given = {k: v for k, v in vars(args).items() if v is not None}
     config, messages = RunConfig.from_params(given)
@@ -101,6 +111,39 @@ def _trace(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _code(args: argparse.Namespace) -> int:
+    from stockdemo.sandbox import run_code
+    from stockdemo.sandbox.drawing import graph_dot, graph_html
+
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            source = f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"error: cannot read {args.file}: {err}", file=sys.stderr)
+        return 2
+    run = run_code(source)
+    if args.format == "json":
+        text = json.dumps(run.to_dict(), indent=1) + "\n"
+    elif run.graph is None:
+        print(f"error: no graph to draw. {run.message}", file=sys.stderr)
+        return 1
+    elif args.format == "dot":
+        text = graph_dot(run.graph)
+    else:
+        facts = [("Nodes", f"{len(run.graph['nodes']):,}"), ("Edges", f"{len(run.graph['edges']):,}"),
+                 ("Output shape", str(tuple(run.shape or ()))), ("Run", f"{run.seconds * 1000:.0f} ms")]
+        text = graph_html(run.graph, source, facts)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {args.output}: {run.status}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    if not run.ok:
+        print(f"{run.status}: {run.message}", file=sys.stderr)
+    return 0 if run.ok else 1
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Ready-made edits of the seed's script, one lesson each, for the "Your code" page.
 
 Each edit is a few replacements applied to the seed's own source (``seed_source``), so the
-seed is written once (``stockdemo.reproduce.reproduce_code``) and each edit is what a learner
+seed is written once (``stockdemo.sandbox.seed``, the Playground's own code) and each edit is what a learner
 would type: the page shows it as a diff and runs it as it is.
 
     source = apply(EDITS["skip"])      # the seed with a skip connection
@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stockdemo.config import RunConfig
-from stockdemo.reproduce import reproduce_code
+from stockdemo.sandbox.seed import SEED_CODE
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ class Edit:
 
 def seed_source() -> str:
     """The seed's script as the editor opens with it: the model, its input, its run."""
-    return reproduce_code(RunConfig())
+    return SEED_CODE
 
 
 def apply(edit: Edit, source: str | None = None) -> str:
@@ -40,7 +39,7 @@ def apply(edit: Edit, source: str | None = None) -> str:
     return text
 
 
-_RNN = "        self.rnn = nn.RNN(input_dim, hidden_dim, num_layers, batch_first=True)\n"
+_RNN = "        self.rnn = rnn(input_dim, hidden_dim, num_layers, batch_first=True)\n"
 _CELL = "        self.cell = nn.RNNCell(input_dim, hidden_dim)  # one time step; the loop is ours\n"
 _OUT = "        out, _ = self.rnn(x)\n"
 _RETURN = "        return self.fc(out[:, -1, :])  # only the last time step matters\n"

@@ -71,6 +71,27 @@ def test_the_app_finds_redis_at_the_service_the_manifests_define():
     assert int(port) in [p["port"] for p in service["spec"]["ports"]]
 
 
+def test_the_app_pods_may_reach_redis_and_dns_and_nothing_else():
+    [app] = [d for d in by_kind("Deployment") if d["metadata"]["name"] == "stockdemo"]
+    [redis] = [d for d in by_kind("Deployment") if d["metadata"]["name"] == "stockdemo-redis"]
+    [policy] = by_kind("NetworkPolicy")
+    spec = policy["spec"]
+    assert spec["policyTypes"] == ["Egress"]
+    assert spec["podSelector"]["matchLabels"].items() <= app["spec"]["template"]["metadata"]["labels"].items()
+    allowed = {(p["protocol"], p["port"]) for rule in spec["egress"] for p in rule["ports"]}
+    assert allowed == {("TCP", 6379), ("UDP", 53), ("TCP", 53)}
+    to_redis = [rule for rule in spec["egress"] if {"protocol": "TCP", "port": 6379} in rule["ports"]]
+    [peer] = [peer for rule in to_redis for peer in rule["to"]]
+    redis_labels = redis["spec"]["template"]["metadata"]["labels"]
+    assert peer["podSelector"]["matchLabels"].items() <= redis_labels.items()
+    redis_port = redis["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"]
+    assert redis_port == 6379
+    # The sandbox needs no privilege: the app's container gets none.
+    context = app["spec"]["template"]["spec"]["containers"][0]["securityContext"]
+    assert context["allowPrivilegeEscalation"] is False and context["capabilities"] == {"drop": ["ALL"]}
+    assert "privileged" not in context
+
+
 def test_haproxy_accepts_the_rendered_config(tmp_path):
     haproxy = shutil.which("haproxy", path="/usr/sbin:/usr/bin:/sbin:/bin")
     if haproxy is None:

@@ -5,7 +5,8 @@ tests/test_kube.py). The container runs with ``--network none``: only its own
 loopback exists, so whatever the app needed from outside would fail here. The
 checks run inside it (``podman exec``) with tests/session_probe.py mounted
 read-only: the health check, a Playground session over Streamlit's websocket,
-the training workers, the user.
+the training workers, the user, and the learners' code sandbox (the seed, a fork,
+a socket and an endless loop, through ``python -m stockdemo code``).
 
 Required, never skipped: a missing podman or runc fails with what to install
 (.ci/run installs them).
@@ -24,6 +25,7 @@ import pytest
 
 from deploy import image
 from tests.helpers import ROOT
+from tests.test_sandbox_hostile import check_container_runs, run_in_container
 
 PORT = 8501
 START_TIMEOUT_S = 180  # import torch in a cold container on a busy 2-core box
@@ -118,6 +120,14 @@ def test_a_playground_session_gets_its_graph_with_no_network(probe):
 def test_the_training_workers_start_with_the_app(probe):
     workers = [p for p in probe["processes"] if "stockdemo.train_worker" in p["cmd"]]
     assert len(workers) >= 1, probe["processes"]
+
+
+def test_the_sandbox_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop_as_outside(container):
+    cmd, env = engine()
+    runs = run_in_container([*cmd, "exec", "-i", "-w", "/app", container], env)
+    print(f"image: the sandbox's walls in the container: {runs['seed'][1]['walls']}; seed "
+          f"{runs['seed'][1]['seconds'] * 1000:.0f} ms fork to result")
+    check_container_runs(runs)
 
 
 def test_nothing_runs_as_root(probe, container):

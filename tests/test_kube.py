@@ -1,5 +1,6 @@
-"""deploy/k8s played with ``podman kube play``: two app pods and Redis, their probes, a session
-through the service, a class across both pods, and a pod killed under its sessions.
+"""deploy/k8s played with ``podman kube play``: two app pods and Redis, their probes, the
+learners' code sandbox in a pod, a session through the service, a class across both pods,
+and a pod killed under its sessions.
 
 Played as written, except where podman 4.3's kube play (Debian's) cannot, each change
 made by ``played`` below and said here:
@@ -10,7 +11,7 @@ made by ``played`` below and said here:
   as two Pods from its template, ``stockdemo-0`` and ``stockdemo-1``; Redis's as
   one Pod named ``stockdemo-redis``, its Service's name. Each pod publishes its
   port on a free loopback port (``hostIP: 127.0.0.1``), never on every address.
-- **No Services, no Ingress, no PodDisruptionBudget**: kube play plays only
+- **No Services, no Ingress, no PodDisruptionBudget, no NetworkPolicy**: kube play plays only
   Pods, Deployments and PersistentVolumeClaims. On the pods' network a pod's
   name is its DNS name, so the app finds Redis at the address its manifest gives
   (``redis://stockdemo-redis:6379/0``). HAProxy from deploy/haproxy.cfg stands in
@@ -57,6 +58,7 @@ from deploy.serve import haproxy_config
 from tests.helpers import ROOT, free_port
 from tests.session_probe import GraphSession, playground
 from tests.test_image import built_image, engine
+from tests.test_sandbox_hostile import check_container_runs, run_in_container
 
 sys.path[:0] = [str(ROOT / "bench")]
 import class_load  # noqa: E402  bench/class_load.py: a class over Streamlit's websocket
@@ -227,6 +229,12 @@ def test_the_probes_make_the_pods_ready(cluster):
     while not all(http_ok(f"{cluster.url}/_stcore/health", 2) for _ in range(4)):
         assert time.monotonic() < deadline, "HAProxy does not reach the pods"
         time.sleep(1)
+
+
+def test_the_sandbox_in_a_pod_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop(cluster):
+    runs = run_in_container([*cluster.cmd, "exec", "-i", "-w", "/app", f"{APP_PODS[0]}-app"], cluster.env)
+    print(f"kube: the sandbox's walls in the pod: {runs['seed'][1]['walls']}")
+    check_container_runs(runs)
 
 
 def test_a_session_through_the_service_gets_a_graph(cluster):

@@ -1,0 +1,301 @@
+"""One run of a learner's code, in a child forked from the warm parent: walls, exec, graph, result.
+
+``main`` is all the child does. It keeps only its two pipes (``/dev/null``
+as stdin, stdout and stderr), walls itself in (``kernel.confine``), then
+runs the code as a script under ``exec(compile(source, "<your code>",
+"exec"))`` with ``print`` going to the print pipe (``BoundedOutput``), takes
+the tensor the script names ``predictions`` and records its autograd graph
+with ``stockdemo.code_graph`` (each node on the learner's line and loop
+iteration). The result goes back as one JSON object on the result pipe (see
+``protocol.py``), then the process ends with ``os._exit``.
+
+Nothing here is trusted by the parent: the learner's code runs in this
+process and may have changed any object in it. The parent bounds and checks
+every field it reads.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import errno
+import io
+import json
+import linecache
+import os
+import random
+import sys
+import time
+from typing import NoReturn
+
+import torch
+from torch import nn
+
+from stockdemo.code_graph import GraphTooBig, LineRecorder, raw_graph
+from stockdemo.sandbox import kernel
+from stockdemo.sandbox.attempts import Attempts
+from stockdemo.sandbox.limits import Limits
+
+FILENAME = "<your code>"
+# What the warm parent imports for the learner; anything else not loaded already cannot be.
+PRELOADED = ("math", "random", "torch", "torch.nn", "torch.nn.functional")
+# Loaded too, so that trying a socket, multiprocessing or a terminal meets the wall itself
+# (socket, fork) rather than a module that cannot be loaded.
+ALSO_LOADED = ("encodings.idna", "multiprocessing.popen_fork", "pty")
+MAX_MESSAGE = 2000
+MAX_TYPE = 80
+SEED = 0  # every run starts from the same random state, so the same code draws the same graph
+
+
+class OutputLimit(BaseException):
+    """Printed more than the limit (a BaseException: ``except Exception`` does not swallow it)."""
+
+
+class GraphLimit(BaseException):
+    """Recorded more autograd nodes than the limit."""
+
+
+class PredictionsError(Exception):
+    """``predictions`` is missing, not a tensor, or has no grad_fn: said as Python or torch would."""
+
+    def __init__(self, kind: str, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.kind, self.line = kind, line
+
+
+class BoundedOutput(io.TextIOBase):
+    """stdout and stderr of the run: text goes straight to the print pipe, up to ``limit`` bytes."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        super().__init__()
+        self.fd, self.limit, self.sent, self.overflowed = fd, limit, 0, False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self.overflowed:
+            raise OutputLimit
+        data = text.encode("utf-8", "replace")
+        room = self.limit - self.sent
+        if len(data) > room:
+            self._send(data[:room])
+            self.overflowed = True
+            raise OutputLimit
+        self._send(data)
+        return len(text)
+
+    def _send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view):]
+        self.sent += len(data)
+
+
+class BoundedRecorder(LineRecorder):
+    """code_graph's recorder, on the learner's lines only, stopping the run past ``max_nodes``."""
+
+    def __init__(self, max_nodes: int) -> None:
+        super().__init__(is_callers=lambda filename: filename == FILENAME)
+        self.max_nodes = max_nodes
+        self.first = (torch.zeros((), requires_grad=True) * 1).grad_fn._sequence_nr()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = super().__torch_function__(func, types, args, kwargs)
+        if self.ends and self.ends[-1] - self.first > self.max_nodes:
+            raise GraphLimit
+        return out
+
+
+def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: str,
+         landlock_abi: int, parent_pid: int) -> NoReturn:
+    """The child's whole life (see the module docstring). Never returns."""
+    try:
+        _keep_only(print_fd, result_fd)
+        try:
+            walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid)
+        except Exception as err:  # noqa: BLE001 - never run code without every wall
+            _send(result_fd, {"error": {"kind": "unavailable", "limit": None, "type": "OSError",
+                                        "message": f"The sandbox could not be set up here ({err}); "
+                                                   "your code was not run.", "line": None}})
+            os._exit(3)
+        out = BoundedOutput(print_fd, limits.output_bytes)
+        attempts = Attempts(workdir, frozenset(m.split(".")[0] for m in PRELOADED))
+        sys.stdout = sys.stderr = out
+        sys.stdin = io.StringIO()
+        attempts.install()
+        result = run_source(source, limits, out, attempts)
+        result["walls"] = walls
+        _send(result_fd, result)
+    finally:
+        os._exit(0)  # no atexit handler or buffer of the parent's may run here
+
+
+def _keep_only(*fds: int) -> None:
+    """/dev/null as 0, 1, 2; close every other descriptor the parent had open, but ``fds``."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    keep = sorted({0, 1, 2, *fds})
+    for low, high in zip(keep, [*keep[1:], os.sysconf("SC_OPEN_MAX")], strict=True):
+        os.closerange(low + 1, high)
+
+
+def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attempts) -> dict:
+    """Run the script and record its graph -> the result's fields (protocol.py)."""
+    started = time.perf_counter()
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    torch.manual_seed(SEED)
+    random.seed(SEED)
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+    error = graph = shape = None
+    try:
+        code = compile(source, FILENAME, "exec", dont_inherit=True)
+        with BoundedRecorder(limits.graph_nodes) as lines:
+            try:
+                exec(code, namespace)
+            except SystemExit:
+                pass  # the script ended itself, as `python script.py` would
+        predictions = _predictions(namespace, source)
+        shape = list(predictions.shape)
+        graph = raw_graph(predictions, lines, _parameters(namespace), max_nodes=limits.graph_nodes,
+                          replay=True)
+    except BaseException as exc:  # noqa: BLE001 - every way the learner's code can end is reported
+        error = describe(exc, limits, attempts)
+    namespace.clear()
+    if out.overflowed:
+        error = _error("limit", "OutputLimit", limits.stopped(
+            "output_kb", "what your code printed first is kept."), None, "output_kb")
+    return {"error": error, "shape": shape, "graph": graph, "refused": attempts.words(),
+            "exec_s": time.perf_counter() - started}
+
+
+def _predictions(namespace: dict, source: str) -> torch.Tensor:
+    line = _assigned_line(source, "predictions")
+    if "predictions" not in namespace:
+        raise PredictionsError("NameError", "name 'predictions' is not defined: the graph is drawn "
+                               "from the tensor your code names `predictions`, as the seed's last "
+                               "line does (predictions = model(input_data)).", None)
+    value = namespace["predictions"]
+    if not isinstance(value, torch.Tensor):
+        hint = " (does forward end with `return`?)" if value is None else ""
+        raise PredictionsError("TypeError", f"predictions must be a Tensor, not "
+                               f"{type(value).__name__}{hint}.", line)
+    if value.grad_fn is None:
+        raise PredictionsError("RuntimeError", "predictions does not require grad and does not have "
+                               "a grad_fn: no parameter or tensor with requires_grad=True took part "
+                               "in making it (was it made under torch.no_grad(), or detached?), so "
+                               "autograd recorded no graph.", line)
+    return value
+
+
+def _assigned_line(source: str, name: str) -> int | None:
+    """The line of the script's last assignment to ``name`` (in ``with``, ``if``, loops; not in defs)."""
+    line = None
+
+    def visit(statements: list[ast.stmt]) -> None:
+        nonlocal line
+        for node in statements:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                line = node.lineno
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                visit(getattr(node, field, []))
+
+    visit(ast.parse(source).body)
+    return line
+
+
+def _parameters(namespace: dict) -> dict[str, torch.Tensor]:
+    """Names for the graph's leaves: the script's modules' parameters, and its own tensors."""
+    modules = [(k, v) for k, v in list(namespace.items())[:1000] if isinstance(v, nn.Module)]
+    names: dict[str, torch.Tensor] = {}
+    for var, module in modules:
+        prefix = "" if len(modules) == 1 else f"{var}."
+        for name, p in nn.Module.named_parameters(module):
+            names.setdefault(prefix + name, p)
+    for var, value in list(namespace.items())[:1000]:
+        if isinstance(value, torch.Tensor) and value.requires_grad and value.grad_fn is None:
+            names.setdefault(var, value)
+    return names
+
+
+def describe(exc: BaseException, limits: Limits, attempts: Attempts) -> dict:
+    """How the learner's code ended, as the result's ``error`` (protocol.py)."""
+    line = _learner_line(exc)
+    kind = type(exc).__name__[:MAX_TYPE]
+    text = _text(exc)
+    if isinstance(exc, OutputLimit):
+        return _error("limit", kind, limits.stopped("output_kb", "what your code printed first is kept."),
+                      line, "output_kb")
+    if isinstance(exc, GraphLimit | GraphTooBig):
+        return _error("limit", "GraphLimit", limits.stopped(
+            "graph_nodes", "your code recorded more autograd nodes than that."), line, "graph_nodes")
+    if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and "allocate memory" in text):
+        return _error("limit", kind, limits.stopped("memory_mb", f"{kind}: {text}" if text else kind),
+                      line, "memory_mb")
+    if isinstance(exc, RecursionError):
+        return _error("limit", kind, f"Stopped at Python's recursion limit ({sys.getrecursionlimit():,} "
+                      f"nested calls): {text}", line, "recursion")
+    if isinstance(exc, PredictionsError):
+        return _error("error", exc.kind, text, exc.line)
+    if isinstance(exc, SyntaxError):
+        where = exc.lineno if exc.filename == FILENAME else None
+        return _error("error", kind, f"{exc.msg} (line {where}, column {exc.offset})" if where else text,
+                      where)
+    refused = _refusal(exc, text, attempts)
+    if refused:
+        return _error("refused", kind, refused, line)
+    return _error("error", kind, text, line)
+
+
+def _refusal(exc: BaseException, text: str, attempts: Attempts) -> str | None:
+    last = attempts.last()
+    if isinstance(exc, ImportError):
+        last = attempts.last("load a module")
+    tried = f"The sandbox refused to {last[0]} ({last[1]})" if last else None
+    if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES):
+        return f"{tried}: {text}" if tried else f"The sandbox refused a system call your code made: {text}"
+    if isinstance(exc, RuntimeError) and "can't start new thread" in text:
+        return f"The sandbox refused to start a thread: {text}"
+    if isinstance(exc, ImportError) and last:
+        loaded = ", ".join(PRELOADED)
+        return (f"{tried}: {text}. Only modules loaded before your code ran can be imported, "
+                f"among them {loaded}.")
+    return None
+
+
+def _error(kind: str, type_: str, message: str, line: int | None, limit: str | None = None) -> dict:
+    return {"kind": kind, "limit": limit, "type": type_, "message": message[:MAX_MESSAGE], "line": line}
+
+
+def _learner_line(exc: BaseException) -> int | None:
+    """The innermost line of the learner's code in the traceback (never a frame of ours)."""
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:MAX_MESSAGE]
+    except Exception:  # the learner's own exception class may fail to print itself
+        return f"<{type(exc).__name__} that could not be printed>"
+
+
+def _send(fd: int, result: dict) -> None:
+    try:
+        data = json.dumps(result, separators=(",", ":")).encode()
+    except (MemoryError, TypeError, ValueError):
+        data = b'{"error":{"kind":"limit","limit":"memory_mb","type":"MemoryError",' \
+               b'"message":"The result could not be sent: out of memory.","line":null}}'
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

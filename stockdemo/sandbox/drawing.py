@@ -1,0 +1,25 @@
+"""A sandbox run's graph drawn for the command line: DOT, or the offline handout.
+
+The run's record (``stockdemo.code_graph``) is laid out by its code
+(``stockdemo.code_view.picture_of_record``): a loop's iterations side by side,
+nested loops as a grid, each weight drawn once.
+"""
+
+from __future__ import annotations
+
+from stockdemo.code_view import picture_of_record
+from stockdemo.dot import write_dot
+
+
+def graph_dot(raw: dict) -> str:
+    """The run's graph as DOT, every node placed."""
+    return write_dot(picture_of_record(raw, "unrolled"), "your_code")
+
+
+def graph_html(raw: dict, source: str, facts: list[tuple[str, str]]) -> str:
+    """The run's graph as the offline handout: one HTML file, the code folded under it."""
+    from stockdemo.handout import handout_html
+
+    return handout_html(picture_of_record(raw), None, title="Autograd graph of your code",
+                        about="The graph PyTorch recorded while your code ran once, in the sandbox.",
+                        facts=facts, code=source)

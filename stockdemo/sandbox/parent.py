@@ -1,0 +1,307 @@
+"""The warm parent: imports torch once, then forks one child per run and times it out.
+
+    python -m stockdemo.sandbox.parent FD      # started by pool.CodePool, never by hand
+
+Started by the server as a clean subprocess (no variable of the server's
+environment, its own session). It imports torch and the modules a learner
+may import (``child.PRELOADED``), runs one warm-up forward of the seed (its
+own code, never a learner's), freezes its heap for copy-on-write, and says
+``ready``. Each run is a ``fork`` (about 20-35 ms to a result, against
+1.5-2 s for a fresh ``import torch``): the child walls itself in and runs
+the code (``child.py``); this process reads the child's two pipes, bounded,
+kills it with SIGKILL at the wall-clock limit, reaps it, and says in words
+what ended it (the CPU limit's SIGKILL, a crash's signal). It is
+single-threaded, so forking it is safe; it never runs a learner's code.
+
+It ends when its server does (end of file on its socket: no death signal,
+which Linux ties to the server's thread that started it, not to the server),
+and its children die with it (theirs is tied to this single thread).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import multiprocessing.connection
+import os
+import resource
+import selectors
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from stockdemo.sandbox import child, kernel
+from stockdemo.sandbox.limits import Limits
+from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, CodeRun, check_child_result
+from stockdemo.sandbox.seed import SEED_CODE
+
+MAX_CHILDREN = 16
+# As training workers (stockdemo.workers.WORKER_NICE): when pages and runs want the same core,
+# the pages of every session go first; five endless loops cannot slow a slider.
+NICE = 10
+MAX_REQUEST = 16 * 2**20
+READ = 65536
+# The kernel's RLIMIT_CPU kill and wait4's rusage count CPU time differently: children
+# killed at 2 s showed 1.92-1.96 s on a busy box. A SIGKILL this close is the limit's.
+CPU_SHARE_AT_KILL = 0.9
+SIGNAL_WORDS = {
+    signal.SIGSEGV: "a segmentation fault (memory read or written where it must not be)",
+    signal.SIGBUS: "a bus error (a bad memory access)",
+    signal.SIGILL: "an illegal instruction",
+    signal.SIGFPE: "an arithmetic fault",
+    signal.SIGABRT: "an abort",
+}
+
+
+@dataclass(eq=False)
+class Running:
+    """One child and what it has sent so far."""
+
+    id: int
+    pid: int
+    limits: Limits
+    workdir: str
+    started: float
+    prints: int
+    result: int
+    printed: bytearray = field(default_factory=bytearray)
+    data: bytearray = field(default_factory=bytearray)
+    open_fds: set[int] = field(default_factory=set)
+    killed_for: str | None = None  # "wall_s", "output_kb", "result"
+
+
+class Parent:
+    def __init__(self, conn: multiprocessing.connection.Connection) -> None:
+        self.conn = conn
+        self.selector = selectors.DefaultSelector()
+        self.running: dict[int, Running] = {}  # by pid
+        self.root = tempfile.mkdtemp(prefix="stockdemo-code-")
+        os.chmod(self.root, 0o711)  # a child run as nobody may reach its own folder, list none
+        self.landlock = kernel.landlock_abi()
+
+    def serve(self) -> None:
+        self.selector.register(self.conn.fileno(), selectors.EVENT_READ, None)
+        while True:
+            deadline = min((r.started + r.limits.wall_s for r in self.running.values()), default=None)
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if any(not r.open_fds for r in self.running.values()):
+                timeout = 0.002  # pipes closed, not reaped yet: it is exiting
+            for key, _ in self.selector.select(timeout):
+                if key.data is None:
+                    if not self._request():
+                        return
+                else:
+                    self._read(key.data, key.fd)
+            now = time.monotonic()
+            for r in list(self.running.values()):
+                if r.killed_for is None and now >= r.started + r.limits.wall_s:
+                    self._kill(r, "wall_s")
+                if not r.open_fds or r.killed_for:
+                    self._reap(r, block=r.killed_for is not None)
+
+    def _request(self) -> bool:
+        try:
+            message = json.loads(self.conn.recv_bytes(MAX_REQUEST))
+        except (EOFError, OSError):
+            return False  # the server is gone
+        run_id = message["run"]
+        try:
+            limits = Limits.from_dict(message["limits"])
+            source = message["source"]
+            if not isinstance(source, str) or len(source) > limits.code_chars:
+                raise ValueError("the code is too long")
+        except (ValueError, TypeError, KeyError) as err:
+            self._send(run_id, CodeRun(Limits(), CodeError("unavailable", "BadRequest", str(err))))
+            return True
+        if len(self.running) >= MAX_CHILDREN:
+            self._send(run_id, CodeRun(limits, CodeError("unavailable", "SandboxBusy",
+                                                         "Too many runs at once.")))
+            return True
+        self._start(run_id, source, limits)
+        return True
+
+    def _start(self, run_id: int, source: str, limits: Limits) -> None:
+        workdir = tempfile.mkdtemp(dir=self.root)
+        prints_r, prints_w = os.pipe()
+        result_r, result_w = os.pipe()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            child.main(source, limits, prints_w, result_w, workdir, self.landlock, os.getppid())
+        os.close(prints_w)
+        os.close(result_w)
+        run = Running(run_id, pid, limits, workdir, started, prints_r, result_r,
+                      open_fds={prints_r, result_r})
+        for fd in (prints_r, result_r):
+            os.set_blocking(fd, False)
+            self.selector.register(fd, selectors.EVENT_READ, run)
+        self.running[pid] = run
+
+    def _read(self, run: Running, fd: int) -> None:
+        try:
+            chunk = os.read(fd, READ)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self._close(run, fd)
+        elif not self._take(run, fd, chunk):
+            self._kill(run, "output_kb" if fd == run.prints else "result")
+
+    def _take(self, run: Running, fd: int, chunk: bytes) -> bool:
+        """Keep what a child sent, within bounds -> False once it sent more than it may."""
+        if fd == run.prints:
+            room = run.limits.output_bytes - len(run.printed)
+            run.printed += chunk[:room]
+            return len(chunk) <= room
+        if len(run.data) + len(chunk) > MAX_RESULT_BYTES:
+            return False
+        run.data += chunk
+        return True
+
+    def _close(self, run: Running, fd: int) -> None:
+        if fd in run.open_fds:
+            self.selector.unregister(fd)
+            os.close(fd)
+            run.open_fds.discard(fd)
+
+    def _kill(self, run: Running, why: str) -> None:
+        run.killed_for = why
+        try:
+            os.kill(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def _reap(self, run: Running, block: bool) -> None:
+        pid, status, usage = os.wait4(run.pid, 0 if block else os.WNOHANG)
+        if pid == 0:
+            return
+        seconds = time.monotonic() - run.started
+        for fd in list(run.open_fds):
+            self._drain(run, fd)
+        del self.running[run.pid]
+        shutil.rmtree(run.workdir, ignore_errors=True)
+        self._send(run.id, outcome(run, status, usage.ru_utime + usage.ru_stime, seconds))
+
+    def _drain(self, run: Running, fd: int) -> None:
+        """What a child wrote just before it ended, within bounds; then close."""
+        while True:
+            try:
+                chunk = os.read(fd, READ)
+            except BlockingIOError:
+                break
+            if not chunk or not self._take(run, fd, chunk):
+                break
+        self._close(run, fd)
+
+    def _send(self, run_id: int, run: CodeRun) -> None:
+        try:
+            self.conn.send_bytes(json.dumps({"done": run_id, "run": run.wire()},
+                                            separators=(",", ":")).encode())
+        except OSError:
+            pass  # the server is gone; the loop sees its end of file next
+
+
+def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
+    """What ended a child, in words, with what it printed and sent."""
+    limits = run.limits
+    printed = bytes(run.printed).decode("utf-8", "replace")
+    base = {"limits": limits, "printed": printed, "seconds": seconds, "cpu_s": cpu_s}
+    if run.killed_for == "wall_s":
+        return CodeRun(**base, error=CodeError("limit", "WallClockLimit", limits.stopped(
+            "wall_s", "your code was still running (a sleep, a wait, or a long loop?)."), None, "wall_s"))
+    if run.killed_for == "output_kb":
+        return CodeRun(**base, error=CodeError("limit", "OutputLimit", limits.stopped(
+            "output_kb", "what your code printed first is kept."), None, "output_kb"))
+    if run.killed_for == "result":
+        return CodeRun(**base, error=CodeError("crash", "BadResult", "The run sent back more data "
+                                               "than any graph within the limits needs."))
+    if os.WIFSIGNALED(status):
+        return CodeRun(**base, error=_signalled(os.WTERMSIG(status), cpu_s, limits))
+    try:
+        fields = check_child_result(bytes(run.data), limits)
+    except BadResult as err:
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        return CodeRun(**base, error=CodeError("crash", "BadResult", f"The run ended (exit code {code}) "
+                                               f"without a result the server could read ({err})."))
+    error = fields["error"]
+    return CodeRun(**base, error=None if error is None else CodeError(**error),
+                   shape=None if fields["shape"] is None else tuple(fields["shape"]),
+                   graph=fields["graph"], refused=tuple(fields["refused"]), walls=fields["walls"])
+
+
+def _signalled(sig: int, cpu_s: float, limits: Limits) -> CodeError:
+    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+    if sig in (signal.SIGKILL, signal.SIGXCPU) and cpu_s >= limits.cpu_s * CPU_SHARE_AT_KILL:
+        return CodeError("limit", "CpuLimit", limits.stopped(
+            "cpu_s", "your code was still computing (an endless loop?)."), None, "cpu_s")
+    if sig == signal.SIGKILL:
+        return CodeError("crash", "Killed", "The run was killed from outside (SIGKILL), most likely "
+                         "because the server ran short of memory.")
+    if sig == signal.SIGSYS:
+        return CodeError("refused", "SIGSYS", "The sandbox refused a system call of another "
+                         "architecture and ended the run (SIGSYS).")
+    what = SIGNAL_WORDS.get(sig, "a signal")
+    return CodeError("crash", name, f"Your code crashed Python in native code: {what} ({name}). "
+                     "Through ctypes, say, or a recursion deeper than the stack.")
+
+
+# What the seed's learners do next, run once here so its lazy imports are done before
+# any child (a child cannot load a module): print a tensor, a loop of cells, backward.
+WARM_UP = """
+print(predictions, predictions.shape, predictions.sum().item())
+cell, h = nn.RNNCell(3, 10), torch.zeros(10, 10)
+for x_t in input_data.unbind(1):
+    h = torch.tanh(cell(x_t, h))
+(predictions.sum() + h.sum()).backward()
+print(model.fc.weight.grad, torch.arange(3), torch.tensor([True]))
+"""
+
+
+def warm_up() -> None:
+    """Import what learners may import and run the seed once, in this process: our code only."""
+    import importlib
+
+    import torch
+
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    for name in (*child.PRELOADED, *child.ALSO_LOADED):
+        importlib.import_module(name)
+    out = child.BoundedOutput(os.open(os.devnull, os.O_WRONLY), 2**20)
+    from stockdemo.sandbox.attempts import Attempts
+
+    with contextlib.redirect_stdout(out):
+        child.run_source(SEED_CODE + WARM_UP, Limits(), out, Attempts("/", frozenset()))
+    os.close(out.fd)
+    kernel.seccomp_filter(os.getpid(), files=True)  # libseccomp works here (built, not loaded)
+
+
+def main(fd: int) -> None:
+    os.nice(NICE)  # before the imports: the warm-up yields to the pages too
+    conn = multiprocessing.connection.Connection(fd)
+    try:
+        warm_up()
+    except Exception as err:  # noqa: BLE001 - told to the server, which refuses every run
+        conn.send_bytes(json.dumps({"broken": f"The sandbox cannot start on this server: "
+                                              f"{type(err).__name__}: {err}"}).encode())
+        return
+    gc.collect()
+    gc.freeze()  # the warm heap stays shared with every child: no copy-on-write by the collector
+    parent = Parent(conn)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    conn.send_bytes(json.dumps({"ready": os.getpid(), "landlock": parent.landlock,
+                                "rss_mb": rss_mb}).encode())
+    try:
+        parent.serve()
+    finally:
+        for run in parent.running.values():
+            os.kill(run.pid, signal.SIGKILL)
+        shutil.rmtree(parent.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))

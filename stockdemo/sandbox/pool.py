@@ -1,0 +1,282 @@
+"""The server's side of the sandbox: one warm parent per server process, a bounded queue of runs.
+
+``run_code(source)`` is the one call the page (and the command line) makes:
+it blocks until the run's ``CodeRun`` is back and never raises. Runs wait in
+a queue when every place is taken (``slots`` runs at once, one per core by
+default); past ``max_waiting`` waiting runs, a run is refused at once with a
+message, never queued forever.
+
+The warm parent (``parent.py``) is started on the first run, as a clean
+subprocess: none of the server's environment (only ``clean_env``), no file
+descriptor but its socket, a session of its own. The server is never forked
+(it is multi-threaded). A parent that dies is replaced on the next run; the
+runs it held end with a message saying so. One that dies before it is ready
+three times in a row makes the pool refuse every run with the reason (say, no
+libseccomp on the host): code is never run without the sandbox.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing.connection
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from stockdemo.sandbox.limits import OFF_MESSAGE, Limits, code_enabled
+from stockdemo.sandbox.protocol import BadResult, CodeError, CodeRun, unavailable
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+START_S = 120.0  # the parent's import torch and warm-up, on a busy box
+FAILED_STARTS = 3
+DEFAULT_MAX_WAITING = 8
+MAX_MESSAGE = 64 * 2**20
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def clean_env() -> dict[str, str]:
+    """The parent's whole environment: nothing of the server's (its secrets stay there)."""
+    return {"PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", "PYTHONPATH": _PACKAGE_ROOT, "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONNOUSERSITE": "1"}
+
+
+def _env_int(name: str, default: int, low: int, high: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise ValueError(f"{name}={raw[:32]!r}: give a whole number from {low} to {high}.")
+    return int(raw)
+
+
+def default_slots() -> int:
+    """``STOCKDEMO_CODE_WORKERS``, else one run at a time per core this process may use."""
+    return _env_int("STOCKDEMO_CODE_WORKERS", len(os.sched_getaffinity(0)), 1, 64)
+
+
+def default_max_waiting() -> int:
+    return _env_int("STOCKDEMO_CODE_QUEUE", DEFAULT_MAX_WAITING, 0, 1000)
+
+
+@dataclass(eq=False)
+class _Job:
+    id: int
+    source: str
+    limits: Limits
+    submitted: float = field(default_factory=time.monotonic)
+    sent: float | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+    run: CodeRun | None = None
+
+    def finish(self, run: CodeRun) -> None:
+        if self.run is None:
+            self.run = run
+            self.done.set()
+
+
+class CodePool:
+    """The sandbox of one server process: a warm parent and a queue of runs for it."""
+
+    def __init__(self, slots: int | None = None, max_waiting: int | None = None) -> None:
+        self.slots = slots or default_slots()
+        self.max_waiting = default_max_waiting() if max_waiting is None else max_waiting
+        self.info: dict = {}  # the parent's "ready" message: pid, landlock, rss_mb
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._waiting: deque[_Job] = deque()
+        self._running: dict[int, _Job] = {}
+        self._proc: subprocess.Popen | None = None
+        self._conn: multiprocessing.connection.Connection | None = None
+        self._ready = False
+        self._broken: str | None = None
+        self._failed_starts = 0
+        self._closed = False
+
+    # -- public --
+
+    def start(self) -> None:
+        """Start the warm parent now, in the background (a page may warm the pool early)."""
+        with self._lock:
+            if self._proc is None and not self._closed and not self._broken:
+                self._spawn()
+
+    def run(self, source: str, limits: Limits) -> CodeRun:
+        """Queue one run and wait for it -> CodeRun. Never raises."""
+        with self._lock:
+            refusal = self._refusal()
+            if refusal is not None:
+                return unavailable(limits, refusal, "SandboxBusy")
+            job = _Job(next(self._ids), source, limits)
+            ahead = len(self._waiting) + len(self._running)
+            self._waiting.append(job)
+            if self._proc is None:
+                self._spawn()
+            self._dispatch()
+        patience = START_S + (ahead // self.slots + 2) * (limits.wall_s + 2)
+        if not job.done.wait(patience):
+            with self._lock:
+                if job in self._waiting:
+                    self._waiting.remove(job)
+            job.finish(unavailable(limits, "The sandbox did not answer in time; try again in a minute.",
+                                   "SandboxTimeout"))
+        return job.run
+
+    def status(self) -> dict:
+        with self._lock:
+            return {"ready": self._ready, "running": len(self._running), "waiting": len(self._waiting),
+                    "slots": self.slots, "pid": self._proc.pid if self._proc else None,
+                    "broken": self._broken}
+
+    def close(self) -> None:
+        """Stop the parent (its children die with it) and end every run with a message."""
+        with self._lock:
+            self._closed = True
+            proc, conn = self._proc, self._conn
+            self._proc = self._conn = None
+            jobs = [*self._waiting, *self._running.values()]
+            self._waiting.clear()
+            self._running.clear()
+        for job in jobs:
+            job.finish(unavailable(job.limits, "The sandbox was shut down."))
+        if conn is not None:
+            conn.close()
+        if proc is not None:
+            proc.kill()
+            proc.wait(timeout=5)
+
+    # -- with the lock held --
+
+    def _refusal(self) -> str | None:
+        if self._closed:
+            return "The sandbox is shutting down. Try again in a minute."
+        if self._broken:
+            return self._broken
+        if len(self._waiting) >= self.max_waiting + max(0, self.slots - len(self._running)):
+            return (f"Every place in the sandbox is taken and {len(self._waiting)} runs are already "
+                    "waiting. Try again in a minute.")
+        return None
+
+    def _spawn(self) -> None:
+        mine, theirs = socket.socketpair()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "stockdemo.sandbox.parent", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, start_new_session=True)  # stderr: the server's log
+        theirs.close()
+        self._conn = multiprocessing.connection.Connection(mine.detach())
+        self._ready = False
+        threading.Thread(target=self._listen, args=(self._proc, self._conn), name="sandbox-pool",
+                         daemon=True).start()
+
+    def _dispatch(self) -> None:
+        while self._ready and self._waiting and len(self._running) < self.slots:
+            job = self._waiting.popleft()
+            message = {"run": job.id, "source": job.source, "limits": job.limits.to_dict()}
+            try:
+                self._conn.send_bytes(json.dumps(message).encode())
+            except OSError:
+                self._waiting.appendleft(job)  # the parent is gone: its listener restarts it
+                return
+            job.sent = time.monotonic()
+            self._running[job.id] = job
+
+    # -- the listener thread, one per parent --
+
+    def _listen(self, proc: subprocess.Popen, conn: multiprocessing.connection.Connection) -> None:
+        while True:
+            try:
+                message = json.loads(conn.recv_bytes(MAX_MESSAGE))
+            except (EOFError, OSError, ValueError):
+                break
+            with self._lock:
+                self._receive(message)
+        proc.wait()
+        with self._lock:
+            if self._proc is not proc:
+                return
+            self._lost(proc)
+
+    def _receive(self, message: dict) -> None:
+        if "ready" in message:
+            self._ready, self._failed_starts = True, 0
+            self.info = {k: message.get(k) for k in ("ready", "landlock", "rss_mb")}
+        elif "broken" in message:
+            self._broken = str(message["broken"])[:500]
+            for job in self._waiting:
+                job.finish(unavailable(job.limits, self._broken))
+            self._waiting.clear()
+        elif "done" in message:
+            job = self._running.pop(message["done"], None)
+            if job is not None:
+                try:
+                    run = CodeRun.from_wire(message["run"], job.limits, job.sent - job.submitted)
+                except (BadResult, KeyError, TypeError) as err:
+                    run = CodeRun(job.limits, CodeError("crash", "BadResult",
+                                                        f"The sandbox sent back a bad result ({err})."))
+                job.finish(run)
+        self._dispatch()
+
+    def _lost(self, proc: subprocess.Popen) -> None:
+        """The parent died: end its runs with a message; replace it if runs are waiting."""
+        for job in self._running.values():
+            job.finish(CodeRun(job.limits, CodeError(
+                "crash", "SandboxRestarted", "The sandbox's warm process stopped while your code "
+                f"ran (exit code {proc.returncode}); it is starting again: run your code again.")))
+        self._running.clear()
+        self._failed_starts += not self._ready
+        self._proc, self._conn, self._ready = None, None, False
+        if self._failed_starts >= FAILED_STARTS and not self._broken:
+            self._broken = (f"The sandbox cannot start on this server (its process ended with code "
+                            f"{proc.returncode} before it was ready); the server's log says why.")
+        if self._broken or self._closed:
+            for job in self._waiting:
+                job.finish(unavailable(job.limits, self._broken or "The sandbox was shut down."))
+            self._waiting.clear()
+        elif self._waiting:
+            self._spawn()
+
+
+_shared: CodePool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> CodePool:
+    """The one pool of this server process, created on first use."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = CodePool()
+        return _shared
+
+
+def run_code(source: str, limits: Limits | None = None) -> CodeRun:
+    """Run a learner's script in the sandbox -> CodeRun (the page's one call). Never raises.
+
+    ``limits``: None for the operator's (``Limits.from_env``). Refused without
+    running: the feature turned off (``STOCKDEMO_CODE=off``), code over the length
+    limit, a full queue, an operator's setting that is not valid.
+    """
+    try:
+        limits = limits or Limits.from_env()
+    except ValueError as err:
+        return unavailable(Limits(), f"The sandbox's settings on this server are not valid: {err}",
+                           "SandboxSettings")
+    if not code_enabled():
+        return unavailable(limits, OFF_MESSAGE, "CodeTurnedOff")
+    if not isinstance(source, str):
+        return unavailable(limits, f"The code must be text, not {type(source).__name__}.", "BadCode")
+    if len(source) > limits.code_chars:
+        return unavailable(limits, limits.stopped(
+            "code_chars", f"your code is {len(source):,} characters long."), "CodeTooLong", "code_chars")
+    try:
+        return shared_pool().run(source, limits)
+    except ValueError as err:  # STOCKDEMO_CODE_WORKERS / _QUEUE not valid
+        return unavailable(limits, f"The sandbox's settings on this server are not valid: {err}",
+                           "SandboxSettings")

@@ -1,0 +1,11 @@
+# Tries: to write past the print limit straight into every open file descriptor, bypassing print.
+# Must: end at the printed-text limit (the parent counts what reaches it), nothing else written.
+# expect: limit:output_kb printed text
+import os
+
+while True:
+    for fd in range(3, 16):
+        try:
+            os.write(fd, b"flood " * 10_000)
+        except OSError:
+            pass

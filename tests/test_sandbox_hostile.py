@@ -1,0 +1,248 @@
+"""Hostile programs (tests/hostile/*.py) through the page's call and the command line.
+
+Each program says in its header what it tries, what must happen, and its
+``# expect:`` line: ``STATUSES[:DETAILS] WORDS``, alternatives separated by
+``|``. The run's status must be one of STATUSES; for a limit, its ``limit``
+(or for a crash, its signal) one of DETAILS; its message must hold one of
+WORDS (and a stopped run names its limit). Every run ends within the wall-clock
+limit plus 2 s. From outside, after each: no marker file appeared, the
+repository and /etc/passwd are unchanged, the test's TCP, UDP and unix
+sockets were never reached, the server's secret variable was never printed,
+and the pool still serves the seed with the ops a plain walk of ``grad_fn``
+finds in this process.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+
+from stockdemo.code_graph import ops_by_type
+from stockdemo.sandbox import SEED_CODE, Limits, run_code
+from stockdemo.sandbox.limits import SPEC
+from tests.helpers import ROOT
+
+HOSTILE = sorted((ROOT / "tests" / "hostile").glob("*.py"))
+SECRET_NAME = "STOCKDEMO_HOSTILE_SECRET"
+SLACK_S = 2.0
+CLI_PARALLEL = 3
+
+
+@dataclass(frozen=True)
+class Expect:
+    statuses: tuple[str, ...]
+    details: tuple[str, ...]  # a limit's name, or a crash's signal
+    words: tuple[str, ...]
+
+
+def expectation(path: Path) -> Expect:
+    header = [line for line in path.read_text().splitlines() if line.startswith("#")]
+    assert any(h.startswith("# Tries: ") for h in header), f"{path.name}: no '# Tries:' line"
+    assert any(h.startswith("# Must: ") for h in header), f"{path.name}: no '# Must:' line"
+    [line] = [h for h in header if h.startswith("# expect: ")]
+    kinds, words = line.removeprefix("# expect: ").split(" ", 1)
+    statuses, _, details = kinds.partition(":")
+    return Expect(tuple(statuses.split("|")), tuple(filter(None, details.split("|"))),
+                  tuple(words.split("|")))
+
+
+class Outside:
+    """What a program must never reach, watched from this process."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.marker = tmp / "marker"
+        self.secret = secrets.token_hex(16)
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.tcp.setblocking(False)
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp.setblocking(False)
+        self.unix_path = str(tmp / "server.sock")
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind(self.unix_path)
+        self.unix.listen()
+        self.unix.setblocking(False)
+        self.repo = self._repo_state()
+        self.passwd = Path("/etc/passwd").read_bytes()
+
+    def source(self, path: Path) -> str:
+        text = path.read_text()
+        values = {"__PORT__": self.tcp.getsockname()[1], "__UDP_PORT__": self.udp.getsockname()[1],
+                  "__UNIX_PATH__": self.unix_path, "__SERVER_PID__": os.getpid(), "__MARKER__": self.marker,
+                  "__REPO__": ROOT, "__SECRET_NAME__": SECRET_NAME}
+        for key, value in values.items():
+            text = text.replace(key, str(value))
+        return text
+
+    @staticmethod
+    def _repo_state() -> str:
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                                capture_output=True, text=True, check=True).stdout
+        init = (ROOT / "stockdemo" / "__init__.py").read_bytes()
+        return status + hashlib.sha256(init).hexdigest()
+
+    def breaches(self) -> list[str]:
+        found = []
+        for name, sock in (("TCP", self.tcp), ("unix", self.unix)):
+            try:
+                sock.accept()[0].close()
+                found.append(f"the {name} socket was connected to")
+            except BlockingIOError:
+                pass
+        try:
+            self.udp.recvfrom(1024)
+            found.append("the UDP socket received a datagram")
+        except BlockingIOError:
+            pass
+        left = sorted(p.name for p in self.tmp.iterdir() if p.name != "server.sock")
+        if left:
+            found.append(f"files appeared: {left}")
+        if self._repo_state() != self.repo:
+            found.append("the repository changed")
+        if Path("/etc/passwd").read_bytes() != self.passwd:
+            found.append("/etc/passwd changed")
+        return found
+
+    def close(self) -> None:
+        for sock in (self.tcp, self.udp, self.unix):
+            sock.close()
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory):
+    watch = Outside(tmp_path_factory.mktemp("outside"))
+    os.environ[SECRET_NAME] = watch.secret  # a variable of the "server" (this process, the CLI's parent)
+    try:
+        yield watch
+    finally:
+        os.environ.pop(SECRET_NAME, None)
+        watch.close()
+
+
+def seed_ops_here() -> dict[str, int]:
+    """The seed's ops by type, run here, outside the sandbox, as torch itself records them."""
+    namespace: dict = {}
+    torch.manual_seed(0)
+    exec(compile(SEED_CODE, "seed", "exec"), namespace)
+    return ops_by_type(namespace["predictions"])
+
+
+@pytest.fixture(scope="module")
+def seed_ops() -> dict[str, int]:
+    return seed_ops_here()
+
+
+def check(run: dict, expect: Expect, elapsed: float, name: str) -> None:
+    limits = Limits.from_dict(run["limits"])
+    error = run["error"] or {}
+    message = run["message"].lower()
+    assert run["status"] in expect.statuses, f"{name}: {run['status']}: {message}"
+    if expect.details and run["status"] in ("limit", "crash"):
+        assert (error["limit"] or error["type"]) in expect.details, f"{name}: {error}"
+    assert any(w.lower() in message for w in expect.words), f"{name}: {message!r} lacks {expect.words}"
+    if run["status"] == "limit":
+        title = SPEC[error["limit"]].title if error["limit"] in SPEC else error["limit"]
+        assert f"{title} limit".lower() in message, f"{name}: the limit is not named: {message}"
+    if error.get("limit") == "cpu_s":
+        assert run["cpu_s"] <= limits.cpu_s + 0.5
+    assert elapsed <= limits.wall_s + SLACK_S, f"{name}: {elapsed:.1f} s"
+
+
+@pytest.fixture(scope="module")
+def warm_pool():
+    run = run_code(SEED_CODE)  # the pool's warm parent starts here, not in the first timed run
+    assert run.ok, run.message
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=lambda p: p.stem)
+def test_a_hostile_program_is_stopped_and_nothing_gets_out_through_the_pages_call(
+        path, outside, seed_ops, warm_pool):
+    expect = expectation(path)
+    started = time.monotonic()
+    run = run_code(outside.source(path))
+    elapsed = time.monotonic() - started
+    result = run.to_dict()
+    check(result, expect, elapsed, path.stem)
+    assert outside.breaches() == []
+    assert outside.secret not in json.dumps(result)
+    after = run_code(SEED_CODE)
+    assert after.ok, after.message
+    assert after.ops_by_type == seed_ops
+
+
+def test_there_are_thirty_hostile_programs_or_more():
+    assert len(HOSTILE) >= 30
+
+
+def _cli(path: Path, outside: Outside) -> tuple[Path, subprocess.CompletedProcess]:
+    script = outside.tmp.parent / f"{path.stem}.py"  # beside the watched folder, not in it
+    script.write_text(outside.source(path))
+    done = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script), "--format", "json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return path, done
+
+
+@pytest.fixture(scope="module")
+def cli_runs(outside) -> dict[str, subprocess.CompletedProcess]:
+    with concurrent.futures.ThreadPoolExecutor(CLI_PARALLEL) as pool:
+        return {p.stem: done for p, done in pool.map(lambda p: _cli(p, outside), HOSTILE)}
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=lambda p: p.stem)
+def test_a_hostile_program_is_stopped_the_same_way_through_the_command_line(path, outside, cli_runs):
+    done = cli_runs[path.stem]
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    # The command line's own process starts a pool; the run itself is timed in the parent.
+    check(result, expectation(path), result["seconds"], path.stem)
+    assert outside.secret not in done.stdout + done.stderr
+    assert outside.breaches() == []
+
+
+# -- inside the image and the cluster (tests/test_image.py, tests/test_kube.py) ---------------
+
+# A fork, a socket (to the app's own port in the container) and an endless loop.
+IN_CONTAINER = {"fork_os_fork": {}, "socket_tcp_localhost": {"__PORT__": "8501"}, "loop_infinite": {}}
+
+
+def run_in_container(exec_prefix: list[str], env: dict[str, str]) -> dict[str, tuple[int, dict]]:
+    """The seed and the IN_CONTAINER programs through ``python -m stockdemo code /dev/stdin``
+    in a running container (``exec_prefix``: ``podman exec -i -w /app NAME``) -> name -> (exit, JSON)."""
+    sources = {"seed": SEED_CODE}
+    for name, values in IN_CONTAINER.items():
+        text = (ROOT / "tests" / "hostile" / f"{name}.py").read_text()
+        for key, value in values.items():
+            text = text.replace(key, value)
+        sources[name] = text
+    out = {}
+    for name, source in sources.items():
+        done = subprocess.run([*exec_prefix, "python", "-m", "stockdemo", "code", "/dev/stdin"], input=source,
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.stdout, f"{name}: {done.stderr}"
+        out[name] = (done.returncode, json.loads(done.stdout))
+    return out
+
+
+def check_container_runs(runs: dict[str, tuple[int, dict]]) -> None:
+    """The seed runs with the ops torch records here; each hostile program is stopped as outside."""
+    code, seed = runs["seed"]
+    assert (code, seed["status"]) == (0, "ok"), seed["message"]
+    assert seed["ops_by_type"] == seed_ops_here()
+    for name in IN_CONTAINER:
+        code, result = runs[name]
+        assert code == 1, result
+        check(result, expectation(ROOT / "tests" / "hostile" / f"{name}.py"), result["seconds"], name)
