@@ -3,7 +3,8 @@
 // static/graph_view.js, which Streamlit serves as a file (server.enableStaticServing),
 // and stockdemo/ui/graph_view/graph_view.css, sent inline with the component;
 // stockdemo/ui/graph_view/handout.js, the same view as a plain script that draws the
-// data inlined in a handed-out HTML file (stockdemo/handout.py inlines it and the CSS).
+// data inlined in a handed-out HTML file (stockdemo/handout.py inlines it and the CSS);
+// stockdemo/notebook/widget.js and widget.css, the view as an anywidget (one module).
 import { build } from "esbuild";
 
 const jsdir = "../../static";
@@ -37,4 +38,14 @@ await build({
   minify: true,
   banner: { css: banner },
   outdir: cssdir,
+});
+await build({
+  entryPoints: { widget: "src/widget.js" },
+  bundle: true,
+  format: "esm",
+  minify: true,
+  target: ["es2020"],
+  legalComments: "eof",
+  banner: { js: banner, css: banner },
+  outdir: "../../stockdemo/notebook",
 });
