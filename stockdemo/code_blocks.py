@@ -64,6 +64,7 @@ class Blocks:
         code = graph.meta["code"]
         self.texts: dict[str, str] = code["texts"]
         self.loop_names: dict[str, str] = code["loop_names"]
+        self.hidden = set(code.get("hidden_loops", ()))  # loops torch ran inside one line
         loops = code["loops"]
         self.path: dict[str, Path] = {
             n.id: tuple((k, it) for k, it in loops.get(n.id, ())) for n in graph.nodes}
@@ -80,6 +81,7 @@ class Blocks:
         self._own_edges()
         self._sign(self.root)
         self.runs: dict[tuple[Path, str], list[Run]] = {}
+        self._bases: set[str] = set()
         for block in self.block_of.values():
             for loop in block.loops:
                 self.runs[block.path, loop] = self._runs(block, loop)
@@ -132,7 +134,12 @@ class Blocks:
         its = block.iterations(loop)
         children = block.loops[loop]
         outer = ".".join(str(it) for _, it in block.path)
-        base = f"fold/{line_key(self.texts.get(loop, loop))}{'@' + outer if outer else ''}"
+        base = f"fold/{line_key(self.texts.get(loop, loop))}"
+        base += f"~{loop.rpartition('~')[2]}" if loop in self.hidden else ""
+        base += f"@{outer}" if outer else ""
+        while base in self._bases:
+            base += "+"  # two loops with one header text in one block
+        self._bases.add(base)
         runs: list[list[int]] = []
         for it in its:
             last = runs[-1][-1] if runs else None
@@ -144,13 +151,24 @@ class Blocks:
         return [Run(f"{base}/{k}", loop, block.path, tuple(r)) for k, r in enumerate(runs)]
 
     def loop_label(self, loop: str) -> str:
-        """'t', or for a while loop (or a loop over no plain name) 'line 12'."""
-        return self.loop_names.get(loop) or f"line {loop.rpartition(':')[2]}"
+        """'t', or for a while loop (or a loop over no plain name, or a hidden one) 'line 12'."""
+        return self.loop_names.get(loop) or f"line {loop.rpartition(':')[2].partition('~')[0]}"
 
     def iteration_label(self, loop: str, it: int) -> str:
-        """A frame's caption: 't = 3', or 'line 12, iteration 3'."""
+        """A frame's caption: 't = 3', 'line 12, iteration 3', or 'line 12, repeat 3' for a
+        loop torch ran inside the line."""
         name = self.loop_names.get(loop)
-        return f"{name} = {it}" if name else f"{self.loop_label(loop)}, iteration {it}"
+        if name:
+            return f"{name} = {it}"
+        return f"{self.loop_label(loop)}, {'repeat' if loop in self.hidden else 'iteration'} {it}"
+
+    def span_label(self, loop: str, first: int, last: int) -> str:
+        """Iterations in words: 't = 1…198', 'line 12, iterations 1…198' (a while loop),
+        'line 12, repeats 1…3' (a loop torch ran inside the line)."""
+        name = self.loop_names.get(loop)
+        if name:
+            return f"{name} = {first}…{last}"
+        return f"{self.loop_label(loop)}, {'repeats' if loop in self.hidden else 'iterations'} {first}…{last}"
 
     def nodes_under(self, block: Block) -> list[str]:
         """Every node id in ``block`` and the blocks inside it."""

@@ -63,12 +63,15 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     texts: dict[str, str] = raw.get("texts", {})
     files: list[str] = raw.get("files", [])
     sites = _line_names(nodes, texts, files)
+    texts = dict(texts)
+    hidden = _hidden_loops(nodes, texts)
+    loops_of = [n["loops"] + hidden.get(i, []) for i, n in enumerate(nodes)]
     ids = [""] * len(nodes)
     rank: dict[tuple[str, str], int] = defaultdict(int)
     for i in sorted((i for i, n in enumerate(nodes) if n["seq"] is not None),
                     key=lambda i: nodes[i]["seq"]):  # creation order: ranks follow the code
         n = nodes[i]
-        iters = ".".join(str(k) for _, _, k in n["loops"])
+        iters = ".".join(str(k) for _, _, k in loops_of[i])
         group = f"{sites.get((n['file'], n['line']), '?')}{'@' + iters if iters else ''}"
         short = op_name(n["op"])
         ids[i] = f"{group}/{short}{rank[group, short]}"
@@ -82,12 +85,12 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
         shape = tuple(n["shape"]) if n["shape"] is not None else None
         if n["kind"] == "op":
             label = op_name(n["op"])
-            step = n["loops"][-1][2] if n["loops"] else None
+            step = loops_of[i][-1][2] if loops_of[i] else None
             graph_nodes.append(Node(ids[i], "op", label, n["op"], shape=shape, step=step))
             if n["line"] is not None:
                 lines[ids[i]] = [n["file"], n["line"]]
-            if n["loops"]:
-                loops[ids[i]] = [[f"{f}:{h}", k] for f, h, k in n["loops"]]
+            if loops_of[i]:
+                loops[ids[i]] = [[f"{f}:{h}", k] for f, h, k in loops_of[i]]
         elif n["kind"] == "parameter":
             graph_nodes.append(Node(ids[i], "parameter", n["param"], n["op"], n["param"], shape))
         else:  # a tensor that requires grad but is no named parameter
@@ -103,7 +106,9 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
         "seq_len": None,
         "num_layers": 0,
         "code": {"files": files, "texts": texts, "lines": lines, "loops": loops,
-                 "loop_names": {key: loop_name(texts.get(key, "")) for key in sorted(headers)}},
+                 "loop_names": {key: loop_name(texts.get(key, "")) for key in sorted(headers)},
+                 "hidden_loops": sorted({f"{f}:{h}" for per_node in hidden.values()
+                                         for f, h, _ in per_node})},
     }
     return Graph(tuple(graph_nodes), tuple(edges), meta)
 
@@ -142,3 +147,71 @@ def _name_leaves(nodes: list[dict], edges: list[list[int]], ids: list[str]) -> N
         first = ids[min(fed, key=lambda d: nodes[d]["seq"])] if fed else "root"
         ids[i] = f"leaf/{first}/{taken[first]}"
         taken[first] += 1
+
+
+MIN_PERIOD = 2  # ops in one repeat of a loop torch ran inside one line
+MIN_REPEATED = 6  # ops covered by the repeats, at least
+
+
+def _hidden_loops(nodes: list[dict], texts: dict[str, str]) -> dict[int, list[list]]:
+    """Loops that ran inside one line, where the tracer cannot see them (nn.RNN's steps in
+    C++, nn.TransformerEncoder's layers in torch's own Python): node index -> [[file,
+    "line~k", repeat]], for the nodes of each run of repeated op sequences.
+
+    A line's nodes in creation order whose op names repeat with a period (the same ops,
+    step after step) form a loop, one iteration per period; ``texts`` gains each hidden
+    loop's line text under its own key.
+    """
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, n in enumerate(nodes):
+        if n["seq"] is not None and n["line"] is not None:
+            groups[(n["file"], n["line"], tuple(map(tuple, n["loops"])))].append(i)
+    out: dict[int, list[list]] = {}
+    for (f, line, _), members in groups.items():
+        if len(members) < MIN_REPEATED:
+            continue
+        members.sort(key=lambda i: nodes[i]["seq"])
+        ops = [nodes[i]["op"] for i in members]
+        for k, (start, period, count) in enumerate(periodic_runs(ops, 0, len(ops))):
+            key = f"{line}~{k}"
+            texts[f"{f}:{key}"] = texts.get(f"{f}:{line}", "")
+            for j in range(start, start + period * count):
+                out[members[j]] = [[f, key, (j - start) // period]]
+    return out
+
+
+def periodic_runs(ops: list[str], lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """Runs of ``ops[lo:hi]`` made of one sequence repeated: (start, period, repeats), in order.
+
+    The longest run first, then the same search on each side of it. Periods tried: the
+    most common distances between two uses of one op (a step's ops recur a step apart).
+    """
+    if hi - lo < MIN_REPEATED:
+        return []
+    gaps: dict[int, int] = defaultdict(int)
+    last: dict[str, int] = {}
+    for i in range(lo, hi):
+        j = last.get(ops[i])
+        if j is not None:
+            gaps[i - j] += 1
+        last[ops[i]] = i
+    best = (0, 0, 0)  # (ops covered, start, period)
+    for period in sorted(gaps, key=gaps.__getitem__, reverse=True)[:4]:
+        if period < MIN_PERIOD:
+            continue
+        i = lo
+        while i + period < hi:
+            if ops[i] != ops[i + period]:
+                i += 1
+                continue
+            start = i
+            while i + period < hi and ops[i] == ops[i + period]:
+                i += 1
+            covered = (i - start + period) // period * period
+            if covered > best[0]:
+                best = (covered, start, period)
+    covered, start, period = best
+    if covered < MIN_REPEATED or covered < 2 * period:
+        return []
+    return [*periodic_runs(ops, lo, start), (start, period, covered // period),
+            *periodic_runs(ops, start + covered, hi)]

@@ -47,6 +47,7 @@ from stockdemo.render import (
 H_GAP = 0.2 * INCH  # between boxes in a row
 V_GAP = 0.3 * INCH  # between rows
 PAD = 0.12 * INCH  # inside an iteration's frame
+CAPTION_CHAR_W = 6.0  # a frame caption's mean advance (the view draws them at 11 px)
 
 
 @dataclass(frozen=True)
@@ -54,18 +55,18 @@ class Fold:
     """What a rolled box stands for: the middle iterations of a run of identical ones."""
 
     loop: str  # "file:header line" (stockdemo.code_blocks)
-    name: str  # the loop's variable, "t", or "line 12" for a while loop
+    span: str  # the iterations in words: "t = 1…198", "line 12, repeats 1…3"
     header: str  # the loop's line of code
     parent: Path  # the iterations of the loops around it
     iterations: tuple[int, ...]  # the iterations the box stands for, in order
     nodes: int  # graph nodes in them
 
     def text(self) -> str:
-        """'792 nodes of 198 iterations, t = 1…198, each like the ones drawn beside it'."""
-        its = self.iterations
-        return (f"{self.nodes:,} nodes of {len(its):,} iteration{'s' if len(its) != 1 else ''}"
-                f" of {self.header!r}, {self.name} = {its[0]}…{its[-1]}, "
-                "each like the ones drawn beside it")
+        """'792 nodes of 198 iterations of 'for t in range(T):', t = 1…198, each like the
+        ones drawn beside it'."""
+        n = len(self.iterations)
+        return (f"{self.nodes:,} nodes of {n:,} iteration{'s' if n != 1 else ''} of "
+                f"{self.header!r}, {self.span}, each like the ones drawn beside it")
 
 
 @dataclass(frozen=True)
@@ -238,19 +239,19 @@ class _Layout:
 
     def _iteration(self, child: Block, loop: str, it: int) -> _Shape:
         inner = self.block(child)
-        boxes, frames = inner.moved(PAD, CAPTION_H)
-        w, h = inner.w + 2 * PAD, inner.h + CAPTION_H + PAD
         label = self.blocks.iteration_label(loop, it)
+        w = max(inner.w + 2 * PAD, len(label) * CAPTION_CHAR_W + 2 * PAD)  # the caption fits
+        boxes, frames = inner.moved((w - inner.w) / 2, CAPTION_H)
+        h = inner.h + CAPTION_H + PAD
         return _Shape(w, h, boxes, [(label, 0.0, 0.0, w, h), *frames])
 
     def _fold(self, block: Block, fold_id: str, loop: str, middle: tuple[int, ...]) -> _Shape:
         children = block.loops[loop]
         nodes = sum(len(self.blocks.nodes_under(children[it])) for it in middle)
-        name = self.blocks.loop_label(loop)
-        fold = Fold(loop, name, self.blocks.texts.get(loop, ""), block.path, middle, nodes)
+        span = self.blocks.span_label(loop, middle[0], middle[-1])
+        fold = Fold(loop, span, self.blocks.texts.get(loop, ""), block.path, middle, nodes)
         self.folds[fold_id] = fold
-        text = (f"⋯ × {len(middle):,} iterations ⋯\n"
-                f"{name} = {middle[0]}…{middle[-1]}, {nodes:,} nodes")
+        text = f"⋯ × {len(middle):,} iterations ⋯\n{span}, {nodes:,} nodes"
         w, h = box_size(text)
         self.fold_boxes[fold_id] = (text, w, h)
         return _Shape(w + 2 * PAD, h + CAPTION_H, [(fold_id, w / 2 + PAD, CAPTION_H + h / 2)], [])
