@@ -30,7 +30,7 @@ sends it over a pipe; the notebook widget and the page lay it out):
   one per input slot of ``dst``, so a node used twice by one op gives two edges.
 - ``files``: the file names the nodes point into (``"<your code>"`` in the sandbox, a
   notebook cell's file in Jupyter); ``texts``: ``{"file index:line": stripped text}``
-  for every line a node points to.
+  for every line a node points to, and every loop header around one.
 - ``output_shape``: the output's shape.
 
 The recorder uses a ``TorchFunctionMode`` (every torch call made from Python, this thread
@@ -180,7 +180,10 @@ class LineRecorder(TorchFunctionMode):
         out = func(*args, **(kwargs or {}))
         last = self.ends[-1] if self.ends else -1
         newest = last
-        for t in out if isinstance(out, (tuple, list)) else (out,):
+        made = out if isinstance(out, (tuple, list)) else (out,)
+        if args and isinstance(args[0], torch.Tensor):  # in place: the first argument's grad_fn
+            made = (*made, args[0])
+        for t in made:
             fn = t.grad_fn if isinstance(t, torch.Tensor) else None
             if fn is not None:
                 newest = max(newest, fn._sequence_nr())
@@ -259,9 +262,10 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
             f = files.setdefault(filename, len(files))
             node.update(file=f, line=line,
                         loops=[[files.setdefault(lf, len(files)), h, k] for lf, h, k in loops])
-            key = f"{f}:{line}"
-            if key not in texts:
-                texts[key] = linecache.getline(filename, line).strip()
+            for where, at in ((filename, line), *((lf, h) for lf, h, _ in loops)):
+                key = f"{files[where]}:{at}"
+                if key not in texts:
+                    texts[key] = linecache.getline(where, at).strip()
         nodes.append(node)
     raw = {"nodes": nodes, "edges": edges, "files": list(files), "texts": texts,
            "output_shape": list(output.shape)}
