@@ -8,7 +8,7 @@ second ``backward()`` raised). ``trace_of_record`` says the same in the ``Trace`
 view's payload is built from (``stockdemo.view_payload``):
 
 - ``forward``: the op nodes in the order autograd created them (their ``seq``), each
-  with the innermost loop's iteration (``step_of_frame``) and the line that made it;
+  with its step (``step_of_frame``: the graph node's ``step``) and the line that made it;
 - ``backward``: the engine's order, each node with the 2-norm of the gradients reaching it;
 - ``param_grad_norms``: every leaf's ``.grad`` norm (named parameters and other leaves);
 - ``forward_code``: the code panel: each function that made a node, whole (a line outside
@@ -22,20 +22,23 @@ leaves the lines the record names, unindented.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
+from stockdemo.graph import Graph
 from stockdemo.replay import PLAYGROUND_ROOT, BackwardStep, SourceLine, Trace
 
 GetLines = Callable[[str], list[str]]
 
 
-def trace_of_record(raw: dict[str, Any], ids: Sequence[str], root: str = PLAYGROUND_ROOT,
+def trace_of_record(raw: dict[str, Any], graph: Graph, root: str = PLAYGROUND_ROOT,
                     file_label: Callable[[str], str] = str, getlines: GetLines | None = None) -> Trace:
     """The record's replay as a Trace over the graph's node ids.
 
-    ``raw``: ``raw_graph(..., replay=True)``'s record; ``ids[i]``: the graph node id of the
-    record's node i. ``file_label``: a file's name as the view prints it (a notebook's
+    ``raw``: ``raw_graph(..., replay=True)``'s record; ``graph``: its Graph
+    (``stockdemo.code_ids.graph_of_record``: node i is the record's node i, and its
+    ``step`` the innermost loop's iteration, loops torch ran inside one line included).
+    ``file_label``: a file's name as the view prints it (a notebook's
     "Cell In[3]"). ``getlines``: a file's lines (``linecache.getlines`` by default).
     Raises ValueError if the record has no replay.
     """
@@ -46,6 +49,7 @@ def trace_of_record(raw: dict[str, Any], ids: Sequence[str], root: str = PLAYGRO
 
         getlines = linecache.getlines
     nodes, replay = raw["nodes"], raw["replay"]
+    ids = [n.id for n in graph.nodes[:len(nodes)]]
     lines = _Lines(raw, file_label, getlines)
     ops = sorted((i for i, n in enumerate(nodes) if n["seq"] is not None), key=lambda i: nodes[i]["seq"])
     source = {ids[i]: s for i in ops if (s := lines.of(nodes[i])) is not None}
@@ -58,7 +62,7 @@ def trace_of_record(raw: dict[str, Any], ids: Sequence[str], root: str = PLAYGRO
         saved={ids[i]: (replay["saved"][i][0], replay["saved"][i][1]) for i in ops},
         second_backward_error=replay["second_error"] or "",
         forward_code=lines.code(),
-        step_of_frame=tuple(nodes[i]["loops"][-1][2] if nodes[i]["loops"] else None for i in ops),
+        step_of_frame=tuple(graph.nodes[i].step for i in ops),
     )
 
 

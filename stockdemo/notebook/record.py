@@ -62,17 +62,20 @@ def record(target: Any, *inputs: Any, view: str = "auto") -> Run:
         raise TypeError("show() takes a model and its inputs, or an output tensor; "
                         f"got {type(target).__name__}")
     label = f"{getattr(target, '__name__', type(target).__name__)}({', '.join(map(_describe, inputs))})"
+    with _one_thread(), _grads_kept(target):
+        return _record_model(target, inputs, view, label)
+
+
+def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
     if isinstance(target, StockPredictor) and len(inputs) == 1 and isinstance(inputs[0], torch.Tensor) \
             and inputs[0].dim() == 3:
-        with _grads_kept(target):
-            graph, trace = trace_model(target, inputs[0])
+        graph, trace = trace_model(target, inputs[0])
         return Run(layout(graph, view, max_nodes=None), trace, label)
     lines = LineRecorder(is_callers=_callers)
     with torch.enable_grad(), lines:
         out = target(*inputs)
     params = dict(target.named_parameters()) if isinstance(target, nn.Module) else {}
-    with _grads_kept(target):
-        raw = raw_graph(_first_tensor(out), lines, params, replay=True)
+    raw = raw_graph(_first_tensor(out), lines, params, replay=True)
     return general_run(raw, view, label)
 
 
@@ -82,10 +85,9 @@ def general_run(raw: dict[str, Any], view: str, label: str,
     from stockdemo.code_trace import trace_of_record
 
     graph, picture = general_picture(raw, view)
-    ids = [n.id for n in graph.nodes[:len(raw["nodes"])]]  # the record's nodes, in its order
     trace = None
     if "replay" in raw:
-        trace = trace_of_record(raw, ids, file_label=file_label or cell_name)
+        trace = trace_of_record(raw, graph, file_label=file_label or cell_name)
     return Run(picture, trace, label)
 
 
@@ -126,6 +128,18 @@ def _first_tensor(out: Any) -> torch.Tensor:
 
 def _describe(value: Any) -> str:
     return shape_text(tuple(value.shape)) if isinstance(value, torch.Tensor) else type(value).__name__
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread while the model runs: a notebook imports torch before stockdemo
+    can set OMP_NUM_THREADS (stockdemo/__init__.py), and these small ops only pay for a team."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 @contextmanager
