@@ -147,6 +147,8 @@ def _grads_kept(model: Any) -> Iterator[None]:
     """Within: the module's parameters' ``.grad`` may change; after: each is the one it was."""
     params = list(model.parameters()) if isinstance(model, nn.Module) else []
     grads = [p.grad for p in params]
+    for p in params:
+        p.grad = None  # backward adds into a .grad in place: it gets fresh ones to fill
     try:
         yield
     finally:
