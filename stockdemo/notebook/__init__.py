@@ -43,7 +43,9 @@ ASSETS = Path(__file__).resolve().parent
 
 def _css() -> str:
     """The view's CSS, with the theme Streamlit would give it, on the widget's own element."""
-    own = ".stockdemo-widget { background: var(--st-background-color); color: var(--st-text-color); }"
+    own = (".stockdemo-widget { background: var(--st-background-color); color: var(--st-text-color); }"
+           # JupyterLab's narrower type wrapped the tip's field names a word a line
+           ".stockdemo-widget .gv-tip dt { white-space: nowrap; }")
     return theme_variables(".stockdemo-widget") + own + (ASSETS / "widget.css").read_text(encoding="utf-8")
 
 
@@ -64,15 +66,15 @@ class GraphWidget(anywidget.AnyWidget):
         self._view = view
         self.payload = self._payload(())
 
-    def update(self, target: Any, *inputs: Any) -> GraphWidget:
+    def update(self, target: Any, *inputs: Any) -> None:
         """Draw the next run (``update(model, *inputs)`` or ``update(output)``) with a transition:
-        nodes with the same id glide to their new place, new ones grow in, lost ones fade."""
+        nodes with the same id glide to their new place, new ones grow in, lost ones fade.
+        Returns None: a cell ending in it draws no second copy of the widget."""
         before = self.run
         self.run = record(target, *inputs, view=self._view)
         if self.selected is not None and self.selected not in self.run.picture.drawn_as:
             self.selected = None
         self.payload = self._payload(n.id for n in graph_diff(before.graph, self.run.graph).added_nodes)
-        return self
 
     def save(self, path: str | Path) -> Path:
         """Write the run on screen as one HTML file that opens offline (``stockdemo.handout``)."""

@@ -1,0 +1,99 @@
+"""JupyterLab from PyPI on a loopback port, and a notebook driven in it by Playwright.
+
+Used by tests/browser/test_notebook_browser.py and bench/notebook_zoom.py. The server runs
+with its own config, runtime, settings and workspace folders (nothing of the machine's is
+read or left behind), no token (``--IdentityProvider.token=``), and the news feed off (a
+request to the network and a toast over the notebook). The kernel imports ``stockdemo``
+from this checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+
+from tests.helpers import ROOT, free_port
+
+NO_NEWS = {"fetchNews": "false", "checkForUpdates": False}
+VIEW = ".jp-OutputArea .gv[data-drawn-graph]"
+
+
+@contextmanager
+def jupyterlab(folder: Path, timeout: float = 120.0) -> Iterator[str]:
+    """``jupyter lab`` serving ``folder`` -> its base URL while the block runs; stopped after."""
+    settings = folder / ".lab" / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps(NO_NEWS))
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "JUPYTER_CONFIG_DIR": str(folder / ".lab" / "config"),
+           "JUPYTER_RUNTIME_DIR": str(folder / ".lab" / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(folder / ".lab" / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(folder / ".lab" / "workspaces")}
+    port = free_port()
+    log = (folder / ".lab" / "server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--IdentityProvider.token=",
+         "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.root_dir={folder}"], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        started = time.monotonic()
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited: {(folder / '.lab' / 'server.log').read_text()}")
+            try:
+                with urllib.request.urlopen(f"{url}/api/status", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() - started > timeout:
+                    raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """A notebook of code cells with the python3 kernel named (else JupyterLab asks which)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(code) for code in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def open_notebook(page, url: str, name: str, timeout: float = 120_000) -> None:
+    """Open notebook ``name`` and wait until its kernel is idle (a cell run earlier is lost)."""
+    page.goto(f"{url}/lab/tree/{name}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout)
+    page.wait_for_selector(".jp-Spinner", state="detached", timeout=timeout)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout)
+
+
+def run_cell(page, index: int, timeout: float = 300_000) -> str:
+    """Run cell ``index`` (Shift+Enter in its editor) and wait for it -> its output's text."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-editor").click()  # focus stays in a widget after a click there
+    before = cell.locator(".jp-InputPrompt").inner_text()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        """([i, before]) => {
+            const p = document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt');
+            const t = p.textContent.trim();
+            return t !== before.trim() && /\\[\\d+\\]/.test(t);
+        }""", arg=[index, before], timeout=timeout)
+    return cell.locator(".jp-OutputArea").inner_text()
