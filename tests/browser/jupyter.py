@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.helpers import ROOT, free_port
 
@@ -85,15 +86,32 @@ def open_notebook(page, url: str, name: str, timeout: float = 120_000) -> None:
 
 
 def run_cell(page, index: int, timeout: float = 300_000) -> str:
-    """Run cell ``index`` (Shift+Enter in its editor) and wait for it -> its output's text."""
+    """Run cell ``index`` (Shift+Enter in its editor) and wait for it -> its output's text.
+
+    A request the kernel never took (the prompt still blank after a while: the front end
+    said idle before its connection was ready) is sent again.
+    """
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    cell.locator(".jp-InputArea-editor").click()  # focus stays in a widget after a click there
-    before = cell.locator(".jp-InputPrompt").inner_text()
-    page.keyboard.press("Shift+Enter")
+    prompt = cell.locator(".jp-InputPrompt")
+    before = prompt.inner_text().strip()
+    for attempt in range(3):
+        cell.locator(".jp-InputArea-editor").click()  # focus stays in a widget after a click there
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function(
+                """([i, before]) => {
+                    const p = document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
+                      .querySelector('.jp-InputPrompt').textContent.trim();
+                    return p !== before && /\\[(\\*|\\d+)\\]/.test(p);
+                }""", arg=[index, before], timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     page.wait_for_function(
         """([i, before]) => {
-            const p = document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt');
-            const t = p.textContent.trim();
-            return t !== before.trim() && /\\[\\d+\\]/.test(t);
+            const p = document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
+              .querySelector('.jp-InputPrompt').textContent.trim();
+            return p !== before && /\\[\\d+\\]/.test(p);
         }""", arg=[index, before], timeout=timeout)
     return cell.locator(".jp-OutputArea").inner_text()
