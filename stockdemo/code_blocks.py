@@ -16,7 +16,6 @@ Reads ``Graph.meta["code"]`` (``stockdemo.code_ids.graph_of_record``).
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -35,7 +34,7 @@ class Block:
     members: list[str] = field(default_factory=list)  # node ids directly in this block
     loops: dict[str, dict[int, Block]] = field(default_factory=dict)  # loop -> iteration -> block
     edges: list[tuple[str, str]] = field(default_factory=list)  # among items: member ids, loop keys
-    signature: str = ""
+    signature: int = -1  # equal for blocks of equal structure (Blocks._sign)
 
     def iterations(self, loop: str) -> list[int]:
         return sorted(self.loops[loop])
@@ -71,13 +70,17 @@ class Blocks:
         self.feeds: dict[str, list[str]] = defaultdict(list)
         for src, dst in graph.edges:
             self.feeds[src].append(dst)
+        self.leaves = {n.id for n in graph.nodes
+                        if n.kind in ("parameter", "input") and self.feeds.get(n.id)}
         for n in graph.nodes:  # a leaf sits where every node it feeds is
-            if n.kind in ("parameter", "input") and self.feeds.get(n.id):
+            if n.id in self.leaves:
                 self.path[n.id] = _common_prefix([self.path[d] for d in self.feeds[n.id]])
         self.root = Block(())
         self.block_of: dict[Path, Block] = {(): self.root}
         for n in graph.nodes:
             self._block(self.path[n.id]).members.append(n.id)
+        self._names: dict[str, tuple] = {}
+        self._signatures: dict[tuple, int] = {}
         self._own_edges()
         self._sign(self.root)
         self.runs: dict[tuple[Path, str], list[Run]] = {}
@@ -95,39 +98,49 @@ class Blocks:
             parent.loops.setdefault(loop, {})[it] = block
         return block
 
-    def local(self, node_id: str, depth: int) -> str:
+    def local(self, node_id: str, depth: int) -> tuple:
         """A node's name within its block at ``depth``: its id with the outer iterations cut."""
-        if "@" not in node_id:
-            return node_id
-        head, _, tail = node_id.rpartition("/")
-        line = head.partition("@")[0]
-        return f"{line}@{'.'.join(str(it) for _, it in self.path[node_id][depth:])}/{tail}"
+        name = self._names.get(node_id)
+        if name is None:
+            if node_id in self.leaves and self.path[node_id]:
+                # a weight of one iteration (layer 3's): named by what it feeds, so layers match
+                first = min(self.local(d, len(self.path[node_id])) for d in self.feeds[node_id])
+                name = self._names[node_id] = ("leaf", repr(first), ())
+            elif "@" not in node_id:
+                name = self._names[node_id] = (node_id, "", ())
+            else:
+                head, _, tail = node_id.rpartition("/")
+                its = tuple(it for _, it in self.path[node_id])
+                name = self._names[node_id] = (head.partition("@")[0], tail, its)
+        return name if not depth else (name[0], name[1], name[2][depth:])
 
     def _own_edges(self) -> None:
         """Each edge goes to the innermost block holding both ends, as an edge between items."""
-        self.local_edges: dict[Path, list[tuple[str, str]]] = defaultdict(list)
-        path = self.path
+        self.local_edges: dict[Path, list[tuple]] = defaultdict(list)
+        path, local, block_of = self.path, self.local, self.block_of
         for src, dst in self.graph.edges:
             ps, pd = path[src], path[dst]
-            d = 0
-            while d < len(ps) and d < len(pd) and ps[d] == pd[d]:
-                d += 1
-            block = self.block_of[ps[:d]]
+            if ps == pd:
+                d = len(ps)
+            else:
+                d = 0
+                while d < len(ps) and d < len(pd) and ps[d] == pd[d]:
+                    d += 1
+            block = block_of[ps[:d]]
             a = src if len(ps) == d else ps[d][0]
             b = dst if len(pd) == d else pd[d][0]
             if a != b:
                 block.edges.append((a, b))
-            self.local_edges[block.path].append((self.local(src, d), self.local(dst, d)))
+            self.local_edges[block.path].append((local(src, d), local(dst, d)))
 
-    def _sign(self, block: Block) -> str:
+    def _sign(self, block: Block) -> int:
+        """The block's structure as a number: equal numbers, equal structure (exactly)."""
         depth = len(block.path)
-        digest = hashlib.blake2b(digest_size=8)
-        digest.update("\0".join(sorted(self.local(m, depth) for m in block.members)).encode())
-        digest.update(b"\1" + "\0".join(sorted(map("\0".join, self.local_edges[block.path]))).encode())
-        for loop, its in block.loops.items():
-            digest.update(f"\2{loop}:".encode())
-            digest.update("\0".join(self._sign(its[it]) for it in sorted(its)).encode())
-        block.signature = digest.hexdigest()
+        sig = (tuple(sorted(self.local(m, depth) for m in block.members)),
+               tuple(sorted(self.local_edges.get(block.path, ()))),
+               tuple((loop, tuple(self._sign(its[it]) for it in sorted(its)))
+                     for loop, its in block.loops.items()))
+        block.signature = self._signatures.setdefault(sig, len(self._signatures))
         return block.signature
 
     def _runs(self, block: Block, loop: str) -> list[Run]:

@@ -105,9 +105,22 @@ def _loops_of(filename: str, source: str) -> dict[int, tuple[int, ...]]:
     return around
 
 
+_LAST_PARSED: dict[str, tuple[list[str] | None, dict[int, tuple[int, ...]]]] = {}
+
+
 def _file_loops(filename: str) -> dict[int, tuple[int, ...]]:
+    entry = linecache.cache.get(filename)
+    held = entry[2] if entry is not None and len(entry) > 2 else None
+    seen = _LAST_PARSED.get(filename)
+    if seen is not None and seen[0] is held:  # the tracer asks on every line: no re-read
+        return seen[1]
     lines = linecache.getlines(filename)
-    return _loops_of(filename, "".join(lines)) if lines else {}
+    loops = _loops_of(filename, "".join(lines)) if lines else {}
+    if len(_LAST_PARSED) > 256:
+        _LAST_PARSED.clear()
+    entry = linecache.cache.get(filename)  # getlines may have read the file just now
+    _LAST_PARSED[filename] = (entry[2] if entry is not None and len(entry) > 2 else None, loops)
+    return loops
 
 
 Site = tuple[str, int, str, tuple[tuple[str, int, int], ...]]  # file, line, function, loops
@@ -247,25 +260,22 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
     order, edges = _walk(output, max_nodes)
     files: dict[str, int] = {}
     texts: dict[str, str] = {}
+    placed: dict[int, tuple[int, int, list]] = {}  # id(site) -> (file, line, loops): one per call
     nodes = []
     for fn in order:
         seq = fn._sequence_nr()
-        variable = getattr(fn, "variable", None)
-        node = {"op": op_name(fn), "kind": "op", "seq": None if seq == NO_SEQUENCE else seq,
+        op = op_name(fn)
+        node = {"op": op, "kind": "op", "seq": None if seq == NO_SEQUENCE else seq,
                 "shape": _shape(fn), "param": None, "file": None, "line": None, "loops": []}
-        if variable is not None:
-            node.update(op="AccumulateGrad", seq=None, shape=list(variable.shape),
-                        param=names.get(id(variable)))
+        if op == "AccumulateGrad":
+            variable = fn.variable
+            node.update(seq=None, shape=list(variable.shape), param=names.get(id(variable)))
             node["kind"] = "parameter" if node["param"] is not None else "leaf"
         elif lines is not None and (site := lines.site_of(seq)) is not None:
-            filename, line, _, loops = site
-            f = files.setdefault(filename, len(files))
-            node.update(file=f, line=line,
-                        loops=[[files.setdefault(lf, len(files)), h, k] for lf, h, k in loops])
-            for where, at in ((filename, line), *((lf, h) for lf, h, _ in loops)):
-                key = f"{files[where]}:{at}"
-                if key not in texts:
-                    texts[key] = linecache.getline(where, at).strip()
+            where = placed.get(id(site))
+            if where is None:
+                where = placed[id(site)] = _place(site, files, texts)
+            node["file"], node["line"], node["loops"] = where
         nodes.append(node)
     raw = {"nodes": nodes, "edges": edges, "files": list(files), "texts": texts,
            "output_shape": list(output.shape)}
@@ -371,6 +381,18 @@ def saved_on(fn) -> tuple[int, int]:
     if first_look:
         _SAVED_ATTRS[type(fn)] = tuple(may_hold)
     return count, size
+
+
+def _place(site: Site, files: dict[str, int], texts: dict[str, str]) -> tuple[int, int, list[list[int]]]:
+    """A recorded call's site as the record says it: file index, line, loops; ``files`` and
+    ``texts`` gain what it names."""
+    filename, line, _, loops = site
+    f = files.setdefault(filename, len(files))
+    for where, at in ((filename, line), *((lf, h) for lf, h, _ in loops)):
+        key = f"{files.setdefault(where, len(files))}:{at}"
+        if key not in texts:
+            texts[key] = linecache.getline(where, at).strip()
+    return f, line, [[files[lf], h, k] for lf, h, k in loops]
 
 
 def ops_by_type(output: torch.Tensor) -> dict[str, int]:

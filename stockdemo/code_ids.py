@@ -6,7 +6,8 @@ id is therefore built from what an edit elsewhere does not change:
 
 - the *text* of the line that made it (not its number, which shifts when a line is added
   above), with its occurrence among identical lines;
-- the iteration of every loop around that line (``@3``, ``@1.4`` for nested loops);
+- the iteration of every loop around that line (``@3``, ``@1.4`` for nested loops), and of
+  a loop torch ran inside the line, found by its repeated ops (nn.RNN's steps);
 - its op and its rank among that line's nodes of that op in that iteration.
 
     a3f9c1@3/Addmm0      the first Addmm made by line "h = cell(x[:, t], h)" at t 3
@@ -57,7 +58,8 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     outside loops); ``layer`` and ``role`` None. ``meta["code"]``: ``lines`` (node id ->
     [file, line], the line's text in ``texts["file:line"]``), ``loops`` (node id ->
     [[loop, iteration], ...], outermost first; a loop is "file:header line"),
-    ``loop_names`` (loop -> "t", or "" for a while), ``files``, ``texts``.
+    ``loop_names`` (loop -> "t", or "" for a while), ``hidden_loops`` (the loops torch ran
+    inside one line, "file:line~k": ``_hidden_loops``), ``files``, ``texts``.
     """
     nodes = raw["nodes"]
     texts: dict[str, str] = raw.get("texts", {})
@@ -68,11 +70,12 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     loops_of = [n["loops"] + hidden.get(i, []) for i, n in enumerate(nodes)]
     ids = [""] * len(nodes)
     rank: dict[tuple[str, str], int] = defaultdict(int)
-    for i in sorted((i for i, n in enumerate(nodes) if n["seq"] is not None),
-                    key=lambda i: nodes[i]["seq"]):  # creation order: ranks follow the code
+    made = sorted((n["seq"], i) for i, n in enumerate(nodes) if n["seq"] is not None)
+    for _, i in made:  # creation order: ranks follow the code
         n = nodes[i]
-        iters = ".".join(str(k) for _, _, k in loops_of[i])
-        group = f"{sites.get((n['file'], n['line']), '?')}{'@' + iters if iters else ''}"
+        group = sites.get((n["file"], n["line"]), "?")
+        if loops_of[i]:
+            group += "@" + ".".join([str(k) for _, _, k in loops_of[i]])
         short = op_name(n["op"])
         ids[i] = f"{group}/{short}{rank[group, short]}"
         rank[group, short] += 1
@@ -80,17 +83,19 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
 
     graph_nodes: list[Node] = []
     lines: dict[str, list[int]] = {}
-    loops: dict[str, list[list]] = {}
+    loops: dict[str, list[tuple[str, int]]] = {}
+    names: dict[tuple[int, object], str] = {}  # (file, header) -> the loop's key, made once
     for i, n in enumerate(nodes):
         shape = tuple(n["shape"]) if n["shape"] is not None else None
         if n["kind"] == "op":
-            label = op_name(n["op"])
-            step = loops_of[i][-1][2] if loops_of[i] else None
-            graph_nodes.append(Node(ids[i], "op", label, n["op"], shape=shape, step=step))
+            around = loops_of[i]
+            step = around[-1][2] if around else None
+            graph_nodes.append(Node(ids[i], "op", op_name(n["op"]), n["op"], None, shape, None, step))
             if n["line"] is not None:
                 lines[ids[i]] = [n["file"], n["line"]]
-            if loops_of[i]:
-                loops[ids[i]] = [[f"{f}:{h}", k] for f, h, k in loops_of[i]]
+            if around:
+                loops[ids[i]] = [(names.get((f, h)) or names.setdefault((f, h), f"{f}:{h}"), k)
+                                 for f, h, k in around]
         elif n["kind"] == "parameter":
             graph_nodes.append(Node(ids[i], "parameter", n["param"], n["op"], n["param"], shape))
         else:  # a tensor that requires grad but is no named parameter
@@ -163,11 +168,11 @@ def _hidden_loops(nodes: list[dict], texts: dict[str, str]) -> dict[int, list[li
     loop's line text under its own key.
     """
     groups: dict[tuple, list[int]] = defaultdict(list)
-    for i, n in enumerate(nodes):
+    for i, n in enumerate(nodes):  # the line decides the loops around it: their iterations suffice
         if n["seq"] is not None and n["line"] is not None:
-            groups[(n["file"], n["line"], tuple(map(tuple, n["loops"])))].append(i)
+            groups[(n["file"], n["line"], *[k for _, _, k in n["loops"]])].append(i)
     out: dict[int, list[list]] = {}
-    for (f, line, _), members in groups.items():
+    for (f, line, *_), members in groups.items():
         if len(members) < MIN_REPEATED:
             continue
         members.sort(key=lambda i: nodes[i]["seq"])

@@ -137,24 +137,23 @@ class _Layout:
         self.by_id = self.graph.by_id
         self.folds: dict[str, Fold] = {}
         self.fold_boxes: dict[str, tuple[str, float, float]] = {}  # fold id -> its text, w, h
-        self._boxes: dict[str, tuple[str, float, float]] = {}
-        self._arrangements: dict[str, dict[str, tuple[int, float]]] = {}
+        self._boxes: dict[tuple, tuple[str, float, float]] = {}
+        self._arrangements: dict[int, dict[tuple, tuple[int, float]]] = {}
         self._params_in = {e[1]: e[0] for e in self.graph.edges
                            if self.by_id[e[0]].kind == "parameter"}
 
     # -- what a box says ----------------------------------------------------------------
     def box(self, node_id: str) -> tuple[str, float, float]:
         """(text, width, height): the label, a transpose naming its weight, the shape below."""
-        hit = self._boxes.get(node_id)
-        if hit is None:
-            n = self.by_id[node_id]
-            label = n.label
-            param = self._params_in.get(node_id)
-            if label == "T" and param is not None:
-                label = f"{short_param(param.removeprefix('param/'))}.T"
+        n = self.by_id[node_id]
+        param = self._params_in.get(node_id) if n.label == "T" else None
+        key = (n.label, n.shape, param)
+        hit = self._boxes.get(key)
+        if hit is None:  # one per distinct text: a loop repeats the same few
+            label = n.label if param is None else f"{short_param(param.removeprefix('param/'))}.T"
             if n.shape is not None:
                 label += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
-            hit = self._boxes[node_id] = (label, *box_size(label))
+            hit = self._boxes[key] = (label, *box_size(label))
         return hit
 
     # -- blocks, loops, iterations --------------------------------------------------------
@@ -206,7 +205,9 @@ class _Layout:
             if len(items) == 1:
                 coords = [(0.0, 0.0)]
             else:
-                coords = igraph.Graph(n=len(items), edges=edges, directed=True).layout_sugiyama().coords
+                rows = _rows(len(items), edges, [k for k, i in enumerate(items) if i in self.blocks.leaves])
+                coords = igraph.Graph(n=len(items), edges=edges, directed=True).layout_sugiyama(
+                    layers=rows).coords
             known = {local[i]: (int(round(y)), float(x)) for i, (x, y) in zip(items, coords, strict=True)}
             self._arrangements[block.signature] = known
         return {i: known[local[i]] for i in items}
@@ -217,13 +218,13 @@ class _Layout:
         across = not any(child.loops for child in children.values())
         parts: list[_Shape] = []
         for run in self.blocks.runs[block.path, loop]:
-            middle = run.middle if self.rolled and run.fold_id not in self.unroll else ()
-            for it in run.iterations:
-                if it in middle:
-                    if it == middle[0]:
-                        parts.append(self._fold(block, run.fold_id, loop, middle))
-                    continue
-                parts.append(self._iteration(children[it], loop, it))
+            its = run.iterations
+            if self.rolled and run.middle and run.fold_id not in self.unroll:
+                parts += [self._iteration(children[its[0]], loop, its[0]),
+                          self._fold(block, run.fold_id, loop, run.middle),
+                          self._iteration(children[its[-1]], loop, its[-1])]
+            else:
+                parts += [self._iteration(children[it], loop, it) for it in its]
         boxes: list = []
         frames: list = []
         at = 0.0
@@ -325,3 +326,39 @@ class _Layout:
                            frames, shape.w + 2 * MARGIN, shape.h + 2 * MARGIN, caption,
                            sum(len(f.iterations) for f in self.folds.values()), alias, self.graph,
                            self.folds)
+
+
+def _rows(n: int, edges: list[tuple[int, int]], leaves: list[int]) -> list[int] | None:
+    """Each item's row: the longest path from a source, and a leaf (a weight) one row above
+    the first node it feeds, not up in the first row with long edges down. None on a cycle
+    (igraph then breaks it itself)."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indegree = [0] * n
+    for a, b in edges:
+        succ[a].append(b)
+        indegree[b] += 1
+    row = [0] * n
+    todo = [k for k in range(n) if not indegree[k]]
+    order = []
+    while todo:
+        k = todo.pop()
+        order.append(k)
+        for b in succ[k]:
+            row[b] = max(row[b], row[k] + 1)
+            indegree[b] -= 1
+            if not indegree[b]:
+                todo.append(b)
+    if len(order) < n:
+        return None
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        preds[b].append(a)
+    pulled = set(leaves)  # leaves, and what only leaves feed (a weight's transpose)
+    for k in order:
+        if preds[k] and all(a in pulled for a in preds[k]):
+            pulled.add(k)
+    for k in reversed(order):
+        if k in pulled and succ[k]:
+            row[k] = min(row[b] for b in succ[k]) - 1
+    low = min(row, default=0)
+    return [r - low for r in row]

@@ -11,6 +11,17 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   points, y down), ``w``, ``h``, ``step``, ``layer``, and ``label``, ``op``,
   ``shape``, ``param`` as indices into ``strings`` (-1: none);
 - ``edges``: ``src``, ``dst`` (node indices), ``recurrent`` (0/1);
+- ``nodes.line``: per node, the line of code that made it, as an index into ``code``
+  (-1: none known, e.g. a parameter or a marker). ``code``: the lines the nodes point to,
+  parallel arrays ``file`` and ``text`` (indices into ``strings``: the file's name, e.g.
+  "<your code>" or "stockdemo/model.py", and the line's text, stripped) and ``line``
+  (1-based). The hover shows "line 12: h = torch.tanh(...)"; the editor highlights line
+  ``line`` when ``file`` is the code it holds;
+- ``folds``: the boxes of a code graph's picture (``stockdemo.code_layout``) that stand
+  for a run of identical loop iterations, parallel: ``node`` (index), ``iterations``
+  (how many), ``first`` and ``last`` (the iterations' numbers), ``nodes`` (graph nodes
+  they hold) and ``span`` (in words, "t = 1…198"). Drawing one unrolled is a new layout
+  on the server with its id (``nodes.id``) in ``unroll`` (empty for other pictures);
 - ``frames``: dashed block outlines: ``label``, ``x``, ``y`` (top left), ``w``, ``h``;
 - ``stands_for``: ``node`` (indices) and ``text``, parallel, for each box that
   draws more than its own node: what it stands for, e.g. a rolled box "200
@@ -246,6 +257,7 @@ def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
         "layer": [n.layer if n is not None else None for n in graph_nodes],
         "param": [text(n.param if n is not None else None) for n in graph_nodes],
     }
+    nodes["line"], code = _code_lines(graph_nodes, picture.graph.meta.get("code") or {}, text)
     pairs = [(index.get(e.src), index.get(e.dst), int(e.recurrent)) for e in picture.edges]
     pairs = [pair for pair in pairs if pair[0] is not None and pair[1] is not None]
     edges = {"src": [a for a, _, _ in pairs], "dst": [b for _, b, _ in pairs],
@@ -270,8 +282,32 @@ def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
         "counts": _counts(picture),
         "stands_for": {"node": [index[i] for i in picture.stands_for],
                        "text": list(picture.stands_for.values())},
+        "code": code,
+        "folds": _folds(picture, index),
     }
     return json.dumps(static, separators=(",", ":")), drawn
+
+
+def _code_lines(graph_nodes: list, code: dict[str, Any], text) -> tuple[list[int], dict[str, list]]:
+    """Each drawn node's line (an index into the table, -1: none), and the table of lines."""
+    where = code.get("lines", {})
+    files, texts = code.get("files", []), code.get("texts", {})
+    rows: dict[tuple[int, int], int] = {}
+    per_node = []
+    for n in graph_nodes:
+        at = where.get(n.id) if n is not None else None
+        per_node.append(-1 if at is None else rows.setdefault((at[0], at[1]), len(rows)))
+    return per_node, {"file": [text(files[f] if f < len(files) else "") for f, _ in rows],
+                      "line": [line for _, line in rows],
+                      "text": [text(texts.get(f"{f}:{line}", "")) for f, line in rows]}
+
+
+def _folds(picture: Picture, index: dict[str, int]) -> dict[str, list]:
+    folds = getattr(picture, "folds", {})  # a CodePicture's rolled boxes
+    return {"node": [index[i] for i in folds], "iterations": [len(f.iterations) for f in folds.values()],
+            "first": [f.iterations[0] for f in folds.values()],
+            "last": [f.iterations[-1] for f in folds.values()],
+            "nodes": [f.nodes for f in folds.values()], "span": [f.span for f in folds.values()]}
 
 
 def _counts(picture: Picture) -> dict[str, Any]:
