@@ -203,3 +203,17 @@ def test_show_refuses_what_it_cannot_draw_and_says_why():
     with torch.no_grad():
         with pytest.raises(ValueError, match="no grad_fn"):
             stockdemo.show(model(x))
+
+
+def test_unroll_draws_a_rolled_run_of_iterations_box_by_box_and_keeps_the_graph():
+    model, x = loop_run(80)  # past the view's node budget: identical steps roll up
+    widget = stockdemo.show(model, x)
+    rolled = payload_of(widget)
+    folds = [rolled["nodes"]["id"][i] for i in rolled["folds"]["node"]]
+    assert folds and rolled["counts"]["nodes"] == widget.run.graph.counts.nodes
+    widget.unroll = folds
+    opened = payload_of(widget)
+    assert opened["folds"]["node"] == [] and len(opened["nodes"]["id"]) > len(rolled["nodes"]["id"])
+    assert drawn_ops(opened) == autograd_ops(model(x))  # every node drawn, none lost or doubled
+    assert opened["counts"]["nodes"] == rolled["counts"]["nodes"] == opened["counts"]["boxes"]
+    assert len(opened["trace"]["forward"]) == opened["counts"]["operations"]

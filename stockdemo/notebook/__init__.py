@@ -15,9 +15,11 @@ model gets: ``stockdemo.notebook.record``.
 
 The contract with the browser is the view's payload (``stockdemo.view_payload``): the
 trait ``payload`` holds its JSON text, the view's box ``height`` px high (no filling the
-window: a notebook's output has no height of its own). One value comes back: ``selected``,
-the id of the box the learner clicked, or None. Works in Jupyter, JupyterLab, VS Code,
-Colab and marimo (anywidget's hosts); needs ``pip install 'stockdemo[notebook]'``.
+window: a notebook's output has no height of its own). Values that come back: ``selected``,
+the id of the box the learner clicked, or None; ``unroll``, the ids of rolled boxes (the
+payload's ``folds``) to draw unrolled, which lays the run out again. anywidget's hosts
+(Jupyter, JupyterLab, VS Code, Colab, marimo) load it; tested in a kernel and in
+JupyterLab. Needs ``pip install 'stockdemo[notebook]'``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import traitlets
 
 from stockdemo.graph import graph_diff
 from stockdemo.handout import handout_html, size_facts, theme_variables
-from stockdemo.notebook.record import Run, record
+from stockdemo.notebook.record import Run, record, unrolled
 from stockdemo.view_payload import HEIGHT, Comparison, view_json
 
 __all__ = ["GraphWidget", "compare", "show"]
@@ -56,6 +58,7 @@ class GraphWidget(anywidget.AnyWidget):
     _css = _css()
     payload = traitlets.Unicode("").tag(sync=True)  # view_payload's JSON text
     selected = traitlets.Unicode(None, allow_none=True).tag(sync=True)  # the clicked node's id
+    unroll = traitlets.List(traitlets.Unicode()).tag(sync=True)  # rolled boxes to draw unrolled
 
     def __init__(self, run: Run, pinned: Run | None = None, *, height: int = HEIGHT,
                  view: str = "auto", **kwargs: Any) -> None:
@@ -72,9 +75,18 @@ class GraphWidget(anywidget.AnyWidget):
         Returns None: a cell ending in it draws no second copy of the widget."""
         before = self.run
         self.run = record(target, *inputs, view=self._view)
+        self.unroll = []  # the new run's rolled boxes are its own
         if self.selected is not None and self.selected not in self.run.picture.drawn_as:
             self.selected = None
         self.payload = self._payload(n.id for n in graph_diff(before.graph, self.run.graph).added_nodes)
+
+    @traitlets.observe("unroll")
+    def _unroll(self, change: dict) -> None:
+        """Rolled boxes opened (a click on one, or Python): the run laid out again, ids kept."""
+        unroll = frozenset(change["new"])
+        if unroll != self.run.unroll:
+            self.run = unrolled(self.run, self._view, unroll)
+            self.payload = self._payload(())
 
     def save(self, path: str | Path) -> Path:
         """Write the run on screen as one HTML file that opens offline (``stockdemo.handout``)."""

@@ -7,7 +7,9 @@ Which graph, and which layout:
   steps x layers laid out by ``stockdemo.render.layout``, the replay of that same run);
 - any other model, or a function: the general record (``stockdemo.code_graph``), each node
   on the line of the caller's code that made it (a notebook cell's), with a real
-  backward for the replay (``stockdemo.code_trace``), laid out by ``general_picture``;
+  backward for the replay (``stockdemo.code_trace``), laid out by its code
+  (``stockdemo.code_view.picture_of_record``: repeated iterations roll up, and a rolled
+  box can be drawn unrolled, ``unrolled``);
 - an output tensor (``show(output)``): its graph as recorded, with no lines (nothing was
   watching when it ran) and no replay (a backward would free the learner's graph).
 
@@ -19,13 +21,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 from torch import nn
 
 from stockdemo.code_graph import LineRecorder, is_callers_file, raw_graph
+from stockdemo.code_view import picture_of_record
 from stockdemo.graph import Graph
 from stockdemo.model import StockPredictor
 from stockdemo.render import Picture, layout
@@ -42,6 +45,8 @@ class Run:
     picture: Picture
     trace: Trace | None
     label: str  # the run in words: "StockPredictor(10×5×3)"
+    record: dict[str, Any] | None = None  # the general record (code_graph), laid out again to unroll
+    unroll: frozenset[str] = frozenset()  # the rolled boxes drawn unrolled
 
     @property
     def graph(self) -> Graph:
@@ -81,24 +86,21 @@ def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
 
 def general_run(raw: dict[str, Any], view: str, label: str,
                 file_label: Callable[[str], str] | None = None) -> Run:
-    """A ``raw_graph`` record -> its Run: the general graph, its picture, and its replay if recorded."""
+    """A ``raw_graph`` record -> its Run: its picture by its code, and its replay if recorded."""
     from stockdemo.code_trace import trace_of_record
 
-    graph, picture = general_picture(raw, view)
+    picture = picture_of_record(raw, view)
     trace = None
     if "replay" in raw:
-        trace = trace_of_record(raw, graph, file_label=file_label or cell_name)
-    return Run(picture, trace, label)
+        trace = trace_of_record(raw, picture.graph, file_label=file_label or cell_name)
+    return Run(picture, trace, label, raw)
 
 
-def general_picture(raw: dict[str, Any], view: str) -> tuple[Graph, Picture]:
-    """Any model's record -> (its Graph, one node per record node in its order then the output;
-    that graph laid out in layers)."""
-    from stockdemo.code_ids import graph_of_record
-    from stockdemo.code_layout import layout_code
-
-    graph = graph_of_record(raw)
-    return graph, layout_code(graph, view)
+def unrolled(run: Run, view: str, unroll: frozenset[str]) -> Run:
+    """The same run with the rolled boxes ``unroll`` drawn unrolled (the graph and its ids stay)."""
+    if run.record is None:
+        return run  # a StockPredictor's picture has no such boxes
+    return replace(run, picture=picture_of_record(run.record, view, unroll=unroll), unroll=unroll)
 
 
 def cell_name(filename: str) -> str:

@@ -1,8 +1,11 @@
 // The graph view as an anywidget (stockdemo/notebook): the same view as in the app, fed by
 // the widget's model instead of Streamlit. The payload comes as the trait "payload" (JSON
-// text); one value goes back, "selected", the id of the node the learner clicked.
+// text); values go back by name: "selected", the id of the node the learner clicked, and
+// "unroll", the rolled boxes to draw unrolled (stockdemo/notebook/__init__.py).
 import graphView from "./index.js";
 import "./style.css";
+
+const SENT = ["selected", "unroll"]; // the widget's traits the view may set
 
 export default {
   render({ model, el }) {
@@ -12,7 +15,7 @@ export default {
     const component = {
       parentElement: el,
       setStateValue(key, value) {
-        if (key !== "selected") return;
+        if (!SENT.includes(key)) return;
         model.set("selected", value);
         model.save_changes();
       },
