@@ -81,7 +81,7 @@ def _loops_of(filename: str, source: str) -> dict[int, tuple[int, ...]]:
     """
     try:
         tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, SystemError):  # 3.11.7 raised SystemError on a deep stack
         return {}
     around: dict[int, tuple[int, ...]] = {}
 
