@@ -18,8 +18,8 @@ trait ``payload`` holds its JSON text, the view's box ``height`` px high (no fil
 window: a notebook's output has no height of its own). Values that come back: ``selected``,
 the id of the box the learner clicked, or None; ``unroll``, the ids of rolled boxes (the
 payload's ``folds``) to draw unrolled, which lays the run out again. anywidget's hosts
-(Jupyter, JupyterLab, VS Code, Colab, marimo) load it; tested in a kernel and in
-JupyterLab. Needs ``pip install 'stockdemo[notebook]'``.
+(Jupyter, JupyterLab, VS Code, Colab, marimo) load it; tested in a kernel, in JupyterLab
+and in marimo (``mo.ui.anywidget(stockdemo.show(...))``). Needs ``pip install 'stockdemo[notebook]'``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """stockdemo.show in JupyterLab (from PyPI, on loopback) opened in Chromium: the cell draws the
 graph, a hover names the cell's line, a click is ``widget.selected`` in the kernel (read back
-by the next cell), both replays play, ``widget.update`` glides; and ``widget.save``'s file
+by the next cell), both replays play, ``widget.update`` glides; in marimo (``mo.ui.anywidget``)
+the same graph draws and a click reaches the cell that reads it; and ``widget.save``'s file
 opens offline and draws.
 
 One JupyterLab server and one notebook page serve the JupyterLab tests, in file order: the
@@ -17,7 +18,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.browser.conftest import SHOTS
-from tests.browser.jupyter import VIEW, jupyterlab, open_notebook, run_cell, write_notebook
+from tests.browser.notebooks import VIEW, jupyterlab, marimo_app, open_notebook, run_cell, write_notebook
 from tests.browser.test_graph_view_browser import attr, until
 from tests.browser.test_handout_browser import offline, open_handout  # noqa: F401 (a fixture)
 
@@ -149,6 +150,52 @@ def test_update_redraws_with_a_transition_and_the_nodes_that_stay_keep_their_ids
     assert center_of(view, kept)  # the step-0 node is still drawn, under its id
     torch.manual_seed(0)
     assert int(attr(view, "nodes")) > len(cell_in_process().run.picture.nodes)
+
+
+MARIMO_APP = """\
+import marimo
+
+app = marimo.App()
+
+
+@app.cell
+def _():
+    import marimo as mo
+    return (mo,)
+
+
+@app.cell
+def _(mo):
+{cell}
+    shown = mo.ui.anywidget(widget)
+    shown
+    return (shown,)
+
+
+@app.cell
+def _(mo, shown):
+    mo.md(f"selected: {{shown.value.get('selected')}}")
+    return
+"""
+
+
+def test_in_marimo_the_graph_draws_and_a_click_reaches_the_cell_that_reads_it(browser, tmp_path):
+    cell = "\n".join("    " + line if line else "" for line in CELL.splitlines()[:-1])
+    app = tmp_path / "graph_app.py"
+    app.write_text(MARIMO_APP.format(cell=cell))
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    with marimo_app(app) as url:
+        page.goto(url)
+        view = page.locator(".gv")  # in the widget's shadow root: Playwright's locators pierce it
+        expect(view).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=120_000)
+        node = tanh_at(cell_in_process(), 2)
+        page.mouse.move(*center_of(view, node))
+        made_by = re.compile(rf"graph_app\.py:\d+ \(forward\)\s+{re.escape(STEP_LINE)}")
+        expect(view.locator(".gv-tip")).to_contain_text(made_by)
+        page.mouse.click(*center_of(view, node))
+        expect(page.get_by_text(f"selected: {node}")).to_be_visible(timeout=30_000)
+    context.close()
 
 
 def test_a_saved_graph_opens_offline_and_draws(offline, tmp_path):  # noqa: F811 (the fixture)

@@ -1,9 +1,9 @@
-"""JupyterLab from PyPI on a loopback port, and a notebook driven in it by Playwright.
+"""JupyterLab and marimo from PyPI on loopback ports, and a notebook driven by Playwright.
 
-Used by tests/browser/test_notebook_browser.py and bench/notebook_zoom.py. The server runs
+Used by tests/browser/test_notebook_browser.py and bench/notebook_zoom.py. JupyterLab runs
 with its own config, runtime, settings and workspace folders (nothing of the machine's is
 read or left behind), no token (``--IdentityProvider.token=``), and the news feed off (a
-request to the network and a toast over the notebook). The kernel imports ``stockdemo``
+request to the network and a toast over the notebook). The kernels import ``stockdemo``
 from this checkout.
 """
 
@@ -34,29 +34,47 @@ def jupyterlab(folder: Path, timeout: float = 120.0) -> Iterator[str]:
     settings = folder / ".lab" / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "notification.jupyterlab-settings").write_text(json.dumps(NO_NEWS))
-    env = {**os.environ, "PYTHONPATH": str(ROOT),
-           "JUPYTER_CONFIG_DIR": str(folder / ".lab" / "config"),
+    env = {"JUPYTER_CONFIG_DIR": str(folder / ".lab" / "config"),
            "JUPYTER_RUNTIME_DIR": str(folder / ".lab" / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(folder / ".lab" / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(folder / ".lab" / "workspaces")}
     port = free_port()
-    log = (folder / ".lab" / "server.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--IdentityProvider.token=",
-         "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.root_dir={folder}"], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    with _serving(["jupyter", "lab", "--allow-root", "--IdentityProvider.token=", "--no-browser",
+                   f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={folder}"],
+                  folder, env, f"http://127.0.0.1:{port}", "/api/status", timeout) as url:
+        yield url
+
+
+@contextmanager
+def marimo_app(app: Path, timeout: float = 120.0) -> Iterator[str]:
+    """``marimo run app`` (read-only, as a reader sees it) -> its URL while the block runs."""
+    port = free_port()
+    with _serving(["marimo", "run", str(app), "--headless", f"--port={port}", "--host=127.0.0.1"],
+                  app.parent, {}, f"http://127.0.0.1:{port}", "/", timeout) as url:
+        yield url
+
+
+@contextmanager
+def _serving(command: list[str], folder: Path, env: dict[str, str], url: str, probe: str,
+             timeout: float) -> Iterator[str]:
+    """``python -m command`` in ``folder``, the kernel's imports from this checkout, until
+    ``url + probe`` answers -> ``url``; the server is stopped after, its output in .server.log."""
+    log_path = folder / ".server.log"
+    log = log_path.open("w")
+    proc = subprocess.Popen([sys.executable, "-m", *command], cwd=folder,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                            stdout=log, stderr=subprocess.STDOUT)
     try:
         started = time.monotonic()
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited: {(folder / '.lab' / 'server.log').read_text()}")
+                raise RuntimeError(f"{command[0]} exited: {log_path.read_text()}")
             try:
-                with urllib.request.urlopen(f"{url}/api/status", timeout=1):
+                with urllib.request.urlopen(url + probe, timeout=1):
                     break
             except OSError:
                 if time.monotonic() - started > timeout:
-                    raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s") from None
+                    raise RuntimeError(f"{command[0]} did not answer within {timeout:.0f} s") from None
                 time.sleep(0.2)
         yield url
     finally:
