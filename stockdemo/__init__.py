@@ -16,3 +16,13 @@ from stockdemo.live import RunResult, run
 from stockdemo.model import StockPredictor
 
 __all__ = ["Graph", "RunConfig", "RunResult", "StockPredictor", "capture_graph", "graph_diff", "run"]
+
+
+def __getattr__(name: str):
+    """``stockdemo.show`` and ``stockdemo.compare`` (stockdemo.notebook), imported on first use:
+    ``import stockdemo`` alone does not need anywidget."""
+    if name in ("show", "compare"):
+        from stockdemo import notebook
+
+        return getattr(notebook, name)
+    raise AttributeError(f"module 'stockdemo' has no attribute {name!r}")

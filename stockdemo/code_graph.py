@@ -81,7 +81,7 @@ def _loops_of(filename: str, source: str) -> dict[int, tuple[int, ...]]:
     """
     try:
         tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, SystemError):  # 3.11.7 raised SystemError on a deep stack
         return {}
     around: dict[int, tuple[int, ...]] = {}
 
@@ -320,6 +320,8 @@ def _replay(output: torch.Tensor, order: list) -> dict:
     error = second = None
     leaves = [(i, fn.variable) for i, fn in enumerate(order) if getattr(fn, "variable", None) is not None]
     grads_before = [leaf.grad for _, leaf in leaves]
+    for _, leaf in leaves:
+        leaf.grad = None  # backward adds into a .grad in place: the caller's would change
     try:
         root.backward()
     except RuntimeError as e:

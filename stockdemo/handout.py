@@ -41,9 +41,11 @@ BOX_HEIGHT = 640  # px: a handout has the window to itself; the view grows to it
 POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
           "img-src data:; base-uri 'none'; form-action 'none'")
 
-# The --st-* variables the view's CSS reads (in the app, Streamlit's theme sets them).
-_THEME = f"""
-:root {{
+
+def theme_variables(selector: str = ":root") -> str:
+    """The --st-* variables the view's CSS reads (in the app, Streamlit's theme sets them)."""
+    return f"""
+{selector} {{
   --st-font: {theme.FONT_FAMILY}, Arial, sans-serif;
   --st-text-color: {theme.TEXT};
   --st-background-color: #FFFFFF;
@@ -54,6 +56,10 @@ _THEME = f"""
   --st-base-radius: 0.5rem;
   --st-button-radius: 0.5rem;
 }}
+"""
+
+
+_THEME = theme_variables() + f"""
 body {{ margin: 0 auto; max-width: 1600px; padding: 1rem 1.5rem 2rem; background: #FFFFFF;
   color: {theme.TEXT}; font: 16px/1.45 var(--st-font); }}
 h1 {{ font-size: 1.5rem; margin: 0 0 0.3rem; }}
@@ -157,10 +163,11 @@ def run_facts(config: RunConfig, picture: Picture) -> list[tuple[str, str]]:
     """The run's settings and its graph's size, as the handout shows them (the caption says more)."""
     facts = [(k.label, CELL_LABELS.get(config.cell, config.cell) if k.name == "cell"
               else str(getattr(config, k.name))) for k in RUN_KNOBS]
-    return [*facts, *_size_facts(picture)]
+    return [*facts, *size_facts(picture)]
 
 
-def _size_facts(picture: Picture) -> list[tuple[str, str]]:
+def size_facts(picture: Picture) -> list[tuple[str, str]]:
+    """The graph's size as a handout's facts: nodes, edges and the view drawn."""
     counts = picture.counts
     return [("Nodes", f"{counts.nodes:,}"), ("Edges", f"{counts.edges:,}"), ("View", picture.view)]
 
@@ -197,7 +204,7 @@ def view_handout(picture: Picture, trace: Trace | None = None, config: RunConfig
         return run_handout(config, picture, trace)
     return handout_html(picture, trace, title="Autograd graph from stockdemo",
                         about="The graph PyTorch recorded while this model ran.",
-                        facts=_size_facts(picture))
+                        facts=size_facts(picture))
 
 
 def view_file_name(config: RunConfig | None, key: str) -> str:

@@ -117,13 +117,19 @@ def replay_status(root: str, counts: NodeCounts, forward_total: int, backward_to
 def trace_run(config: RunConfig) -> Trace:
     """Run ``config`` again and replay it: forward creation order, backward of ``output.sum()``."""
     x, model = live.build(config)  # x: (batch, seq_len, features)
+    return trace_model(model, x)[1]
+
+
+def trace_model(model: StockPredictor, x: torch.Tensor) -> tuple[Graph, Trace]:
+    """Run ``model`` once on ``x`` and replay that run -> (its graph, as ``capture_graph`` ids it;
+    the Trace). x: (batch, seq_len, features). The backward leaves ``.grad`` on the parameters."""
     sites = _CallSites()
     with torch.enable_grad(), sites:
         output = model(x)  # (batch, 1)
     graph, grad_fns = capture_graph_nodes(output, model, x)
     with torch.enable_grad():
         root = output.sum()
-    return _replay(graph, grad_fns, sites, root, PLAYGROUND_ROOT, model)
+    return graph, _replay(graph, grad_fns, sites, root, PLAYGROUND_ROOT, model)
 
 
 def trace_training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> Trace:

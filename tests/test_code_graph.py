@@ -173,3 +173,13 @@ def test_an_in_place_change_to_a_saved_tensor_fails_in_the_replay_with_torchs_me
     raw = raw_graph(z, params={"w": w}, replay=True)
     assert raw["replay"]["error"] == str(torchs.value)
     assert "modified by an inplace operation" in raw["replay"]["error"]
+
+
+def test_the_replay_leaves_gradients_the_model_already_had_unchanged():
+    torch.manual_seed(0)
+    model = StockPredictor(3, 10, 1, 1)
+    x = torch.randn(10, 5, 3)
+    model(x).sum().backward()
+    before = [p.grad.clone() for p in model.parameters()]
+    raw_graph(model(x), params=dict(model.named_parameters()), replay=True)
+    assert all(torch.equal(p.grad, b) for p, b in zip(model.parameters(), before, strict=True))

@@ -7,6 +7,7 @@
 // stockdemo/ui/js/*.js, the modules of the page's small components (the view's loader,
 // the settle listener, the class mode's mover and keeper), which Python reads as text
 // (stockdemo/ui/assets.py).
+// stockdemo/notebook/widget.js and widget.css, the view as an anywidget (one module).
 import { build } from "esbuild";
 
 const jsdir = "../../static";
@@ -55,4 +56,14 @@ await build({
   minify: true,
   banner: { css: banner },
   outdir: cssdir,
+});
+await build({
+  entryPoints: { widget: "src/widget.js" },
+  bundle: true,
+  format: "esm",
+  minify: true,
+  target: ["es2020"],
+  legalComments: "eof",
+  banner: { js: banner, css: banner },
+  outdir: "../../stockdemo/notebook",
 });
