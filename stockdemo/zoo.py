@@ -94,62 +94,28 @@ class UntilNorm(nn.Module):
         return self.fc(h)
 
 
-def _seeded(make: Builder) -> Builder:
+def _entry(what: str, x_shape: tuple[int, ...], out_shape: tuple[int, ...],
+           make: Callable[[], nn.Module]) -> Builder:
+    """A seeded builder: the input drawn first, then the model, as the seed snippet does."""
     def build() -> tuple[nn.Module, torch.Tensor]:
         torch.manual_seed(SEED)
-        return make()
+        x = torch.randn(*x_shape)
+        return make(), x
 
-    build.__doc__ = make.__doc__
+    build.__doc__ = f"{what}; x: {x_shape} -> {out_shape}"
     return build
 
 
-@_seeded
-def seed() -> tuple[nn.Module, torch.Tensor]:
-    """The lesson's StockPredictor: nn.RNN, hidden 10, 1 layer; x: (10, 5, 3) -> (10, 1)"""
-    x = torch.randn(10, 5, 3)
-    return StockPredictor(3, 10, 1, 1), x
-
-
-@_seeded
-def gru() -> tuple[nn.Module, torch.Tensor]:
-    """StockPredictor on nn.GRU, hidden 10, 4 layers; x: (10, 200, 3) -> (10, 1)"""
-    x = torch.randn(10, 200, 3)
-    return StockPredictor(3, 10, 4, 1, cell="gru"), x
-
-
-@_seeded
-def transformer() -> tuple[nn.Module, torch.Tensor]:
-    """TransformerRegressor, 6 layers, d_model 16, 2 heads; x: (2, 12, 16) -> (2, 1)"""
-    x = torch.randn(2, 12, 16)
-    return TransformerRegressor(), x
-
-
-@_seeded
-def resnet() -> tuple[nn.Module, torch.Tensor]:
-    """ResidualCNN, 8 channels, 3 residual blocks; x: (2, 3, 16, 16) -> (2, 1)"""
-    x = torch.randn(2, 3, 16, 16)
-    return ResidualCNN(), x
-
-
-@_seeded
-def lstm_loop() -> tuple[nn.Module, torch.Tensor]:
-    """StockPredictor on nn.LSTMCell in a Python for loop, hidden 10, 1 layer; x: (10, 20, 3) -> (10, 1)"""
-    x = torch.randn(10, 20, 3)
-    return StockPredictor(3, 10, 1, 1, cell="lstm_loop"), x
-
-
-@_seeded
-def while_loop() -> tuple[nn.Module, torch.Tensor]:
-    """UntilNorm: an nn.RNNCell until ||h|| >= 2.5 (at most 50 steps); x: (10, 3) -> (10, 1)"""
-    x = torch.randn(10, 3)
-    return UntilNorm(), x
-
-
 ZOO: dict[str, Builder] = {
-    "seed": seed,
-    "gru": gru,
-    "transformer": transformer,
-    "resnet": resnet,
-    "lstm_loop": lstm_loop,
-    "while_loop": while_loop,
+    "seed": _entry("The lesson's StockPredictor: nn.RNN, hidden 10, 1 layer", (10, 5, 3), (10, 1),
+                   lambda: StockPredictor(3, 10, 1, 1)),
+    "gru": _entry("StockPredictor on nn.GRU, hidden 10, 4 layers", (10, 200, 3), (10, 1),
+                  lambda: StockPredictor(3, 10, 4, 1, cell="gru")),
+    "transformer": _entry("TransformerRegressor, 6 layers, d_model 16, 2 heads", (2, 12, 16), (2, 1),
+                          TransformerRegressor),
+    "resnet": _entry("ResidualCNN, 8 channels, 3 residual blocks", (2, 3, 16, 16), (2, 1), ResidualCNN),
+    "lstm_loop": _entry("StockPredictor on nn.LSTMCell in a Python for loop, hidden 10, 1 layer",
+                        (10, 20, 3), (10, 1), lambda: StockPredictor(3, 10, 1, 1, cell="lstm_loop")),
+    "while_loop": _entry("UntilNorm: an nn.RNNCell until ||h|| >= 2.5 (at most 50 steps)", (10, 3), (10, 1),
+                         UntilNorm),
 }
