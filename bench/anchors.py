@@ -20,7 +20,8 @@ after ``--timeout`` seconds. For each, printed and written to artifacts/anchors.
   autograd nodes (torchview and torchvista draw modules and torch calls: n/a);
 - the frame time while zooming, where the tool can zoom in the browser (torchvista, and
   stockdemo's view: a wheel event every frame, in then out, timed by requestAnimationFrame;
-  for stockdemo also its own draw time, ``data-draw-ms``). Static SVG: n/a.
+  for stockdemo also its own draw time, ``data-draw-ms``, and, in a second pass, the time
+  the canvas then takes to rasterise those commands). Static SVG: n/a.
 
 Graphviz's ``dot`` (Debian's graphviz) draws torchviz's and torchview's pictures.
 """
@@ -65,6 +66,11 @@ def autograd_ops(output) -> Counter:
     return Counter(type(fn).__name__ for fn in seen)
 
 
+def stage(text: str) -> None:
+    """How far a worker got, for the row of one stopped at the time limit."""
+    print(f"stage: {text}", file=sys.stderr, flush=True)
+
+
 def svg_of(dot_source: str, path: Path) -> str:
     """DOT -> SVG by Graphviz's ``dot``, written to ``path``."""
     done = subprocess.run(["dot", "-Tsvg"], input=dot_source.encode(), capture_output=True, check=True)
@@ -79,6 +85,7 @@ def draw_torchviz(model, x, out: Path) -> dict:
 
     started = time.perf_counter()
     dot = make_dot(model(x), params=dict(model.named_parameters()))
+    stage(f"make_dot gave {len(dot.body):,} DOT lines in {time.perf_counter() - started:.2f} s")
     svg = svg_of(dot.source, out / "torchviz.svg")
     seconds = time.perf_counter() - started
     # Grad_fn nodes are the unfilled ones; tensors (parameters, outputs) carry a fillcolor.
@@ -91,6 +98,7 @@ def draw_torchview(model, x, out: Path) -> dict:
 
     started = time.perf_counter()
     graph = draw_graph(model, input_data=x)
+    stage(f"draw_graph done in {time.perf_counter() - started:.2f} s")
     svg = svg_of(graph.visual_graph.source, out / "torchview.svg")
     return {"seconds": time.perf_counter() - started, "nodes": svg.count('class="node"'), "ops": None}
 
@@ -169,8 +177,9 @@ def run_worker(tool: str, model_name: str, timeout: float) -> dict:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # the worker and its dot
-        proc.communicate()
-        return {"error": f"no picture after {timeout:.0f} s (stopped)", "seconds": None}
+        stages = [line[7:] for line in proc.communicate()[1].splitlines() if line.startswith("stage: ")]
+        reached = f"; {stages[-1]}, then dot ran on" if stages else ""
+        return {"error": f"no picture after {timeout:.0f} s (stopped{reached})", "seconds": None}
     lines = [line for line in stdout.splitlines() if line.startswith("{")]
     if proc.returncode or not lines:
         tail = (stderr.strip().splitlines() or ["no output"])[-1]
@@ -180,13 +189,16 @@ def run_worker(tool: str, model_name: str, timeout: float) -> dict:
 
 # In the page: a wheel event on the zoom surface every frame, half in, half out; the gaps
 # between frames (requestAnimationFrame) and, for stockdemo's view, its own draw time.
-ZOOM = """async ([surface, frames, delta]) => {
+# With ``flush``, each frame's canvas is then read back (getImageData), which waits for
+# its drawing commands to be rasterised: the raster time the view's draw time leaves out.
+ZOOM = """async ([surface, frames, delta, flush]) => {
   const el = document.querySelector(surface);
   const view = document.querySelector("[data-testid='graph-view']");
   const r = el.getBoundingClientRect();
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   const raf = () => new Promise((done) => requestAnimationFrame(done));
-  const gaps = [], drawMs = [];
+  const gaps = [], drawMs = [], rasterMs = [];
+  const ctx = flush && el.getContext('2d');
   let last = await raf();
   for (let i = 0; i < frames; i++) {
     const draws = view ? +view.dataset.draws : 0;
@@ -196,8 +208,14 @@ ZOOM = """async ([surface, frames, delta]) => {
     gaps.push(now - last);
     last = now;
     if (view && +view.dataset.draws !== draws) drawMs.push(+view.dataset.drawMs);
+    if (ctx) {
+      const t0 = performance.now();
+      ctx.getImageData(0, 0, 1, 1);
+      rasterMs.push(performance.now() - t0);
+      last = await raf();  // the read-back's time stays out of the next gap
+    }
   }
-  return {gaps, drawMs, scale: view ? +view.dataset.scale : null};
+  return {gaps, drawMs, rasterMs};
 }"""
 
 PAGES = {  # tool -> (drawn when this is true, the nodes drawn, the element zoom listens on)
@@ -220,7 +238,9 @@ def in_browser(browser, tool: str, page_file: str, frames: int, timeout: float) 
         page.wait_for_function(drawn, polling=5, timeout=timeout * 1e3)
         seconds = time.perf_counter() - started
         nodes = page.evaluate(count)
-        zoom = page.evaluate(ZOOM, [surface, frames, 40])
+        zoom = page.evaluate(ZOOM, [surface, frames, 40, False])
+        if tool == "stockdemo":
+            zoom["rasterMs"] = page.evaluate(ZOOM, [surface, frames, 40, True])["rasterMs"]
         return {"browser_s": seconds, "nodes": nodes, **zoom}
     except Exception as e:  # a page that never draws is a result
         return {"browser_error": f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"}
@@ -248,19 +268,21 @@ def ms(values: list[float]) -> str:
 
 def row(model_name: str, tool: str, result: dict) -> list[str]:
     if "error" in result:
-        return [model_name, tool, "no picture", "-", result["error"], "-", "-"]
+        return [model_name, tool, "no picture", "-", result["error"], "-", "-", "-"]
     seconds = result["seconds"] + result.get("browser_s", 0)
     if "browser_error" in result:
-        return [model_name, tool, "no picture", "-", result["browser_error"], "-", "-"]
+        return [model_name, tool, "no picture", "-", result["browser_error"], "-", "-", "-"]
     note = f" ({result['note']})" if result.get("note") else ""
     split = f" ({result['seconds']:.2f} + browser {result['browser_s']:.2f})" if "browser_s" in result else ""
     return [model_name, tool, f"{seconds:.2f} s{split}", f"{result['nodes']:,}{note}", ops_cell(result),
             ms(result.get("gaps", [])) if "gaps" in result else "n/a (static SVG)",
-            ms(result.get("drawMs", [])) if tool == "stockdemo" else "-"]
+            ms(result.get("drawMs", [])) if tool == "stockdemo" else "-",
+            ms(result.get("rasterMs", [])) if tool == "stockdemo" else "-"]
 
 
 HEAD = ["model", "tool", "time to picture", "nodes drawn", "ops by type vs autograd's walk",
-        "zoom frame gap ms (median / p95 / max)", "view draw ms (median / p95 / max)"]
+        "zoom frame gap ms (median / p95 / max)", "view draw ms (median / p95 / max)",
+        "canvas raster ms (median / p95 / max)"]
 
 
 def markdown(rows: list[list[str]], preface: str) -> str:
