@@ -1,0 +1,338 @@
+"""Side by side with the anchors: torchviz, torchview, torchvista and stockdemo on the same six models.
+
+    python bench/anchors.py [--models seed,gru] [--tools torchviz,stockdemo] [--timeout 120] [--frames 40]
+
+The models are ``stockdemo.zoo.ZOO`` (the seed, a GRU at T 200 with 4 layers, a 6-layer
+nn.TransformerEncoder, a residual CNN, an nn.LSTMCell loop, a data-dependent ``while``).
+The three anchors come from PyPI into their own virtual environment
+(artifacts/anchors-venv, made on the first run, with torch 2.13.0 from the CPU file on
+disk); stockdemo runs in this one. Each model and tool runs in its own process, killed
+after ``--timeout`` seconds. For each, printed and written to artifacts/anchors.md:
+
+- time to the picture, from the call with the model and its input in hand (the forward
+  included) to the picture drawn: torchviz's ``make_dot`` and torchview's ``draw_graph``
+  until ``dot -Tsvg`` has written the SVG; torchvista's ``trace_model`` HTML, and
+  stockdemo's (``capture_graph`` + ``render.layout`` + the offline handout), until
+  headless Chromium has drawn it;
+- the nodes drawn (the SVG's nodes; torchvista's drawn node groups; the view's boxes);
+- whether the ops by type equal autograd's own: a ``grad_fn.next_functions`` walk from
+  the output, counted by ``type(fn).__name__``, against what the tool drew, where it draws
+  autograd nodes (torchview and torchvista draw modules and torch calls: n/a);
+- the frame time while zooming, where the tool can zoom in the browser (torchvista, and
+  stockdemo's view: a wheel event every frame, in then out, timed by requestAnimationFrame;
+  for stockdemo also its own draw time, ``data-draw-ms``, and, in a second pass, the time
+  the canvas then takes to rasterise those commands). Static SVG: n/a.
+
+Graphviz's ``dot`` (Debian's graphviz) draws torchviz's and torchview's pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+ENV = ROOT / "artifacts" / "anchors-venv"
+OUT = ROOT / "artifacts" / "anchors"
+TABLE = ROOT / "artifacts" / "anchors.md"
+# torch stays the CPU file on disk: named in the same install, the tools cannot pull another.
+PINS = ("torch==2.13.0", "numpy==2.4.6", "graphviz==0.21",
+        "torchviz==0.0.3", "torchview==0.2.7", "torchvista==0.2.13")
+TOOLS = ("torchviz", "torchview", "torchvista", "stockdemo")
+NO_DOT = "needs Graphviz's dot: apt-get install graphviz"
+FN_NODE = re.compile(r"\t\S+ \[label=(\w+)\]$")  # a DOT node statement with no fillcolor
+
+
+def autograd_ops(output) -> Counter:
+    """Autograd's own graph behind ``output``: every grad_fn once, counted by type name."""
+    seen, todo = {output.grad_fn}, [output.grad_fn]
+    while todo:
+        for fn, _ in todo.pop().next_functions:
+            if fn is not None and fn not in seen:
+                seen.add(fn)
+                todo.append(fn)
+    return Counter(type(fn).__name__ for fn in seen)
+
+
+def stage(text: str) -> None:
+    """How far a worker got, for the row of one stopped at the time limit."""
+    print(f"stage: {text}", file=sys.stderr, flush=True)
+
+
+def svg_of(dot_source: str, path: Path) -> str:
+    """DOT -> SVG by Graphviz's ``dot``, written to ``path``."""
+    done = subprocess.run(["dot", "-Tsvg"], input=dot_source.encode(), capture_output=True, check=True)
+    path.write_bytes(done.stdout)
+    return done.stdout.decode()
+
+
+# Each tool: (model, x, files folder) -> what it drew. Runs in a worker process, timed there.
+
+def draw_torchviz(model, x, out: Path) -> dict:
+    from torchviz import make_dot
+
+    started = time.perf_counter()
+    dot = make_dot(model(x), params=dict(model.named_parameters()))
+    stage(f"make_dot gave {len(dot.body):,} DOT lines in {time.perf_counter() - started:.2f} s")
+    svg = svg_of(dot.source, out / "torchviz.svg")
+    seconds = time.perf_counter() - started
+    # Grad_fn nodes are the unfilled ones; tensors (parameters, outputs) carry a fillcolor.
+    ops = Counter(m.group(1) for m in map(FN_NODE.match, dot.body) if m)
+    return {"seconds": seconds, "nodes": svg.count('class="node"'), "ops": ops}
+
+
+def draw_torchview(model, x, out: Path) -> dict:
+    from torchview import draw_graph
+
+    started = time.perf_counter()
+    graph = draw_graph(model, input_data=x)
+    stage(f"draw_graph done in {time.perf_counter() - started:.2f} s")
+    svg = svg_of(graph.visual_graph.source, out / "torchview.svg")
+    return {"seconds": time.perf_counter() - started, "nodes": svg.count('class="node"'), "ops": None}
+
+
+def draw_torchvista(model, x, out: Path) -> dict:
+    from torchvista import trace_model
+
+    path = out / "torchvista.html"
+    started = time.perf_counter()
+    trace_model(model, x, export_format="html", export_path=str(path))
+    return {"seconds": time.perf_counter() - started, "page": str(path), "ops": None}
+
+
+def draw_stockdemo(model, x, out: Path) -> dict:
+    """Ours, for now through the Playground's path: the one function to swap for a general capture."""
+    from stockdemo.graph import capture_graph
+    from stockdemo.handout import handout_html
+    from stockdemo.render import layout
+
+    path = out / "stockdemo.html"
+    started = time.perf_counter()
+    graph = capture_graph(model(x), model, x)
+    picture = layout(graph, "unrolled", max_nodes=None)
+    path.write_text(handout_html(picture, title="Autograd graph"), encoding="utf-8")
+    seconds = time.perf_counter() - started
+    # A node's op is grad_fn.name(): 'torch::autograd::AccumulateGrad' for a parameter's.
+    ops = Counter(n.op.rsplit("::", 1)[-1] for n in graph.nodes if n.kind in ("op", "parameter"))
+    placed = "steps x layers" if graph.meta.get("unrolled") else "one block: no steps x layers found"
+    return {"seconds": seconds, "page": str(path), "ops": ops, "note": placed}
+
+
+DRAW = {"torchviz": draw_torchviz, "torchview": draw_torchview, "torchvista": draw_torchvista,
+        "stockdemo": draw_stockdemo}
+
+
+def worker(tool: str, model_name: str, out: Path) -> None:
+    """One tool on one model; prints one JSON line."""
+    import torch
+
+    from stockdemo.zoo import ZOO
+
+    torch.set_num_threads(1)
+    out.mkdir(parents=True, exist_ok=True)
+    model, x = ZOO[model_name]()
+    reference = autograd_ops(model(x))  # also warms torch up before the timed call
+    started = time.perf_counter()
+    try:
+        result = DRAW[tool](model, x, out)
+    except Exception as e:  # the tool's own failure is a result
+        result = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}",
+                  "seconds": time.perf_counter() - started}
+    result["reference"] = reference
+    print(json.dumps(result))
+
+
+def anchors_python() -> Path:
+    """The anchors' virtual environment, made once (torch==2.13.0 takes the CPU file on disk)."""
+    python = ENV / "bin" / "python"
+    stamp = ENV / "pins.txt"
+    if not (stamp.exists() and stamp.read_text() == "\n".join(PINS)):
+        shutil.rmtree(ENV, ignore_errors=True)
+        print(f"making {ENV.relative_to(ROOT)}: {' '.join(PINS)} (a minute or two, once)", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(ENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *PINS], check=True)
+        stamp.write_text("\n".join(PINS))
+    return python
+
+
+def run_worker(tool: str, model_name: str, timeout: float) -> dict:
+    python = sys.executable if tool == "stockdemo" else str(anchors_python())
+    out = OUT / model_name
+    proc = subprocess.Popen([python, __file__, "--worker", tool, model_name, str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the worker and its dot
+        stages = [line[7:] for line in proc.communicate()[1].splitlines() if line.startswith("stage: ")]
+        reached = f"; {stages[-1]}, then dot ran on" if stages else ""
+        return {"error": f"no picture after {timeout:.0f} s (stopped{reached})", "seconds": None}
+    lines = [line for line in stdout.splitlines() if line.startswith("{")]
+    if proc.returncode or not lines:
+        tail = (stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": f"exit {proc.returncode}: {tail[:160]}", "seconds": None}
+    return json.loads(lines[-1])
+
+
+# In the page: a wheel event on the zoom surface every frame, half in, half out; the gaps
+# between frames (requestAnimationFrame) and, for stockdemo's view, its own draw time.
+# With ``flush``, each frame's canvas is then read back (getImageData), which waits for
+# its drawing commands to be rasterised: the raster time the view's draw time leaves out.
+ZOOM = """async ([surface, frames, delta, flush]) => {
+  const el = document.querySelector(surface);
+  const view = document.querySelector("[data-testid='graph-view']");
+  const r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const raf = () => new Promise((done) => requestAnimationFrame(done));
+  const gaps = [], drawMs = [], rasterMs = [];
+  const ctx = flush && el.getContext('2d');
+  let last = await raf();
+  for (let i = 0; i < frames; i++) {
+    const draws = view ? +view.dataset.draws : 0;
+    el.dispatchEvent(new WheelEvent('wheel', {deltaY: i < frames / 2 ? -delta : delta, deltaMode: 0,
+      clientX: x, clientY: y, bubbles: true, cancelable: true, view: window}));
+    const now = await raf();
+    gaps.push(now - last);
+    last = now;
+    if (view && +view.dataset.draws !== draws) drawMs.push(+view.dataset.drawMs);
+    if (ctx) {
+      const t0 = performance.now();
+      ctx.getImageData(0, 0, 1, 1);
+      rasterMs.push(performance.now() - t0);
+      last = await raf();  // the read-back's time stays out of the next gap
+    }
+  }
+  return {gaps, drawMs, rasterMs};
+}"""
+
+PAGES = {  # tool -> (drawn when this is true, the nodes drawn, the element zoom listens on)
+    "torchvista": ("document.querySelectorAll('g[class^=\"node_\"]').length > 0",
+                   "document.querySelectorAll('g[class^=\"node_\"]').length",
+                   "[id^='graph_'] > svg"),
+    "stockdemo": ("!!document.querySelector(\"[data-testid='graph-view'][data-drawn-graph]\")",
+                  "+document.querySelector(\"[data-testid='graph-view']\").dataset.nodes",
+                  "[data-testid='graph-view'] canvas"),
+}
+
+
+def in_browser(browser, tool: str, page_file: str, frames: int, timeout: float) -> dict:
+    """Open the tool's HTML from disk until drawn, then zoom it."""
+    drawn, count, surface = PAGES[tool]
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        started = time.perf_counter()
+        page.goto(Path(page_file).as_uri(), timeout=timeout * 1e3)
+        page.wait_for_function(drawn, polling=5, timeout=timeout * 1e3)
+        seconds = time.perf_counter() - started
+        nodes = page.evaluate(count)
+        zoom = page.evaluate(ZOOM, [surface, frames, 40, False])
+        if tool == "stockdemo":
+            zoom["rasterMs"] = page.evaluate(ZOOM, [surface, frames, 40, True])["rasterMs"]
+        return {"browser_s": seconds, "nodes": nodes, **zoom}
+    except Exception as e:  # a page that never draws is a result
+        return {"browser_error": f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"}
+    finally:
+        page.close()
+
+
+def ops_cell(result: dict) -> str:
+    if result.get("ops") is None:
+        return "module graph: n/a"
+    got, want = Counter(result["ops"]), Counter(result["reference"])
+    if got == want:
+        return f"equal ({sum(want.values()):,} nodes, {len(want)} types)"
+    diff = sorted(set(got) | set(want), key=lambda k: -abs(got[k] - want[k]))
+    shown = ", ".join(f"{k} {got[k]} vs {want[k]}" for k in diff if got[k] != want[k])
+    return f"differs: {shown[:120]}"
+
+
+def ms(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    q = statistics.quantiles(values, n=20) if len(values) > 1 else values
+    return f"{statistics.median(values):.1f} / {q[-1]:.1f} / {max(values):.1f}"
+
+
+def row(model_name: str, tool: str, result: dict) -> list[str]:
+    if "error" in result:
+        return [model_name, tool, "no picture", "-", result["error"], "-", "-", "-"]
+    seconds = result["seconds"] + result.get("browser_s", 0)
+    if "browser_error" in result:
+        return [model_name, tool, "no picture", "-", result["browser_error"], "-", "-", "-"]
+    note = f" ({result['note']})" if result.get("note") else ""
+    split = f" ({result['seconds']:.2f} + browser {result['browser_s']:.2f})" if "browser_s" in result else ""
+    return [model_name, tool, f"{seconds:.2f} s{split}", f"{result['nodes']:,}{note}", ops_cell(result),
+            ms(result.get("gaps", [])) if "gaps" in result else "n/a (static SVG)",
+            ms(result.get("drawMs", [])) if tool == "stockdemo" else "-",
+            ms(result.get("rasterMs", [])) if tool == "stockdemo" else "-"]
+
+
+HEAD = ["model", "tool", "time to picture", "nodes drawn", "ops by type vs autograd's walk",
+        "zoom frame gap ms (median / p95 / max)", "view draw ms (median / p95 / max)",
+        "canvas raster ms (median / p95 / max)"]
+
+
+def markdown(rows: list[list[str]], preface: str) -> str:
+    lines = [preface, "", "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default=",".join(("seed", "gru", "transformer", "resnet",
+                                                       "lstm_loop", "while_loop")))
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per model and tool")
+    parser.add_argument("--frames", type=int, default=40, help="wheel events while zooming")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker[0], args.worker[1], Path(args.worker[2]))
+        return
+    tools = args.tools.split(",")
+    if shutil.which("dot") is None and {"torchviz", "torchview"} & set(tools):
+        print(f"torchviz and torchview {NO_DOT} (Debian's package); their rows will say so.")
+    from playwright.sync_api import sync_playwright
+
+    from tests.helpers import CHROMIUM, CHROMIUM_ARGS
+
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for model_name in args.models.split(","):
+            for tool in tools:
+                if tool in ("torchviz", "torchview") and shutil.which("dot") is None:
+                    result = {"error": NO_DOT}
+                else:
+                    result = run_worker(tool, model_name, args.timeout)
+                if "page" in result:
+                    result.update(in_browser(browser, tool, result["page"], args.frames, args.timeout))
+                rows.append(row(model_name, tool, result))
+                print(" | ".join(rows[-1]), flush=True)
+        browser.close()
+    load = os.getloadavg()
+    preface = (f"Provisional figures from `python bench/anchors.py` on {os.cpu_count()} cores "
+               f"(load average {load[0]:.1f} at the end): one run each, on a shared box.")
+    TABLE.parent.mkdir(parents=True, exist_ok=True)
+    TABLE.write_text(markdown(rows, preface), encoding="utf-8")
+    print()
+    print(markdown(rows, preface))
+    print(f"written to {TABLE.relative_to(ROOT)}; pictures in {OUT.relative_to(ROOT)}/")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""stockdemo as a library: the wheel, its declared dependencies, and a fresh virtual environment.
+
+The wheel is built by ``python -m build --wheel`` from a clean copy of the repository's
+files (what a clone holds), installed with the dependencies it declares into a virtual
+environment that sees no other site-packages, and used from a directory with no
+repository beside it: the default run, and an offline handout carrying the view's
+JavaScript. The environment (about 1.2 GB: torch is most of it) is kept under
+artifacts/ between runs, one per set of declared dependencies; a later run reinstalls
+only the wheel and checks the dependencies still hold (``pip check``).
+"""
+
+from __future__ import annotations
+
+import ast
+import fcntl
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import torch
+from packaging.requirements import Requirement
+
+from stockdemo import RunConfig, StockPredictor, run
+from stockdemo.handout import _inline_script
+from stockdemo.render import layout
+from tests.conftest import ROOT
+
+VENVS = ROOT / "artifacts" / "package-venv"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def pins(path: Path) -> dict[str, str]:
+    """requirements file -> {normalised name: exact version} (``-r`` lines and comments skipped)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            req = Requirement(line)
+            (spec,) = req.specifier
+            out[_norm(req.name)] = spec.version
+    return out
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def declared() -> dict[str, list[Requirement]]:
+    """'' (the core) and each extra -> its requirements, as pyproject.toml declares them."""
+    groups = {"": PYPROJECT["dependencies"], **PYPROJECT["optional-dependencies"]}
+    return {k: [Requirement(r) for r in v] for k, v in groups.items()}
+
+
+def test_every_pin_of_the_app_is_declared_with_a_range_the_pin_satisfies():
+    app_pins = pins(ROOT / "requirements.txt")
+    by_name = {_norm(r.name): r for reqs in declared().values() for r in reqs}
+    assert set(app_pins) <= set(by_name), f"pinned but not declared: {set(app_pins) - set(by_name)}"
+    for name, version in app_pins.items():
+        assert by_name[name].specifier.contains(version), f"{name}=={version} outside {by_name[name]}"
+
+
+def test_the_declared_torch_admits_the_cpu_file_on_disk_and_no_newer_release():
+    (torch_req,) = [r for r in declared()[""] if r.name == "torch"]
+    assert torch_req.specifier.contains(torch.__version__)  # 2.13.0+cpu, the file on disk
+    for newer in ("2.13.1", "2.14.0", "2.15.0", "3.0.0"):
+        assert not torch_req.specifier.contains(newer)
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n != "stockdemo"}
+
+
+def _closure(reqs: list[Requirement]) -> set[str]:
+    """The distributions ``reqs`` bring in, theirs included (as installed in this environment)."""
+    seen: set[str] = set()
+    todo = [_norm(r.name) for r in reqs]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in metadata.requires(name) or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(_norm(req.name))
+    return seen
+
+
+def test_every_module_the_package_imports_comes_with_a_declared_dependency():
+    groups = declared()
+    provided = _closure(groups[""] + groups["app"])
+    dists = metadata.packages_distributions()
+    for path in sorted((ROOT / "stockdemo").rglob("*.py")):
+        for module in _third_party_imports(path):
+            owners = {_norm(d) for d in dists.get(module, [])}
+            assert owners & provided, f"{path.relative_to(ROOT)} imports {module}, which no " \
+                                      f"declared dependency brings ({owners or 'not installed'})"
+
+
+def _clone(dest: Path) -> Path:
+    """The repository's files as a fresh clone holds them (tracked, and new ones not ignored)."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    src = _clone(tmp_path_factory.mktemp("clone"))
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(src)],
+                   check=True, capture_output=True, timeout=300)
+    (built,) = out.glob("stockdemo-*.whl")
+    return built
+
+
+def _requires_dist(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as z:
+        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        return "\n".join(line for line in z.read(meta).decode().splitlines()
+                         if line.startswith(("Requires-Dist:", "Provides-Extra:")))
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    """A virtual environment holding the wheel and what it declares (core and the notebook extra).
+
+    Created with no access to any other site-packages; pip resolves the wheel's own
+    Requires-Dist, held to requirements.txt's pins where it names the package.
+    """
+    constraints = tmp_path_factory.mktemp("constraints") / "constraints.txt"
+    constraints.write_text("\n".join(f"{n}=={v}" for n, v in pins(ROOT / "requirements.txt").items()))
+    key = hashlib.sha256("\n".join([sys.version, _requires_dist(wheel), constraints.read_text()])
+                         .encode()).hexdigest()[:12]
+    env = VENVS / key
+    VENVS.mkdir(parents=True, exist_ok=True)
+    with open(VENVS / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one test run builds it; another waits
+        for old in VENVS.iterdir():
+            if old.is_dir() and old.name != key:
+                shutil.rmtree(old)  # an environment for other dependencies: 1.2 GB each
+        pip = [str(env / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        if not (env / ".complete").exists():
+            shutil.rmtree(env, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+            subprocess.run([*pip, "-c", str(constraints), f"{wheel}[notebook]"], check=True,
+                           capture_output=True, timeout=900)
+            (env / ".complete").touch()
+        else:
+            subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], check=True,
+                           capture_output=True, timeout=300)
+        subprocess.run([str(env / "bin" / "python"), "-m", "pip", "check"], check=True,
+                       capture_output=True, timeout=120)
+    return env
+
+
+def test_the_wheel_holds_every_built_view_file_and_the_bundled_prices(wheel):
+    built = [p for p in (ROOT / "stockdemo").rglob("*") if p.suffix in (".js", ".css")]
+    built += list((ROOT / "static").glob("*.js"))
+    assert {p.suffix for p in built} == {".js", ".css"}
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        for path in built:
+            # static/ is Streamlit's, beside app.py: the build writes its bundles into the package.
+            inside = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT / "stockdemo") \
+                else f"stockdemo/ui/graph_view/{path.name}"
+            assert inside in names, f"{inside} is not in the wheel"
+            assert z.read(inside) == path.read_bytes()
+        assert z.read("stockdemo/data/stocks.csv.gz") == (ROOT / "stockdemo/data/stocks.csv.gz").read_bytes()
+        assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "frontend/"))]
+
+
+# Run by the fresh environment's Python, isolated (-I: no PYTHONPATH, no current directory).
+USE = """
+import json, pathlib, sys
+import stockdemo
+from stockdemo import RunConfig, run
+from stockdemo.handout import SCRIPT, view_handout
+from stockdemo.render import layout
+
+config = RunConfig()
+result = run(config)
+picture = layout(result.graph, "auto", max_nodes=None)
+pathlib.Path(sys.argv[1]).write_text(view_handout(picture, config=config), encoding="utf-8")
+print(json.dumps({"file": stockdemo.__file__, "script": str(SCRIPT), "nodes": len(picture.nodes),
+                  "predictions": result.predictions.tolist(), "path": sys.path}))
+"""
+
+
+def test_the_installed_wheel_runs_the_seed_and_writes_an_offline_handout_with_no_repository_beside_it(
+        venv, wheel, tmp_path):
+    handout = tmp_path / "seed.html"
+    done = subprocess.run([str(venv / "bin" / "python"), "-I", "-c", USE, str(handout)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=True)
+    out = json.loads(done.stdout)
+    site = venv.resolve()
+    assert Path(out["file"]).resolve().is_relative_to(site)
+    assert not any(p and Path(p).resolve().is_relative_to(ROOT.resolve()) and
+                   not Path(p).resolve().is_relative_to(site) for p in out["path"])
+
+    # The seed snippet by hand, in this process, with torch alone.
+    config = RunConfig()
+    torch.manual_seed(config.seed)
+    x = torch.randn(10, 5, 3)
+    expected = StockPredictor(3, 10, 1, 1)(x).detach()
+    torch.testing.assert_close(torch.tensor(out["predictions"]), expected)
+
+    text = handout.read_text(encoding="utf-8")
+    site_packages = Path(out["file"]).resolve().parent.parent
+    script = Path(out["script"]).resolve().relative_to(site_packages)  # the view handout.py inlines
+    with zipfile.ZipFile(wheel) as z:
+        view_js = z.read(script.as_posix()).decode()
+    assert _inline_script(view_js) in text
+    assert "<script src" not in text  # nothing to fetch: the view is inline
+    data = json.loads(re.search(r'<script type="application/json" id="stockdemo-data">(.*?)</script>',
+                                text, re.S).group(1))
+    assert len(data["nodes"]["id"]) == out["nodes"] == len(layout(run(config).graph, "auto",
+                                                                  max_nodes=None).nodes)
+
+
+IMPORT_ALL = """
+import importlib, json, pkgutil
+import stockdemo
+failed = {}
+for m in pkgutil.walk_packages(stockdemo.__path__, "stockdemo."):
+    try:
+        importlib.import_module(m.name)
+    except ModuleNotFoundError as e:
+        failed[m.name] = e.name
+print(json.dumps(failed))
+"""
+
+
+def test_without_the_app_extra_only_the_streamlit_side_fails_to_import(venv, tmp_path):
+    done = subprocess.run([str(venv / "bin" / "python"), "-I", "-c", IMPORT_ALL], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=True)
+    failed = json.loads(done.stdout)
+    app_only = _closure(declared()["app"]) - _closure(declared()[""])
+    dists = metadata.packages_distributions()
+    assert "stockdemo.handout" not in failed and "stockdemo.live" not in failed
+    for module, missing in failed.items():
+        owners = {_norm(d) for d in dists.get(missing.split(".")[0], [])}
+        assert owners & app_only, f"{module} needs {missing}, which the core should have brought"
