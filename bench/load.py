@@ -78,6 +78,7 @@ import json
 import os
 import random
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -85,6 +86,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +104,7 @@ from tests.helpers import free_port, page_paths, server_command  # noqa: E402
 
 CORES = len(os.sched_getaffinity(0))
 RSS_EVERY_S = 2.0  # memory sampling interval
+MAX_SESSIONS = 400  # a lecture hall of 300, and some
 PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without sliders
 # What a learner moves: the model's sliders, and on the Lab its experiments' own.
 SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3),
@@ -316,8 +319,15 @@ class Session:
         ), timeout=self.run_timeout)
 
     def _get_page(self) -> None:
+        """GET the page, then, as the browser, its first health check, whose answer sets Streamlit's
+        XSRF cookie (HAProxy answers a browser that has it, and a replica lets it back in when full)."""
         qs = "&".join(f"{k}={v}" for k, v in self.query.items())
-        request = urllib.request.Request(f"{self.base}/{self.page}" + (f"?{qs}" if qs else ""))
+        self._get(f"/{self.page}" + (f"?{qs}" if qs else ""))
+        if "_streamlit_xsrf" not in self.cookies:
+            self._get("/_stcore/health")
+
+    def _get(self, path: str) -> None:
+        request = urllib.request.Request(self.base + path)
         if self.cookies:
             request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
         with urllib.request.urlopen(request, timeout=30) as r:
@@ -326,6 +336,9 @@ class Session:
             for header in r.headers.get_all("Set-Cookie") or []:
                 jar.load(header)
         self.cookies.update({k: m.value for k, m in jar.items()})
+        for k, m in jar.items():
+            if m["max-age"] == "0":  # expired (a full replica's page ends the affinity)
+                self.cookies.pop(k, None)
 
     async def reconnect(self) -> None:
         """As the browser after a lost connection: same cookies and URL, widget states from the URL."""
@@ -533,10 +546,14 @@ def nudge(s: Session, rng: random.Random) -> None:
         s.press(PAGE_BUTTONS[s.page])
 
 
-def playground_plan(idx: int, moves: int, seed: int) -> list[tuple[str, int | None]]:
-    """(slider key, value or None = another layer count): shared and own sequence lengths."""
+def playground_plan(idx: int, moves: int, seed: int, t_only: bool = False) -> list[tuple[str, int | None]]:
+    """(slider key, value or None = another layer count): shared and own sequence lengths.
+
+    ``t_only``: every move is T (a lecture's "everyone move T now"), shared and own values in turn.
+    """
     rng = random.Random(seed * 1000 + idx)
-    kinds = ("seq_len", "seq_len", "hidden_size", "seq_len", "num_layers", "seq_len")
+    kinds = ("seq_len",) if t_only else \
+        ("seq_len", "seq_len", "hidden_size", "seq_len", "num_layers", "seq_len")
     plan, used = [], {5}
     for j in range(moves):
         key = kinds[j % len(kinds)]
@@ -578,6 +595,7 @@ def reference_line() -> str:
 class Tally:
     times: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # 429 or 503 from a limit: counted apart
     cpu_per_run: float = float("nan")  # CPU seconds of every process over the runs timed
 
     def add(self, out: RunOutcome, label: str) -> None:
@@ -587,7 +605,18 @@ class Tally:
     def line(self, name: str) -> str:
         return (f"{name:<20} runs {len(self.times):>4}  p50 {pct(self.times, 50):6.2f} s  "
                 f"p95 {pct(self.times, 95):6.2f} s  max {max(self.times, default=float('nan')):6.2f} s  "
-                f"errors {len(self.errors)}")
+                f"errors {len(self.errors)}  refused {len(self.refused)}")
+
+
+# The client limits' answer and a full replica's (deploy/haproxy.cfg, deploy/replica_limits.py).
+REFUSALS = (429, 503)
+
+
+def refusal(exc: BaseException) -> int | None:
+    """The HTTP status of a limit's refusal (a page load's or a websocket's), else None."""
+    status = getattr(exc, "code", None) if isinstance(exc, urllib.error.HTTPError) else \
+        exc.response.status_code if isinstance(exc, InvalidStatus) else None
+    return status if status in REFUSALS else None
 
 
 async def guarded(tally: Tally, label: str, coro):
@@ -597,7 +626,10 @@ async def guarded(tally: Tally, label: str, coro):
     except TimeoutError:
         tally.errors.append(f"{label}: timeout")
     except (ConnectionClosed, InvalidStatus, OSError) as exc:
-        tally.errors.append(f"{label}: disconnected ({exc!r})")
+        if refusal(exc):
+            tally.refused.append(f"{label}: {refusal(exc)}")
+        else:
+            tally.errors.append(f"{label}: disconnected ({exc!r})")
     except (KeyError, ValueError, IndexError) as exc:  # a page that did not draw its controls
         tally.errors.append(f"{label}: {exc!r}")
     return None
@@ -633,13 +665,15 @@ async def burst_page(target: Target, page: str, args) -> Tally:
     sessions = [Session(target.url, page, args.timeout) for _ in range(args.sessions)]
 
     async def first(i: int, s: Session) -> None:
+        # A class opens the page as people do, spread over a while, not in one instant.
+        await asyncio.sleep(i / args.open_rate if args.open_rate else 0)
         await s.open()
         await s.run()
 
     await asyncio.gather(*(guarded(tally, f"{page} s{i} open", first(i, s))
                            for i, s in enumerate(sessions)))
     alive = [s for s in sessions if s.page_hash]
-    plans = {id(s): playground_plan(i, args.moves, args.seed) for i, s in enumerate(alive)}
+    plans = {id(s): playground_plan(i, args.moves, args.seed, args.t_only) for i, s in enumerate(alive)}
     cpu0 = target.cpu_s()  # the moves only, not the first page loads
 
     async def move(i: int, s: Session, j: int) -> None:
@@ -647,6 +681,7 @@ async def burst_page(target: Target, page: str, args) -> Tally:
         await asyncio.sleep(rng.uniform(0, args.jitter))
         if page == "playground":
             key, value = plans[id(s)][j]
+
             s.set_value(key, value if value is not None else int(s.value(key)) % 4 + 1)
         else:
             nudge(s, rng)
@@ -672,16 +707,18 @@ def scenario_burst(args) -> int:
             t0 = time.monotonic()
             results[page] = asyncio.run(burst_page(target, page or "", args))
             print(results[page].line(page or "home")
-                  + f"  CPU/move {results[page].cpu_per_run * 1e3:4.0f} ms"
+                  + f"  CPU/move {results[page].cpu_per_run * 1e3:5.1f} ms"
                   + f"  memory (PSS) peak {target.peak_rss(t0):.0f} MB (before {rss0:.0f})  {load_line()}",
                   flush=True)
     finally:
-        problems = [e for t in results.values() for e in t.errors]
+        problems = [e for t in results.values() for e in t.errors + t.refused]
         log = finish(target, problems)
     for t in results.values():
-        failed |= pct(t.times, 95) > TARGETS["burst_p95_s"] or bool(t.errors)
-    print(f"\nburst, {args.target}, {args.sessions} sessions x {args.moves} moves per page: "
-          f"target p95 <= {TARGETS['burst_p95_s']} s and no errors: {'MISSED' if failed else 'met'}")
+        failed |= pct(t.times, 95) > TARGETS["burst_p95_s"] or bool(t.errors) or bool(t.refused)
+    print(f"\nburst, {args.target}, {args.sessions} sessions x {args.moves} moves per page, opening "
+          + (f"{args.open_rate:g} a second" if args.open_rate else "at once")
+          + f": target p95 <= {TARGETS['burst_p95_s']} s, no errors, none refused: "
+          f"{'MISSED' if failed else 'met'}")
     return 1 if failed or log else 0
 
 
@@ -1010,10 +1047,16 @@ def main() -> int:
     ap.add_argument("--pause", type=float, default=1.0, help="pause between rounds, s")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--open-rate", type=float, default=5.0,
+                    help="burst: sessions opening a second, as a class arriving (0: all at once)")
+    ap.add_argument("--t-only", action="store_true", help="burst: on the Playground every move is T")
     args = ap.parse_args()
     args.pages = ["" if p == "home" else p for p in args.pages]
-    if not 1 <= args.sessions <= 100 or not 1 <= args.moves <= 50:
-        ap.error("--sessions must be 1..100 and --moves 1..50")
+    if not 1 <= args.sessions <= MAX_SESSIONS or not 1 <= args.moves <= 50 or args.open_rate < 0:
+        ap.error(f"--sessions must be 1..{MAX_SESSIONS}, --moves 1..50, --open-rate >= 0")
+    # Each session holds a websocket and, while it opens, an HTTP connection.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * args.sessions + 256)), hard))
     if args.scenario == "failover":
         args.moves = max(args.moves, 5)
     print(f"bench/load.py {args.scenario}: {CORES} cores; {load_line()}", flush=True)

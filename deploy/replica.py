@@ -1,4 +1,5 @@
-"""One replica of the app: its training workers start with it, then Streamlit serves ``app.py``.
+"""One replica of the app: its training workers start with it, then Streamlit serves ``app.py``
+behind the replica's limits (``deploy/replica_app.py``: seats and each session's message rate).
 
     python deploy/replica.py [--cold] [streamlit run options, e.g. --server.port 8502]
 
@@ -37,7 +38,7 @@ def main(options: list[str]) -> None:
     else:
         workers.shared_pool()  # starts the workers in the background; the pages find this pool
     replicas.start_roll()
-    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *options]
+    sys.argv = ["streamlit", "run", str(ROOT / "deploy" / "replica_app.py"), *options]
     cli.main()  # exits with Streamlit's own status
 
 

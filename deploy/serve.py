@@ -1,7 +1,7 @@
 """One command for a class: N app replicas behind HAProxy, with a shared Redis.
 
     python deploy/serve.py [--replicas N] [--port 8501] [--address 0.0.0.0] [--state FILE]
-                           [--client-limits on|off]
+                           [--client-limits on|off] [--client-address src|forwarded] [--capacity N]
 
 (``make serve`` runs this; ``REPLICAS=n`` and ``PORT`` choose.) It starts:
 
@@ -56,10 +56,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from deploy.replica_limits import busy_page  # noqa: E402  (this file also runs as a script)
+
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
 PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server"}  # program -> Debian package
 SBIN_PATH = "/usr/local/sbin:/usr/sbin:/sbin"  # Debian puts haproxy in /usr/sbin
 REJOIN_AFTER_S = 20.0  # a restarted replica's wait before it takes sessions again
+BUSY_RETRY_S = 10  # HAProxy's page-load rate counts over 10 s
 START_TIMEOUT_S = 90.0
 
 
@@ -92,19 +96,36 @@ def find_programs() -> dict[str, str]:
     return {p: shutil.which(p, path=search) for p in PROGRAMS}
 
 
+def keep_blocks(text: str, name: str, keep: bool) -> str:
+    """The template with the block marked ``# >>> name`` ... ``# <<< name`` kept or left out."""
+    if keep:
+        return text
+    head, rest = text.split(f"    # >>> {name}", 1)
+    return head + rest.split(f"    # <<< {name}\n", 1)[1]
+
+
 def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]], admin: Path,
-                   client_limits: bool = True) -> str:
+                   client_limits: bool = True, client_address: str = "src") -> str:
     """The template with this start's address, servers and admin socket filled in.
 
-    ``client_limits=False`` leaves out the per-client limits: for a benchmark whose
-    hundreds of sessions all come from one address, standing for many schools.
+    ``client_limits=False`` leaves out the per-client limits: for a benchmark that
+    stands for many schools behind many addresses. ``client_address``: ``src`` (each
+    connection's own address) or ``forwarded`` (behind another proxy: the address it
+    appended to X-Forwarded-For). The page HAProxy sends a client over its page-load
+    rate is written beside the admin socket.
     """
+    if client_address not in ("src", "forwarded"):
+        raise ValueError(f"client_address must be src or forwarded, not {client_address!r}")
     servers = "\n".join(f"    server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas)
-    text = TEMPLATE.read_text()
-    if not client_limits:
-        head, rest = text.split("    # >>> client limits", 1)
-        text = head + rest.split("    # <<< client limits\n", 1)[1]
-    return string.Template(text).substitute(bind=bind, port=port, servers=servers, socket=admin)
+    text = keep_blocks(TEMPLATE.read_text(), "client limits", client_limits)
+    text = keep_blocks(text, "direct clients", client_address == "src")
+    text = keep_blocks(text, "forwarded clients", client_address == "forwarded")
+    page = Path(admin).with_name("busy.html")
+    page.write_text(busy_page("Too many at once from your network",
+                              "Many browsers at your address opened the app in the last seconds.",
+                              BUSY_RETRY_S))
+    return string.Template(text).substitute(bind=bind, port=port, servers=servers, socket=admin,
+                                            busy_page=page)
 
 
 def haproxy_says(admin: Path, command: str) -> str:
@@ -277,7 +298,8 @@ def serve(args: argparse.Namespace) -> int:
                # One secret for all replicas, so a session's cookies are valid on any of them.
                "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
                # As hosted: a file changed under a running server must not unload modules.
-               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}
+               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
+               **({"STOCKDEMO_CAPACITY": str(args.capacity)} if args.capacity else {})}
         for i in range(n):
             # Its name on the replica roll (stockdemo.replicas) is its name here and in HAProxy.
             replica = Replica(f"r{i + 1}", free_port(), {**env, "STOCKDEMO_REPLICA": f"r{i + 1}"})
@@ -287,7 +309,8 @@ def serve(args: argparse.Namespace) -> int:
         cfg = workdir / "haproxy.cfg"
         admin = workdir / "haproxy.sock"
         cfg.write_text(haproxy_config(args.address, args.port, [(r.name, r.port) for r in replicas],
-                                      admin, client_limits=args.client_limits == "on"))
+                                      admin, client_limits=args.client_limits == "on",
+                                      client_address=args.client_address))
         check = subprocess.run([programs["haproxy"], "-c", "-f", str(cfg)], capture_output=True, text=True)
         if check.returncode:
             raise RuntimeError(f"haproxy rejected {cfg}:\n{check.stdout}{check.stderr}")
@@ -376,9 +399,16 @@ def main() -> int:
                     default=os.environ.get("STOCKDEMO_CLIENT_LIMITS") or "on",
                     help="HAProxy's per-client limits (deploy/haproxy.cfg); off for a benchmark "
                          "whose sessions all come from one address (or STOCKDEMO_CLIENT_LIMITS=off)")
+    ap.add_argument("--client-address", choices=("src", "forwarded"),
+                    default=os.environ.get("STOCKDEMO_CLIENT_ADDRESS") or "src",
+                    help="whose rates the client limits count: each connection's address, or behind "
+                         "another proxy the address it appended to X-Forwarded-For")
+    ap.add_argument("--capacity", type=int, default=int(os.environ.get("STOCKDEMO_CAPACITY") or 0),
+                    help="sessions a page load may take a replica to; past it the page says the "
+                         "class is full (default: deploy/replica_app.py's)")
     args = ap.parse_args()
-    if args.replicas < 0 or not 0 < args.port < 65536:
-        ap.error("--replicas must be >= 1 and --port 1..65535")
+    if args.replicas < 0 or args.capacity < 0 or not 0 < args.port < 65536:
+        ap.error("--replicas and --capacity must be >= 1 and --port 1..65535")
     return serve(args)
 
 
