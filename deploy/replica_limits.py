@@ -6,14 +6,15 @@ websocket, and Streamlit opens one websocket per session (``/_stcore/stream``),
 whose every message from the browser (a BackMsg: a widget moved, a rerun asked) is
 one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
 
-- **Seats.** A page load (the app's HTML) that would take the replica past
-  ``capacity`` sessions gets the "class is full" page (503, ``Retry-After``, and
-  the page retries by itself); sessions are the open websockets plus page loads
-  of the last ``PENDING_S`` not yet followed by their websocket. A browser that
-  already had the app (it carries Streamlit's XSRF cookie: a reload, a second
-  tab) is let in up to ``hard_cap``, and so is a websocket: past it, 503 before
-  the upgrade, and the browser's own reconnection tries again. The headroom is
-  for a replica that dies: its sessions reconnect to the others.
+- **Seats.** A page load (the app's HTML) while the replica holds ``capacity``
+  sessions (open websockets) gets the "class is full" page (503, ``Retry-After``,
+  and the page retries by itself). A browser that already had the app (it
+  carries Streamlit's XSRF cookie: a reload, a second tab) is let in up to
+  ``hard_cap``, and so is a websocket: past it, 503 before the upgrade, and the
+  browser's own reconnection tries again. The headroom is for a replica that
+  dies (its sessions reconnect to the others) and for the pages loaded while a
+  replica filled up, whose websockets come a moment later. A page load holds no
+  seat: a client loading pages in a loop would fill the class with nobody.
 - **Messages.** Each websocket gets a token bucket: ``burst`` messages at once,
   then ``per_s`` a second. A message past it is read later, not dropped: the
   server stops reading that socket (uvicorn pauses a socket until the app
@@ -28,15 +29,14 @@ import random
 import string
 import sys
 import time
-from collections import deque
 from pathlib import Path
 
 PAGE = Path(__file__).with_name("busy.html")
-PENDING_S = 15.0  # a page load's seat is held this long for its websocket (a slow first load)
 STREAM_PATH = "/_stcore/stream"
 XSRF_COOKIE = b"_streamlit_xsrf"
+# What the browser fetches besides the page itself (and Streamlit's calls, under /_stcore/);
+# deploy/serve.py gives HAProxy the same lists.
 NOT_PAGES = ("/static/", "/app/static/", "/component/", "/media/")
-# What the browser fetches besides the page itself: its files, and Streamlit's own calls.
 NOT_PAGE_ENDINGS = (".js", ".css", ".png", ".ico", ".json", ".svg", ".woff", ".woff2", ".ttf", ".map")
 
 
@@ -84,30 +84,19 @@ class ReplicaLimits:
         self.burst, self.per_s = burst, per_s
         self.retry_s = retry_s
         self.affinity_cookie = affinity_cookie
-        self.open = 0
-        self.loads: deque[float] = deque()  # page loads let in, within PENDING_S
-        self.opens: deque[float] = deque()  # websockets opened, within PENDING_S
+        self.open = 0  # sessions: Streamlit's websockets
         self.refused = {"full page": 0, "websocket": 0}
         self.slowed = 0  # sessions that ever waited for their bucket
         self._said = 0.0
-
-    def taken(self) -> int:
-        """Seats taken: open sessions, and page loads of the last PENDING_S still without their websocket."""
-        edge = time.monotonic() - PENDING_S
-        for times in (self.loads, self.opens):
-            while times and times[0] < edge:
-                times.popleft()
-        return self.open + max(0, len(self.loads) - len(self.opens))
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "websocket" and scope["path"].endswith(STREAM_PATH):
             await self._session(scope, receive, send)
         elif scope["type"] == "http" and is_page_load(scope):
             returning = any(k == b"cookie" and XSRF_COOKIE in v for k, v in scope["headers"])
-            if self.taken() >= (self.hard_cap if returning else self.capacity):
+            if self.open >= (self.hard_cap if returning else self.capacity):
                 await self._full_page(send)
                 return
-            self.loads.append(time.monotonic())
             await self.app(scope, receive, send)
         else:
             await self.app(scope, receive, send)
@@ -124,7 +113,6 @@ class ReplicaLimits:
                 await send({"type": "websocket.close", "code": 1013})  # 1013: try again later
             return
         self.open += 1
-        self.opens.append(time.monotonic())
         bucket = MessageRate(self.burst, self.per_s)
         slowed = False
 

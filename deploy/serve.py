@@ -57,7 +57,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from deploy.replica_limits import busy_page  # noqa: E402  (this file also runs as a script)
+from deploy.replica_limits import NOT_PAGE_ENDINGS, NOT_PAGES, busy_page  # noqa: E402  (also a script)
 
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
 PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server"}  # program -> Debian package
@@ -98,7 +98,7 @@ def find_programs() -> dict[str, str]:
 
 def keep_blocks(text: str, name: str, keep: bool) -> str:
     """The template with the block marked ``# >>> name`` ... ``# <<< name`` kept or left out."""
-    if keep:
+    if keep or f"    # >>> {name}" not in text:  # kept, or inside a block already left out
         return text
     head, rest = text.split(f"    # >>> {name}", 1)
     return head + rest.split(f"    # <<< {name}\n", 1)[1]
@@ -124,8 +124,9 @@ def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]], admin:
     page.write_text(busy_page("Too many at once from your network",
                               "Many browsers at your address opened the app in the last seconds.",
                               BUSY_RETRY_S))
-    return string.Template(text).substitute(bind=bind, port=port, servers=servers, socket=admin,
-                                            busy_page=page)
+    return string.Template(text).substitute(
+        bind=bind, port=port, servers=servers, socket=admin, busy_page=page,
+        not_page_prefixes=" ".join(NOT_PAGES), not_page_endings=" ".join(NOT_PAGE_ENDINGS))
 
 
 def haproxy_says(admin: Path, command: str) -> str:
