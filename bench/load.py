@@ -166,7 +166,8 @@ def cpu_s(pid: int) -> float:
 class Target:
     """The app under test: ``single`` (streamlit run) or ``serve`` (deploy/serve.py)."""
 
-    def __init__(self, kind: str, replicas: int = 0):
+    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = ()):
+        """``options``: more of deploy/serve.py's (``--capacity 3``)."""
         self.kind = kind
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -180,6 +181,7 @@ class Target:
                    "--address", "127.0.0.1", "--state", str(self.state_file)]
             if replicas:
                 cmd += ["--replicas", str(replicas)]
+            cmd += options
         self.t_start = time.monotonic()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True)
         self.rss: list[tuple[float, float]] = []  # (time, MB of every process together, PSS)
