@@ -677,13 +677,13 @@ async def burst_page(target: Target, page: str, args) -> Tally:
     alive = [s for s in sessions if s.page_hash]
     plans = {id(s): playground_plan(i, args.moves, args.seed, args.t_only) for i, s in enumerate(alive)}
     cpu0 = target.cpu_s()  # the moves only, not the first page loads
+    spy = profile_start(target, args.profile) if args.profile else None
 
     async def move(i: int, s: Session, j: int) -> None:
         rng = random.Random(args.seed * 7919 + i * 31 + j)
         await asyncio.sleep(rng.uniform(0, args.jitter))
         if page == "playground":
             key, value = plans[id(s)][j]
-
             s.set_value(key, value if value is not None else int(s.value(key)) % 4 + 1)
         else:
             nudge(s, rng)
@@ -695,8 +695,43 @@ async def burst_page(target: Target, page: str, args) -> Tally:
         await asyncio.gather(*(guarded(tally, f"{page} s{i} move {j + 1}", move(i, s, j))
                                for i, s in enumerate(alive)))
     tally.cpu_per_run = (target.cpu_s() - cpu0) / max(len(tally.times), 1)
+    if spy is not None:
+        profile_stop(spy, args.profile)
     await asyncio.gather(*(s.close() for s in sessions))
     return tally
+
+
+def profile_start(target: Target, path: str) -> subprocess.Popen:
+    """py-spy (requirements-dev.txt) sampling one server process, the first replica, until stopped."""
+    pid = target.state()["replicas"][0]["pid"] if target.kind == "serve" else target.proc.pid
+    spy = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--rate", "200", "--format", "raw",
+                             "--nonblocking", "--output", path], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def profile_stop(spy: subprocess.Popen, path: str, top: int = 15) -> None:
+    """Stop py-spy (it writes its file on SIGINT) and print where the samples were: by function,
+    as the innermost frame (self) and anywhere on the stack (inclusive), each a share of all."""
+    spy.send_signal(signal.SIGINT)
+    spy.communicate(timeout=60)
+    own: dict[str, int] = {}
+    anywhere: dict[str, int] = {}
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        frames = [re.sub(r":\d+\)$", ")", f) for f in stack.split(";")]
+        total += int(count)
+        own[frames[-1]] = own.get(frames[-1], 0) + int(count)
+        for f in set(frames):
+            anywhere[f] = anywhere.get(f, 0) + int(count)
+    print(f"py-spy, one replica during the moves: {total} samples (200 a second), {path}")
+    for name, table in (("self", own), ("inclusive", anywhere)):
+        print(f"  top {top} by {name}:")
+        for frame, n in sorted(table.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"    {100 * n / max(total, 1):5.1f} %  {frame[:150]}")
 
 
 def scenario_burst(args) -> int:
@@ -1052,6 +1087,8 @@ def main() -> int:
     ap.add_argument("--open-rate", type=float, default=5.0,
                     help="burst: sessions opening a second, as a class arriving (0: all at once)")
     ap.add_argument("--t-only", action="store_true", help="burst: on the Playground every move is T")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="burst: py-spy's raw samples of the first replica during the moves, to FILE")
     args = ap.parse_args()
     args.pages = ["" if p == "home" else p for p in args.pages]
     if not 1 <= args.sessions <= MAX_SESSIONS or not 1 <= args.moves <= 50 or args.open_rate < 0:
