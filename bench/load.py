@@ -702,11 +702,15 @@ async def burst_page(target: Target, page: str, args) -> Tally:
 
 
 def profile_start(target: Target, path: str) -> subprocess.Popen:
-    """py-spy (requirements-dev.txt) sampling one server process, the first replica, until stopped."""
+    """py-spy (requirements-dev.txt) sampling one server process, the first replica, until stopped.
+
+    Only the thread holding the GIL is sampled (``--gil``): one replica's sessions take turns
+    on it, and here py-spy took threads asleep (``time.sleep``, ``Condition.wait``) for busy.
+    """
     pid = target.state()["replicas"][0]["pid"] if target.kind == "serve" else target.proc.pid
     spy = Path(sys.executable).with_name("py-spy")
     return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--rate", "200", "--format", "raw",
-                             "--nonblocking", "--output", path], stdout=subprocess.DEVNULL,
+                             "--gil", "--nonblocking", "--output", path], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -727,7 +731,7 @@ def profile_stop(spy: subprocess.Popen, path: str, top: int = 15) -> None:
         own[frames[-1]] = own.get(frames[-1], 0) + int(count)
         for f in set(frames):
             anywhere[f] = anywhere.get(f, 0) + int(count)
-    print(f"py-spy, one replica during the moves: {total} samples (200 a second), {path}")
+    print(f"py-spy, one replica during the moves: {total} samples holding the GIL (200 a second), {path}")
     for name, table in (("self", own), ("inclusive", anywhere)):
         print(f"  top {top} by {name}:")
         for frame, n in sorted(table.items(), key=lambda kv: -kv[1])[:top]:
