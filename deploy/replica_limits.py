@@ -19,7 +19,11 @@ one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
   then ``per_s`` a second. A message past it is read later, not dropped: the
   server stops reading that socket (uvicorn pauses a socket until the app
   reads), so a session sending in a loop waits on its own socket and costs at
-  most ``per_s`` runs a second.
+  most ``per_s`` runs a second. A session held back on every message for
+  ``MAX_HELD_S`` is not a person (the stage sends one request at a time and
+  a person stops, a burst of clicks fits the bucket): it is disconnected, and
+  what it had queued in the sockets' buffers, thousands of messages, is never
+  run. Nor is it once its client has gone.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from pathlib import Path
 
 PAGE = Path(__file__).with_name("busy.html")
 STREAM_PATH = "/_stcore/stream"
+MAX_HELD_S = 10.0
+DISCONNECT = {"type": "websocket.disconnect", "code": 1008}
 XSRF_COOKIE = b"_streamlit_xsrf"
 # What the browser fetches besides the page itself (and Streamlit's calls, under /_stcore/);
 # deploy/serve.py gives HAProxy the same lists.
@@ -86,7 +92,8 @@ class ReplicaLimits:
         self.affinity_cookie = affinity_cookie
         self.open = 0  # sessions: Streamlit's websockets
         self.refused = {"full page": 0, "websocket": 0}
-        self.slowed = 0  # sessions that ever waited for their bucket
+        self.slowed = 0  # times a session began to wait for its bucket
+        self.cut = 0  # sessions disconnected for sending far past it
         self._said = 0.0
 
     async def __call__(self, scope, receive, send) -> None:
@@ -114,24 +121,50 @@ class ReplicaLimits:
             return
         self.open += 1
         bucket = MessageRate(self.burst, self.per_s)
-        slowed = False
+        held_since: float | None = None  # since when every message waited for the bucket
+        gone = asyncio.Event()
+
+        async def sent(message) -> None:
+            # A send to a client that has gone ends the session through its next read, as a
+            # browser leaving does (Streamlit's own path: the error here would leave its
+            # read loop a socket it takes for never accepted, and a traceback in the log).
+            if not gone.is_set():
+                try:
+                    await send(message)
+                except OSError:
+                    gone.set()
 
         async def metered():
-            nonlocal slowed
+            nonlocal held_since
+            if gone.is_set():
+                return DISCONNECT  # Streamlit takes it as the browser gone and ends the session
             message = await receive()
-            if message["type"] == "websocket.receive":
-                wait = bucket.wait()
-                if wait > 0:
-                    if not slowed:
-                        slowed = True
-                        self.slowed += 1
-                        self._say(f"a session sent messages faster than {self.per_s:g} a second "
-                                  f"after a burst of {self.burst:g}: read at that rate")
-                    await asyncio.sleep(wait)
-            return message
+            if message["type"] != "websocket.receive":
+                return message
+            wait = bucket.wait()
+            if wait == 0:
+                held_since = None
+                return message
+            now = time.monotonic()
+            if held_since is None:
+                if not self.slowed:
+                    self._say(f"a session sent messages faster than {self.per_s:g} a second "
+                              f"after a burst of {self.burst:g}: read at that rate")
+                self.slowed += 1
+                held_since = now
+            elif now - held_since > MAX_HELD_S:
+                self.cut += 1
+                self._say(f"a session held back on every message for {MAX_HELD_S:g} s: "
+                          f"disconnected ({self.cut} so far)")
+                return DISCONNECT
+            try:
+                await asyncio.wait_for(gone.wait(), wait)
+                return DISCONNECT
+            except TimeoutError:
+                return message
 
         try:
-            await self.app(scope, metered, send)
+            await self.app(scope, metered, sent)
         finally:
             self.open -= 1
 

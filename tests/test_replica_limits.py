@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from deploy import replica_limits
 from deploy.replica_limits import ReplicaLimits, is_page_load
 from tests.helpers import run_async
 
@@ -20,12 +21,13 @@ RETRY_S = 20
 
 
 class Inner:
-    """The app behind the limits: answers pages with 200, holds websockets open until told."""
+    """The app behind the limits: answers pages with 200, holds websockets open, answers each
+    message (as Streamlit answers a rerun) and records how each session ended."""
 
     def __init__(self) -> None:
         self.pages: list[str] = []
         self.messages: list[tuple[int, bytes, float]] = []  # (session, message, when read)
-        self.release = asyncio.Event()
+        self.ended: dict[int, dict] = {}  # session -> the message that ended it
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
@@ -38,8 +40,10 @@ class Inner:
         while True:
             message = await receive()
             if message["type"] != "websocket.receive":
+                self.ended[scope["session"]] = message
                 return
             self.messages.append((scope["session"], message["bytes"], time.monotonic()))
+            await send({"type": "websocket.send", "bytes": b"answer to " + message["bytes"]})
 
 
 def limits(capacity: int = 2, hard_cap: int = 3, burst: float = 40, per_s: float = 8) -> ReplicaLimits:
@@ -68,6 +72,7 @@ class Socket:
 
     def __init__(self, mw: ReplicaLimits, session: int, messages: int = 0) -> None:
         self.sent: list[dict] = []
+        self.gone = False  # the client went: sends fail as uvicorn's do
         self.incoming: asyncio.Queue = asyncio.Queue()
         self.incoming.put_nowait({"type": "websocket.connect"})
         for i in range(messages):
@@ -76,6 +81,8 @@ class Socket:
                  "extensions": {"websocket.http.response": {}}}
 
         async def send(message):
+            if self.gone:
+                raise OSError("client disconnected")
             self.sent.append(message)
 
         self.task = asyncio.create_task(mw(scope, self.incoming.get, send))
@@ -215,3 +222,50 @@ def test_a_page_load_is_the_apps_html_and_haproxy_counts_the_same(path, page, tm
     test = {"path_beg": str.startswith, "path_sub": str.__contains__, "path_end": str.endswith}
     not_page = any(test[kind](path, word) for kind, words in rules for word in words.split())
     assert not_page is not page
+
+
+def test_a_session_held_back_on_every_message_is_cut_and_its_backlog_never_runs(monkeypatch):
+    monkeypatch.setattr(replica_limits, "MAX_HELD_S", 0.3)
+
+    async def scenario():
+        mw = limits(burst=5, per_s=20.0)
+        flooder = Socket(mw, 0, messages=200)
+        await asyncio.wait_for(flooder.task, 5)
+        read = [m for s, m, _ in mw.app.messages if s == 0]
+        # the burst, then 0.3 s at 20 a second, give or take one: never the other ~180
+        assert 5 + 0.3 * 20 - 2 <= len(read) <= 5 + 0.3 * 20 + 2
+        assert mw.app.ended[0]["type"] == "websocket.disconnect" and mw.cut == 1
+
+    run_async(scenario())
+
+
+def test_a_person_who_pauses_is_held_back_at_most_and_never_cut(monkeypatch):
+    monkeypatch.setattr(replica_limits, "MAX_HELD_S", 0.3)
+
+    async def scenario():
+        mw = limits(burst=5, per_s=20.0)
+        person = Socket(mw, 0)
+        for _ in range(4):  # drags of 10 moves, each longer than the burst, and a pause
+            for i in range(10):
+                person.incoming.put_nowait({"type": "websocket.receive", "bytes": b"%d" % i})
+            await asyncio.sleep(0.6)
+        person.close()
+        await asyncio.wait_for(person.task, 5)
+        assert len(mw.app.messages) == 40 and mw.cut == 0
+        assert mw.app.ended[0]["code"] == 1000
+
+    run_async(scenario())
+
+
+def test_a_session_whose_client_has_gone_ends_without_running_what_it_had_sent():
+    async def scenario():
+        mw = limits(burst=2, per_s=5.0)
+        tab = Socket(mw, 0, messages=50)
+        while len(mw.app.messages) < 3:  # the burst, then held back
+            await asyncio.sleep(0.01)
+        tab.gone = True
+        await asyncio.wait_for(tab.task, 2)
+        assert len(mw.app.messages) <= 5  # not the 50 it had queued
+        assert mw.app.ended[0] == {"type": "websocket.disconnect", "code": 1008}
+
+    run_async(scenario())
