@@ -7,7 +7,7 @@ limits come from the environment (``deploy/serve.py`` sets them from its options
 - ``STOCKDEMO_CAPACITY``: sessions a page load may take this replica to (default 200);
 - ``STOCKDEMO_HARD_CAP``: sessions it holds at most, reconnections included
   (default 1.5 x the capacity);
-- ``STOCKDEMO_SESSION_MESSAGES``: one session's messages, ``BURST/PER_S`` (default 40/8);
+- ``STOCKDEMO_SESSION_MESSAGES``: one session's messages, ``BURST/PER_S`` (default 40/4);
 - ``STOCKDEMO_FULL_RETRY_S``: the full page's wait before it tries again (default 30, plus
   up to half of it at random);
 - ``STOCKDEMO_AFFINITY_COOKIE``: the balancer's cookie (default SRV, as class mode's).
@@ -31,9 +31,9 @@ from deploy.replica_limits import ReplicaLimits  # noqa: E402
 CAPACITY = int(os.environ.get("STOCKDEMO_CAPACITY") or 200)
 # A replica that dies sends its sessions to the others: they hold half again as many.
 HARD_CAP = int(os.environ.get("STOCKDEMO_HARD_CAP") or CAPACITY * 3 // 2)
-# One drag of T across the stage (35 values, one request in flight) at once; then
-# twice the 4 graphs a second a drag must show.
-BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") or "40/8").split("/"))
+# One drag of T across the stage (35 values, one request in flight) at once; then the
+# 4 graphs a second a drag must show (8 let one flooding session slow a class of 60).
+BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") or "40/4").split("/"))
 # Time for a learner or two to leave; the random half keeps a full class's retries apart.
 RETRY_S = int(os.environ.get("STOCKDEMO_FULL_RETRY_S") or 30)
 

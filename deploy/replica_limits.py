@@ -19,9 +19,9 @@ one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
   then ``per_s`` a second. A message past it is read later, not dropped: the
   server stops reading that socket (uvicorn pauses a socket until the app
   reads), so a session sending in a loop waits on its own socket and costs at
-  most ``per_s`` runs a second. A session held back on every message for
-  ``MAX_HELD_S`` is not a person (the stage sends one request at a time and
-  a person stops, a burst of clicks fits the bucket): it is disconnected, and
+  most ``per_s`` runs a second. A session whose bucket stays under half full
+  for ``MAX_LOW_S`` is not a person (a person stops between drags, and the
+  bucket fills again; a burst of clicks fits it): it is disconnected, and
   what it had queued in the sockets' buffers, thousands of messages, is never
   run. Nor is it once its client has gone.
 """
@@ -37,7 +37,7 @@ from pathlib import Path
 
 PAGE = Path(__file__).with_name("busy.html")
 STREAM_PATH = "/_stcore/stream"
-MAX_HELD_S = 10.0
+MAX_LOW_S = 30.0
 DISCONNECT = {"type": "websocket.disconnect", "code": 1008}
 XSRF_COOKIE = b"_streamlit_xsrf"
 # What the browser fetches besides the page itself (and Streamlit's calls, under /_stcore/);
@@ -92,7 +92,7 @@ class ReplicaLimits:
         self.affinity_cookie = affinity_cookie
         self.open = 0  # sessions: Streamlit's websockets
         self.refused = {"full page": 0, "websocket": 0}
-        self.slowed = 0  # times a session began to wait for its bucket
+        self.slowed = 0  # messages that waited for their bucket
         self.cut = 0  # sessions disconnected for sending far past it
         self._said = 0.0
 
@@ -121,7 +121,7 @@ class ReplicaLimits:
             return
         self.open += 1
         bucket = MessageRate(self.burst, self.per_s)
-        held_since: float | None = None  # since when every message waited for the bucket
+        low_since: float | None = None  # since when the bucket has stayed under half full
         gone = asyncio.Event()
 
         async def sent(message) -> None:
@@ -135,28 +135,29 @@ class ReplicaLimits:
                     gone.set()
 
         async def metered():
-            nonlocal held_since
+            nonlocal low_since
             if gone.is_set():
                 return DISCONNECT  # Streamlit takes it as the browser gone and ends the session
             message = await receive()
             if message["type"] != "websocket.receive":
                 return message
             wait = bucket.wait()
-            if wait == 0:
-                held_since = None
-                return message
             now = time.monotonic()
-            if held_since is None:
-                if not self.slowed:
-                    self._say(f"a session sent messages faster than {self.per_s:g} a second "
-                              f"after a burst of {self.burst:g}: read at that rate")
-                self.slowed += 1
-                held_since = now
-            elif now - held_since > MAX_HELD_S:
+            if bucket.tokens >= bucket.burst / 2:
+                low_since = None
+            elif low_since is None:
+                low_since = now
+            elif now - low_since > MAX_LOW_S:
                 self.cut += 1
-                self._say(f"a session held back on every message for {MAX_HELD_S:g} s: "
+                self._say(f"a session kept its message bucket under half full for {MAX_LOW_S:g} s: "
                           f"disconnected ({self.cut} so far)")
                 return DISCONNECT
+            if wait == 0:
+                return message
+            if not self.slowed:
+                self._say(f"a session sent messages faster than {self.per_s:g} a second "
+                          f"after a burst of {self.burst:g}: read at that rate")
+            self.slowed += 1
             try:
                 await asyncio.wait_for(gone.wait(), wait)
                 return DISCONNECT
