@@ -270,6 +270,7 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
     sessions = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
     tally = load.Tally()
     refused: list[str] = []
+    by_replica: dict[str, list[float]] = {}
     await asyncio.gather(*(s.open() for s in sessions))
     await asyncio.gather(*(s.run() for s in sessions))
     deadline = time.monotonic() + seconds
@@ -280,7 +281,9 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
         while time.monotonic() < deadline:
             move(s, rng)
             try:
-                tally.add(await s.run(), "playground")
+                out = await s.run()
+                tally.add(out, "playground")
+                by_replica.setdefault(s.replica, []).append(out.seconds)
             except Exception as err:  # a refused or lost connection is an error for a student
                 refused.append(f"student {i}: {type(err).__name__}: {err}")
                 return
@@ -296,7 +299,8 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
             "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
             "pss_mb": round(pss), "p50": load.pct(tally.times, 50),
             "p95": load.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
-            "errors": tally.errors + refused}
+            "errors": tally.errors + refused,
+            "p95_by_replica": {r: round(load.pct(t, 95), 2) for r, t in sorted(by_replica.items())}}
 
 
 def phase(target: load.Target, flood: str | None, args) -> dict:
@@ -319,7 +323,8 @@ def line(result: dict) -> str:
     text = (f"{result['flood']:>10}: students p50 {s['p50']:.2f} s, p95 {s['p95']:.2f} s, max "
             f"{s['max']:.2f} s over {s['moves']} moves ({s['graphs']} graphs drawn), "
             f"{len(s['errors'])} errors; servers' CPU "
-            f"{s['server_ms_per_move']} ms a move, memory {s['pss_mb']:,} MB; {result['load']}")
+            f"{s['server_ms_per_move']} ms a move, memory {s['pss_mb']:,} MB; {result['load']}; "
+            f"p95 by replica {s['p95_by_replica']}")
     if result["flooder"]:
         text += f"\n{'':>12}flooder got: {json.dumps(result['flooder'])}"
     return text
