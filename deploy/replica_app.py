@@ -32,7 +32,7 @@ CAPACITY = int(os.environ.get("STOCKDEMO_CAPACITY") or 200)
 # A replica that dies sends its sessions to the others: they hold half again as many.
 HARD_CAP = int(os.environ.get("STOCKDEMO_HARD_CAP") or CAPACITY * 3 // 2)
 # One drag of T across the stage (35 values, one request in flight) at once; then the
-# 4 graphs a second a drag must show (8 let one flooding session slow a class of 60).
+# 4 graphs a second a drag must show.
 BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") or "40/4").split("/"))
 # Time for a learner or two to leave; the random half keeps a full class's retries apart.
 RETRY_S = int(os.environ.get("STOCKDEMO_FULL_RETRY_S") or 30)

@@ -8,15 +8,19 @@
 - ``redis-server`` (Debian's) on a free loopback port, with an append-only
   file in a temporary folder, restarted if it dies: the shared class state. Every replica gets its address as
   ``STOCKDEMO_REDIS_URL=redis://127.0.0.1:<port>/0``.
-- N ``streamlit run app.py`` replicas (default: one per core) on free
-  loopback ports, each with ``STOCKDEMO_TRAIN_WORKERS`` set so that all
-  replicas together train on one worker process per core, and one
-  ``server.cookieSecret`` for all (generated per start). Each starts through
-  ``deploy/replica.py``, so its training workers are warm before a learner
-  presses Train.
+- N replicas of the app (default: one per core) on free loopback ports, each
+  with ``STOCKDEMO_TRAIN_WORKERS`` set so that all replicas together train on
+  one worker process per core, and one ``server.cookieSecret`` for all
+  (generated per start). Each starts through ``deploy/replica.py``, so its
+  training workers are warm before a learner presses Train, and serves
+  ``app.py`` behind its own limits (``deploy/replica_app.py``): at most
+  ``--capacity`` sessions for a new learner (then a page says the class is
+  full), each session's messages at a person's rate.
 - HAProxy (Debian's) on ``--address:--port``, from ``deploy/haproxy.cfg``:
   cookie affinity, websockets kept open, health checks on
-  ``/_stcore/health``.
+  ``/_stcore/health``, Streamlit's files from its cache, and each client
+  address's rates limited (``--client-limits``; ``--client-address forwarded``
+  behind another proxy).
 
 A replica that exits is taken out of HAProxy at once (through its admin
 socket; the health check would notice within 1-2 s) and started again here,
@@ -24,8 +28,8 @@ through ``deploy/replica.py --cold`` (its training workers start on the first
 Train visit, not while the survivors carry its class). Its sessions reconnect
 to the survivors and rebuild their pages from their URLs. The restarted replica
 rejoins ``REJOIN_AFTER_S`` seconds after it answers again: back at once, it
-took part of the reconnecting sessions back while it was still starting
-(bench/load.py failover: 1 and 6 of 15). While it is held out, Redis says so
+took part of the reconnecting sessions back while it was still starting.
+While it is held out, Redis says so
 (``sd:replicas:held``): the replica roll (``stockdemo.replicas``) does not count
 it, and once it is back the fuller replica hands it its share of the class. Ctrl-C (or
 SIGTERM) stops everything this started.
@@ -172,9 +176,8 @@ class Replica:
 
         A replica started again after a crash is not warmed: its workers' imports
         and warm-up runs (about 4 s of CPU) would take the cores the survivor needs
-        while every session of the dead one reconnects to it (measured: one
-        session in two failover runs then lost its connection more than 5 s
-        after the kill). Its workers start on its first Train visit instead.
+        while every session of the dead one reconnects to it. Its workers start on
+        its first Train visit instead.
         """
         launch = [sys.executable, str(ROOT / "deploy" / "replica.py"), *([] if warm else ["--cold"])]
         self.proc = subprocess.Popen(
@@ -275,8 +278,7 @@ def serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     # Ctrl-C even where SIGINT came in ignored: a shell starts background jobs that way,
-    # and Python then installs no KeyboardInterrupt of its own (found when a CI run
-    # started with `nohup ... &` left test_ctrl_c_stops_every_process_it_started waiting).
+    # and Python then installs no KeyboardInterrupt of its own.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         redis_port = free_port()
