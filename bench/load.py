@@ -3,6 +3,7 @@
 One command per scenario; each prints p50/p95/errors/RSS and the machine's load:
 
     python bench/load.py burst    [--target serve|single] [--pages all|NAME...] [--sessions 30]
+                                  [--open-rate 5] [--t-only] [--profile FILE]
     python bench/load.py train    [--target serve|single] [--sessions 30]
     python bench/load.py soak     [--target serve|single] [--sessions 30] [--minutes 10]
     python bench/load.py failover [--sessions 30]              (always --target serve)
@@ -15,7 +16,9 @@ behind HAProxy, with redis) on free loopback ports; ``single`` starts one
 
 Scenarios:
 
-- **burst**: on each page in turn, N sessions open it, then move a control in
+- **burst**: on each page in turn, N sessions open it, ``--open-rate`` a second as
+  a class arrives (make serve's limits count page loads and new sessions an
+  address opens: all 300 at once would be a flood), then move a control in
   the same half second, ``--moves`` rounds. A move nudges one of the model's
   sliders (sequence length, hidden size, layers) where the page has them, or on
   the Lab one of the open experiment's sliders (weeks of data, length T), as
@@ -23,8 +26,12 @@ Scenarios:
   on the Playground the moves follow the earlier plan (one move in three goes
   to a value every session shares). Pages without those sliders press their
   main button (Home: *Run it*; Lesson: *Reveal*) or rerun. Target: p95 <= 0.5 s,
-  zero errors. CPU/move: CPU seconds of all processes (servers, workers,
-  HAProxy) during the moves, over the moves made: the figure to size a host by.
+  zero errors and none refused (a 429 or 503 from a limit, counted apart from
+  errors). CPU/move: CPU seconds of all processes (servers, workers, HAProxy)
+  during the moves, over the moves made: the figure to size a host by.
+  ``--t-only``: on the Playground every move is T (a lecture's "everyone move T
+  now"). ``--profile FILE``: py-spy on the first replica during the moves, its
+  top frames printed.
 - **train**: one session trains alone twice (the second is one run's time:
   the first also waits for a worker to start), then N sessions press
   **Train** in the same second while one more session moves a Playground
@@ -50,8 +57,9 @@ Scenarios:
   value always sent, then "settled" after 0.3 s (the page's panels catch up).
   Targets: every learner sees >= 4 graphs a second, p95 per update <= 0.5 s, no errors.
 
-How a session talks (mirrored from the 1.67 frontend): GET the page (gives the
-``_streamlit_xsrf`` cookie and, through HAProxy, the ``SRV`` affinity cookie),
+How a session talks (mirrored from the 1.67 frontend): GET the page (through
+HAProxy it gives the ``SRV`` affinity cookie), its first health check (the
+``_streamlit_xsrf`` cookie),
 a websocket to ``/_stcore/stream`` with those cookies, then ``rerun_script``
 BackMsgs carrying the query string and the widget states; the server answers
 with ForwardMsgs up to ``script_finished``. Measured per move: send to

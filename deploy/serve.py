@@ -400,8 +400,8 @@ def main() -> int:
     ap.add_argument("--state", help="write ports and process ids here as JSON once ready")
     ap.add_argument("--client-limits", choices=("on", "off"),
                     default=os.environ.get("STOCKDEMO_CLIENT_LIMITS") or "on",
-                    help="HAProxy's per-client limits (deploy/haproxy.cfg); off for a benchmark "
-                         "whose sessions all come from one address (or STOCKDEMO_CLIENT_LIMITS=off)")
+                    help="HAProxy's per-address rate limits (deploy/haproxy.cfg); off for a benchmark "
+                         "standing for many schools (or STOCKDEMO_CLIENT_LIMITS=off)")
     ap.add_argument("--client-address", choices=("src", "forwarded"),
                     default=os.environ.get("STOCKDEMO_CLIENT_ADDRESS") or "src",
                     help="whose rates the client limits count: each connection's address, or behind "

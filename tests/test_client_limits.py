@@ -43,7 +43,7 @@ def served():
         os.unlink(target.log.name)
 
 
-def page_loads(base: str, source: str, n: int, threads: int = 8) -> dict:
+def page_loads(base: str, source: str, n: int, threads: int = 8, forwarded_for: str = "") -> dict:
     """``n`` GETs of the app's pages from ``source`` on keep-alive connections, as fast as they go
     -> count by status, the first 429's page, the slowest answer's seconds."""
     host, port = base.removeprefix("http://").split(":")
@@ -62,7 +62,8 @@ def page_loads(base: str, source: str, n: int, threads: int = 8) -> dict:
             if conn is None:
                 conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
             started = time.monotonic()
-            conn.request("GET", "/playground")
+            conn.request("GET", "/playground",
+                         headers={"X-Forwarded-For": forwarded_for} if forwarded_for else {})
             r = conn.getresponse()
             body = r.read()
             with lock:
@@ -143,3 +144,20 @@ def test_a_lecture_of_300_behind_one_address_opens_the_app_and_a_flood_at_anothe
     started = time.monotonic()
     run_async(scenario())
     print(f"lecture and floods: {time.monotonic() - started:.0f} s")
+
+
+def test_behind_another_proxy_the_limits_count_the_address_it_forwarded():
+    """``--client-address forwarded``: every request comes from the proxy's one address, and
+    the page-load rate (400 in 10 s) is each forwarded client's, not the proxy's."""
+    target = Target("serve", replicas=1, options=("--client-address", "forwarded"))
+    try:
+        target.wait_ready()
+        two_clients = [page_loads(target.url, LECTURE, 300, forwarded_for=f"198.51.100.{i}, 10.0.0.{i}")
+                       for i in (1, 2)]
+        assert [c.get(200) for c in two_clients] == [300, 300], two_clients  # 600 from one proxy
+        one_more = page_loads(target.url, LECTURE, 200, forwarded_for="198.51.100.9, 10.0.0.2")
+        # the last address is the one the proxy appended: 10.0.0.2 has had 300 already
+        assert 80 <= one_more.get(200, 0) <= 140 and one_more.get(429, 0) >= 60, one_more
+    finally:
+        target.stop()
+        os.unlink(target.log.name)
