@@ -116,7 +116,7 @@ def draw_stockdemo(model, x, out: Path) -> dict:
     """Ours, for now through the Playground's path: the one function to swap for a general capture."""
     from stockdemo.graph import capture_graph
     from stockdemo.handout import handout_html
-    from stockdemo.render import layout
+    from stockdemo.layout import layout
 
     path = out / "stockdemo.html"
     started = time.perf_counter()

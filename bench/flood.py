@@ -1,38 +1,41 @@
-"""One client flooding the public demo while a class works: HAProxy's per-client limits, measured.
+"""One client flooding the public demo while a class works: the limits of docs/hosting.md, measured.
 
-    python bench/flood.py [--students 30] [--seconds 30] [--floods websockets,health,pages]
+    python bench/flood.py [--students 60] [--seconds 30] [--floods websockets,health,pages,messages]
 
 Starts ``deploy/serve.py`` (``make serve``: two replicas behind HAProxy with
-deploy/haproxy.cfg's limits, and redis) on free loopback ports. The class is
-30 students behind one school NAT: every one of their connections comes from
-one source address (127.0.0.2). Each student keeps the Playground open and
-moves a slider every 1-3 s, as in ``bench/load.py soak``; measured per move:
-send to ``script_finished``. The flooding client is another address
-(127.0.0.3), in a process of its own scheduled SCHED_IDLE (its CPU would be its own on
-a real host; here it only gets cycles the servers and the class leave), and does one of:
+deploy/haproxy.cfg's limits, each replica with its own, and redis) on free
+loopback ports. The class is 60 students behind one school NAT: every one of
+their connections comes from one source address (127.0.0.2). Each student keeps
+the Playground open and moves T on its stage every 1-3 s; measured per move: send
+to ``script_finished``. The flooding client is another address (127.0.0.3), in a
+process of its own scheduled SCHED_IDLE (its CPU would be its own on a real
+host; here it only gets cycles the servers and the class leave), and does one of:
 
 - **websockets**: one page load, then 1,000 websockets to ``/_stcore/stream``
-  with its cookies, held open until the phase ends;
+  with its cookies, as fast as it can, held open until the phase ends;
 - **health**: ``GET /_stcore/health`` in a loop on 8 keep-alive connections;
-- **pages**: ``GET /`` and ``GET /playground`` (the app's HTML) the same way.
+- **pages**: ``GET /`` and ``GET /playground`` (the app's HTML) the same way;
+- **messages**: one Playground session sending moves of T in a loop, never
+  waiting for an answer.
 
 Phases of ``--seconds`` each: the class alone, then the class with each flood;
 ``--rounds N`` repeats them, interleaved, and judges each phase by its median
-(on a shared box the class alone moved between 0.39 and 0.80 s in five runs).
-Printed per phase: the students' p50/p95/max and errors (refusals included),
-what the flooding client got (websockets open/refused, requests by status,
-requests a second) and the load average. Targets: the students' p95 <= 0.5 s
-in every phase and no student refused. Exit 1 when missed.
+(on a shared box the class alone moves a lot from run to run). Printed per
+phase: the students' p50/p95/max and errors (refusals included), what the
+flooding client got (websockets open/refused, requests by status, requests or
+runs a second) and the load average. Targets: the students' p95 <= 0.5 s in
+every phase and no student refused. Exit 1 when missed.
 
 Everything runs on this machine's loopback, bounded in count (1,000 websockets,
-200,000 requests a phase) and in time, and stops by itself. The clients share
-the 2 cores with the servers, so the figures are an upper bound.
+200,000 requests or 100,000 messages a phase) and in time, and stops by itself.
+The clients share the 2 cores with the servers, so the figures are an upper bound.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -44,6 +47,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -52,12 +56,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import load  # noqa: E402  bench/load.py: the websocket Session, the target, the figures
 from websockets.asyncio.client import connect  # noqa: E402
-from websockets.exceptions import InvalidStatus  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
 SCHOOL = "127.0.0.2"  # the class's one NAT address
 FLOODER = "127.0.0.3"
-FLOODS = ("websockets", "health", "pages")
+FLOODS = ("websockets", "health", "pages", "messages")
 MAX_WEBSOCKETS = 1000
+MAX_MESSAGES = 100_000  # a phase's bound for the messages flood
 MAX_REQUESTS = 200_000  # a phase's bound for the HTTP floods
 HTTP_CONNECTIONS = 8
 TARGET_P95_S = 0.5
@@ -81,17 +86,16 @@ class SourceSession(load.Session):
             additional_headers={"Cookie": cookie} if cookie else None,
             local_addr=(self.source, 0)), timeout=self.run_timeout)
 
-    def _get_page(self) -> None:
+    def _get(self, path: str) -> None:
         host, port = self.base.removeprefix("http://").split(":")
         conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(self.source, 0))
-        qs = "&".join(f"{k}={v}" for k, v in self.query.items())
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
         try:
-            conn.request("GET", f"/{self.page}" + (f"?{qs}" if qs else ""), headers=headers)
+            conn.request("GET", path, headers=headers)
             r = conn.getresponse()
             r.read()
             if r.status != 200:
-                raise OSError(f"GET /{self.page}: HTTP {r.status}")
+                raise urllib.error.HTTPError(path, r.status, r.reason, r.headers, None)
             for header in r.headers.get_all("Set-Cookie") or []:
                 name, _, rest = header.partition("=")
                 self.cookies[name.strip()] = rest.split(";", 1)[0]
@@ -186,6 +190,48 @@ def flood_http(base: str, seconds: float, paths: tuple[str, ...], name: str) -> 
     return {"flood": name, "requests": total, "per_second": round(total / took), "by_status": statuses}
 
 
+async def flood_messages(base: str, seconds: float) -> dict:
+    """One session on the Playground sending T moves in a loop, never waiting for an answer."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    session = SourceSession(base, "playground", source=FLOODER)
+    await session.open()
+    await session.run()
+    runs: dict[str, int] = {}
+
+    async def read() -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for data in session.ws:
+                msg = ForwardMsg()
+                msg.ParseFromString(data)
+                if msg.WhichOneof("type") == "script_finished":
+                    name = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
+                    runs[name] = runs.get(name, 0) + 1
+
+    reader = asyncio.create_task(read())
+    rng = random.Random(1)
+    sent, started, closed_after = 0, time.monotonic(), None
+    deadline = started + seconds
+    while sent < MAX_MESSAGES and (left := deadline - time.monotonic()) > 0:
+        session.set_value("seq_len", rng.randint(2, 60))
+        try:  # the server reads this socket at the session's own rate: the send waits for room
+            await asyncio.wait_for(session.ws.send(session._rerun_msg().SerializeToString()), left)
+        except TimeoutError:
+            break
+        except ConnectionClosed:
+            closed_after = round(time.monotonic() - started, 1)
+            break
+        sent += 1
+    took = time.monotonic() - started
+    await asyncio.sleep(1.0)  # the last answers
+    reader.cancel()
+    with contextlib.suppress(ConnectionClosed):
+        await session.close()
+    # Sent counts what the buffers took (the kernel's and HAProxy's hold thousands); runs, what ran.
+    return {"flood": "messages", "sent": sent, "runs_finished": runs,
+            "runs_per_second": round(sum(runs.values()) / took, 1), "disconnected_after_s": closed_after}
+
+
 def flooder_main(kind: str, base: str, seconds: float) -> None:
     # Only on CPU nobody else wants (SCHED_IDLE, inherited by its threads): a real
     # flooder's CPU is its own, here it shares the servers' 2 cores. At nice 19 it still
@@ -194,6 +240,8 @@ def flooder_main(kind: str, base: str, seconds: float) -> None:
     os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     if kind == "websockets":
         out = asyncio.run(flood_websockets(base, seconds))
+    elif kind == "messages":
+        out = asyncio.run(flood_messages(base, seconds))
     elif kind == "health":
         out = flood_http(base, seconds, ("/_stcore/health",), kind)
     else:
@@ -222,6 +270,7 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
     sessions = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
     tally = load.Tally()
     refused: list[str] = []
+    by_replica: dict[str, list[float]] = {}
     await asyncio.gather(*(s.open() for s in sessions))
     await asyncio.gather(*(s.run() for s in sessions))
     deadline = time.monotonic() + seconds
@@ -232,7 +281,9 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
         while time.monotonic() < deadline:
             move(s, rng)
             try:
-                tally.add(await s.run(), "playground")
+                out = await s.run()
+                tally.add(out, "playground")
+                by_replica.setdefault(s.replica, []).append(out.seconds)
             except Exception as err:  # a refused or lost connection is an error for a student
                 refused.append(f"student {i}: {type(err).__name__}: {err}")
                 return
@@ -248,7 +299,8 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
             "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
             "pss_mb": round(pss), "p50": load.pct(tally.times, 50),
             "p95": load.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
-            "errors": tally.errors + refused}
+            "errors": tally.errors + refused,
+            "p95_by_replica": {r: round(load.pct(t, 95), 2) for r, t in sorted(by_replica.items())}}
 
 
 def phase(target: load.Target, flood: str | None, args) -> dict:
@@ -271,7 +323,8 @@ def line(result: dict) -> str:
     text = (f"{result['flood']:>10}: students p50 {s['p50']:.2f} s, p95 {s['p95']:.2f} s, max "
             f"{s['max']:.2f} s over {s['moves']} moves ({s['graphs']} graphs drawn), "
             f"{len(s['errors'])} errors; servers' CPU "
-            f"{s['server_ms_per_move']} ms a move, memory {s['pss_mb']:,} MB; {result['load']}")
+            f"{s['server_ms_per_move']} ms a move, memory {s['pss_mb']:,} MB; {result['load']}; "
+            f"p95 by replica {s['p95_by_replica']}")
     if result["flooder"]:
         text += f"\n{'':>12}flooder got: {json.dumps(result['flooder'])}"
     return text
@@ -290,7 +343,7 @@ def loopback_aliases_work() -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--students", type=int, default=30)
+    ap.add_argument("--students", type=int, default=60)
     ap.add_argument("--seconds", type=float, default=30.0, help="each phase's length")
     ap.add_argument("--floods", default=",".join(FLOODS), help="comma-separated, of " + ", ".join(FLOODS))
     ap.add_argument("--seed", type=int, default=0)

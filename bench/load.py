@@ -3,6 +3,7 @@
 One command per scenario; each prints p50/p95/errors/RSS and the machine's load:
 
     python bench/load.py burst    [--target serve|single] [--pages all|NAME...] [--sessions 30]
+                                  [--open-rate 5] [--t-only] [--profile FILE]
     python bench/load.py train    [--target serve|single] [--sessions 30]
     python bench/load.py soak     [--target serve|single] [--sessions 30] [--minutes 10]
     python bench/load.py failover [--sessions 30]              (always --target serve)
@@ -15,7 +16,9 @@ behind HAProxy, with redis) on free loopback ports; ``single`` starts one
 
 Scenarios:
 
-- **burst**: on each page in turn, N sessions open it, then move a control in
+- **burst**: on each page in turn, N sessions open it, ``--open-rate`` a second as
+  a class arrives (make serve's limits count page loads and new sessions an
+  address opens: all 300 at once would be a flood), then move a control in
   the same half second, ``--moves`` rounds. A move nudges one of the model's
   sliders (sequence length, hidden size, layers) where the page has them, or on
   the Lab one of the open experiment's sliders (weeks of data, length T), as
@@ -23,8 +26,12 @@ Scenarios:
   on the Playground the moves follow the earlier plan (one move in three goes
   to a value every session shares). Pages without those sliders press their
   main button (Home: *Run it*; Lesson: *Reveal*) or rerun. Target: p95 <= 0.5 s,
-  zero errors. CPU/move: CPU seconds of all processes (servers, workers,
-  HAProxy) during the moves, over the moves made: the figure to size a host by.
+  zero errors and none refused (a 429 or 503 from a limit, counted apart from
+  errors). CPU/move: CPU seconds of all processes (servers, workers, HAProxy)
+  during the moves, over the moves made: the figure to size a host by.
+  ``--t-only``: on the Playground every move is T (a lecture's "everyone move T
+  now"). ``--profile FILE``: py-spy on the first replica during the moves, its
+  top frames printed.
 - **train**: one session trains alone twice (the second is one run's time:
   the first also waits for a worker to start), then N sessions press
   **Train** in the same second while one more session moves a Playground
@@ -50,8 +57,9 @@ Scenarios:
   value always sent, then "settled" after 0.3 s (the page's panels catch up).
   Targets: every learner sees >= 4 graphs a second, p95 per update <= 0.5 s, no errors.
 
-How a session talks (mirrored from the 1.67 frontend): GET the page (gives the
-``_streamlit_xsrf`` cookie and, through HAProxy, the ``SRV`` affinity cookie),
+How a session talks (mirrored from the 1.67 frontend): GET the page (through
+HAProxy it gives the ``SRV`` affinity cookie), its first health check (the
+``_streamlit_xsrf`` cookie),
 a websocket to ``/_stcore/stream`` with those cookies, then ``rerun_script``
 BackMsgs carrying the query string and the widget states; the server answers
 with ForwardMsgs up to ``script_finished``. Measured per move: send to
@@ -78,6 +86,7 @@ import json
 import os
 import random
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -85,6 +94,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +112,7 @@ from tests.helpers import free_port, page_paths, server_command  # noqa: E402
 
 CORES = len(os.sched_getaffinity(0))
 RSS_EVERY_S = 2.0  # memory sampling interval
+MAX_SESSIONS = 400  # a lecture hall of 300, and some
 PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without sliders
 # What a learner moves: the model's sliders, and on the Lab its experiments' own.
 SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3),
@@ -163,7 +174,8 @@ def cpu_s(pid: int) -> float:
 class Target:
     """The app under test: ``single`` (streamlit run) or ``serve`` (deploy/serve.py)."""
 
-    def __init__(self, kind: str, replicas: int = 0):
+    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = ()):
+        """``options``: more of deploy/serve.py's (``--capacity 3``)."""
         self.kind = kind
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -177,6 +189,7 @@ class Target:
                    "--address", "127.0.0.1", "--state", str(self.state_file)]
             if replicas:
                 cmd += ["--replicas", str(replicas)]
+            cmd += options
         self.t_start = time.monotonic()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True)
         self.rss: list[tuple[float, float]] = []  # (time, MB of every process together, PSS)
@@ -316,8 +329,15 @@ class Session:
         ), timeout=self.run_timeout)
 
     def _get_page(self) -> None:
+        """GET the page, then, as the browser, its first health check, whose answer sets Streamlit's
+        XSRF cookie (HAProxy answers a browser that has it, and a replica lets it back in when full)."""
         qs = "&".join(f"{k}={v}" for k, v in self.query.items())
-        request = urllib.request.Request(f"{self.base}/{self.page}" + (f"?{qs}" if qs else ""))
+        self._get(f"/{self.page}" + (f"?{qs}" if qs else ""))
+        if "_streamlit_xsrf" not in self.cookies:
+            self._get("/_stcore/health")
+
+    def _get(self, path: str) -> None:
+        request = urllib.request.Request(self.base + path)
         if self.cookies:
             request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
         with urllib.request.urlopen(request, timeout=30) as r:
@@ -326,6 +346,9 @@ class Session:
             for header in r.headers.get_all("Set-Cookie") or []:
                 jar.load(header)
         self.cookies.update({k: m.value for k, m in jar.items()})
+        for k, m in jar.items():
+            if m["max-age"] == "0":  # expired (a full replica's page ends the affinity)
+                self.cookies.pop(k, None)
 
     async def reconnect(self) -> None:
         """As the browser after a lost connection: same cookies and URL, widget states from the URL."""
@@ -533,10 +556,14 @@ def nudge(s: Session, rng: random.Random) -> None:
         s.press(PAGE_BUTTONS[s.page])
 
 
-def playground_plan(idx: int, moves: int, seed: int) -> list[tuple[str, int | None]]:
-    """(slider key, value or None = another layer count): shared and own sequence lengths."""
+def playground_plan(idx: int, moves: int, seed: int, t_only: bool = False) -> list[tuple[str, int | None]]:
+    """(slider key, value or None = another layer count): shared and own sequence lengths.
+
+    ``t_only``: every move is T (a lecture's "everyone move T now"), shared and own values in turn.
+    """
     rng = random.Random(seed * 1000 + idx)
-    kinds = ("seq_len", "seq_len", "hidden_size", "seq_len", "num_layers", "seq_len")
+    kinds = ("seq_len",) if t_only else \
+        ("seq_len", "seq_len", "hidden_size", "seq_len", "num_layers", "seq_len")
     plan, used = [], {5}
     for j in range(moves):
         key = kinds[j % len(kinds)]
@@ -578,6 +605,7 @@ def reference_line() -> str:
 class Tally:
     times: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # 429 or 503 from a limit: counted apart
     cpu_per_run: float = float("nan")  # CPU seconds of every process over the runs timed
 
     def add(self, out: RunOutcome, label: str) -> None:
@@ -587,7 +615,18 @@ class Tally:
     def line(self, name: str) -> str:
         return (f"{name:<20} runs {len(self.times):>4}  p50 {pct(self.times, 50):6.2f} s  "
                 f"p95 {pct(self.times, 95):6.2f} s  max {max(self.times, default=float('nan')):6.2f} s  "
-                f"errors {len(self.errors)}")
+                f"errors {len(self.errors)}  refused {len(self.refused)}")
+
+
+# The client limits' answer and a full replica's (deploy/haproxy.cfg, deploy/replica_limits.py).
+REFUSALS = (429, 503)
+
+
+def refusal(exc: BaseException) -> int | None:
+    """The HTTP status of a limit's refusal (a page load's or a websocket's), else None."""
+    status = getattr(exc, "code", None) if isinstance(exc, urllib.error.HTTPError) else \
+        exc.response.status_code if isinstance(exc, InvalidStatus) else None
+    return status if status in REFUSALS else None
 
 
 async def guarded(tally: Tally, label: str, coro):
@@ -597,7 +636,10 @@ async def guarded(tally: Tally, label: str, coro):
     except TimeoutError:
         tally.errors.append(f"{label}: timeout")
     except (ConnectionClosed, InvalidStatus, OSError) as exc:
-        tally.errors.append(f"{label}: disconnected ({exc!r})")
+        if refusal(exc):
+            tally.refused.append(f"{label}: {refusal(exc)}")
+        else:
+            tally.errors.append(f"{label}: disconnected ({exc!r})")
     except (KeyError, ValueError, IndexError) as exc:  # a page that did not draw its controls
         tally.errors.append(f"{label}: {exc!r}")
     return None
@@ -633,14 +675,17 @@ async def burst_page(target: Target, page: str, args) -> Tally:
     sessions = [Session(target.url, page, args.timeout) for _ in range(args.sessions)]
 
     async def first(i: int, s: Session) -> None:
+        # A class opens the page as people do, spread over a while, not in one instant.
+        await asyncio.sleep(i / args.open_rate if args.open_rate else 0)
         await s.open()
         await s.run()
 
     await asyncio.gather(*(guarded(tally, f"{page} s{i} open", first(i, s))
                            for i, s in enumerate(sessions)))
     alive = [s for s in sessions if s.page_hash]
-    plans = {id(s): playground_plan(i, args.moves, args.seed) for i, s in enumerate(alive)}
+    plans = {id(s): playground_plan(i, args.moves, args.seed, args.t_only) for i, s in enumerate(alive)}
     cpu0 = target.cpu_s()  # the moves only, not the first page loads
+    spy = profile_start(target, args.profile) if args.profile else None
 
     async def move(i: int, s: Session, j: int) -> None:
         rng = random.Random(args.seed * 7919 + i * 31 + j)
@@ -658,8 +703,47 @@ async def burst_page(target: Target, page: str, args) -> Tally:
         await asyncio.gather(*(guarded(tally, f"{page} s{i} move {j + 1}", move(i, s, j))
                                for i, s in enumerate(alive)))
     tally.cpu_per_run = (target.cpu_s() - cpu0) / max(len(tally.times), 1)
+    if spy is not None:
+        profile_stop(spy, args.profile)
     await asyncio.gather(*(s.close() for s in sessions))
     return tally
+
+
+def profile_start(target: Target, path: str) -> subprocess.Popen:
+    """py-spy (requirements-dev.txt) sampling one server process, the first replica, until stopped.
+
+    Only the thread holding the GIL is sampled (``--gil``): one replica's sessions take turns
+    on it, and here py-spy took threads asleep (``time.sleep``, ``Condition.wait``) for busy.
+    """
+    pid = target.state()["replicas"][0]["pid"] if target.kind == "serve" else target.proc.pid
+    spy = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--rate", "200", "--format", "raw",
+                             "--gil", "--nonblocking", "--output", path], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def profile_stop(spy: subprocess.Popen, path: str, top: int = 15) -> None:
+    """Stop py-spy (it writes its file on SIGINT) and print where the samples were: by function,
+    as the innermost frame (self) and anywhere on the stack (inclusive), each a share of all."""
+    spy.send_signal(signal.SIGINT)
+    spy.communicate(timeout=60)
+    own: dict[str, int] = {}
+    anywhere: dict[str, int] = {}
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        frames = [re.sub(r":\d+\)$", ")", f) for f in stack.split(";")]
+        total += int(count)
+        own[frames[-1]] = own.get(frames[-1], 0) + int(count)
+        for f in set(frames):
+            anywhere[f] = anywhere.get(f, 0) + int(count)
+    print(f"py-spy, one replica during the moves: {total} samples holding the GIL (200 a second), {path}")
+    for name, table in (("self", own), ("inclusive", anywhere)):
+        print(f"  top {top} by {name}:")
+        for frame, n in sorted(table.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"    {100 * n / max(total, 1):5.1f} %  {frame[:150]}")
 
 
 def scenario_burst(args) -> int:
@@ -672,16 +756,18 @@ def scenario_burst(args) -> int:
             t0 = time.monotonic()
             results[page] = asyncio.run(burst_page(target, page or "", args))
             print(results[page].line(page or "home")
-                  + f"  CPU/move {results[page].cpu_per_run * 1e3:4.0f} ms"
+                  + f"  CPU/move {results[page].cpu_per_run * 1e3:5.1f} ms"
                   + f"  memory (PSS) peak {target.peak_rss(t0):.0f} MB (before {rss0:.0f})  {load_line()}",
                   flush=True)
     finally:
-        problems = [e for t in results.values() for e in t.errors]
+        problems = [e for t in results.values() for e in t.errors + t.refused]
         log = finish(target, problems)
     for t in results.values():
-        failed |= pct(t.times, 95) > TARGETS["burst_p95_s"] or bool(t.errors)
-    print(f"\nburst, {args.target}, {args.sessions} sessions x {args.moves} moves per page: "
-          f"target p95 <= {TARGETS['burst_p95_s']} s and no errors: {'MISSED' if failed else 'met'}")
+        failed |= pct(t.times, 95) > TARGETS["burst_p95_s"] or bool(t.errors) or bool(t.refused)
+    print(f"\nburst, {args.target}, {args.sessions} sessions x {args.moves} moves per page, opening "
+          + (f"{args.open_rate:g} a second" if args.open_rate else "at once")
+          + f": target p95 <= {TARGETS['burst_p95_s']} s, no errors, none refused: "
+          f"{'MISSED' if failed else 'met'}")
     return 1 if failed or log else 0
 
 
@@ -1010,10 +1096,18 @@ def main() -> int:
     ap.add_argument("--pause", type=float, default=1.0, help="pause between rounds, s")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--open-rate", type=float, default=5.0,
+                    help="burst: sessions opening a second, as a class arriving (0: all at once)")
+    ap.add_argument("--t-only", action="store_true", help="burst: on the Playground every move is T")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="burst: py-spy's raw samples of the first replica during the moves, to FILE")
     args = ap.parse_args()
     args.pages = ["" if p == "home" else p for p in args.pages]
-    if not 1 <= args.sessions <= 100 or not 1 <= args.moves <= 50:
-        ap.error("--sessions must be 1..100 and --moves 1..50")
+    if not 1 <= args.sessions <= MAX_SESSIONS or not 1 <= args.moves <= 50 or args.open_rate < 0:
+        ap.error(f"--sessions must be 1..{MAX_SESSIONS}, --moves 1..50, --open-rate >= 0")
+    # Each session holds a websocket and, while it opens, an HTTP connection.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * args.sessions + 256)), hard))
     if args.scenario == "failover":
         args.moves = max(args.moves, 5)
     print(f"bench/load.py {args.scenario}: {CORES} cores; {load_line()}", flush=True)

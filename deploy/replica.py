@@ -1,14 +1,12 @@
-"""One replica of the app: its training workers start with it, then Streamlit serves ``app.py``.
+"""One replica of the app: its training workers start with it, then Streamlit serves ``app.py``
+behind the replica's limits (``deploy/replica_app.py``: seats and each session's message rate).
 
     python deploy/replica.py [--cold] [streamlit run options, e.g. --server.port 8502]
 
 ``streamlit run app.py`` (``make run``) starts the training workers on the
-first visit of the Train page. A worker then needs seconds to import torch and
-pay its one-off start-up run, and with a class opening pages at the same time
-it needed about 10 s: measured with ``bench/load.py train``, the second
-replica's worker was ready 3.6 s after the thirty presses, so its fifteen runs
-all waited while the first replica's worker had finished. A replica started
-here has its workers warm before its first learner arrives. ``deploy/serve.py``
+first visit of the Train page, and a worker then needs seconds to import torch
+and pay its one-off start-up run, longer while a class opens pages. A replica
+started here has its workers warm before its first learner arrives. ``deploy/serve.py``
 (``make serve``), the Dockerfile and so the Kubernetes pods start replicas this way.
 ``--cold``: the workers start on the first Train visit instead (serve.py restarting a
 replica that died: their warm-up would take the cores the survivors need then).
@@ -38,7 +36,7 @@ def main(options: list[str]) -> None:
     else:
         workers.shared_pool()  # starts the workers in the background; the pages find this pool
     replicas.start_roll()
-    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *options]
+    sys.argv = ["streamlit", "run", str(ROOT / "deploy" / "replica_app.py"), *options]
     cli.main()  # exits with Streamlit's own status
 
 

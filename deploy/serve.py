@@ -1,22 +1,26 @@
 """One command for a class: N app replicas behind HAProxy, with a shared Redis.
 
     python deploy/serve.py [--replicas N] [--port 8501] [--address 0.0.0.0] [--state FILE]
-                           [--client-limits on|off]
+                           [--client-limits on|off] [--client-address src|forwarded] [--capacity N]
 
 (``make serve`` runs this; ``REPLICAS=n`` and ``PORT`` choose.) It starts:
 
 - ``redis-server`` (Debian's) on a free loopback port, with an append-only
   file in a temporary folder, restarted if it dies: the shared class state. Every replica gets its address as
   ``STOCKDEMO_REDIS_URL=redis://127.0.0.1:<port>/0``.
-- N ``streamlit run app.py`` replicas (default: one per core) on free
-  loopback ports, each with ``STOCKDEMO_TRAIN_WORKERS`` set so that all
-  replicas together train on one worker process per core, and one
-  ``server.cookieSecret`` for all (generated per start). Each starts through
-  ``deploy/replica.py``, so its training workers are warm before a learner
-  presses Train.
+- N replicas of the app (default: one per core) on free loopback ports, each
+  with ``STOCKDEMO_TRAIN_WORKERS`` set so that all replicas together train on
+  one worker process per core, and one ``server.cookieSecret`` for all
+  (generated per start). Each starts through ``deploy/replica.py``, so its
+  training workers are warm before a learner presses Train, and serves
+  ``app.py`` behind its own limits (``deploy/replica_app.py``): at most
+  ``--capacity`` sessions for a new learner (then a page says the class is
+  full), each session's messages at a person's rate.
 - HAProxy (Debian's) on ``--address:--port``, from ``deploy/haproxy.cfg``:
   cookie affinity, websockets kept open, health checks on
-  ``/_stcore/health``.
+  ``/_stcore/health``, Streamlit's files from its cache, and each client
+  address's rates limited (``--client-limits``; ``--client-address forwarded``
+  behind another proxy).
 
 A replica that exits is taken out of HAProxy at once (through its admin
 socket; the health check would notice within 1-2 s) and started again here,
@@ -24,8 +28,8 @@ through ``deploy/replica.py --cold`` (its training workers start on the first
 Train visit, not while the survivors carry its class). Its sessions reconnect
 to the survivors and rebuild their pages from their URLs. The restarted replica
 rejoins ``REJOIN_AFTER_S`` seconds after it answers again: back at once, it
-took part of the reconnecting sessions back while it was still starting
-(bench/load.py failover: 1 and 6 of 15). While it is held out, Redis says so
+took part of the reconnecting sessions back while it was still starting.
+While it is held out, Redis says so
 (``sd:replicas:held``): the replica roll (``stockdemo.classroom.replicas``) does not count
 it, and once it is back the fuller replica hands it its share of the class. Ctrl-C (or
 SIGTERM) stops everything this started.
@@ -56,10 +60,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from deploy import system  # noqa: E402  (also a script)
+from deploy.replica_limits import NOT_PAGE_ENDINGS, NOT_PAGES, busy_page  # noqa: E402  (also a script)
+
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
-PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server"}  # program -> Debian package
-SBIN_PATH = "/usr/local/sbin:/usr/sbin:/sbin"  # Debian puts haproxy in /usr/sbin
 REJOIN_AFTER_S = 20.0  # a restarted replica's wait before it takes sessions again
+BUSY_RETRY_S = 10  # HAProxy's page-load rate counts over 10 s
 START_TIMEOUT_S = 90.0
 
 
@@ -76,35 +83,42 @@ def _die_with_parent() -> None:
 
 
 def find_programs() -> dict[str, str]:
-    """program -> path; installs what is missing with apt-get when root, else exits with a message."""
-    search = os.environ.get("PATH", "") + os.pathsep + SBIN_PATH
-    missing = [p for p in PROGRAMS if not shutil.which(p, path=search)]
-    if missing:
-        packages = " ".join(PROGRAMS[p] for p in missing)
-        if os.geteuid() != 0 or not shutil.which("apt-get"):
-            sys.exit(f"serve: {', '.join(missing)} not found. Install Debian's packages: "
-                     f"sudo apt-get install {packages}")
-        print(f"serve: installing {packages} (apt-get)", flush=True)
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", *PROGRAMS.values()], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
-    return {p: shutil.which(p, path=search) for p in PROGRAMS}
+    """program -> path; what is missing is installed with apt-get when root, else named (deploy/system.py)."""
+    system.ensure("serve")
+    return {program: system.SERVE[program] for program in ("haproxy", "redis-server")}
+
+
+def keep_blocks(text: str, name: str, keep: bool) -> str:
+    """The template with the block marked ``# >>> name`` ... ``# <<< name`` kept or left out."""
+    if keep or f"    # >>> {name}" not in text:  # kept, or inside a block already left out
+        return text
+    head, rest = text.split(f"    # >>> {name}", 1)
+    return head + rest.split(f"    # <<< {name}\n", 1)[1]
 
 
 def haproxy_config(bind: str, port: int, replicas: list[tuple[str, int]], admin: Path,
-                   client_limits: bool = True) -> str:
+                   client_limits: bool = True, client_address: str = "src") -> str:
     """The template with this start's address, servers and admin socket filled in.
 
-    ``client_limits=False`` leaves out the per-client limits: for a benchmark whose
-    hundreds of sessions all come from one address, standing for many schools.
+    ``client_limits=False`` leaves out the per-client limits: for a benchmark that
+    stands for many schools behind many addresses. ``client_address``: ``src`` (each
+    connection's own address) or ``forwarded`` (behind another proxy: the address it
+    appended to X-Forwarded-For). The page HAProxy sends a client over its page-load
+    rate is written beside the admin socket.
     """
+    if client_address not in ("src", "forwarded"):
+        raise ValueError(f"client_address must be src or forwarded, not {client_address!r}")
     servers = "\n".join(f"    server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas)
-    text = TEMPLATE.read_text()
-    if not client_limits:
-        head, rest = text.split("    # >>> client limits", 1)
-        text = head + rest.split("    # <<< client limits\n", 1)[1]
-    return string.Template(text).substitute(bind=bind, port=port, servers=servers, socket=admin)
+    text = keep_blocks(TEMPLATE.read_text(), "client limits", client_limits)
+    text = keep_blocks(text, "direct clients", client_address == "src")
+    text = keep_blocks(text, "forwarded clients", client_address == "forwarded")
+    page = Path(admin).with_name("busy.html")
+    page.write_text(busy_page("Too many at once from your network",
+                              "Many browsers at your address opened the app in the last seconds.",
+                              BUSY_RETRY_S))
+    return string.Template(text).substitute(
+        bind=bind, port=port, servers=servers, socket=admin, busy_page=page,
+        not_page_prefixes=" ".join(NOT_PAGES), not_page_endings=" ".join(NOT_PAGE_ENDINGS))
 
 
 def haproxy_says(admin: Path, command: str) -> str:
@@ -150,9 +164,8 @@ class Replica:
 
         A replica started again after a crash is not warmed: its workers' imports
         and warm-up runs (about 4 s of CPU) would take the cores the survivor needs
-        while every session of the dead one reconnects to it (measured: one
-        session in two failover runs then lost its connection more than 5 s
-        after the kill). Its workers start on its first Train visit instead.
+        while every session of the dead one reconnects to it. Its workers start on
+        its first Train visit instead.
         """
         launch = [sys.executable, str(ROOT / "deploy" / "replica.py"), *([] if warm else ["--cold"])]
         self.proc = subprocess.Popen(
@@ -253,8 +266,7 @@ def serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     # Ctrl-C even where SIGINT came in ignored: a shell starts background jobs that way,
-    # and Python then installs no KeyboardInterrupt of its own (found when a CI run
-    # started with `nohup ... &` left test_ctrl_c_stops_every_process_it_started waiting).
+    # and Python then installs no KeyboardInterrupt of its own.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         redis_port = free_port()
@@ -277,7 +289,8 @@ def serve(args: argparse.Namespace) -> int:
                # One secret for all replicas, so a session's cookies are valid on any of them.
                "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
                # As hosted: a file changed under a running server must not unload modules.
-               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}
+               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
+               **({"STOCKDEMO_CAPACITY": str(args.capacity)} if args.capacity else {})}
         for i in range(n):
             # Its name on the replica roll (stockdemo.classroom.replicas) is its name here and in HAProxy.
             replica = Replica(f"r{i + 1}", free_port(), {**env, "STOCKDEMO_REPLICA": f"r{i + 1}"})
@@ -287,7 +300,8 @@ def serve(args: argparse.Namespace) -> int:
         cfg = workdir / "haproxy.cfg"
         admin = workdir / "haproxy.sock"
         cfg.write_text(haproxy_config(args.address, args.port, [(r.name, r.port) for r in replicas],
-                                      admin, client_limits=args.client_limits == "on"))
+                                      admin, client_limits=args.client_limits == "on",
+                                      client_address=args.client_address))
         check = subprocess.run([programs["haproxy"], "-c", "-f", str(cfg)], capture_output=True, text=True)
         if check.returncode:
             raise RuntimeError(f"haproxy rejected {cfg}:\n{check.stdout}{check.stderr}")
@@ -374,11 +388,18 @@ def main() -> int:
     ap.add_argument("--state", help="write ports and process ids here as JSON once ready")
     ap.add_argument("--client-limits", choices=("on", "off"),
                     default=os.environ.get("STOCKDEMO_CLIENT_LIMITS") or "on",
-                    help="HAProxy's per-client limits (deploy/haproxy.cfg); off for a benchmark "
-                         "whose sessions all come from one address (or STOCKDEMO_CLIENT_LIMITS=off)")
+                    help="HAProxy's per-address rate limits (deploy/haproxy.cfg); off for a benchmark "
+                         "standing for many schools (or STOCKDEMO_CLIENT_LIMITS=off)")
+    ap.add_argument("--client-address", choices=("src", "forwarded"),
+                    default=os.environ.get("STOCKDEMO_CLIENT_ADDRESS") or "src",
+                    help="whose rates the client limits count: each connection's address, or behind "
+                         "another proxy the address it appended to X-Forwarded-For")
+    ap.add_argument("--capacity", type=int, default=int(os.environ.get("STOCKDEMO_CAPACITY") or 0),
+                    help="sessions a page load may take a replica to; past it the page says the "
+                         "class is full (default: deploy/replica_app.py's)")
     args = ap.parse_args()
-    if args.replicas < 0 or not 0 < args.port < 65536:
-        ap.error("--replicas must be >= 1 and --port 1..65535")
+    if args.replicas < 0 or args.capacity < 0 or not 0 < args.port < 65536:
+        ap.error("--replicas and --capacity must be >= 1 and --port 1..65535")
     return serve(args)
 
 

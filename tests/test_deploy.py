@@ -149,16 +149,28 @@ def test_the_community_cloud_requirements_parse_and_resolve_torch_to_its_cpu_bui
     assert set(pins) >= {"streamlit", "torch", "plotly", "pandas"}
 
 
-def test_the_client_limits_can_be_left_out_for_a_benchmark_from_one_address(tmp_path):
+def test_the_client_limits_count_rates_by_address_or_forwarded_address_or_are_left_out(tmp_path):
     haproxy = shutil.which("haproxy", path="/usr/sbin:/usr/bin:/sbin:/bin")
     if haproxy is None:
         pytest.fail("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
-    on = haproxy_config("127.0.0.1", 8501, [("r1", 9001)], tmp_path / "a.sock")
-    off = haproxy_config("127.0.0.1", 8501, [("r1", 9001)], tmp_path / "a.sock", client_limits=False)
-    assert "track-sc0 src" in on and "sc_conn_cur(1) gt 120" in on
-    assert "track-sc" not in off and "stick-table" in off  # the tables stay, nothing uses them
+    servers = [("r1", 9001)]
+    on = haproxy_config("127.0.0.1", 8501, servers, tmp_path / "a.sock")
+    forwarded = haproxy_config("127.0.0.1", 8501, servers, tmp_path / "a.sock", client_address="forwarded")
+    off = haproxy_config("127.0.0.1", 8501, servers, tmp_path / "a.sock", client_limits=False)
+    assert "tcp-request connection track-sc0 src" in on and "X-Forwarded-For" not in on
+    # Behind a proxy: no connection-level tracking (every connection is the proxy's).
+    assert "tcp-request connection" not in forwarded
+    assert "http-request track-sc0 req.hdr_ip(X-Forwarded-For,-1)" in forwarded
+    # Rates only: nothing counts the websockets an address holds open.
+    for cfg in (on, forwarded):
+        assert "gpc_rate(3,10s)" in cfg and "sc_gpc_rate(1,0) gt" in cfg
+        assert "conn_cur(1)" not in cfg and "websockets_per_client" not in cfg
+    assert "track-sc" not in off and "sc-inc-gpc" not in off
     assert "/_stcore/health" in off and "default_backend replicas" in off
-    cfg = tmp_path / "off.cfg"
-    cfg.write_text(off)
-    check = subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
+    for name, text in (("on", on), ("forwarded", forwarded), ("off", off)):
+        cfg = tmp_path / f"{name}.cfg"
+        cfg.write_text(text)
+        check = subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True, text=True)
+        assert check.returncode == 0, name + check.stdout + check.stderr
+    with pytest.raises(ValueError):
+        haproxy_config("127.0.0.1", 8501, servers, tmp_path / "a.sock", client_address="cookie")

@@ -30,7 +30,7 @@ from packaging.requirements import Requirement
 
 from stockdemo import RunConfig, StockPredictor, run
 from stockdemo.handout import _inline_script
-from stockdemo.render import layout
+from stockdemo.layout import layout
 from tests.conftest import ROOT
 
 VENVS = ROOT / "artifacts" / "package-venv"
@@ -196,7 +196,7 @@ import json, pathlib, sys
 import stockdemo
 from stockdemo import RunConfig, run
 from stockdemo.handout import SCRIPT, view_handout
-from stockdemo.render import layout
+from stockdemo.layout import layout
 
 config = RunConfig()
 result = run(config)

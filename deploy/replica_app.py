@@ -1,0 +1,42 @@
+"""The ASGI app one replica serves: app.py behind the replica's own limits (deploy/replica_limits.py).
+
+``deploy/replica.py`` runs it with ``streamlit run``, which finds ``app`` and serves
+it as ``streamlit run app.py`` would serve the script, with the same options. The
+limits come from the environment (``deploy/serve.py`` sets them from its options):
+
+- ``STOCKDEMO_CAPACITY``: sessions a page load may take this replica to (default 200);
+- ``STOCKDEMO_HARD_CAP``: sessions it holds at most, reconnections included
+  (default 1.5 x the capacity);
+- ``STOCKDEMO_SESSION_MESSAGES``: one session's messages, ``BURST/PER_S`` (default 40/4);
+- ``STOCKDEMO_FULL_RETRY_S``: the full page's wait before it tries again (default 30, plus
+  up to half of it at random);
+- ``STOCKDEMO_AFFINITY_COOKIE``: the balancer's cookie (default SRV, as class mode's).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import streamlit as st
+from starlette.middleware import Middleware
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from deploy.replica_limits import ReplicaLimits  # noqa: E402
+
+# 300 learners on two replicas fit with room for the balancer's unevenness; a seat
+# costs about 0.1 MB and nothing at rest, so what bounds a replica is everyone moving at once.
+CAPACITY = int(os.environ.get("STOCKDEMO_CAPACITY") or 200)
+# A replica that dies sends its sessions to the others: they hold half again as many.
+HARD_CAP = int(os.environ.get("STOCKDEMO_HARD_CAP") or CAPACITY * 3 // 2)
+# One drag of T across the stage (35 values, one request in flight) at once; then the
+# 4 graphs a second a drag must show.
+BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") or "40/4").split("/"))
+# Time for a learner or two to leave; the random half keeps a full class's retries apart.
+RETRY_S = int(os.environ.get("STOCKDEMO_FULL_RETRY_S") or 30)
+
+app = st.App(ROOT / "app.py", middleware=[Middleware(
+    ReplicaLimits, capacity=CAPACITY, hard_cap=HARD_CAP, burst=BURST, per_s=PER_S, retry_s=RETRY_S,
+    affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV")])

@@ -1,0 +1,196 @@
+"""What one replica lets in: its seats (the sessions it holds) and each session's message rate.
+
+An ASGI middleware in front of Streamlit (``deploy/replica_app.py`` passes it to
+``st.App``, Streamlit's public API for middleware). It sees every HTTP request and every
+websocket, and Streamlit opens one websocket per session (``/_stcore/stream``),
+whose every message from the browser (a BackMsg: a widget moved, a rerun asked) is
+one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
+
+- **Seats.** A page load (the app's HTML) while the replica holds ``capacity``
+  sessions (open websockets) gets the "class is full" page (503, ``Retry-After``,
+  and the page retries by itself). A browser that already had the app (it
+  carries Streamlit's XSRF cookie: a reload, a second tab) is let in up to
+  ``hard_cap``, and so is a websocket: past it, 503 before the upgrade, and the
+  browser's own reconnection tries again. The headroom is for a replica that
+  dies (its sessions reconnect to the others) and for the pages loaded while a
+  replica filled up, whose websockets come a moment later. A page load holds no
+  seat: a client loading pages in a loop would fill the class with nobody.
+- **Messages.** Each websocket gets a token bucket: ``burst`` messages at once,
+  then ``per_s`` a second. A message past it is read later, not dropped: the
+  server stops reading that socket (uvicorn pauses a socket until the app
+  reads), so a session sending in a loop waits on its own socket and costs at
+  most ``per_s`` runs a second. A session whose bucket stays under half full
+  for ``MAX_LOW_S`` is not a person (a person stops between drags, and the
+  bucket fills again; a burst of clicks fits it): it is disconnected, and
+  what it had queued in the sockets' buffers, thousands of messages, is never
+  run. Nor is it once its client has gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import string
+import sys
+import time
+from pathlib import Path
+
+PAGE = Path(__file__).with_name("busy.html")
+STREAM_PATH = "/_stcore/stream"
+MAX_LOW_S = 30.0
+DISCONNECT = {"type": "websocket.disconnect", "code": 1008}
+XSRF_COOKIE = b"_streamlit_xsrf"
+# What the browser fetches besides the page itself (and Streamlit's calls, under /_stcore/);
+# deploy/serve.py gives HAProxy the same lists.
+NOT_PAGES = ("/static/", "/app/static/", "/component/", "/media/")
+NOT_PAGE_ENDINGS = (".js", ".css", ".png", ".ico", ".json", ".svg", ".woff", ".woff2", ".ttf", ".map")
+
+
+def is_page_load(scope: dict) -> bool:
+    """A GET of the app's HTML: any path but Streamlit's endpoints and files (the same rule as HAProxy's)."""
+    path = scope.get("path", "")
+    return (scope.get("method") == "GET" and "/_stcore/" not in path
+            and not path.startswith(NOT_PAGES) and not path.endswith(NOT_PAGE_ENDINGS))
+
+
+def busy_page(heading: str, message: str, retry_s: int) -> str:
+    """deploy/busy.html with its words and retry filled in (HAProxy sends it too, from serve.py)."""
+    return string.Template(PAGE.read_text()).substitute(heading=heading, message=message, retry=retry_s)
+
+
+class MessageRate:
+    """A token bucket: ``burst`` messages at once, then ``per_s`` a second."""
+
+    def __init__(self, burst: float, per_s: float) -> None:
+        self.burst, self.per_s = burst, per_s
+        self.tokens, self.at = burst, time.monotonic()
+
+    def wait(self) -> float:
+        """Seconds before the next message may be read (0: now); the message's token is taken."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
+        self.at = now
+        self.tokens -= 1
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.per_s
+
+
+class ReplicaLimits:
+    """ASGI middleware: seats by ``capacity`` and ``hard_cap``, messages by ``burst`` and ``per_s``.
+
+    ``retry_s``: what the full page tells the browser to wait (each answer adds up to
+    half of it at random, so a full class's browsers do not all come back at once).
+    ``affinity_cookie``: the balancer's cookie, expired on the full page so that its
+    retry may go to another replica (HAProxy's ``cookie ... preserve`` passes it on).
+    """
+
+    def __init__(self, app, *, capacity: int, hard_cap: int, burst: float, per_s: float,
+                 retry_s: int = 30, affinity_cookie: str = "SRV") -> None:
+        self.app = app
+        self.capacity, self.hard_cap = capacity, max(capacity, hard_cap)
+        self.burst, self.per_s = burst, per_s
+        self.retry_s = retry_s
+        self.affinity_cookie = affinity_cookie
+        self.open = 0  # sessions: Streamlit's websockets
+        self.refused = {"full page": 0, "websocket": 0}
+        self.slowed = 0  # messages that waited for their bucket
+        self.cut = 0  # sessions disconnected for sending far past it
+        self._said = 0.0
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "websocket" and scope["path"].endswith(STREAM_PATH):
+            await self._session(scope, receive, send)
+        elif scope["type"] == "http" and is_page_load(scope):
+            returning = any(k == b"cookie" and XSRF_COOKIE in v for k, v in scope["headers"])
+            if self.open >= (self.hard_cap if returning else self.capacity):
+                await self._full_page(send)
+                return
+            await self.app(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _session(self, scope, receive, send) -> None:
+        if self.open >= self.hard_cap:
+            self._refuse("websocket")
+            await receive()  # websocket.connect
+            if "websocket.http.response" in scope.get("extensions", {}):
+                await send({"type": "websocket.http.response.start", "status": 503,
+                            "headers": [(b"retry-after", str(self.retry_s).encode())]})
+                await send({"type": "websocket.http.response.body", "body": b"full"})
+            else:
+                await send({"type": "websocket.close", "code": 1013})  # 1013: try again later
+            return
+        self.open += 1
+        bucket = MessageRate(self.burst, self.per_s)
+        low_since: float | None = None  # since when the bucket has stayed under half full
+        gone = asyncio.Event()
+
+        async def sent(message) -> None:
+            # A send to a client that has gone ends the session through its next read, as a
+            # browser leaving does (Streamlit's own path: the error here would leave its
+            # read loop a socket it takes for never accepted, and a traceback in the log).
+            if not gone.is_set():
+                try:
+                    await send(message)
+                except OSError:
+                    gone.set()
+
+        async def metered():
+            nonlocal low_since
+            if gone.is_set():
+                return DISCONNECT  # Streamlit takes it as the browser gone and ends the session
+            message = await receive()
+            if message["type"] != "websocket.receive":
+                return message
+            wait = bucket.wait()
+            now = time.monotonic()
+            if bucket.tokens >= bucket.burst / 2:
+                low_since = None
+            elif low_since is None:
+                low_since = now
+            elif now - low_since > MAX_LOW_S:
+                self.cut += 1
+                self._say(f"a session kept its message bucket under half full for {MAX_LOW_S:g} s: "
+                          f"disconnected ({self.cut} so far)")
+                return DISCONNECT
+            if wait == 0:
+                return message
+            if not self.slowed:
+                self._say(f"a session sent messages faster than {self.per_s:g} a second "
+                          f"after a burst of {self.burst:g}: read at that rate")
+            self.slowed += 1
+            try:
+                await asyncio.wait_for(gone.wait(), wait)
+                return DISCONNECT
+            except TimeoutError:
+                return message
+
+        try:
+            await self.app(scope, metered, sent)
+        finally:
+            self.open -= 1
+
+    async def _full_page(self, send) -> None:
+        self._refuse("full page")
+        retry = self.retry_s + random.randint(0, self.retry_s // 2)
+        body = busy_page("The class is full",
+                         "This server holds as many learners as it can serve well right now.",
+                         retry).encode()
+        await send({"type": "http.response.start", "status": 503, "headers": [
+            (b"content-type", b"text/html; charset=utf-8"),
+            (b"content-length", str(len(body)).encode()),
+            (b"retry-after", str(retry).encode()),
+            (b"cache-control", b"no-store"),
+            (b"set-cookie", f"{self.affinity_cookie}=; Max-Age=0; Path=/".encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    def _refuse(self, what: str) -> None:
+        self.refused[what] += 1
+        self._say(f"{self.open} sessions open (capacity {self.capacity}, {self.hard_cap} at most): "
+                  f"refused so far {self.refused}")
+
+    def _say(self, line: str) -> None:
+        """One line to the replica's log, at most every 10 s: a full class must not flood the terminal."""
+        now = time.monotonic()
+        if now - self._said >= 10.0:
+            self._said = now
+            print(f"replica limits: {line}", file=sys.stderr, flush=True)
