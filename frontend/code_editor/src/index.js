@@ -1,0 +1,222 @@
+// The "Your code" page's editor: CodeMirror 6 with Python, as a Streamlit components v2 frontend.
+//
+// The server sends the code to show (replaced only when its `doc_key` changes, so a rerun
+// never overwrites what the learner is typing), the text to show it as a diff against
+// (a ready-made edit against the seed), and the error of the last run (its line is marked).
+// The one value sent back is the trigger `run`: the code, when the learner presses Run or
+// Ctrl/Cmd+Enter. Hovering a graph node highlights the line that made it: the graph view
+// says so with the window event LINE_EVENT.
+
+import { EditorState, StateEffect, StateField, Compartment } from "@codemirror/state";
+import {
+  Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, highlightActiveLineGutter,
+  keymap, lineNumbers,
+} from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import { python } from "@codemirror/lang-python";
+import { unifiedMergeView } from "@codemirror/merge";
+
+export const LINE_EVENT = "stockdemo:line"; // detail: {line: 1-based line of the code, or null}
+const RUN_KEY = "Mod-Enter";
+const editors = new WeakMap();
+
+export default function codeEditor(component) {
+  const { parentElement, setTriggerValue } = component;
+  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
+  let editor = editors.get(parentElement);
+  if (!editor) {
+    editor = new CodeEditor(parentElement);
+    editors.set(parentElement, editor);
+  }
+  editor.setTriggerValue = setTriggerValue || (() => {});
+  editor.update(data ?? {});
+  return () => {
+    editor.destroy();
+    editors.delete(parentElement);
+  };
+}
+
+// -- marks: the failing line, and the line a hovered graph node came from --------------
+const setError = StateEffect.define();
+const setHover = StateEffect.define();
+
+class ErrorNote extends WidgetType {
+  constructor(text) {
+    super();
+    this.text = text;
+  }
+
+  eq(other) {
+    return other.text === this.text;
+  }
+
+  toDOM() {
+    const note = document.createElement("div");
+    note.className = "sd-error-note";
+    note.setAttribute("role", "alert");
+    note.textContent = this.text;
+    return note;
+  }
+}
+
+/** A field holding one marked line: decorations for it, rebuilt when its effect arrives. */
+function lineMark(effect, lineClass, note) {
+  return StateField.define({
+    create: () => Decoration.none,
+    update(marks, tr) {
+      marks = marks.map(tr.changes);
+      for (const e of tr.effects) {
+        if (!e.is(effect)) continue;
+        const mark = e.value;
+        if (!mark || !(mark.line >= 1) || mark.line > tr.state.doc.lines) return Decoration.none;
+        const line = tr.state.doc.line(mark.line);
+        const ranges = [Decoration.line({ class: lineClass }).range(line.from)];
+        if (note && mark.message) {
+          ranges.push(Decoration.widget({ widget: new ErrorNote(mark.message), block: true, side: 1 })
+            .range(line.to));
+        }
+        marks = Decoration.set(ranges);
+      }
+      return marks;
+    },
+    provide: (field) => EditorView.decorations.from(field),
+  });
+}
+
+const errorField = lineMark(setError, "sd-error-line", true);
+const hoverField = lineMark(setHover, "sd-hover-line", false);
+
+class CodeEditor {
+  constructor(parent) {
+    this.parent = parent;
+    this.root = parent.querySelector(".ce-host") ?? parent;
+    this.root.classList.add("ce-root");
+    this.runs = 0;
+    this.docKey = null;
+    this.baseKey = null;
+    this.diff = new Compartment();
+    this.lock = new Compartment();
+
+    const bar = document.createElement("div");
+    bar.className = "ce-bar";
+    this.runButton = document.createElement("button");
+    this.runButton.type = "button";
+    this.runButton.className = "ce-run";
+    this.runButton.textContent = "▶ Run";
+    this.runButton.title = "Run this code (Ctrl+Enter, or ⌘+Enter on a Mac)";
+    this.runButton.addEventListener("click", () => this.run());
+    this.status = document.createElement("span");
+    this.status.className = "ce-status";
+    this.status.setAttribute("aria-live", "polite");
+    const hint = document.createElement("span");
+    hint.className = "ce-hint";
+    hint.textContent = "Ctrl+Enter runs · Esc then Tab leaves the editor";
+    bar.append(this.runButton, this.status, hint);
+
+    this.host = document.createElement("div");
+    this.host.className = "ce-editor";
+    this.root.replaceChildren(bar, this.host);
+
+    this.view = new EditorView({
+      parent: this.host,
+      state: this.state(""),
+    });
+    this.onLine = (ev) => this.hoverLine(ev.detail?.line ?? null);
+    window.addEventListener(LINE_EVENT, this.onLine);
+    this.onResize = () => this.fitHeight(this.data?.height);
+    window.addEventListener("resize", this.onResize);
+  }
+
+  state(doc, base = null) {
+    return EditorState.create({
+      doc,
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        history(),
+        drawSelection(),
+        indentOnInput(),
+        indentUnit.of("    "),
+        bracketMatching(),
+        highlightActiveLine(),
+        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        python(),
+        keymap.of([
+          { key: RUN_KEY, run: () => this.run(), preventDefault: true },
+          indentWithTab,
+          ...defaultKeymap,
+          ...historyKeymap,
+        ]),
+        EditorView.contentAttributes.of({ "aria-label": "Python code: edit it, then press Ctrl+Enter to run it" }),
+        errorField,
+        hoverField,
+        this.diff.of(base === null ? [] : unifiedMergeView({ original: base, mergeControls: false, gutter: true })),
+        this.lock.of([]),
+      ],
+    });
+  }
+
+  update(data) {
+    this.data = data;
+    this.root.classList.toggle("ce-present", !!data.present);
+    if (data.doc_key !== this.docKey || (data.base_key ?? null) !== this.baseKey) {
+      // A new text from the server (a ready-made edit, a link, the teacher's code): the
+      // editor starts again from it, its undo history with it.
+      this.docKey = data.doc_key;
+      this.baseKey = data.base_key ?? null;
+      this.view.setState(this.state(data.doc ?? "", data.base ?? null));
+      this.scrollTo(data.focus_line);
+    }
+    this.view.dispatch({ effects: setError.of(data.error ?? null) });
+    if (data.error?.line) this.scrollTo(data.error.line, true);
+    const answered = (data.ran ?? 0) >= this.runs;
+    // A following student holds the teacher's code: readable, not editable, not runnable.
+    this.runButton.disabled = !!data.locked;
+    this.view.dispatch({ effects: this.lock.reconfigure(EditorState.readOnly.of(!!data.locked)) });
+    this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : "Running…";
+    this.fitHeight(data.height);
+  }
+
+  run() {
+    if (this.data?.locked) return true;
+    this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
+    this.status.textContent = "Running…";
+    this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
+    return true;
+  }
+
+  /** Scroll the editor (never the page) so `line` is near its top, or just in view (`nearest`). */
+  scrollTo(line, nearest = false) {
+    const doc = this.view.state.doc;
+    if (!(line >= 1)) return;
+    const block = this.view.lineBlockAt(doc.line(Math.min(line, doc.lines)).from);
+    const scroller = this.view.scrollDOM;
+    const margin = 24;
+    if (nearest && block.top >= scroller.scrollTop + margin
+        && block.bottom <= scroller.scrollTop + scroller.clientHeight - margin) return;
+    scroller.scrollTop = Math.max(0, block.top - margin);
+  }
+
+  hoverLine(line) {
+    this.view.dispatch({ effects: setHover.of(line ? { line } : null) });
+    if (line) this.scrollTo(line, true);
+  }
+
+  /** The editor takes `height` px, or the height the window leaves under its top. */
+  fitHeight(height) {
+    const bar = this.root.querySelector(".ce-bar")?.offsetHeight ?? 0;
+    let px = height;
+    if (!px) {
+      const top = this.root.getBoundingClientRect().top + window.scrollY;
+      px = Math.max(220, window.innerHeight - top - bar - 16);
+    }
+    this.host.style.height = `${px}px`;
+  }
+
+  destroy() {
+    window.removeEventListener(LINE_EVENT, this.onLine);
+    window.removeEventListener("resize", this.onResize);
+    this.view.destroy();
+  }
+}

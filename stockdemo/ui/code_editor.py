@@ -1,0 +1,70 @@
+"""The code editor: CodeMirror 6 with Python, a Streamlit component (frontend/code_editor).
+
+The browser holds the text while the learner types; the server hears it only when the
+learner runs it (Run, or Ctrl/Cmd+Enter): the trigger ``run`` carries ``{"code", "n"}``.
+The server sends (``data``, JSON):
+
+- ``doc``, ``doc_key``: the text to show, replaced in the browser only when ``doc_key``
+  changes (a ready-made edit, a link, the teacher's code), never while the learner types;
+- ``base``, ``base_key``: a text to show ``doc`` as a diff against (the seed, for a
+  ready-made edit), or None;
+- ``error``: the last run's error, ``{"line", "message"}`` (its line is marked), or None;
+- ``status``: a few words on the last run; ``ran``: the number of the run answered;
+- ``locked``: why the code cannot be edited or run (a student following the teacher), or None;
+- ``present``: presenter mode; ``height``: px, or None to take the height the window leaves;
+- ``focus_line``: the line to scroll to when a new text arrives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+BUNDLE = Path(__file__).resolve().parents[2] / "static" / "code_editor.js"
+CSS = Path(__file__).with_name("code_editor") / "code_editor.css"
+
+_LOADER = """let bundle;
+export default async function (component) {
+  bundle ??= import(new URL(@PATH@, window.location.origin).href);
+  return (await bundle).default(component);
+}
+"""
+
+
+def _loader() -> str:
+    version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
+    return _LOADER.replace("@PATH@", json.dumps(path))
+
+
+_COMPONENT = st.components.v2.component(
+    "stockdemo_code_editor", html='<div class="ce-host"></div>', js=_loader(),
+    css=CSS.read_text(encoding="utf-8"))
+
+
+def _take_run(key: str, on_run: Callable[[str, int], None]) -> None:
+    """The learner pressed Run: hand the code to ``on_run`` before the page draws anything."""
+    run = getattr(st.session_state.get(key), "run", None)
+    if isinstance(run, dict) and isinstance(run.get("code"), str) and isinstance(run.get("n"), int) \
+            and not isinstance(run["n"], bool):
+        on_run(run["code"], run["n"])
+
+
+def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, key: str = "code_editor",
+                base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
+                ran: int = 0, locked: str | None = None, present: bool = False,
+                height: int | None = None, focus_line: int | None = None) -> None:
+    """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
+    (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
+    data = {"doc": doc, "doc_key": doc_key, "base": base,
+            "base_key": None if base is None else hashlib.blake2b(base.encode(), digest_size=8).hexdigest(),
+            "error": error, "status": status, "ran": ran, "locked": locked, "present": present,
+            "height": height, "focus_line": focus_line}
+    _COMPONENT(data=json.dumps(data), key=key, height="content",
+               on_run_change=lambda: _take_run(key, on_run))
