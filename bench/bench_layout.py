@@ -113,7 +113,7 @@ def models(big: int) -> list[tuple[str, nn.Module, torch.Tensor]]:
     torch.manual_seed(0)
     return [
         ("seed", StockPredictor(3, 10, 1, 1), torch.randn(10, 5, 3)),
-        ("GRU T 200 L 4", StockPredictor(3, 10, 4, 1, cell="gru"), torch.randn(10, 200, 3)),
+        ("GRU T 200 L 4", StockPredictor(3, 10, 4, 1, rnn=nn.GRU), torch.randn(10, 200, 3)),
         ("TransformerEncoder 6", Encoder(), torch.randn(4, 10, 16)),
         ("residual CNN", ResidualCNN(), torch.randn(2, 3, 16, 16)),
         ("LSTM loop cell T 20", CellLoop(nn.LSTMCell), torch.randn(10, 20, 3)),

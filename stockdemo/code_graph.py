@@ -53,6 +53,7 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
+CODE_FILE = "<your code>"  # the file name learners' code is compiled under, in the sandbox
 NO_SEQUENCE = 2**64 - 1  # what _sequence_nr() says of an AccumulateGrad
 _SKIPPED_DIRS = tuple(os.path.dirname(p) + os.sep for p in (torch.__file__, os.__file__))
 _SKIPPED_DIRS += (sysconfig.get_paths()["stdlib"] + os.sep,)

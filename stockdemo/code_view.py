@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from stockdemo.capture import capture_graph_nodes
-from stockdemo.code_graph import LineRecorder, raw_graph
+from stockdemo.code_graph import CODE_FILE, LineRecorder, raw_graph
 from stockdemo.code_ids import graph_of_record
 from stockdemo.code_layout import layout_code
 from stockdemo.graph import Graph
@@ -74,7 +74,7 @@ def _with_lines(graph: Graph, grad_fns: dict[str, object], lines: LineRecorder) 
     return Graph(graph.nodes, graph.edges, {**graph.meta, "code": code})
 
 
-def record_script(source: str, filename: str = "<your code>", name: str = "predictions"
+def record_script(source: str, filename: str = CODE_FILE, name: str = "predictions"
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run a script like the seed's in this process, recorded -> (its record, its namespace).
 

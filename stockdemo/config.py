@@ -360,6 +360,13 @@ LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
                      "Which of the experiment's graphs is drawn; a name it does not have "
                      "draws its first.", max_len=40)
 PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
+
+# --- Your code (pages/code.py) ---------------------------------------------------
+# The code of the last run, compressed (stockdemo/code_link.py reads it, bounded): a link
+# reopens the same code and graph, and a class's followers take the teacher's.
+# 20,000 characters of Python (the sandbox's bound) compress well under 12,000.
+CODE = TextKnob("code", "Your code", "The code of the last run, compressed.", max_len=12_000)
+PAGE_KNOBS["pages/code.py"] = (CODE,)
 # The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
 # class follows it (stockdemo/classroom/state.py checks the title against the Lab's experiments).
 LAB_TAB = TextKnob("lab", "Experiment", "The Lab's open experiment, by its title.", max_len=40)

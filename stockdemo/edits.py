@@ -18,7 +18,7 @@ from stockdemo.sandbox.seed import SEED_CODE
 @dataclass(frozen=True)
 class Edit:
     name: str  # the key, e.g. "skip"
-    title: str  # the button's words
+    title: str  # the picker's words: short, so all eight fit one row
     lesson: str  # one line: what to watch in the graph
     changes: tuple[tuple[str, str], ...]  # (text of the seed, what replaces it), in order
 
@@ -50,13 +50,13 @@ _LOOP = ((_RNN, _CELL), (_OUT + _RETURN, _H0
                          + "        return self.fc(h)  # the last step's hidden state\n"))
 
 EDITS: dict[str, Edit] = {e.name: e for e in (
-    Edit("if", "A data-dependent if",
+    Edit("if", "if on the data",
          "The data picks the branch, so two inputs can record two different graphs.",
          ((_RETURN, "        last = out[:, -1, :]\n"
                     "        if last.mean() > 0:  # decided by this run's numbers\n"
                     "            last = torch.relu(last)\n"
                     "        return self.fc(last)\n"),)),
-    Edit("while", "A while loop that stops on the data",
+    Edit("while", "while on the data",
          "The loop stops when the hidden state grows past a threshold: the data decides "
          "how many steps the graph has.",
          ((_RNN, _CELL),
@@ -66,26 +66,26 @@ EDITS: dict[str, Edit] = {e.name: e for e in (
                                  "            t += 1\n"
                                  "        return self.fc(h)\n"),
           ("torch.randn(10, 5, 3)", "torch.randn(10, 12, 3)"))),
-    Edit("skip", "A skip connection",
+    Edit("skip", "skip connection",
          "The input jumps past the RNN: the graph gains one Add node, and nothing else, "
          "because the input needs no gradient.",
          ((_OUT, _OUT + "        out = out + x[:, :, :1]  # skip connection: the input's first feature\n"),)),
-    Edit("detach", ".detach() on the hidden state",
+    Edit("detach", ".detach()",
          "detach() cuts the graph: only the last step is left, so backward cannot reach "
          "the earlier ones.",
          (*_LOOP, (_STEP, "            h = self.cell(x[:, t], h.detach())  # cut the graph here\n"))),
-    Edit("inplace", "An in-place change",
+    Edit("inplace", "in-place change",
          "Writing into a tensor is recorded too (CopySlices): autograd tracks versions of "
          "what it saved.",
          ((_OUT, _OUT + "        out[:, 0, :] = 0.0  # an in-place write into the RNN's output\n"),)),
-    Edit("print", "print inside the loop",
+    Edit("print", "print in the loop",
          "Ordinary Python runs while the graph is recorded: one printed line per step, and "
          "no node for the print.",
          (*_LOOP, (_STEP, _STEP + "            print(f\"t={t}  |h|={h.norm():.3f}\")\n"))),
-    Edit("loop", "The loop written by hand",
+    Edit("loop", "hand-written loop",
          "Your own for loop over nn.RNNCell records one block per step, like nn.RNN's.",
          _LOOP),
-    Edit("attention", "Attention over all steps",
+    Edit("attention", "attention",
          "Every step's output now reaches the prediction, through the softmax weights, "
          "not only the last one.",
          ((_RETURN, "        scores = torch.softmax((out * out[:, -1:, :]).sum(dim=2), dim=1)  # (batch, T)\n"

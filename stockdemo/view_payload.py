@@ -45,7 +45,8 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   (why the controls cannot move, or None), ``replay`` (the view's own replay toggle: on,
   off, or None for none), ``figures`` (the run's figures the view draws over its
   controls: each ``label``, ``value`` as text, ``delta`` (a number or None) and ``help``)
-  and ``present`` (presenter mode: the view drops the page-time figure);
+  ``present`` (presenter mode: the view drops the page-time figure) and ``pin`` (false: no
+  "Pin as A");
 - ``compare``: None, or run A pinned beside this run (B): ``a`` (A's picture, the same
   fields as this payload's picture part), ``a_label``/``b_label`` (the runs in words),
   ``added`` (B's boxes whose nodes A lacks), ``removed`` (A's boxes whose nodes B lacks),
@@ -53,7 +54,8 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   ``removed_edges``, ``reshaped_nodes``);
 - ``trace``: None, or the replay by node index: ``forward`` (creation order),
   ``forward_line`` and ``forward_step`` per frame, ``backward`` and
-  ``backward_norm`` (the engine's order), ``param`` and ``param_norm``,
+  ``backward_norm`` (the engine's order), ``param`` and ``param_norm`` (a norm that is
+  NaN or infinite is null),
   ``lines`` (source lines), ``code`` (the lines the code panel shows),
   ``source``/``saved_n``/``saved_bytes`` per node (-1: none), ``root``, ``error``,
   and ``status``, the status line's words (``stockdemo.replay.replay_status``):
@@ -74,6 +76,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -343,6 +346,11 @@ def _drawn_index(picture: Picture, index: dict[str, int]) -> dict[str, int]:
     return out
 
 
+def _finite(value: float) -> float | None:
+    """A norm as JSON carries it: 6 significant digits, None for NaN or infinity (no JSON for those)."""
+    return float(f"{value:.6g}") if math.isfinite(value) else None
+
+
 def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dict[str, Any]:
     """The replay, by drawn node index. Frames whose node is not drawn are left out."""
     lines: list = []
@@ -370,13 +378,13 @@ def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dic
         i = drawn.get(b.node_id)
         if i is not None:
             backward.append(i)
-            backward_norm.append(float(f"{b.grad_norm:.6g}"))
+            backward_norm.append(_finite(b.grad_norm))
     param, param_norm = [], []
     for node_id, norm in trace.param_grad_norms.items():
         i = drawn.get(node_id)
         if i is not None:
             param.append(i)
-            param_norm.append(float(f"{norm:.6g}"))
+            param_norm.append(_finite(norm))
     source, saved_n, saved_bytes = [], [], []
     for p in picture.nodes:
         source.append(line_of(trace.source.get(p.id)))

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from stockdemo.cells import recurrent_layer
 from stockdemo.model import StockPredictor
 
 SEED = 0
@@ -110,12 +111,13 @@ ZOO: dict[str, Builder] = {
     "seed": _entry("The lesson's StockPredictor: nn.RNN, hidden 10, 1 layer", (10, 5, 3), (10, 1),
                    lambda: StockPredictor(3, 10, 1, 1)),
     "gru": _entry("StockPredictor on nn.GRU, hidden 10, 4 layers", (10, 200, 3), (10, 1),
-                  lambda: StockPredictor(3, 10, 4, 1, cell="gru")),
+                  lambda: StockPredictor(3, 10, 4, 1, rnn=recurrent_layer("gru"))),
     "transformer": _entry("TransformerRegressor, 6 layers, d_model 16, 2 heads", (2, 12, 16), (2, 1),
                           TransformerRegressor),
     "resnet": _entry("ResidualCNN, 8 channels, 3 residual blocks", (2, 3, 16, 16), (2, 1), ResidualCNN),
     "lstm_loop": _entry("StockPredictor on nn.LSTMCell in a Python for loop, hidden 10, 1 layer",
-                        (10, 20, 3), (10, 1), lambda: StockPredictor(3, 10, 1, 1, cell="lstm_loop")),
+                        (10, 20, 3), (10, 1),
+                        lambda: StockPredictor(3, 10, 1, 1, rnn=recurrent_layer("lstm_loop"))),
     "while_loop": _entry("UntilNorm: an nn.RNNCell until ||h|| >= 2.5 (at most 50 steps)", (10, 3), (10, 1),
                          UntilNorm),
 }

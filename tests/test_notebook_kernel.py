@@ -26,6 +26,7 @@ import torch
 from torch import nn
 import stockdemo
 from stockdemo.code_graph import ops_by_type
+from stockdemo.cells import recurrent_layer
 from stockdemo.model import StockPredictor
 """
 
@@ -86,10 +87,11 @@ def seeded(make, *shape):
 
 SIX = {
     "seed": lambda: seeded(lambda: StockPredictor(3, 10, 1, 1), 10, 5, 3),
-    "gru": lambda: seeded(lambda: StockPredictor(3, 10, 4, 1, cell="gru"), 10, 200, 3),
+    "gru": lambda: seeded(lambda: StockPredictor(3, 10, 4, 1, rnn=nn.GRU), 10, 200, 3),
     "transformer": lambda: seeded(TransformerRegressor, 2, 12, 16),
     "resnet": lambda: seeded(ResidualCNN, 2, 3, 16, 16),
-    "lstm_loop": lambda: seeded(lambda: StockPredictor(3, 10, 1, 1, cell="lstm_loop"), 10, 20, 3),
+    "lstm_loop": lambda: seeded(lambda: StockPredictor(3, 10, 1, 1, rnn=recurrent_layer("lstm_loop")),
+                                10, 20, 3),
     "while_loop": lambda: seeded(UntilNorm, 10, 3),
 }
 """

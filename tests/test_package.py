@@ -103,7 +103,7 @@ def _closure(reqs: list[Requirement]) -> set[str]:
 
 def test_every_module_the_package_imports_comes_with_a_declared_dependency():
     groups = declared()
-    provided = _closure(groups[""] + groups["app"])
+    provided = _closure(groups[""] + groups["app"] + groups["notebook"])
     dists = metadata.packages_distributions()
     for path in sorted((ROOT / "stockdemo").rglob("*.py")):
         for module in _third_party_imports(path):

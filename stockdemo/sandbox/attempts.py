@@ -18,7 +18,9 @@ import sys
 
 import torch
 
-LEARNER_FILE = "<your code>"
+from stockdemo.code_graph import CODE_FILE
+
+LEARNER_FILE = CODE_FILE
 # Frames that act for themselves: what torch or stockdemo opens on its own (a stack
 # trace's source lines, say) is theirs to handle, not the learner's attempt.
 _OWN_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,  # stockdemo/

@@ -31,12 +31,12 @@ from typing import NoReturn
 import torch
 from torch import nn
 
-from stockdemo.code_graph import GraphTooBig, LineRecorder, raw_graph
+from stockdemo.code_graph import CODE_FILE, GraphTooBig, LineRecorder, raw_graph
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits
 
-FILENAME = "<your code>"
+FILENAME = CODE_FILE
 # What the warm parent imports for the learner; anything else not loaded already cannot be.
 PRELOADED = ("math", "random", "torch", "torch.nn", "torch.nn.functional")
 # Loaded too, so that trying a socket, multiprocessing or a terminal meets the wall itself

@@ -12,12 +12,14 @@ import pyarrow as pa
 import streamlit as st
 
 from stockdemo import data, figures, inspection, lab, lab_figures, lesson, static
+from stockdemo.code_graph import CODE_FILE
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.dot import Rendering, render_dot
 from stockdemo.layout import layout
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.picture import Picture
 from stockdemo.replay import Trace, trace_run
+from stockdemo.sandbox import CodeRun, run_code
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
 # field; Streamlit's own hash of a dataclass is a deep copy, dear for a handful of ints.
@@ -173,3 +175,45 @@ def cached_experiment(name: str, config: lab.LabConfig
     report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
     table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
     return report, tuple(layout(shown.graph, "auto", max_nodes=None) for shown in report.graphs), table
+
+
+class _NotKept(Exception):
+    """A run that says nothing of the code (the pool full or down): returned, not cached."""
+
+    def __init__(self, run: CodeRun) -> None:
+        super().__init__(run.message)
+        self.run = run
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _code_run(source: str) -> CodeRun:
+    run = run_code(source)
+    if run.status in ("refused", "unavailable"):
+        raise _NotKept(run)
+    return run
+
+
+def cached_code_run(source: str) -> CodeRun:
+    """A learner's code, run once in the sandbox for every session that runs the same text.
+
+    A class runs the teacher's code once. The same text gives the same graph: a script
+    that draws random numbers without a seed shows its first run's. Shared: never modify it.
+    """
+    try:
+        return _code_run(source)
+    except _NotKept as refused:
+        return refused.run
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def cached_code_picture(source: str, unroll: frozenset[str] = frozenset()) -> tuple[Picture, Trace | None]:
+    """A run's graph laid out by its code, and its replay (None if it has no graph)."""
+    from stockdemo.code_ids import graph_of_record
+    from stockdemo.code_layout import layout_code
+    from stockdemo.code_trace import trace_of_record
+
+    raw = cached_code_run(source).graph
+    graph = graph_of_record(raw)
+    lines = source.splitlines(True)
+    trace = trace_of_record(raw, graph, getlines=lambda f: lines if f == CODE_FILE else [])
+    return layout_code(graph, "auto", unroll=unroll), trace

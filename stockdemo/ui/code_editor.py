@@ -12,7 +12,8 @@ The server sends (``data``, JSON):
 - ``status``: a few words on the last run; ``ran``: the number of the run answered;
 - ``locked``: why the code cannot be edited or run (a student following the teacher), or None;
 - ``present``: presenter mode; ``height``: px, or None to take the height the window leaves;
-- ``focus_line``: the line to scroll to when a new text arrives.
+- ``focus_line``: the line to scroll to when a new text arrives;
+- ``printed``: what the last run printed, shown under the code.
 """
 
 from __future__ import annotations
@@ -25,22 +26,16 @@ from typing import Any
 
 import streamlit as st
 
+from stockdemo.ui.assets import component_js
+
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "code_editor.js"
 CSS = Path(__file__).with_name("code_editor") / "code_editor.css"
-
-_LOADER = """let bundle;
-export default async function (component) {
-  bundle ??= import(new URL(@PATH@, window.location.origin).href);
-  return (await bundle).default(component);
-}
-"""
-
 
 def _loader() -> str:
     version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
-    return _LOADER.replace("@PATH@", json.dumps(path))
+    return component_js("loader", bundle=path, what="The code editor", watched=False)
 
 
 _COMPONENT = st.components.v2.component(
@@ -59,12 +54,12 @@ def _take_run(key: str, on_run: Callable[[str, int], None]) -> None:
 def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, key: str = "code_editor",
                 base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
                 ran: int = 0, locked: str | None = None, present: bool = False,
-                height: int | None = None, focus_line: int | None = None) -> None:
+                height: int | None = None, focus_line: int | None = None, printed: str = "") -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base,
             "base_key": None if base is None else hashlib.blake2b(base.encode(), digest_size=8).hexdigest(),
             "error": error, "status": status, "ran": ran, "locked": locked, "present": present,
-            "height": height, "focus_line": focus_line}
+            "height": height, "focus_line": focus_line, "printed": printed}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

@@ -49,3 +49,13 @@ TRAIN_PRESSED = "train_pressed"  # Train was just pressed: the fragment goes str
 # --- the Lesson
 LESSON_STEP = "lesson_step"  # the step on screen, kept when the link has none (back from the menu)
 LESSON_REVEALED = "lesson_revealed"  # the steps whose answer this tab has revealed
+
+# --- Your code (the editor's page)
+CODE_TEXT = "code:text"  # the code the editor shows: the last run's, an edit's, or the seed
+CODE_DOC = "code:doc"  # the editor's text's version: the browser replaces its text only when it changes
+CODE_BASE = "code:base"  # the text an edit is shown as a diff against (the seed), or None
+CODE_LESSON = "code:lesson"  # what the ready-made edit on screen teaches, in one line
+CODE_RAN = "code:ran"  # (the number of the learner's last Run, the code it ran)
+CODE_TAKEN = "code:taken"  # the link's (or the teacher's) code last taken into the editor
+CODE_PREVIOUS = "code:previous"  # the previous run's graph: what this run added is ringed
+CODE_EDIT = "code_edit"  # the ready-made edits' picker

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES: tuple[tuple[str, str, str], ...] = (
     ("app.py", "Home", ":material/home:"),
     ("pages/playground.py", "Playground", ":material/tune:"),
+    ("pages/code.py", "Your code", ":material/code:"),
     ("pages/train.py", "Train and predict", ":material/show_chart:"),
     ("pages/static_vs_dynamic.py", "Static vs dynamic", ":material/compare_arrows:"),
     ("pages/debugging.py", "Debugging", ":material/bug_report:"),

@@ -97,7 +97,7 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
 
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
-               knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[str, Any]:
+               knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words. ``locked``: why the
@@ -106,6 +106,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     ``figures``: the run's figures, drawn by the view over its controls (``ui.run_figures``):
     in the same message as the graph, never a step behind it, and no element of their own
     for the page to redraw on every value a drag crosses. ``present``: presenter mode.
+    ``pin``: the view offers "Pin as A" (compare mode).
     """
     controls = []
     for knob in knobs:
@@ -119,7 +120,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     shown = [{"label": f.label, "value": str(f.value), "delta": f.delta, "help": f.help} for f in figures]
     return {"controls": controls, "req": int(st.session_state.get(keys.STAGE_REQ, 0)), "change": change,
             "locked": locked, "replay": replay, "replay_help": REPLAY_HELP, "figures": shown,
-            "present": present,
+            "present": present, "pin": pin,
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
             "redraw": len(st.session_state.get(keys.STAGE_REDRAWN, ()))}

@@ -16,9 +16,10 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { unifiedMergeView } from "@codemirror/merge";
+import { LINE_EVENT } from "../../graph_view/src/protocol.js";
 
-export const LINE_EVENT = "stockdemo:line"; // detail: {line: 1-based line of the code, or null}
 const RUN_KEY = "Mod-Enter";
+const CODE_FILE = "<your code>"; // the file name the sandbox compiles the code under
 const editors = new WeakMap();
 
 export default function codeEditor(component) {
@@ -116,13 +117,20 @@ class CodeEditor {
 
     this.host = document.createElement("div");
     this.host.className = "ce-editor";
-    this.root.replaceChildren(bar, this.host);
+    // What the last run printed, under the code it came from (a region a keyboard can scroll).
+    this.out = document.createElement("pre");
+    this.out.className = "ce-out";
+    this.out.tabIndex = 0;
+    this.out.setAttribute("aria-label", "What your code printed");
+    this.out.hidden = true;
+    this.root.replaceChildren(bar, this.host, this.out);
 
     this.view = new EditorView({
       parent: this.host,
       state: this.state(""),
     });
-    this.onLine = (ev) => this.hoverLine(ev.detail?.line ?? null);
+    // The graph view names a node's line on hover: only the lines of the code held here.
+    this.onLine = (ev) => this.hoverLine(ev.detail?.file === CODE_FILE ? ev.detail.line : null);
     window.addEventListener(LINE_EVENT, this.onLine);
     this.onResize = () => this.fitHeight(this.data?.height);
     window.addEventListener("resize", this.onResize);
@@ -175,6 +183,8 @@ class CodeEditor {
     this.runButton.disabled = !!data.locked;
     this.view.dispatch({ effects: this.lock.reconfigure(EditorState.readOnly.of(!!data.locked)) });
     this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : "Running…";
+    this.out.textContent = data.printed ?? "";
+    this.out.hidden = !data.printed;
     this.fitHeight(data.height);
   }
 
@@ -211,7 +221,10 @@ class CodeEditor {
       const top = this.root.getBoundingClientRect().top + window.scrollY;
       px = Math.max(220, window.innerHeight - top - bar - 16);
     }
-    this.host.style.height = `${px}px`;
+    // The printed text takes up to a third, the code the rest.
+    const out = this.out.hidden ? 0 : Math.min(Math.round(px / 3), this.out.scrollHeight + 2);
+    this.out.style.maxHeight = `${Math.round(px / 3)}px`;
+    this.host.style.height = `${px - out - (out ? 6 : 0)}px`;
   }
 
   destroy() {

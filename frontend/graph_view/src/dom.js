@@ -27,6 +27,7 @@ export function fmtBytes(n) {
 
 /** A gradient norm in three figures; far from 1, in exponent form. */
 export function fmtNorm(v) {
+  if (v === null || v === undefined) return "NaN or ∞"; // the payload's null: not a finite number
   if (v === 0) return "0";
   return Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(2) : v.toPrecision(3);
 }

@@ -7,10 +7,10 @@
 import { ZOOM_STEP, ensureVisible, fit, panBy, zoomBy } from "./camera.js";
 import { paneAt } from "./compare.js";
 import { hit } from "./picture.js";
-import { STATE } from "./protocol.js";
+import { LINE_EVENT, STATE } from "./protocol.js";
 import { showSelected } from "./side.js";
 import { act } from "./toolbar.js";
-import { showTip } from "./tooltip.js";
+import { lineOf, showTip } from "./tooltip.js";
 
 export const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − zoom, arrows pan, "
   + "0 fits, Shift+arrows move between nodes, Enter selects, Space plays the replay.";
@@ -51,6 +51,8 @@ function setHover(v, i, ev) {
     v.hover = i;
     v.root.dataset.hover = i >= 0 ? v.data.nodes.id[i] : "";
     v.schedule();
+    const L = i >= 0 ? lineOf(v, i) : null;
+    window.dispatchEvent(new CustomEvent(LINE_EVENT, { detail: L && { file: L.file, line: L.line } }));
   }
   if (i >= 0) showTip(v, i, ev);
   else if (v.cursor < 0) v.tip.hidden = true;

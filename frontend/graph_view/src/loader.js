@@ -1,7 +1,9 @@
-// The graph view component's module, as Streamlit runs it: it imports the view's drawing
-// code (static/graph_view.js, a file the browser fetches once) and hands it the component.
-// Python sends it with the drawing code's address, `builtWith().bundle`, named by its
-// content so a rebuild is never stale (stockdemo/ui/graph_view.py).
+// A big component's module, as Streamlit runs it: it imports the component's code (the
+// graph view's static/graph_view.js, the editor's static/code_editor.js: files the browser
+// fetches once) and hands it the component. Python sends it with the code's address,
+// `builtWith().bundle`, named by its content so a rebuild is never stale, and `what` it
+// is, in words (stockdemo/ui/graph_view.py, code_editor.py). Only the graph view's load is
+// told to the stage's watch (`watched`).
 //
 // A failed import (a server restarting, a replica killed while the tab loads) is tried
 // again, at another address (a browser keeps a module that failed as failed); after that
@@ -30,22 +32,24 @@ async function load(url) {
 
 /** Streamlit runs this text as a module from a blob: URL: the address is resolved against the page's origin. */
 export default async function (component) {
+  const { bundle, what = "The graph's drawing code", watched = true } = builtWith();
+  const tell = (state) => { if (watched) window[BUNDLE] = state; };
   if (!drawing) {
-    window[BUNDLE] = "loading";
-    drawing = load(new URL(builtWith().bundle, window.location.origin).href).then(
-      (m) => { window[BUNDLE] = "ready"; return m; },
-      (e) => { drawing = undefined; window[BUNDLE] = "failed"; throw e; });
+    tell("loading");
+    drawing = load(new URL(bundle, window.location.origin).href).then(
+      (m) => { tell("ready"); return m; },
+      (e) => { drawing = undefined; tell("failed"); throw e; });
   }
   let view;
   try {
     view = await drawing;
   } catch (e) {
-    console.error("stockdemo: the graph's drawing code did not load", e);
+    console.error(`stockdemo: ${what} did not load`, e);
     const note = component.parentElement.querySelector(".gv-load-failed") ?? document.createElement("p");
     note.className = "gv-load-failed";
     note.setAttribute("role", "alert");
-    note.textContent = "The graph's drawing code did not load (is the server restarting?). " +
-      "It is tried again with the next run; reload the page if the graph stays away.";
+    note.textContent = `${what} did not load (is the server restarting?). ` +
+      "It is tried again with the next run; reload the page if it stays away.";
     component.parentElement.append(note);
     return () => note.remove();
   }

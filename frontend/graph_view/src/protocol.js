@@ -12,6 +12,13 @@
  */
 export const SETTLED_EVENT = "stockdemo:settled";
 
+/**
+ * Fired on `window` by a graph view when the pointer rests on a node made by a line of
+ * code, and when it leaves it, with `detail` {file, line} (1-based) or null. The code
+ * editor (frontend/code_editor) highlights that line when `file` is the code it holds.
+ */
+export const LINE_EVENT = "stockdemo:line";
+
 /** `window[STAGES]`: the Set of graph views drawn as a stage now (a page has one, or none). */
 export const STAGES = "stockdemoStages";
 

@@ -24,7 +24,7 @@ export function takeStage(v, stage) {
   v.change.textContent = stage.change || "";
   v.root.dataset.req = String(stage.req);
   sendPending(v);
-  v.pinButton.hidden = false;
+  v.pinButton.hidden = stage.pin === false; // a stage with nothing to compare offers no pin
   offerReplay(v, stage);
 }
 

@@ -15,6 +15,22 @@ function standsFor(v, i) {
   return v.standsIndex.map.get(i) ?? null;
 }
 
+/** The line of code that made node `i`, {file, line, text}, or null: the payload's `code`
+ * table (a code graph), else the replay's own source of the node. */
+export function lineOf(v, i) {
+  const d = v.data;
+  const k = d.nodes.line ? d.nodes.line[i] : -1;
+  if (k >= 0 && d.code) {
+    return { file: d.strings[d.code.file[k]], line: d.code.line[k], text: d.strings[d.code.text[k]] };
+  }
+  const s = d.trace ? d.trace.source[i] : -1;
+  if (s >= 0) {
+    const L = d.trace.lines[s];
+    return { file: L.file, line: L.line, text: L.text };
+  }
+  return null;
+}
+
 /** Node `i`'s details: [name, value] rows, the empty ones left out. */
 function details(v, i) {
   const d = v.data, nd = d.nodes, tr = d.trace, p = v.p;
@@ -38,6 +54,10 @@ function details(v, i) {
       const L = tr.lines[line];
       add("created by", `${L.file}:${L.line} (${L.function})  ${L.text}`);
     }
+  }
+  if (!tr || tr.source[i] < 0) {
+    const L = lineOf(v, i);
+    if (L) add("created by", `${L.file}:${L.line}  ${L.text}`);
   }
   const norm = v.look && v.look.norm && v.look.norm.get(i);
   if (norm !== undefined && norm !== null) {

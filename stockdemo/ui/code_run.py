@@ -1,0 +1,157 @@
+"""The "Your code" page's parts: the code a tab holds, the ready-made edits, the run's figures.
+
+The code lives in the session (``keys.CODE_TEXT``) and, compressed, under the knob
+``CODE``'s name and in the URL, so a link reopens it and class mode carries the teacher's
+to followers as it carries any page's settings. Every run goes through the sandbox
+(``stockdemo.sandbox``), once per distinct text for every session (``caches``).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from stockdemo.code_link import code_from_link, code_to_link
+from stockdemo.config import CODE
+from stockdemo.diff import graph_diff
+from stockdemo.edits import EDITS, apply, seed_source
+from stockdemo.graph import Graph
+from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
+from stockdemo.ui import keys
+from stockdemo.ui.caches import cached_code_picture, cached_code_run
+from stockdemo.ui.metrics import Metric
+from stockdemo.ui.url_sync import to_url
+
+RESET = "the seed"  # the picker's first choice: back to the seed's code
+
+
+def code_source() -> str:
+    """The code this tab shows, after taking a new one from the link or the teacher (once each)."""
+    link = st.session_state.get(CODE.name)  # "" stands for the seed (the knob's default)
+    if link is not None and link != st.session_state.get(keys.CODE_TAKEN):
+        st.session_state[keys.CODE_TAKEN] = link
+        source, message = code_from_link(link) if link else (seed_source(), None)
+        if message:
+            st.warning(message, icon=":material/link_off:")
+        elif source is not None and source != st.session_state.get(keys.CODE_TEXT):
+            _show(source, base=None, lesson="")
+    if keys.CODE_TEXT not in st.session_state:
+        _show(seed_source(), base=None, lesson="")
+    return st.session_state[keys.CODE_TEXT]
+
+
+def _show(source: str, base: str | None, lesson: str) -> None:
+    """Put ``source`` in the editor (the browser replaces its text), as a diff against ``base``."""
+    st.session_state[keys.CODE_TEXT] = source
+    st.session_state[keys.CODE_BASE] = base
+    st.session_state[keys.CODE_LESSON] = lesson
+    st.session_state[keys.CODE_DOC] = st.session_state.get(keys.CODE_DOC, 0) + 1
+    _to_link(source)
+
+
+def _to_link(source: str) -> None:
+    """The code into the link (the seed's is no link at all), and marked as this tab's own."""
+    link = (code_to_link(source) or "") if source != seed_source() else CODE.default
+    st.session_state[CODE.name] = st.session_state[keys.CODE_TAKEN] = link
+    to_url(CODE, link)
+
+
+def take_run(code: str, n: int) -> None:
+    """The learner pressed Run: this text is the tab's code now (its link too)."""
+    st.session_state[keys.CODE_RAN] = (n, code)
+    st.session_state[keys.CODE_TEXT] = code
+    _to_link(code)
+
+
+def edits_picker() -> None:
+    """One click to a ready-made edit (the seed with it, shown as a diff), or back to the seed."""
+    st.pills("Try a ready-made edit", [RESET, *(edit.title for edit in EDITS.values())],
+             key=keys.CODE_EDIT, selection_mode="single", on_change=_pick_edit,
+             label_visibility="collapsed",
+             help="Each puts one change into the seed's code, shown as a diff in the editor, and runs it.")
+
+
+def _pick_edit() -> None:
+    title = st.session_state.get(keys.CODE_EDIT)
+    edit = next((e for e in EDITS.values() if e.title == title), None)
+    if edit is not None:
+        _show(apply(edit), base=seed_source(), lesson=edit.lesson)
+    elif title == RESET:
+        _show(seed_source(), base=None, lesson="")
+    st.session_state[keys.CODE_EDIT] = None  # a pill is a button: the same edit again is a click
+
+
+def lesson() -> str:
+    """What the ready-made edit on screen teaches, in one line ("" for the learner's own code)."""
+    return st.session_state.get(keys.CODE_LESSON, "")
+
+
+def editor_state() -> tuple[str, int, str | None, int]:
+    """(the text, its version, the diff's base, the number of the last Run answered) for the editor."""
+    ran = st.session_state.get(keys.CODE_RAN, (0, ""))[0]
+    return (st.session_state[keys.CODE_TEXT], st.session_state.get(keys.CODE_DOC, 0),
+            st.session_state.get(keys.CODE_BASE), ran)
+
+
+def enabled() -> bool:
+    """Whether the operator lets learners' code run here (``STOCKDEMO_CODE=off``: no)."""
+    return code_enabled()
+
+
+def off_message() -> str:
+    return OFF_MESSAGE
+
+
+def run_now(source: str) -> CodeRun:
+    """Run ``source`` in the sandbox, once for every session that runs the same text."""
+    return cached_code_run(source)
+
+
+def status(run: CodeRun) -> str:
+    """A few words on the run beside the editor's Run button."""
+    if run.ok:
+        return f"Ran in {run.seconds * 1e3:.0f} ms."
+    if run.error.line is not None:
+        return f"Failed on line {run.error.line}: {run.error.type}."
+    return "Stopped: " + (run.error.limit or run.error.kind) + "."
+
+
+def forward_line(source: str) -> int | None:
+    """The line of ``def forward``: the editor opens scrolled to it."""
+    return next((i for i, text in enumerate(source.splitlines(), 1)
+                 if text.strip().startswith("def forward")), None)
+
+
+def new_since_previous(graph: Graph) -> tuple[str, ...]:
+    """The ids this run's graph has that this tab's previous run had not (ringed on the graph)."""
+    previous = st.session_state.get(keys.CODE_PREVIOUS)
+    st.session_state[keys.CODE_PREVIOUS] = graph
+    if previous is None or previous is graph:
+        return ()
+    return tuple(n.id for n in graph_diff(previous, graph).added_nodes)
+
+
+def picture(source: str):
+    """(Picture, Trace) of a run that made a graph: laid out by its code."""
+    return cached_code_picture(source)
+
+
+def run_figures(run: CodeRun) -> list[Metric]:
+    """The run's figures, as on the Playground: the output's shape, the graph's size, the time."""
+    nodes = len(run.graph["nodes"]) if run.graph else 0
+    return [
+        Metric("Output shape", str(run.shape) if run.shape is not None else "–"),
+        Metric("Graph nodes", f"{nodes:,}", help="Autograd nodes behind predictions, parameters included."),
+        Metric("Run", f"{run.seconds * 1e3:.0f} ms",
+               help="From the sandbox's fork to its answer: your code, its graph and a backward()."),
+    ]
+
+
+def error_mark(run: CodeRun) -> dict[str, object] | None:
+    """The editor's mark for the run's error: its line in the learner's code and the message."""
+    if run.error is None:
+        return None
+    return {"line": run.error.line, "message": run.message}
+
+
+def limits_words() -> str:
+    return Limits().words()
