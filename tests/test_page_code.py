@@ -143,3 +143,38 @@ def test_a_run_that_fails_shows_torchs_message_and_marks_the_learners_line():
     at = run_in_editor(at, fixed, 2)
     assert not at.error and editor(at)["error"] is None
     assert drawn_ops(at) == autograd_ops(fixed)
+
+
+# A time loop written by hand, T 40, with a prediction at every step: over the layout's budget.
+LONG_LOOP = """\
+import torch
+from torch import nn
+
+cell = nn.RNNCell(3, 10)
+fc = nn.Linear(10, 1)
+torch.manual_seed(0)
+x = torch.randn(10, 40, 3)
+h = torch.zeros(10, 10)
+outs = []
+for t in range(x.shape[1]):
+    h = cell(x[:, t], h)
+    outs.append(fc(h))
+predictions = torch.stack(outs, dim=1).mean(dim=1)
+"""
+
+
+def test_a_click_on_a_rolled_box_draws_every_iteration_and_a_forged_one_is_ignored():
+    at = open_code(code=code_to_link(LONG_LOOP))
+    folds = graph_sent(view_element(at, "code_graph"))["folds"]
+    sent = graph_sent(view_element(at, "code_graph"))
+    assert len(folds["node"]) == 1 and folds["unrolled"] == []  # T 40 is over the budget: rolled
+    fold = sent["nodes"]["id"][folds["node"][0]]
+    assert folds["iterations"] == [38]  # the first and the last step drawn, the 38 between rolled
+    at = send_from_view(at, key="code_graph", unroll=["not/a-fold", fold])
+    assert not at.exception, [e.message for e in at.exception]
+    sent = graph_sent(view_element(at, "code_graph"))
+    assert sent["folds"]["node"] == [] and sent["folds"]["unrolled"] == [fold]
+    assert drawn_ops(at) == autograd_ops(LONG_LOOP)  # every step, one box per node
+    # Another code: its own picture, rolled again.
+    at = run_in_editor(at, LONG_LOOP.replace("torch.manual_seed(0)", "torch.manual_seed(1)"))
+    assert len(graph_sent(view_element(at, "code_graph"))["folds"]["node"]) == 1

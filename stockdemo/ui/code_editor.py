@@ -14,6 +14,10 @@ The server sends (``data``, JSON):
 - ``present``: presenter mode; ``height``: px, or None to take the height the window leaves;
 - ``focus_line``: the line to scroll to when a new text arrives;
 - ``printed``: what the last run printed, shown under the code.
+
+The failing line carries the class ``sd-error-line`` (the message under it, ``sd-error-note``),
+the line of a hovered graph node ``sd-hover-line``. Test hook: ``el.ceText()`` on the
+editor's root (``.ce-root``) is the text it holds now.
 """
 
 from __future__ import annotations
