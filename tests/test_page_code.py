@@ -81,7 +81,7 @@ def test_each_ready_made_edit_shows_its_diff_and_the_graph_autograd_records_for_
     sent = editor(at)
     assert (sent["doc"], sent["base"]) == (source, SEED_CODE)  # shown as a diff against the seed
     assert drawn_ops(at) == autograd_ops(source)
-    assert graph_sent(view_element(at, "code_graph"))["stage"]["change"] == edit.lesson
+    assert sent["lesson"] == edit.lesson  # over the code it explains
     assert at.query_params["code"] == code_to_link(source)  # the edit is in the link
     assert at.pills(key="code_edit").value is None  # the same pill again is a click
 

@@ -64,6 +64,8 @@ def _to_link(source: str) -> None:
 def take_run(code: str, n: int) -> None:
     """The learner pressed Run: this text is the tab's code now (its link too)."""
     st.session_state[keys.CODE_RAN] = (n, code)
+    if code != st.session_state.get(keys.CODE_TEXT):
+        st.session_state[keys.CODE_LESSON] = ""  # the learner's own code now, not the edit's
     st.session_state[keys.CODE_TEXT] = code
     _to_link(code)
 
@@ -132,12 +134,13 @@ def editor(run: CodeRun) -> None:
     text, version, base, ran = editor_state()
     code_editor(text, str(version), take_run, base=base, ran=ran, error=error_mark(run), status=status(run),
                 locked=controls_locked(), present=presenting(), focus_line=forward_line(text),
-                printed=run.printed)
+                printed=run.printed, lesson=lesson())
 
 
 def result(source: str, run: CodeRun) -> None:
     """The graph of the run on a stage without knobs (its figures and the replay toggle in the
-    view), or, when it made no graph, its figures and the error in Python's words."""
+    view), or, when it made no graph, its figures and the error in Python's words. An edit's
+    lesson is over the code it explains: a line over the graph would move it down."""
     if run.graph is None:
         metric_row(run_figures(run))
         st.error(run.message, icon=":material/error:")
@@ -146,7 +149,7 @@ def result(source: str, run: CodeRun) -> None:
     shown = replay_control(lambda: trace, in_url=False, in_view=True)
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
                on_unroll=take_unroll,
-               stage=stage_spec({}, knobs=(), change=lesson(), replay=shown is not None,
+               stage=stage_spec({}, knobs=(), replay=shown is not None,
                                 figures=run_figures(run), present=presenting(), pin=False, grows="both"))
 
 

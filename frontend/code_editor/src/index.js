@@ -113,7 +113,10 @@ class CodeEditor {
     const hint = document.createElement("span");
     hint.className = "ce-hint";
     hint.textContent = "Ctrl+Enter runs · Esc then Tab leaves the editor";
-    bar.append(this.runButton, this.status, hint);
+    // What a ready-made edit teaches, over the diff it explains.
+    this.lesson = document.createElement("p");
+    this.lesson.className = "ce-lesson";
+    bar.append(this.runButton, this.status, hint, this.lesson);
 
     this.host = document.createElement("div");
     this.host.className = "ce-editor";
@@ -189,6 +192,8 @@ class CodeEditor {
     this.runButton.disabled = !!data.locked;
     this.view.dispatch({ effects: this.lock.reconfigure(EditorState.readOnly.of(!!data.locked)) });
     this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : "Running…";
+    this.lesson.textContent = data.lesson ?? "";
+    this.lesson.hidden = !data.lesson;
     this.out.textContent = data.printed ?? "";
     this.out.hidden = !data.printed;
     this.fitHeight(data.height);
@@ -203,9 +208,14 @@ class CodeEditor {
   }
 
   /** Scroll the editor (never the page) so `line` is near its top, or just in view (`nearest`).
-   *  In CodeMirror's measure cycle: a text just set has its heights and its box by then. */
+   *  A frame later, in CodeMirror's measure cycle: a text just set has been measured by then,
+   *  so the editor's own scroll anchoring does not move it again. */
   scrollTo(line, nearest = false) {
     if (!(line >= 1)) return;
+    requestAnimationFrame(() => this.measureScroll(line, nearest));
+  }
+
+  measureScroll(line, nearest) {
     const margin = 24;
     this.view.requestMeasure({
       read: (view) => {
