@@ -11,7 +11,8 @@ The payload (the contract with the browser) is built by ``stockdemo.view_payload
 Test hooks on the view's root (``[data-testid='graph-view']``): ``el.gvScreenBox(id, pane)``,
 the box node ``id`` is drawn in on the last frame, in client pixels (``pane``: "a" or "b" in
 compare mode), or null; ``el.gvNew()``, the boxes ringed as new since the previous run,
-``[{id, op}]``.
+``[{id, op}]``; ``el.gvFolds()``, the ids of the rolled boxes a click unrolls. The root's
+``data-nodes`` and ``data-folds`` count the boxes and the rolled ones drawn.
 """
 
 from __future__ import annotations

@@ -45,6 +45,8 @@ export class GraphView {
     // ...and the boxes ringed as new since the previous run: [{id, op}].
     this.root.gvNew = () => [...(this.newSet ?? [])].map((i) => ({
       id: this.data.nodes.id[i], op: this.data.strings[this.data.nodes.op[i]] ?? null }));
+    // ...and the rolled boxes a click unrolls (payload `folds`): their ids.
+    this.root.gvFolds = () => (this.data?.folds?.node ?? []).map((i) => this.data.nodes.id[i]);
 
     this.ctx = this.canvas.getContext("2d");
     this.fitted = true;
