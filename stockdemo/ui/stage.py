@@ -97,7 +97,8 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
 
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
-               knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True) -> dict[str, Any]:
+               knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True,
+               grows: str = "right") -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words. ``locked``: why the
@@ -106,7 +107,8 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     ``figures``: the run's figures, drawn by the view over its controls (``ui.run_figures``):
     in the same message as the graph, never a step behind it, and no element of their own
     for the page to redraw on every value a drag crosses. ``present``: presenter mode.
-    ``pin``: the view offers "Pin as A" (compare mode).
+    ``pin``: the view offers "Pin as A" (compare mode). ``grows``: where the next run's graph
+    may grow, "right" (time steps) or "both" (a learner's code may add layers too).
     """
     controls = []
     for knob in knobs:
@@ -120,7 +122,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     shown = [{"label": f.label, "value": str(f.value), "delta": f.delta, "help": f.help} for f in figures]
     return {"controls": controls, "req": int(st.session_state.get(keys.STAGE_REQ, 0)), "change": change,
             "locked": locked, "replay": replay, "replay_help": REPLAY_HELP, "figures": shown,
-            "present": present, "pin": pin,
+            "present": present, "pin": pin, "grows": grows,
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
             "redraw": len(st.session_state.get(keys.STAGE_REDRAWN, ()))}
