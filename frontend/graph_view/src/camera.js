@@ -28,6 +28,16 @@ export function attachZoom(v) {
         if (v.motion) v.motion.userMoved = true;
       }
       v.schedule();
+    })
+    // A wheel, pinch or drag under way: a big picture's frames come from bitmaps (layer.js)
+    // until it ends, then one in full detail.
+    .on("start", (ev) => {
+      if (ev.sourceEvent) v.gesture = true;
+    })
+    .on("end", () => {
+      if (!v.gesture) return;
+      v.gesture = false;
+      v.schedule();
     });
   v.sel = select(v.canvas).call(v.zoom).on("dblclick.zoom", null);
 }
