@@ -14,7 +14,7 @@ tests/test_architecture.py checks it):
 """
 
 from stockdemo import heap
-from stockdemo.ui import classmode
+from stockdemo.ui import classmode, compat
 from stockdemo.ui.caches import (
     EXPORTS,
     cached_answer,
@@ -100,6 +100,10 @@ __all__ = [
 
 # The one registration point of the class-mode plug-in: its listeners on ui.hooks.
 classmode.register()
+
+# Every run's new_session message takes its theme from a copy made once, not from a scan of
+# the whole config (stockdemo/ui/compat.py).
+compat.cache_theme_messages()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).
