@@ -59,9 +59,11 @@ class Fold:
 
 @dataclass(frozen=True)
 class CodePicture(Picture):
-    """A ``Picture`` of a code graph; ``folds``: each rolled box's id -> what it stands for."""
+    """A ``Picture`` of a code graph; ``folds``: each rolled box's id -> what it stands for;
+    ``unrolled``: the folds drawn unrolled on request (``layout_code``'s ``unroll``)."""
 
     folds: dict[str, Fold]
+    unrolled: tuple[str, ...] = ()
 
     @cached_property
     def stands_for(self) -> dict[str, str]:
@@ -124,6 +126,7 @@ class _Layout:
         self.unroll = unroll
         self.by_id = self.graph.by_id
         self.folds: dict[str, Fold] = {}
+        self.unrolled: list[str] = []
         self.fold_boxes: dict[str, tuple[str, float, float]] = {}  # fold id -> its text, w, h
         self._boxes: dict[tuple, tuple[str, float, float]] = {}
         self._arrangements: dict[int, dict[tuple, tuple[int, float]]] = {}
@@ -212,6 +215,8 @@ class _Layout:
                           self._fold(block, run.fold_id, loop, run.middle),
                           self._iteration(children[its[-1]], loop, its[-1])]
             else:
+                if self.rolled and run.middle:
+                    self.unrolled.append(run.fold_id)
                 parts += [self._iteration(children[it], loop, it) for it in its]
         boxes: list = []
         frames: list = []
@@ -313,7 +318,7 @@ class _Layout:
         return CodePicture("rolled" if self.folds else "unrolled", tuple(nodes), tuple(self.edges(alias)),
                            frames, shape.w + 2 * MARGIN, shape.h + 2 * MARGIN, caption,
                            sum(len(f.iterations) for f in self.folds.values()), alias, self.graph,
-                           self.folds)
+                           self.folds, tuple(self.unrolled))
 
 
 def _rows(n: int, edges: list[tuple[int, int]], leaves: list[int]) -> list[int] | None:

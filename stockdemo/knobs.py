@@ -132,14 +132,18 @@ class TextKnob:
     default: str = ""
 
     def parse(self, raw: object) -> tuple[str, str | None]:
-        """Untrusted value -> (stripped text cut to ``max_len``, None). Never raises.
+        """Untrusted value -> (stripped text, None), or (the default, why) when it is longer
+        than ``max_len``: cut, it would be another value. Never raises.
 
         Whether the text names anything is for its page to say (it knows the run).
         """
         text = query_text(raw)
         if text is None or not text.strip():
             return self.default, None
-        return text.strip()[:self.max_len], None
+        if len(text.strip()) > self.max_len:
+            return self.default, (f"{self.label}: the link's value is longer than {self.max_len:,} "
+                                  "characters, so it was not used.")
+        return text.strip(), None
 
 
 Knob = IntKnob | ChoiceKnob

@@ -20,8 +20,10 @@ The contract with the browser is one JSON payload, built by ``view_payload``
 - ``folds``: the boxes of a code graph's picture (``stockdemo.code_layout``) that stand
   for a run of identical loop iterations, parallel: ``node`` (index), ``iterations``
   (how many), ``first`` and ``last`` (the iterations' numbers), ``nodes`` (graph nodes
-  they hold) and ``span`` (in words, "t = 1…198"). Drawing one unrolled is a new layout
-  on the server with its id (``nodes.id``) in ``unroll`` (empty for other pictures);
+  they hold) and ``span`` (in words, "t = 1…198"); ``unrolled``: the ids of the folds
+  this picture draws unrolled on request. Drawing one unrolled is a new layout on the
+  server with its id (``nodes.id``) added to ``unrolled``: a click on a fold sends that
+  list as ``unroll`` (empty lists for other pictures);
 - ``frames``: dashed block outlines: ``label``, ``x``, ``y`` (top left), ``w``, ``h``;
 - ``stands_for``: ``node`` (indices) and ``text``, parallel, for each box that
   draws more than its own node: what it stands for, e.g. a rolled box "200
@@ -45,8 +47,9 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   (why the controls cannot move, or None), ``replay`` (the view's own replay toggle: on,
   off, or None for none), ``figures`` (the run's figures the view draws over its
   controls: each ``label``, ``value`` as text, ``delta`` (a number or None) and ``help``)
-  ``present`` (presenter mode: the view drops the page-time figure) and ``pin`` (false: no
-  "Pin as A");
+  ``present`` (presenter mode: the view drops the page-time figure), ``pin`` (false: no
+  "Pin as A") and ``grows`` (where the next run may grow: "right", time steps, the graph
+  centred in height; "both", a learner's code, the graph's top left corner kept in place);
 - ``compare``: None, or run A pinned beside this run (B): ``a`` (A's picture, the same
   fields as this payload's picture part), ``a_label``/``b_label`` (the runs in words),
   ``added`` (B's boxes whose nodes A lacks), ``removed`` (A's boxes whose nodes B lacks),
@@ -68,7 +71,8 @@ Values come back as the component's state (the names are declared once, in
 learner selected (bound to the page's URL as ``node``, so a link names the node);
 with a stage, ``knobs`` (``{knob name: value, "req": n}``, sent one request at a
 time while the learner drags), ``replay`` (the view's own "Replay this run" toggle)
-and the trigger ``pin`` ("pin" or "unpin" run A). Once the learner stops, the
+and the trigger ``pin`` ("pin" or "unpin" run A); with folds, ``unroll`` (the folds to
+draw unrolled: ``folds.unrolled`` and the one clicked). Once the learner stops, the
 stage's settle listener (``stockdemo.ui.stage.settle_listener``) fires ``settled``.
 """
 
@@ -310,7 +314,8 @@ def _folds(picture: Picture, index: dict[str, int]) -> dict[str, list]:
     return {"node": [index[i] for i in folds], "iterations": [len(f.iterations) for f in folds.values()],
             "first": [f.iterations[0] for f in folds.values()],
             "last": [f.iterations[-1] for f in folds.values()],
-            "nodes": [f.nodes for f in folds.values()], "span": [f.span for f in folds.values()]}
+            "nodes": [f.nodes for f in folds.values()], "span": [f.span for f in folds.values()],
+            "unrolled": list(getattr(picture, "unrolled", ()))}
 
 
 def _counts(picture: Picture) -> dict[str, Any]:

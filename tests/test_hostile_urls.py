@@ -25,7 +25,7 @@ nasty = st.one_of(
                      "../../etc/passwd", "٣", "9" * 400, "1,5", "true", "None", "%00"]),
 )
 query = st.dictionaries(st.sampled_from(sorted(KNOBS) + ["unknown", "page", "lab", "lab_graph", "panel",
-                                                         "compare", "replay"]),
+                                                         "compare", "replay", "code"]),
                         st.one_of(nasty, st.lists(nasty, min_size=2, max_size=3)), max_size=6)
 
 

@@ -211,9 +211,11 @@ def test_unroll_draws_a_rolled_run_of_iterations_box_by_box_and_keeps_the_graph(
     rolled = payload_of(widget)
     folds = [rolled["nodes"]["id"][i] for i in rolled["folds"]["node"]]
     assert folds and rolled["counts"]["nodes"] == widget.run.graph.counts.nodes
+    assert rolled["folds"]["unrolled"] == []
     widget.unroll = folds
     opened = payload_of(widget)
     assert opened["folds"]["node"] == [] and len(opened["nodes"]["id"]) > len(rolled["nodes"]["id"])
+    assert opened["folds"]["unrolled"] == folds  # what the view sends back with the next click
     assert drawn_ops(opened) == autograd_ops(model(x))  # every node drawn, none lost or doubled
     assert opened["counts"]["nodes"] == rolled["counts"]["nodes"] == opened["counts"]["boxes"]
     assert len(opened["trace"]["forward"]) == opened["counts"]["operations"]

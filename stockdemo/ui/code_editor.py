@@ -13,7 +13,12 @@ The server sends (``data``, JSON):
 - ``locked``: why the code cannot be edited or run (a student following the teacher), or None;
 - ``present``: presenter mode; ``height``: px, or None to take the height the window leaves;
 - ``focus_line``: the line to scroll to when a new text arrives;
-- ``printed``: what the last run printed, shown under the code.
+- ``printed``: what the last run printed, shown under the code;
+- ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none).
+
+The failing line carries the class ``sd-error-line`` (the message under it, ``sd-error-note``),
+the line of a hovered graph node ``sd-hover-line``. Test hook: ``el.ceText()`` on the
+editor's root (``.ce-root``) is the text it holds now.
 """
 
 from __future__ import annotations
@@ -54,12 +59,13 @@ def _take_run(key: str, on_run: Callable[[str, int], None]) -> None:
 def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, key: str = "code_editor",
                 base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
                 ran: int = 0, locked: str | None = None, present: bool = False,
-                height: int | None = None, focus_line: int | None = None, printed: str = "") -> None:
+                height: int | None = None, focus_line: int | None = None, printed: str = "",
+                lesson: str = "") -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base,
             "base_key": None if base is None else hashlib.blake2b(base.encode(), digest_size=8).hexdigest(),
             "error": error, "status": status, "ran": ran, "locked": locked, "present": present,
-            "height": height, "focus_line": focus_line, "printed": printed}
+            "height": height, "focus_line": focus_line, "printed": printed, "lesson": lesson}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

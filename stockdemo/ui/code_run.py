@@ -18,10 +18,16 @@ from stockdemo.graph import Graph
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
-from stockdemo.ui.metrics import Metric
+from stockdemo.ui.code_editor import code_editor
+from stockdemo.ui.graph_view import graph_view, replay_control
+from stockdemo.ui.metrics import Metric, metric_row
+from stockdemo.ui.routes import presenting
+from stockdemo.ui.stage import stage_spec
 from stockdemo.ui.url_sync import to_url
+from stockdemo.ui.widgets import controls_locked
 
 RESET = "the seed"  # the picker's first choice: back to the seed's code
+GRAPH = "code_graph"  # the graph view's key
 
 
 def code_source() -> str:
@@ -58,6 +64,8 @@ def _to_link(source: str) -> None:
 def take_run(code: str, n: int) -> None:
     """The learner pressed Run: this text is the tab's code now (its link too)."""
     st.session_state[keys.CODE_RAN] = (n, code)
+    if code != st.session_state.get(keys.CODE_TEXT):
+        st.session_state[keys.CODE_LESSON] = ""  # the learner's own code now, not the edit's
     st.session_state[keys.CODE_TEXT] = code
     _to_link(code)
 
@@ -121,6 +129,30 @@ def forward_line(source: str) -> int | None:
                  if text.strip().startswith("def forward")), None)
 
 
+def editor(run: CodeRun) -> None:
+    """The code in the editor, with the run's error marked and what it printed under it."""
+    text, version, base, ran = editor_state()
+    code_editor(text, str(version), take_run, base=base, ran=ran, error=error_mark(run), status=status(run),
+                locked=controls_locked(), present=presenting(), focus_line=forward_line(text),
+                printed=run.printed, lesson=lesson())
+
+
+def result(source: str, run: CodeRun) -> None:
+    """The graph of the run on a stage without knobs (its figures and the replay toggle in the
+    view), or, when it made no graph, its figures and the error in Python's words. An edit's
+    lesson is over the code it explains: a line over the graph would move it down."""
+    if run.graph is None:
+        metric_row(run_figures(run))
+        st.error(run.message, icon=":material/error:")
+        return
+    shown_picture, trace = picture(source)
+    shown = replay_control(lambda: trace, in_url=False, in_view=True)
+    graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
+               on_unroll=take_unroll,
+               stage=stage_spec({}, knobs=(), replay=shown is not None,
+                                figures=run_figures(run), present=presenting(), pin=False, grows="both"))
+
+
 def new_since_previous(graph: Graph) -> tuple[str, ...]:
     """The ids this run's graph has that this tab's previous run had not (ringed on the graph)."""
     previous = st.session_state.get(keys.CODE_PREVIOUS)
@@ -131,8 +163,23 @@ def new_since_previous(graph: Graph) -> tuple[str, ...]:
 
 
 def picture(source: str):
-    """(Picture, Trace) of a run that made a graph: laid out by its code."""
-    return cached_code_picture(source)
+    """(Picture, Trace) of a run that made a graph: laid out by its code, with the rolled
+    boxes the learner clicked drawn unrolled."""
+    kept = st.session_state.get(keys.CODE_UNROLL)
+    unroll = kept[1] if kept is not None and kept[0] == source else frozenset()
+    drawn, trace = cached_code_picture(source, unroll)
+    st.session_state[keys.CODE_UNROLL] = (source, unroll, frozenset(drawn.folds) | unroll)
+    return drawn, trace
+
+
+def take_unroll() -> None:
+    """A click on a rolled box: the view's ``unroll``, checked against the folds drawn."""
+    asked = getattr(st.session_state.get(GRAPH), "unroll", None)
+    kept = st.session_state.get(keys.CODE_UNROLL)
+    if kept is None or not isinstance(asked, list):
+        return
+    source, _, allowed = kept
+    st.session_state[keys.CODE_UNROLL] = (source, frozenset(i for i in asked if i in allowed), allowed)
 
 
 def run_figures(run: CodeRun) -> list[Metric]:

@@ -7,6 +7,12 @@ JavaScript in ``static/graph_view.js``; both are built from ``frontend/graph_vie
 (``npm ci && npm run build``).
 
 The payload (the contract with the browser) is built by ``stockdemo.view_payload``.
+
+Test hooks on the view's root (``[data-testid='graph-view']``): ``el.gvScreenBox(id, pane)``,
+the box node ``id`` is drawn in on the last frame, in client pixels (``pane``: "a" or "b" in
+compare mode), or null; ``el.gvNew()``, the boxes ringed as new since the previous run,
+``[{id, op}]``; ``el.gvFolds()``, the ids of the rolled boxes a click unrolls. The root's
+``data-nodes`` and ``data-folds`` count the boxes and the rolled ones drawn.
 """
 
 from __future__ import annotations
@@ -122,7 +128,8 @@ def _sync_selection(key: str, url_key: str | None) -> None:
 def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterable[str] = (),
                settings: dict[str, str] | None = None, key: str = "graph_view",
                url_key: str | None = "node", height: int | None = None,
-               stage: dict[str, Any] | None = None, compare: Comparison | None = None) -> str | None:
+               stage: dict[str, Any] | None = None, compare: Comparison | None = None,
+               on_unroll: Callable[[], None] | None = None) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
     ``trace``: a ``stockdemo.replay.Trace`` of the same run turns the replay on.
@@ -138,6 +145,8 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     stage once the learner stops: an element of its own redrawn on every value a drag
     crosses made each step slower.
     ``compare``: run A, drawn beside this one (``ui.comparison``).
+    ``on_unroll``: called when the learner clicks a rolled box (a code graph's fold); the
+    view's state ``unroll`` then lists the folds to draw unrolled (None: a click selects).
     """
     if url_key is None:
         raw = [chosen] if (chosen := getattr(st.session_state.get(key), "selected", None)) else []
@@ -151,6 +160,8 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
         callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
                      "on_replay_change": lambda: take_replay(key),
                      "on_pin_change": lambda: (catch_up(), take_pin(key))}  # pins what is on screen
+    if on_unroll is not None:
+        callbacks["on_unroll_change"] = on_unroll
     data = view_json(picture, trace, new_ids, selected, HEIGHT if height is None else height, stage,
                      compare, fill=height is None)
     _COMPONENT(data=data, key=key,

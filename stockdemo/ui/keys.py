@@ -59,4 +59,5 @@ CODE_LESSON = "code:lesson"  # what the ready-made edit on screen teaches, in on
 CODE_RAN = "code:ran"  # (the number of the learner's last Run, the code it ran)
 CODE_TAKEN = "code:taken"  # the link's (or the teacher's) code last taken into the editor
 CODE_PREVIOUS = "code:previous"  # the previous run's graph: what this run added is ringed
+CODE_UNROLL = "code:unroll"  # (the code, its folds drawn unrolled, the folds a click may unroll)
 CODE_EDIT = "code_edit"  # the ready-made edits' picker

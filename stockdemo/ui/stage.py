@@ -99,8 +99,8 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
                knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True,
-               direct: str | None = None, req: int | None = None, redraw: int | None = None
-               ) -> dict[str, Any]:
+               grows: str = "right", direct: str | None = None, req: int | None = None,
+               redraw: int | None = None) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words. ``locked``: why the
@@ -109,7 +109,8 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     ``figures``: the run's figures, drawn by the view over its controls (``ui.run_figures``):
     in the same message as the graph, never a step behind it, and no element of their own
     for the page to redraw on every value a drag crosses. ``present``: presenter mode.
-    ``pin``: the view offers "Pin as A" (compare mode).
+    ``pin``: the view offers "Pin as A" (compare mode). ``grows``: where the next run's graph
+    may grow, "right" (time steps) or "both" (a learner's code may add layers too).
     ``direct``: the socket the browser sends its moves to instead of a run (``stage_route``), or None.
     ``req``, ``redraw``: the request answered and the watch's redraws; None: this session's.
     """
@@ -128,7 +129,8 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     if redraw is None:
         redraw = len(st.session_state.get(keys.STAGE_REDRAWN, ()))
     return {"controls": controls, "req": req, "change": change, "locked": locked, "replay": replay,
-            "replay_help": REPLAY_HELP, "figures": shown, "present": present, "pin": pin, "direct": direct,
+            "replay_help": REPLAY_HELP, "figures": shown, "present": present, "pin": pin, "grows": grows,
+            "direct": direct,
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
             "redraw": redraw}

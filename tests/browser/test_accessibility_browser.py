@@ -7,9 +7,11 @@ Its file missing is a failure, not a skip: the check must run.
 import pytest
 
 from stockdemo import theme
+from stockdemo.code_link import code_to_link
 from stockdemo.ui import PAGES, page_url
 from tests.browser.drive import screenshot, wait_for_run
 from tests.helpers import ROOT
+from tests.test_sandbox import SHAPE_ERROR
 
 pytestmark = pytest.mark.browser
 
@@ -94,3 +96,15 @@ def test_on_a_phone_the_sidebar_starts_closed_and_opens_on_request(server, brows
         assert sidebar.get_attribute("data-collapsed") == "false"
     finally:
         context.close()
+
+
+def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_and_an_error(server, page):
+    page.goto(f"{server}/code")
+    wait_for_run(page, ready="[data-testid='graph-view'][data-drawn-graph]")
+    page.get_by_role("radio", name="skip connection", exact=True).click()  # the edit, shown as a diff
+    page.locator(".ce-lesson").filter(has_text="Add node").wait_for()
+    wait_for_run(page)
+    assert serious_violations(page) == []
+    page.goto(f"{server}/code?code={code_to_link(SHAPE_ERROR)}")  # a failing line, marked
+    wait_for_run(page, ready=".sd-error-line")
+    assert serious_violations(page) == []

@@ -48,6 +48,8 @@ widget"""
 STEP_LINE = "h = self.cell(x[:, t], h)"
 READ_BACK = 'print("selected:", widget.selected)'
 UPDATE = "widget.update(model, torch.randn(4, 6, 3))"
+LONG = "long = stockdemo.show(model, torch.randn(4, 80, 3))\nlong"  # past the budget: rolled
+READ_UNROLL = 'print("unroll:", long.unroll)'
 
 
 def cell_in_process() -> object:
@@ -63,7 +65,7 @@ def cell_in_process() -> object:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lab")
-    write_notebook(folder / "graph.ipynb", [CELL, READ_BACK, UPDATE])
+    write_notebook(folder / "graph.ipynb", [CELL, READ_BACK, UPDATE, LONG, READ_UNROLL])
     with jupyterlab(folder) as url:
         yield url
 
@@ -150,6 +152,19 @@ def test_update_redraws_with_a_transition_and_the_nodes_that_stay_keep_their_ids
     assert center_of(view, kept)  # the step-0 node is still drawn, under its id
     torch.manual_seed(0)
     assert int(attr(view, "nodes")) > len(cell_in_process().run.picture.nodes)
+
+
+def test_a_click_on_a_rolled_run_is_widget_unroll_and_draws_every_step(notebook):
+    page, _ = notebook
+    run_cell(page, 3)
+    view = page.locator(VIEW).nth(1)
+    expect(view).to_have_attribute("data-folds", "1", timeout=60_000)
+    rolled = int(attr(view, "nodes"))
+    fold = view.evaluate("v => v.gvFolds()")[0]
+    page.mouse.click(*center_of(view, fold))
+    expect(view).to_have_attribute("data-folds", "0", timeout=60_000)
+    assert int(attr(view, "nodes")) > rolled
+    assert run_cell(page, 4).strip() == f"unroll: ['{fold}']"
 
 
 MARIMO_APP = """\

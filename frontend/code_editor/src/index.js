@@ -113,7 +113,10 @@ class CodeEditor {
     const hint = document.createElement("span");
     hint.className = "ce-hint";
     hint.textContent = "Ctrl+Enter runs · Esc then Tab leaves the editor";
-    bar.append(this.runButton, this.status, hint);
+    // What a ready-made edit teaches, over the diff it explains.
+    this.lesson = document.createElement("p");
+    this.lesson.className = "ce-lesson";
+    bar.append(this.runButton, this.status, hint, this.lesson);
 
     this.host = document.createElement("div");
     this.host.className = "ce-editor";
@@ -129,6 +132,8 @@ class CodeEditor {
       parent: this.host,
       state: this.state(""),
     });
+    // For tests (documented in stockdemo/ui/code_editor.py): the text the editor holds now.
+    this.root.ceText = () => this.view.state.doc.toString();
     // The graph view names a node's line on hover: only the lines of the code held here.
     this.onLine = (ev) => this.hoverLine(ev.detail?.file === CODE_FILE ? ev.detail.line : null);
     window.addEventListener(LINE_EVENT, this.onLine);
@@ -156,7 +161,10 @@ class CodeEditor {
           ...defaultKeymap,
           ...historyKeymap,
         ]),
-        EditorView.contentAttributes.of({ "aria-label": "Python code: edit it, then press Ctrl+Enter to run it" }),
+        // tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a
+        // locked editor stays reachable to read.
+        EditorView.contentAttributes.of({ "aria-label": "Python code: edit it, then press Ctrl+Enter to run it",
+          tabindex: "0" }),
         errorField,
         hoverField,
         this.diff.of(base === null ? [] : unifiedMergeView({ original: base, mergeControls: false, gutter: true })),
@@ -174,6 +182,7 @@ class CodeEditor {
       this.docKey = data.doc_key;
       this.baseKey = data.base_key ?? null;
       this.view.setState(this.state(data.doc ?? "", data.base ?? null));
+      this.fitHeight(data.height);
       this.scrollTo(data.focus_line);
     }
     this.view.dispatch({ effects: setError.of(data.error ?? null) });
@@ -183,6 +192,8 @@ class CodeEditor {
     this.runButton.disabled = !!data.locked;
     this.view.dispatch({ effects: this.lock.reconfigure(EditorState.readOnly.of(!!data.locked)) });
     this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : "Running…";
+    this.lesson.textContent = data.lesson ?? "";
+    this.lesson.hidden = !data.lesson;
     this.out.textContent = data.printed ?? "";
     this.out.hidden = !data.printed;
     this.fitHeight(data.height);
@@ -196,16 +207,29 @@ class CodeEditor {
     return true;
   }
 
-  /** Scroll the editor (never the page) so `line` is near its top, or just in view (`nearest`). */
+  /** Scroll the editor (never the page) so `line` is near its top, or just in view (`nearest`).
+   *  A frame later, in CodeMirror's measure cycle: a text just set has been measured by then,
+   *  so the editor's own scroll anchoring does not move it again. */
   scrollTo(line, nearest = false) {
-    const doc = this.view.state.doc;
     if (!(line >= 1)) return;
-    const block = this.view.lineBlockAt(doc.line(Math.min(line, doc.lines)).from);
-    const scroller = this.view.scrollDOM;
+    requestAnimationFrame(() => this.measureScroll(line, nearest));
+  }
+
+  measureScroll(line, nearest) {
     const margin = 24;
-    if (nearest && block.top >= scroller.scrollTop + margin
-        && block.bottom <= scroller.scrollTop + scroller.clientHeight - margin) return;
-    scroller.scrollTop = Math.max(0, block.top - margin);
+    this.view.requestMeasure({
+      read: (view) => {
+        const doc = view.state.doc;
+        const block = view.lineBlockAt(doc.line(Math.min(line, doc.lines)).from);
+        const scroller = view.scrollDOM;
+        if (nearest && block.top >= scroller.scrollTop + margin
+            && block.bottom <= scroller.scrollTop + scroller.clientHeight - margin) return null;
+        return Math.max(0, block.top - margin);
+      },
+      write: (top, view) => {
+        if (top !== null) view.scrollDOM.scrollTop = top;
+      },
+    });
   }
 
   hoverLine(line) {

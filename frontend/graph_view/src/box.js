@@ -72,7 +72,10 @@ export function resize(v, refit = false) {
     v.canvas.style.height = `${H}px`;
     resized = true;
   }
-  if (v.fitted && resized) fit(v, null, true);
+  // A box resized under a code graph (a line of text above it came or went) keeps the
+  // camera's scale while the graph fits: its top left corner stays, and so do the nodes.
+  const keepScale = d.stage?.grows === "both" && v.drawnT ? v.drawnT : null;
+  if (v.fitted && resized) fit(v, keepScale, true);
   else if (v.fitted && refit) fit(v, v.drawnT || v.t, true);
   else v.schedule();
 }

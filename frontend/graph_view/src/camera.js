@@ -28,6 +28,16 @@ export function attachZoom(v) {
         if (v.motion) v.motion.userMoved = true;
       }
       v.schedule();
+    })
+    // A wheel, pinch or drag under way: a big picture's frames come from bitmaps (layer.js)
+    // until it ends, then one in full detail.
+    .on("start", (ev) => {
+      if (ev.sourceEvent) v.gesture = true;
+    })
+    .on("end", () => {
+      if (!v.gesture) return;
+      v.gesture = false;
+      v.schedule();
     });
   v.sel = select(v.canvas).call(v.zoom).on("dblclick.zoom", null);
 }
@@ -48,11 +58,13 @@ export function fitTransform(v, keep = null) {
     const k = Math.min(kW, kH, 2);
     return zoomIdentity.translate((W - d.width * k) / 2, (H - d.height * k) / 2).scale(k);
   }
-  // A stage: time runs to the right from a fixed left edge.
-  const roomy = Math.min(kW * HEADROOM, kH, 2);
+  // A stage: time runs to the right from a fixed left edge. A learner's code may also add
+  // layers: then the top edge stays too, with room below (stage.grows "both").
+  const both = d.stage.grows === "both";
+  const roomy = Math.min(kW * HEADROOM, both ? kH * HEADROOM : kH, 2);
   let k = roomy;
   if (keep && keep.k <= Math.min(kW, kH, 2) && keep.k >= roomy * SHRUNK) k = keep.k;
-  return zoomIdentity.translate(PAD, (H - d.height * k) / 2).scale(k);
+  return zoomIdentity.translate(PAD, both ? PAD : (H - d.height * k) / 2).scale(k);
 }
 
 /** Fit the picture; `glide`: a picture in motion moves the camera with it. */

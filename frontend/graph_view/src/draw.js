@@ -9,6 +9,9 @@ export const FONT_PT = 11; // label font, in points at scale 1
 const SHORT_MIN_BOX_PX = 9; // below this box height on screen, no text at all
 const FRAME_FONT_PT = 11;
 const ARROW_PT = 6;
+// Level of detail, for pictures of tens of thousands of nodes zoomed out:
+const FRAME_MIN_PX = 6; // a block outline smaller than this on screen is not drawn
+const DOT_PX = 2; // a box smaller than this on screen is one whole pixel, drawn once per pixel
 
 // Colour-blind safe sequential scale for gradient norms (viridis, 9 stops).
 const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962",
@@ -29,12 +32,61 @@ export function textOn(hex) {
 }
 
 /**
+ * Boxes too small to see as boxes, as whole device pixels, each pixel drawn once per colour:
+ * at a whole graph of 50,000 nodes many boxes share a pixel.
+ */
+class Dots {
+  constructor(ctx, t, size) {
+    this.ctx = ctx;
+    this.t = t;
+    this.w = Math.ceil(size[0] * t.dpr);
+    this.h = Math.ceil(size[1] * t.dpr);
+    this.seen = null;
+    this.stamp = 0;
+  }
+
+  start() {
+    this.stamp += 1;
+    this.path = null;
+  }
+
+  add(wx, wy) {
+    const t = this.t;
+    const ix = Math.floor((wx * t.k + t.x) * t.dpr), iy = Math.floor((wy * t.k + t.y) * t.dpr);
+    if (ix < 0 || iy < 0 || ix >= this.w || iy >= this.h) return;
+    this.seen ||= new Uint16Array(this.w * this.h);
+    const at = iy * this.w + ix;
+    if (this.seen[at] === this.stamp) return;
+    this.seen[at] = this.stamp;
+    this.path ||= new Path2D();
+    this.path.rect(ix, iy, 1, 1);
+  }
+
+  /** The pixels added since start(), in the context's fill colour. */
+  fill() {
+    if (!this.path) return;
+    this.ctx.save();
+    this.ctx.setTransform(1, 0, 0, 1, 0, 0);
+    this.ctx.fill(this.path);
+    this.ctx.restore();
+  }
+}
+
+/**
  * Draw the picture. `look` says how each node is shown right now:
  *   look.alpha(i)  -> 0..1 (replay: not yet created nodes are ghosts)
  *   look.fill(i)   -> colour override or null
  *   look.edgeShown(e) -> bool
+ * `marks` are rings over it (drawMarks). Returns the number of boxes in view.
  */
 export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
+  const shown = drawBase(ctx, p, data, t, size, look, colors);
+  drawMarks(ctx, p, t, size, look, marks, colors);
+  return shown;
+}
+
+/** The picture without the marks: frames, edges, boxes and labels. */
+export function drawBase(ctx, p, data, t, size, look, colors) {
   const { k } = t;
   const [W, H] = size;
   const x0 = -t.x / k, y0 = -t.y / k, x1 = (W - t.x) / k, y1 = (H - t.y) / k;
@@ -49,8 +101,10 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
   ctx.strokeStyle = colors.muted;
   ctx.setLineDash([4 * px, 3 * px]);
   ctx.beginPath();
+  const frameMin = FRAME_MIN_PX * px;
   for (let f = 0; f < fr.x.length; f++) {
     if (fr.x[f] > x1 || fr.y[f] > y1 || fr.x[f] + fr.w[f] < x0 || fr.y[f] + fr.h[f] < y0) continue;
+    if (fr.w[f] < frameMin || fr.h[f] < frameMin) continue;
     ctx.rect(fr.x[f], fr.y[f], fr.w[f], fr.h[f]);
   }
   ctx.stroke();
@@ -76,6 +130,7 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
       if (ed.recurrent[e] !== recurrent || !look.edgeShown(e)) continue;
       const ax = p.ex0[e], ay = p.ey0[e], bx = p.ex1[e], by = p.ey1[e];
       if (Math.max(ax, bx) < x0 || Math.min(ax, bx) > x1 || Math.max(ay, by) < y0 || Math.min(ay, by) > y1) continue;
+      if (Math.abs(bx - ax) + Math.abs(by - ay) < px) continue; // under a pixel: the boxes cover it
       ctx.moveTo(ax, ay);
       ctx.lineTo(bx, by);
       if (arrows) heads.push(e);
@@ -119,11 +174,17 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
     byFill.get(f).push(i);
   }
   const strokes = p.minH * k >= 4;
+  const dots = new Dots(ctx, t, size);
   for (const [f, idx] of byFill) {
     ctx.beginPath();
-    for (const i of idx) ctx.rect(p.x[i] - p.w[i] / 2, p.y[i] - p.h[i] / 2, p.w[i], p.h[i]);
+    dots.start();
+    for (const i of idx) {
+      if (p.w[i] * k < DOT_PX && p.h[i] * k < DOT_PX) dots.add(p.x[i], p.y[i]);
+      else ctx.rect(p.x[i] - p.w[i] / 2, p.y[i] - p.h[i] / 2, p.w[i], p.h[i]);
+    }
     ctx.fillStyle = p.fills[f];
     ctx.fill();
+    dots.fill();
     if (strokes) {
       ctx.strokeStyle = colors.border;
       ctx.lineWidth = px;
@@ -170,29 +231,6 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
   }
   ctx.globalAlpha = 1;
 
-  // Marks: new since the previous run, the replay's current node, hover, selection.
-  const ring = (i, color, width, gap) => {
-    const g = gap * px;
-    ctx.strokeStyle = color;
-    ctx.lineWidth = width * px;
-    ctx.strokeRect(p.x[i] - p.w[i] / 2 - g, p.y[i] - p.h[i] / 2 - g, p.w[i] + 2 * g, p.h[i] + 2 * g);
-  };
-  if (marks.newSet.size) {
-    ctx.beginPath();
-    for (const i of visible) {
-      if (!marks.newSet.has(i) || look.alpha(i) < 1) continue;
-      const g = 2.5 * px;
-      ctx.rect(p.x[i] - p.w[i] / 2 - g, p.y[i] - p.h[i] / 2 - g, p.w[i] + 2 * g, p.h[i] + 2 * g);
-    }
-    ctx.strokeStyle = colors.newMark;
-    ctx.lineWidth = 2.5 * px;
-    ctx.stroke();
-  }
-  if (marks.current >= 0) ring(marks.current, colors.current, 3, 3);
-  if (marks.cursor >= 0) ring(marks.cursor, colors.text, 2, 5);
-  if (marks.hover >= 0 && marks.hover !== marks.selected) ring(marks.hover, colors.text, 1.5, 2);
-  if (marks.selected >= 0) ring(marks.selected, colors.selected, 3.5, 4);
-
   // Labels, only where readable: every line once the font is big enough, else the
   // first line (the op) alone, sized to the box, while boxes are >= 9 px tall.
   const shortLabels = !labels && p.minH * k >= SHORT_MIN_BOX_PX;
@@ -236,4 +274,38 @@ export function drawPicture(ctx, p, data, t, size, look, marks, colors) {
   }
   ctx.restore();
   return visible.length;
+}
+
+/** Rings over the picture: new since the previous run, the replay's current node, hover, selection. */
+export function drawMarks(ctx, p, t, size, look, marks, colors) {
+  const { k } = t;
+  const [W, H] = size;
+  const x0 = -t.x / k, y0 = -t.y / k, x1 = (W - t.x) / k, y1 = (H - t.y) / k;
+  const px = 1 / k;
+  ctx.save();
+  ctx.setTransform(t.dpr * k, 0, 0, t.dpr * k, t.dpr * t.x, t.dpr * t.y);
+  const ring = (i, color, width, gap) => {
+    const g = gap * px;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width * px;
+    ctx.strokeRect(p.x[i] - p.w[i] / 2 - g, p.y[i] - p.h[i] / 2 - g, p.w[i] + 2 * g, p.h[i] + 2 * g);
+  };
+  if (marks.newSet.size) {
+    ctx.beginPath();
+    for (const i of marks.newSet) {
+      const hw = p.w[i] / 2, hh = p.h[i] / 2;
+      if (p.x[i] + hw < x0 || p.x[i] - hw > x1 || p.y[i] + hh < y0 || p.y[i] - hh > y1) continue;
+      if (look.alpha(i) < 1) continue;
+      const g = 2.5 * px;
+      ctx.rect(p.x[i] - hw - g, p.y[i] - hh - g, p.w[i] + 2 * g, p.h[i] + 2 * g);
+    }
+    ctx.strokeStyle = colors.newMark;
+    ctx.lineWidth = 2.5 * px;
+    ctx.stroke();
+  }
+  if (marks.current >= 0) ring(marks.current, colors.current, 3, 3);
+  if (marks.cursor >= 0) ring(marks.cursor, colors.text, 2, 5);
+  if (marks.hover >= 0 && marks.hover !== marks.selected) ring(marks.hover, colors.text, 1.5, 2);
+  if (marks.selected >= 0) ring(marks.selected, colors.selected, 3.5, 4);
+  ctx.restore();
 }

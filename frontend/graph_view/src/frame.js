@@ -8,6 +8,7 @@
 import { PAD } from "./camera.js";
 import { PANE_GAP, paneRects, rings } from "./compare.js";
 import { FONT_PT, LABEL_MIN_PX, drawPicture } from "./draw.js";
+import { big, drawLayered } from "./layer.js";
 import { MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
 import { advance, updateReplayText } from "./replay_controls.js";
 import { frameCount, lookAt } from "./replay.js";
@@ -73,7 +74,9 @@ function draw(v, now) {
   // Comparing, B's additions are ringed against A: "new since the previous run" would repeat it.
   const marks = { newSet: v.cmp ? new Set() : v.newSet, hover: v.hover, selected: v.selected,
     cursor: v.cursor, current: look.current };
+  v.root.dataset.bitmap = "0";
   if (v.cmp) drawCompare(v, ctx, t, look, marks);
+  else if (!v.motion && big(p, data)) drawLayered(v, p, data, t, look, marks);
   else drawPicture(ctx, p, data, t, [W, H], look, marks, v.colors);
   v.drawnP = p;
   v.drawnData = data;

@@ -13,7 +13,7 @@ import { act } from "./toolbar.js";
 import { lineOf, showTip } from "./tooltip.js";
 
 export const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − zoom, arrows pan, "
-  + "0 fits, Shift+arrows move between nodes, Enter selects, Space plays the replay.";
+  + "0 fits, Shift+arrows move between nodes, Enter selects (or unrolls a rolled run), Space plays the replay.";
 const KEY_PAN_PX = 80;
 
 /** Hover, click and keys on the view's canvas. */
@@ -50,6 +50,7 @@ function setHover(v, i, ev) {
   if (i !== v.hover) {
     v.hover = i;
     v.root.dataset.hover = i >= 0 ? v.data.nodes.id[i] : "";
+    v.canvas.style.cursor = i >= 0 && v.data.folds?.node?.includes(i) ? "pointer" : "";
     v.schedule();
     const L = i >= 0 ? lineOf(v, i) : null;
     window.dispatchEvent(new CustomEvent(LINE_EVENT, { detail: L && { file: L.file, line: L.line } }));
@@ -60,12 +61,22 @@ function setHover(v, i, ev) {
 
 function onClick(v, ev) {
   const i = pick(v, ev);
+  if (i >= 0 && unroll(v, i)) return;
   if (i >= 0) {
     setHover(v, i, ev);
     select(v, i);
   } else if (v.selected >= 0) {
     select(v, -1);
   }
+}
+
+/** Box `i` is a fold (a rolled run of iterations): ask for it unrolled, with those already
+ *  unrolled. -> whether it was one. The host lays the run out again (view_payload.py). */
+function unroll(v, i) {
+  const folds = v.data.folds;
+  if (v.cmp || !folds?.node?.includes(i)) return false;
+  v.setStateValue(STATE.unroll, [...(folds.unrolled ?? []), v.data.nodes.id[i]]);
+  return true;
 }
 
 /** Select node `i` (-1: none): shown here, and its id sent back as the view's state. */
@@ -89,7 +100,9 @@ function onKey(v, ev) {
   else if (k === "ArrowRight") panBy(v, -KEY_PAN_PX, 0);
   else if (k === "ArrowUp") panBy(v, 0, KEY_PAN_PX);
   else if (k === "ArrowDown") panBy(v, 0, -KEY_PAN_PX);
-  else if (k === "Enter" && v.cursor >= 0) select(v, v.cursor);
+  else if (k === "Enter" && v.cursor >= 0) {
+    if (!unroll(v, v.cursor)) select(v, v.cursor);
+  }
   else if ((k === " " || k === "Enter") && v.rp) act(v, "play");
   else if (k === "," && v.rp) act(v, "prev");
   else if (k === "." && v.rp) act(v, "next");

@@ -33,6 +33,7 @@ export const STATE = {
   selected: "selected", // the id of the node the learner selected, or null
   knobs: "knobs", // a stage's request for a run: {knob name: value, ..., req: n}
   replay: "replay", // a stage's own "Replay this run" toggle: true or false
+  unroll: "unroll", // the rolled boxes (payload `folds`) to draw unrolled: [fold id, ...]
 };
 
 /** Triggers (setTriggerValue): a value for the one run it causes. */

@@ -64,6 +64,7 @@ function details(v, i) {
     add(p.param[i] ? "‖.grad‖" : "‖incoming grad‖", fmtNorm(norm));
   }
   if (v.newSet.has(i)) add("new", "since the previous run");
+  if (d.folds?.node?.includes(i)) add("click", "draws these iterations one by one");
   return rows;
 }
 

@@ -42,6 +42,11 @@ export class GraphView {
     parent.append(this.root);
     // For tests (documented in stockdemo/ui/graph_view.py): where a node is drawn now.
     this.root.gvScreenBox = (id, pane) => screenBox(this, id, pane);
+    // ...and the boxes ringed as new since the previous run: [{id, op}].
+    this.root.gvNew = () => [...(this.newSet ?? [])].map((i) => ({
+      id: this.data.nodes.id[i], op: this.data.strings[this.data.nodes.op[i]] ?? null }));
+    // ...and the rolled boxes a click unrolls (payload `folds`): their ids.
+    this.root.gvFolds = () => (this.data?.folds?.node ?? []).map((i) => this.data.nodes.id[i]);
 
     this.ctx = this.canvas.getContext("2d");
     this.fitted = true;
@@ -122,6 +127,7 @@ export class GraphView {
       this.cursor = -1;
       this.root.dataset.graph = data.graph;
       this.root.dataset.nodes = String(this.p.n);
+      this.root.dataset.folds = String(data.folds?.node?.length ?? 0);
       this.readColors();
     }
     this.newSet = new Set(data.new);
