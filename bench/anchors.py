@@ -12,7 +12,7 @@ after ``--timeout`` seconds. For each, printed and written to artifacts/anchors.
 - time to the picture, from the call with the model and its input in hand (the forward
   included) to the picture drawn: torchviz's ``make_dot`` and torchview's ``draw_graph``
   until ``dot -Tsvg`` has written the SVG; torchvista's ``trace_model`` HTML, and
-  stockdemo's (``capture_graph`` + ``render.layout`` + the offline handout), until
+  stockdemo's (``stockdemo.show`` + ``widget.save``, the offline handout), until
   headless Chromium has drawn it;
 - the nodes drawn (the SVG's nodes; torchvista's drawn node groups; the view's boxes);
 - whether the ops by type equal autograd's own: a ``grad_fn.next_functions`` walk from
@@ -113,20 +113,18 @@ def draw_torchvista(model, x, out: Path) -> dict:
 
 
 def draw_stockdemo(model, x, out: Path) -> dict:
-    """Ours, for now through the Playground's path: the one function to swap for a general capture."""
-    from stockdemo.graph import capture_graph
-    from stockdemo.handout import handout_html
-    from stockdemo.layout import layout
+    """Ours as a notebook calls it: ``stockdemo.show(model, x)``, then ``widget.save`` (the same view)."""
+    import stockdemo
 
     path = out / "stockdemo.html"
     started = time.perf_counter()
-    graph = capture_graph(model(x), model, x)
-    picture = layout(graph, "unrolled", max_nodes=None)
-    path.write_text(handout_html(picture, title="Autograd graph"), encoding="utf-8")
+    widget = stockdemo.show(model, x)
+    widget.save(path)
     seconds = time.perf_counter() - started
+    graph = widget.run.graph
     # A node's op is grad_fn.name(): 'torch::autograd::AccumulateGrad' for a parameter's.
     ops = Counter(n.op.rsplit("::", 1)[-1] for n in graph.nodes if n.kind in ("op", "parameter"))
-    placed = "steps x layers" if graph.meta.get("unrolled") else "one block: no steps x layers found"
+    placed = "steps x layers" if graph.meta.get("unrolled") else "by line and iteration"
     return {"seconds": seconds, "page": str(path), "ops": ops, "note": placed}
 
 

@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
                                        "report the graph of the tensor it names `predictions`: JSON "
                                        "(counts, printed text, shape, error, limits), DOT or HTML. "
                                        "Exit 0 when it ran, 1 when it failed or a limit stopped it")
-    code.add_argument("file", help="the script (what the editor holds)")
+    code.add_argument("file", nargs="+",
+                      help="the script (what the editor holds); several: one JSON line each, in order")
     code.add_argument("--format", choices=("json", "dot", "html"), default="json")
     code.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = parser.parse_args(argv)
@@ -117,12 +118,31 @@ def _code(args: argparse.Namespace) -> int:
     from stockdemo.sandbox import run_code
     from stockdemo.sandbox.drawing import graph_dot, graph_html
 
-    try:
-        with open(args.file, encoding="utf-8") as f:
-            source = f.read()
-    except (OSError, UnicodeDecodeError) as err:
-        print(f"error: cannot read {args.file}: {err}", file=sys.stderr)
+    if len(args.file) > 1 and (args.format != "json" or args.output):
+        print("error: several files give JSON lines on standard output: drop --format and -o",
+              file=sys.stderr)
         return 2
+    sources = {}
+    for name in args.file:
+        try:
+            with open(name, encoding="utf-8") as f:
+                sources[name] = f.read()
+        except (OSError, UnicodeDecodeError) as err:
+            print(f"error: cannot read {name}: {err}", file=sys.stderr)
+            return 2
+    if len(sources) < len(args.file):
+        print("error: a file is named twice", file=sys.stderr)
+        return 2
+    if len(args.file) > 1:
+        failed = 0
+        for name, source in sources.items():  # each in its own sandboxed run, one after another
+            run = run_code(source)
+            print(json.dumps({"file": name, **run.to_dict()}), flush=True)
+            if not run.ok:
+                failed += 1
+                print(f"{name}: {run.status}: {run.message}", file=sys.stderr)
+        return 1 if failed else 0
+    [(name, source)] = sources.items()
     run = run_code(source)
     if args.format == "json":
         text = json.dumps(run.to_dict(), indent=1) + "\n"

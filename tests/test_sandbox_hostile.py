@@ -187,30 +187,47 @@ def test_there_are_thirty_hostile_programs_or_more():
     assert len(HOSTILE) >= 30
 
 
-def _cli(path: Path, outside: Outside) -> tuple[Path, subprocess.CompletedProcess]:
-    script = outside.tmp.parent / f"{path.stem}.py"  # beside the watched folder, not in it
-    script.write_text(outside.source(path))
-    done = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script), "--format", "json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+def _cli(paths: list[Path], outside: Outside) -> tuple[subprocess.CompletedProcess, dict[str, dict]]:
+    """One command line over ``paths``, each run in its own sandboxed child -> (the process, name -> JSON)."""
+    scripts = []
+    for path in paths:
+        script = outside.tmp.parent / f"{path.stem}.py"  # beside the watched folder, not in it
+        script.write_text(outside.source(path))
+        scripts.append(str(script))
+    done = subprocess.run([sys.executable, "-m", "stockdemo", "code", *scripts],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
-    return path, done
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    return done, {Path(r["file"]).stem: r for r in results}
 
 
 @pytest.fixture(scope="module")
-def cli_runs(outside) -> dict[str, subprocess.CompletedProcess]:
+def cli_runs(outside) -> dict[str, tuple[subprocess.CompletedProcess, dict]]:
+    """Every program through the command line: CLI_PARALLEL processes, each given a share of them."""
+    shares = [HOSTILE[i::CLI_PARALLEL] for i in range(CLI_PARALLEL)]
     with concurrent.futures.ThreadPoolExecutor(CLI_PARALLEL) as pool:
-        return {p.stem: done for p, done in pool.map(lambda p: _cli(p, outside), HOSTILE)}
+        done = list(pool.map(lambda share: _cli(share, outside), shares))
+    return {name: (process, result) for process, results in done for name, result in results.items()}
 
 
 @pytest.mark.parametrize("path", HOSTILE, ids=lambda p: p.stem)
 def test_a_hostile_program_is_stopped_the_same_way_through_the_command_line(path, outside, cli_runs):
-    done = cli_runs[path.stem]
-    assert done.returncode == 1, done.stderr
-    result = json.loads(done.stdout)
+    assert path.stem in cli_runs, "the command line gave no result for it"
+    process, result = cli_runs[path.stem]
+    assert process.returncode == 1, process.stderr
     # The command line's own process starts a pool; the run itself is timed in the parent.
     check(result, expectation(path), result["seconds"], path.stem)
-    assert outside.secret not in done.stdout + done.stderr
+    assert outside.secret not in process.stdout + process.stderr
     assert outside.breaches() == []
+
+
+def test_several_files_take_json_lines_only(tmp_path):
+    script = tmp_path / "seed.py"
+    script.write_text(SEED_CODE)
+    done = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script), str(script),
+                           "--format", "dot"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "JSON lines" in done.stderr
 
 
 # -- inside the image and the cluster (tests/test_image.py, tests/test_kube.py) ---------------
