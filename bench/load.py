@@ -119,6 +119,7 @@ SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3),
            "weeks": (2, 16), "lab_t": (1, 30), "batches": (2, 12), "max_t": (5, 100)}
 SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)  # Playground: values every session visits
 FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+SETTLE_S = 0.3  # the browser's pause before "settled" (frontend/graph_view/src/pacing.js)
 TARGETS = {"burst_p95_s": 0.5, "rss_mb": 1536.0, "train_first_s": 1.0, "train_slack_s": 2.0,
            "train_playground_s": 1.0, "failover_grace_s": 5.0,
            "drag_p95_s": 0.5, "drag_graphs_per_s": 4.0}
@@ -309,6 +310,11 @@ class Session:
         # code holds them: the component's id and fragment, the values, the last request.
         self.stage: dict | None = None
         self.settler: tuple[str, str] = ("", "")  # the panels' listener: its events id, its fragment
+        self.direct_move: dict | None = None  # a stage move for the stage's socket, not yet sent
+        self.stage_ws = None  # (address, websocket): the stage's socket, once a move went there
+        self.direct_off: str | None = None  # the socket address that failed: moves are runs again
+        self.direct_failures: list[str] = []
+        self.direct_moves = 0
         self.graphs: list[tuple[float, str, int]] = []  # (time, picture key, stage req) drawn
 
     @property
@@ -359,6 +365,7 @@ class Session:
         await self.open()
 
     async def close(self) -> None:
+        await self._close_direct()
         if self.ws is not None:
             await self.ws.close()
 
@@ -430,6 +437,10 @@ class Session:
             payload = json.loads(json.loads(view.json))
         except (ValueError, TypeError):
             return
+        self._see_payload(payload, view.id, fragment_id)
+
+    def _see_payload(self, payload: dict, view_id: str, fragment_id: str) -> None:
+        """A graph view's payload drawn (from a run, or from the stage's socket)."""
         stage = payload.get("stage") if isinstance(payload, dict) else None
         req = int(stage["req"]) if stage else -1
         self.graphs.append((time.perf_counter(), str(payload.get("graph")), req))
@@ -437,14 +448,15 @@ class Session:
             return
         values = {c["name"]: c["value"] for c in stage["controls"]}
         mine = self.stage
-        if mine is None or mine["id"] != view.id:
+        if mine is None or mine["id"] != view_id:
             from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
-            mine = self.stage = {"id": view.id, "events": _make_trigger_id(view.id, "events"),
+            mine = self.stage = {"id": view_id, "events": _make_trigger_id(view_id, "events"),
                                  "values": values, "req": int(stage["req"]), "state": {}}
-            self.key_to_id.update({name: view.id for name in values})
+            self.key_to_id.update({name: view_id for name in values})
         mine["fragment"] = fragment_id
         mine["locked"] = bool(stage.get("locked"))  # following a class's teacher
+        mine["direct"] = stage.get("direct")  # the stage's socket for the next move, if offered
         mine["answered"] = int(stage["req"])
         if mine["answered"] >= mine["req"]:
             mine["values"] = values  # nothing of the learner's in flight: the server's values
@@ -477,13 +489,53 @@ class Session:
         self.rerun_fragment = self.fragment_of.get(wid, "")
 
     def move_stage(self, key: str, value: object) -> None:
-        """One value the stage's strip sends (a drag sends every value it crosses): a new request."""
+        """One value the stage's strip sends (a drag sends every value it crosses): a new request,
+        on the stage's socket where its payload offers one (the next ``run`` sends it there),
+        else as the component's state, for a run of the stage."""
         stage = self.stage
         stage["values"] = {**stage["values"], key: value}
         stage["req"] = max(stage["req"], stage["answered"]) + 1
-        stage["state"] = {**stage["state"], "knobs": {**stage["values"], "req": stage["req"]}}
+        knobs = {**stage["values"], "req": stage["req"]}
+        if stage.get("direct") and stage["direct"] != self.direct_off:
+            self.direct_move = knobs
+            return
+        self._as_state(knobs)
+
+    def _as_state(self, knobs: dict) -> None:
+        stage = self.stage
+        stage["state"] = {**stage["state"], "knobs": knobs}
         self.widgets[stage["id"]] = WidgetState(id=stage["id"], json_value=json.dumps(stage["state"]))
         self.rerun_fragment = stage["fragment"]  # the URL follows once the learner stops (settle)
+
+    async def _run_direct(self, knobs: dict) -> RunOutcome | None:
+        """One move on the stage's socket, as the graph view's browser code sends it
+        (frontend/graph_view/src/direct.js); None if the socket failed."""
+        url = self.stage["direct"]
+        try:
+            if self.stage_ws is None or self.stage_ws[0] != url:
+                await self._close_direct()
+                cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+                ws = await asyncio.wait_for(connect(
+                    self.base.replace("http://", "ws://") + url, origin=self.base, max_size=64 * 2**20,
+                    ping_interval=None, additional_headers={"Cookie": cookie} if cookie else None,
+                ), timeout=self.run_timeout)
+                self.stage_ws = (url, ws)
+            t0 = time.perf_counter()
+            await self.stage_ws[1].send(json.dumps(knobs))
+            text = await asyncio.wait_for(self.stage_ws[1].recv(), timeout=self.run_timeout)
+            self._see_payload(json.loads(text), self.stage["id"], self.stage["fragment"])
+            self.direct_moves += 1
+        except (ConnectionClosed, InvalidStatus, OSError, ValueError) as exc:
+            self.direct_failures.append(repr(exc)[:200])
+            self.direct_off = url
+            await self._close_direct()
+            return None
+        return RunOutcome(time.perf_counter() - t0, True, finished_at=time.monotonic())
+
+    async def _close_direct(self) -> None:
+        if self.stage_ws is not None:
+            ws, self.stage_ws = self.stage_ws[1], None
+            await ws.close()
 
     def settle(self) -> None:
         """The learner stopped: the panels' listener fires ``settled`` (their fragment reruns),
@@ -500,7 +552,14 @@ class Session:
         self.rerun_fragment = self.fragment_of.get(wid, "")
 
     async def run(self) -> RunOutcome:
-        """Send a rerun and read ForwardMsgs until this run's script_finished."""
+        """Send a rerun and read ForwardMsgs until this run's script_finished; or the stage's move
+        on its socket, where that is where the browser sends it (``move_stage``)."""
+        if self.direct_move is not None:
+            knobs, self.direct_move = self.direct_move, None
+            out = await self._run_direct(knobs)
+            if out is not None:
+                return out
+            self._as_state(knobs)  # the socket failed: the browser sends the same values as a run
         t0 = time.perf_counter()
         await self.ws.send(self._rerun_msg().SerializeToString())
         errors: list[str] = []
@@ -606,6 +665,7 @@ class Tally:
     times: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # 429 or 503 from a limit: counted apart
+    notes: list[str] = field(default_factory=list)  # lines printed under the scenario's
     cpu_per_run: float = float("nan")  # CPU seconds of every process over the runs timed
 
     def add(self, out: RunOutcome, label: str) -> None:
@@ -684,7 +744,7 @@ async def burst_page(target: Target, page: str, args) -> Tally:
                            for i, s in enumerate(sessions)))
     alive = [s for s in sessions if s.page_hash]
     plans = {id(s): playground_plan(i, args.moves, args.seed, args.t_only) for i, s in enumerate(alive)}
-    cpu0 = target.cpu_s()  # the moves only, not the first page loads
+    cpu0, own0 = target.cpu_s(), resource.getrusage(resource.RUSAGE_SELF)  # the moves only
     spy = profile_start(target, args.profile) if args.profile else None
 
     async def move(i: int, s: Session, j: int) -> None:
@@ -697,12 +757,27 @@ async def burst_page(target: Target, page: str, args) -> Tally:
             nudge(s, rng)
         out = await s.run()
         tally.add(out, f"{page} s{i} move {j + 1}")
+        if args.settle and s.stage is not None:
+            await asyncio.sleep(SETTLE_S)  # the browser's settle: the panels under the stage catch up
+            s.settle()
+            settled = await s.run()
+            tally.errors.extend(f"{page} s{i} settle {j + 1}: {e}" for e in settled.errors)
 
     for j in range(args.moves):
         await asyncio.sleep(args.pause)
+        before = len(tally.times)
         await asyncio.gather(*(guarded(tally, f"{page} s{i} move {j + 1}", move(i, s, j))
                                for i, s in enumerate(alive)))
+        times = tally.times[before:]
+        tally.notes.append(f"  round {j + 1}: p50 {pct(times, 50):.2f} s, p95 {pct(times, 95):.2f} s, "
+                           f"max {max(times, default=float('nan')):.2f} s")
     tally.cpu_per_run = (target.cpu_s() - cpu0) / max(len(tally.times), 1)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    client = own.ru_utime + own.ru_stime - own0.ru_utime - own0.ru_stime
+    tally.notes.append(f"  this client: {client * 1e3 / max(len(tally.times), 1):.1f} ms of CPU a move; "
+                       f"moves on the stage's socket {sum(s.direct_moves for s in alive)}, "
+                       f"as runs after its failure {sum(len(s.direct_failures) for s in alive)}"
+                       + ("; each move followed by its settle (the panels' run)" if args.settle else ""))
     if spy is not None:
         profile_stop(spy, args.profile)
     await asyncio.gather(*(s.close() for s in sessions))
@@ -759,6 +834,7 @@ def scenario_burst(args) -> int:
                   + f"  CPU/move {results[page].cpu_per_run * 1e3:5.1f} ms"
                   + f"  memory (PSS) peak {target.peak_rss(t0):.0f} MB (before {rss0:.0f})  {load_line()}",
                   flush=True)
+            print("\n".join(results[page].notes), flush=True)
     finally:
         problems = [e for t in results.values() for e in t.errors + t.refused]
         log = finish(target, problems)
@@ -1001,7 +1077,6 @@ def scenario_failover(args) -> int:
 # --------------------------------------------------------------------------- drag
 
 DRAG_S = 2.0  # one drag of T across the stage, as bench/bench_stage.py's
-SETTLE_S = 0.3  # the browser's pause before "settled" (frontend/graph_view/src/pacing.js)
 
 
 async def drag_class(target: Target, args) -> dict:
@@ -1099,6 +1174,9 @@ def main() -> int:
     ap.add_argument("--open-rate", type=float, default=5.0,
                     help="burst: sessions opening a second, as a class arriving (0: all at once)")
     ap.add_argument("--t-only", action="store_true", help="burst: on the Playground every move is T")
+    ap.add_argument("--settle", action="store_true",
+                    help="burst: each move is followed, 0.3 s later, by its settle (the panels' run), "
+                         "as in a browser; counted in CPU/move, not in the move's time")
     ap.add_argument("--profile", metavar="FILE",
                     help="burst: py-spy's raw samples of the first replica during the moves, to FILE")
     args = ap.parse_args()

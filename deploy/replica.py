@@ -8,8 +8,9 @@ first visit of the Train page, and a worker then needs seconds to import torch
 and pay its one-off start-up run, longer while a class opens pages. A replica
 started here has its workers warm before its first learner arrives. ``deploy/serve.py``
 (``make serve``), the Dockerfile and so the Kubernetes pods start replicas this way.
-``--cold``: the workers start on the first Train visit instead (serve.py restarting a
-replica that died: their warm-up would take the cores the survivors need then).
+``--cold``: the workers start on the first Train visit instead, and the Playground's
+runs at its defaults are not made at the start (``deploy/replica_app.py``): serve.py
+restarting a replica that died, whose warm-up would take the cores the survivors need then.
 
 With a shared class store (``STOCKDEMO_REDIS_URL``) the replica is on the replica roll
 from its start, before any tab reaches it (``stockdemo.classroom.replicas``): one that comes back
@@ -18,6 +19,7 @@ after a crash holds no class tab and is where the others send some of theirs.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -33,6 +35,7 @@ def main(options: list[str]) -> None:
 
     if "--cold" in options:
         options = [o for o in options if o != "--cold"]
+        os.environ["STOCKDEMO_WARM_STAGE"] = "0"  # nor the Playground's runs kept at the start
     else:
         workers.shared_pool()  # starts the workers in the background; the pages find this pool
     replicas.start_roll()

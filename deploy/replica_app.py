@@ -1,4 +1,6 @@
-"""The ASGI app one replica serves: app.py behind the replica's own limits (deploy/replica_limits.py).
+"""The ASGI app one replica serves: app.py behind the replica's own limits (deploy/replica_limits.py),
+and the Playground stage's socket, which answers a learner's moves without a script run
+(``stockdemo/ui/stage_route.py``).
 
 ``deploy/replica.py`` runs it with ``streamlit run``, which finds ``app`` and serves
 it as ``streamlit run app.py`` would serve the script, with the same options. The
@@ -10,21 +12,26 @@ limits come from the environment (``deploy/serve.py`` sets them from its options
 - ``STOCKDEMO_SESSION_MESSAGES``: one session's messages, ``BURST/PER_S`` (default 40/4);
 - ``STOCKDEMO_FULL_RETRY_S``: the full page's wait before it tries again (default 30, plus
   up to half of it at random);
-- ``STOCKDEMO_AFFINITY_COOKIE``: the balancer's cookie (default SRV, as class mode's).
+- ``STOCKDEMO_AFFINITY_COOKIE``: the balancer's cookie (default SRV, as class mode's);
+- ``STOCKDEMO_WARM_STAGE``: ``0`` to start without running the Playground's every T first
+  (``deploy/replica.py --cold``: a replica restarted while the others carry the class).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
 from starlette.middleware import Middleware
+from starlette.routing import WebSocketRoute
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from deploy.replica_limits import ReplicaLimits  # noqa: E402
+from deploy.replica_limits import STAGE_SOCKET, ReplicaLimits  # noqa: E402
 
 # 300 learners on two replicas fit with room for the balancer's unevenness; a seat
 # costs about 0.1 MB and nothing at rest, so what bounds a replica is everyone moving at once.
@@ -37,6 +44,34 @@ BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") 
 # Time for a learner or two to leave; the random half keeps a full class's retries apart.
 RETRY_S = int(os.environ.get("STOCKDEMO_FULL_RETRY_S") or 30)
 
-app = st.App(ROOT / "app.py", middleware=[Middleware(
-    ReplicaLimits, capacity=CAPACITY, hard_cap=HARD_CAP, burst=BURST, per_s=PER_S, retry_s=RETRY_S,
-    affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV")])
+# The pages offer the socket where this is set (stockdemo/ui/stage_route.py, SOCKET_ENV).
+os.environ["STOCKDEMO_STAGE_SOCKET"] = STAGE_SOCKET
+
+
+async def stage_socket(websocket) -> None:
+    # Imported on the first move, once Streamlit's runtime exists: importing stockdemo.ui
+    # registers the app's components, and before the runtime they would go nowhere.
+    from stockdemo.ui import stage_route
+
+    await stage_route.serve(websocket)
+
+
+def warm_stage() -> None:
+    from stockdemo.ui import stage_route
+
+    stage_route.warm_stage()
+
+
+@asynccontextmanager
+async def lifespan(_app):
+    # Once Streamlit's runtime has started (stockdemo.ui's components register there): every T
+    # of the Playground at its defaults, run and kept, in the background (about 3 s of CPU).
+    if os.environ.get("STOCKDEMO_WARM_STAGE", "1") != "0":
+        threading.Thread(target=warm_stage, name="stage-warm", daemon=True).start()
+    yield
+
+
+LIMITS = Middleware(ReplicaLimits, capacity=CAPACITY, hard_cap=HARD_CAP, burst=BURST, per_s=PER_S,
+                    retry_s=RETRY_S, affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV")
+app = st.App(ROOT / "app.py", lifespan=lifespan, routes=[WebSocketRoute(STAGE_SOCKET, stage_socket)],
+             middleware=[LIMITS])

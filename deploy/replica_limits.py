@@ -23,7 +23,9 @@ one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
   for ``MAX_LOW_S`` is not a person (a person stops between drags, and the
   bucket fills again; a burst of clicks fits it): it is disconnected, and
   what it had queued in the sockets' buffers, thousands of messages, is never
-  run. Nor is it once its client has gone.
+  run. Nor is it once its client has gone. The stage's own socket (``STAGE_SOCKET``: the
+  moves a Playground answers without a run, ``stockdemo/ui/stage_route.py``) is metered
+  the same way, and holds no seat: its session holds one already.
 """
 
 from __future__ import annotations
@@ -37,12 +39,13 @@ from pathlib import Path
 
 PAGE = Path(__file__).with_name("busy.html")
 STREAM_PATH = "/_stcore/stream"
+STAGE_SOCKET = "/_stockdemo/stage"  # served by deploy/replica_app.py
 MAX_LOW_S = 30.0
 DISCONNECT = {"type": "websocket.disconnect", "code": 1008}
 XSRF_COOKIE = b"_streamlit_xsrf"
 # What the browser fetches besides the page itself (and Streamlit's calls, under /_stcore/);
 # deploy/serve.py gives HAProxy the same lists.
-NOT_PAGES = ("/static/", "/app/static/", "/component/", "/media/")
+NOT_PAGES = ("/static/", "/app/static/", "/component/", "/media/", "/_stockdemo/")
 NOT_PAGE_ENDINGS = (".js", ".css", ".png", ".ico", ".json", ".svg", ".woff", ".woff2", ".ttf", ".map")
 
 
@@ -99,6 +102,8 @@ class ReplicaLimits:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "websocket" and scope["path"].endswith(STREAM_PATH):
             await self._session(scope, receive, send)
+        elif scope["type"] == "websocket" and scope["path"] == STAGE_SOCKET:
+            await self._metered(scope, receive, send)
         elif scope["type"] == "http" and is_page_load(scope):
             returning = any(k == b"cookie" and XSRF_COOKIE in v for k, v in scope["headers"])
             if self.open >= (self.hard_cap if returning else self.capacity):
@@ -120,6 +125,13 @@ class ReplicaLimits:
                 await send({"type": "websocket.close", "code": 1013})  # 1013: try again later
             return
         self.open += 1
+        try:
+            await self._metered(scope, receive, send)
+        finally:
+            self.open -= 1
+
+    async def _metered(self, scope, receive, send) -> None:
+        """The app behind a websocket whose messages are read at most at the bucket's rate."""
         bucket = MessageRate(self.burst, self.per_s)
         low_since: float | None = None  # since when the bucket has stayed under half full
         gone = asyncio.Event()
@@ -164,10 +176,7 @@ class ReplicaLimits:
             except TimeoutError:
                 return message
 
-        try:
-            await self.app(scope, metered, sent)
-        finally:
-            self.open -= 1
+        await self.app(scope, metered, sent)
 
     async def _full_page(self, send) -> None:
         self._refuse("full page")

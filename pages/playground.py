@@ -31,10 +31,13 @@ def live_stage() -> None:
     change, delta, new_ids = ui.change_since_previous(config, result.graph)
     shown = ui.run_figures(result, delta, (time.perf_counter() - started) * 1e3)
     trace = ui.replay_control(lambda: ui.cached_trace(config), in_view=True)
+    values, locked, compare = ui.stage_values(), ui.controls_locked(), ui.comparison(config, view)
+    # Where the run draws nothing but the stage, the browser's next moves need no run at all.
+    direct = ui.direct_moves(config, view, present=present, plain=not (trace or compare or locked))
     graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
-               stage=ui.stage_spec(ui.stage_values(), change=change, replay=trace is not None,
-                                   locked=ui.controls_locked(), figures=shown, present=present),
-               compare=ui.comparison(config, view))
+               stage=ui.stage_spec(values, change=change, replay=trace is not None, locked=locked,
+                                   figures=shown, present=present, direct=direct),
+               compare=compare)
     ui.drawn_on_stage(config, view)  # last: what "Pin as A" pins and the panels below show
 
 

@@ -154,7 +154,7 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
     on every rerun (once to send, once sorted for the element's identity) and
     looks for dataframes in it; a text is sent as it is.
     """
-    static_json, drawn = _static_payload(picture)
+    static_json, drawn = static_payload(picture)
     new = sorted({drawn[g] for g in new_ids if g in drawn})
     rest = {
         "box_height": height,
@@ -173,7 +173,7 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
 
 def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
     """Run A's picture (its cached part of a payload, as is) and what B added and lost, by box."""
-    a_json, drawn_a = _static_payload(cmp.a)
+    a_json, drawn_a = static_payload(cmp.a)
     diff = cmp.diff
     rest = {
         "a_label": cmp.a_label,
@@ -190,17 +190,18 @@ def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
 
 # The parts of a payload that depend on the picture alone, kept for the last pictures
 # drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
-# and comes back over them. Kept for as many pictures as the pages' picture cache holds
-# (ui.graph_view.cached_picture), within a byte budget. Keyed by identity (pictures come
-# from a shared cache), with the picture kept alongside so a recycled id cannot match.
+# and comes back over them. Kept for as many pictures as the pages' picture caches hold
+# (ui.caches.cached_picture: 48, and the Playground's T at its defaults, 199, kept for
+# good), within a byte budget. Keyed by identity (pictures come from a shared cache), with
+# the picture kept alongside so a recycled id cannot match.
 _STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
-_STATIC_KEEP = 48
+_STATIC_KEEP = 256
 _STATIC_BYTES = 64 * 2**20
 _static_bytes = 0
 
 
-def _static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
+def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
     """-> (the picture's part of the payload as JSON text, graph node id -> drawn index)."""
     global _static_bytes
     with _STATIC_LOCK:

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 import streamlit
+from streamlit import config
 from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime import Runtime
+from streamlit.proto.NewSession_pb2 import CustomThemeConfig
+from streamlit.runtime import Runtime, app_session
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.pages_manager import PagesManager
@@ -86,6 +88,9 @@ PRIVATE = {
     "ClientState fields (this_fragment_run, tab_address)":
         lambda: {"query_string", "page_script_hash", "fragment_id", "is_auto_rerun"}
         <= set(ClientState.DESCRIPTOR.fields_by_name),
+    "app_session._populate_theme_msg(msg, section) (cache_theme_messages)":
+        lambda: list(inspect.signature(inspect.unwrap(app_session._populate_theme_msg)).parameters)
+        == ["msg", "section"],
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }
@@ -115,6 +120,37 @@ def test_runs_in_progress_counts_streamlits_script_threads_this_run_included():
     finally:
         other.set()
         thread.join()
+
+
+THEME_SECTIONS = ("theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar",
+                  "theme.dark.sidebar")
+
+
+def _theme_messages(populate) -> list[bytes]:
+    out = []
+    for section in THEME_SECTIONS:
+        msg = CustomThemeConfig()
+        populate(msg, section)
+        out.append(msg.SerializeToString())
+    return out
+
+
+def test_the_theme_built_once_is_streamlits_own_and_follows_a_changed_option():
+    assert compat.cache_theme_messages()  # the facade did it already: a second call keeps it
+    cached = app_session._populate_theme_msg
+    streamlits = cached.__wrapped__
+    assert cached is not streamlits
+    assert _theme_messages(cached) == _theme_messages(streamlits)
+    assert _theme_messages(cached)[0], "the app's .streamlit/config.toml sets a theme"
+    before = config.get_option("theme.primaryColor")
+    try:
+        config.set_option("theme.primaryColor", "#123456")
+        changed = _theme_messages(cached)
+        assert changed == _theme_messages(streamlits)
+        assert CustomThemeConfig.FromString(changed[0]).primary_color == "#123456"
+    finally:
+        config.set_option("theme.primaryColor", before)
+    assert CustomThemeConfig.FromString(_theme_messages(cached)[0]).primary_color == before
 
 
 def test_without_a_server_every_door_says_it_cannot(monkeypatch):

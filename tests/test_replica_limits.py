@@ -68,16 +68,17 @@ async def get(mw: ReplicaLimits, path: str, cookie: str = "") -> tuple[int, dict
 
 
 class Socket:
-    """One browser's websocket to /_stcore/stream: ``messages`` sent as fast as it can."""
+    """One browser's websocket to ``path`` (Streamlit's stream): ``messages`` sent as fast as it can."""
 
-    def __init__(self, mw: ReplicaLimits, session: int, messages: int = 0) -> None:
+    def __init__(self, mw: ReplicaLimits, session: int, messages: int = 0,
+                 path: str = "/_stcore/stream") -> None:
         self.sent: list[dict] = []
         self.gone = False  # the client went: sends fail as uvicorn's do
         self.incoming: asyncio.Queue = asyncio.Queue()
         self.incoming.put_nowait({"type": "websocket.connect"})
         for i in range(messages):
             self.incoming.put_nowait({"type": "websocket.receive", "bytes": b"%d" % i})
-        scope = {"type": "websocket", "path": "/_stcore/stream", "headers": [], "session": session,
+        scope = {"type": "websocket", "path": path, "headers": [], "session": session,
                  "extensions": {"websocket.http.response": {}}}
 
         async def send(message):
@@ -205,11 +206,36 @@ def test_a_session_sending_in_a_loop_is_read_at_its_rate_and_loses_nothing():
     run_async(scenario())
 
 
+def test_the_stages_socket_is_read_at_the_sessions_rate_and_holds_no_seat():
+    """The Playground's moves without a run (stockdemo/ui/stage_route.py) come on a socket of their
+    own: its messages are metered as a session's, and a full replica still lets it in."""
+    burst, per_s, n = 4, 40.0, 12
+
+    async def scenario():
+        mw = limits(capacity=1, hard_cap=1, burst=burst, per_s=per_s)
+        session = Socket(mw, 0)
+        await settle()
+        started = time.monotonic()
+        stage = Socket(mw, 1, messages=n, path=replica_limits.STAGE_SOCKET)
+        while len(mw.app.messages) < n:
+            await asyncio.sleep(0.01)
+        assert mw.open == 1 and stage.sent[0]["type"] == "websocket.accept"  # no seat taken, none refused
+        read = [t - started for s, _, t in mw.app.messages if s == 1]
+        assert read[burst - 1] < 0.05 and read[-1] >= (n - burst) / per_s * 0.9
+        assert mw.slowed >= n - burst - 1
+        for s in (session, stage):
+            s.close()
+            await s.task
+        assert mw.open == 0
+
+    run_async(scenario())
+
+
 @pytest.mark.parametrize("path,page", [
     ("/", True), ("/playground", True), ("/lesson", True),
     ("/static/js/index.DormvYxC.js", False), ("/app/static/graph_view.js", False),
     ("/_stcore/health", False), ("/playground/_stcore/host-config", False), ("/favicon.png", False),
-    ("/component/x/index.html", False), ("/media/abc.png", False),
+    ("/component/x/index.html", False), ("/media/abc.png", False), (replica_limits.STAGE_SOCKET, False),
 ])
 def test_a_page_load_is_the_apps_html_and_haproxy_counts_the_same(path, page, tmp_path):
     assert is_page_load({"type": "http", "method": "GET", "path": path}) is page

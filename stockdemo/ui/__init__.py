@@ -6,7 +6,7 @@ tests/test_architecture.py checks it):
 
 1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``;
 2. ``caches``, ``url_sync``, ``widgets``, ``metrics``, ``elements``: caches and widgets;
-3. ``stage``, ``stage_watch``, ``compare``, ``graph_view``: the graph view;
+3. ``stage``, ``stage_route``, ``stage_watch``, ``compare``, ``graph_view``: the graph view;
 4. ``controls``, ``steps``, ``changes``, ``downloads``, ``training``, ``captures``: panels;
 5. ``frame``: the page frame;
 6. ``classmode``: class mode, a plug-in listening on ``hooks``;
@@ -14,7 +14,7 @@ tests/test_architecture.py checks it):
 """
 
 from stockdemo import heap
-from stockdemo.ui import classmode
+from stockdemo.ui import classmode, compat
 from stockdemo.ui.caches import (
     EXPORTS,
     cached_answer,
@@ -54,6 +54,7 @@ from stockdemo.ui.keys import PLAYGROUND_LIVE
 from stockdemo.ui.metrics import Metric, metric_row, run_figures
 from stockdemo.ui.routes import PAGES, ROOT, page_link, page_source, page_url, presenting, share_link
 from stockdemo.ui.stage import stage_spec, stage_to_url, stage_values
+from stockdemo.ui.stage_route import direct_moves
 from stockdemo.ui.stage_watch import settle_listener, stage_settled
 from stockdemo.ui.steps import (
     go_to_step,
@@ -87,7 +88,7 @@ __all__ = [
     "cached_prices_figure", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "cached_trace", "capped_knob_widget", "change_since_previous",
     "chart_after_graph", "compare_bar", "compare_config", "comparison", "controls_locked",
-    "debug_controls", "drawn_on_stage", "fx_graph", "go_to_step", "graph_picker",
+    "debug_controls", "direct_moves", "drawn_on_stage", "fx_graph", "go_to_step", "graph_picker",
     "knob_row", "knob_widget", "leave_for_training", "lesson_drawn", "lesson_question", "lesson_step",
     "metric_row", "more_settings", "node_from_url", "number_box", "outcome_box", "page_link",
     "page_source", "page_url", "panel_picker", "presenting", "presets_bar", "recompile_count",
@@ -100,6 +101,10 @@ __all__ = [
 
 # The one registration point of the class-mode plug-in: its listeners on ui.hooks.
 classmode.register()
+
+# Every run's new_session message takes its theme from a copy made once, not from a scan of
+# the whole config (stockdemo/ui/compat.py).
+compat.cache_theme_messages()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).

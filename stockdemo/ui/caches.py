@@ -6,6 +6,9 @@ modify them); ``st.cache_data`` for values each caller gets a copy of.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import pandas as pd
 import plotly.graph_objects as go
 import pyarrow as pa
@@ -14,7 +17,9 @@ import streamlit as st
 from stockdemo import data, figures, inspection, lab, lab_figures, lesson, static
 from stockdemo.code_graph import CODE_FILE
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
+from stockdemo.diff import describe_diff, graph_diff
 from stockdemo.dot import Rendering, render_dot
+from stockdemo.graph import Graph
 from stockdemo.layout import layout
 from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.picture import Picture
@@ -26,19 +31,94 @@ from stockdemo.sandbox import CodeRun, run_code
 CONFIGS = dict.fromkeys((RunConfig, TrainConfig), repr)
 
 
-@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
+# Runs and pictures kept for the life of the process, whatever the caches below evict: the
+# settings a lecture's first "everyone drag T" crosses (stage_route.warm_stage), and only those.
+_KEPT_RUNS: dict[RunConfig, RunResult] = {}
+_KEPT_PICTURES: dict[tuple[RunConfig, str], Picture] = {}
+
+
 def cached_run(config: RunConfig) -> RunResult:
     """Shared by all sessions: read it, never train or modify it."""
+    kept = _KEPT_RUNS.get(config)
+    return kept if kept is not None else _run(config)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
+def _run(config: RunConfig) -> RunResult:
     return run(config)
 
 
-@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
 def cached_picture(config: RunConfig, view: str) -> Picture:
     """The run's graph laid out for the graph view, every node placed (never folded).
 
     Shared by all sessions: read it, never modify it.
     """
+    kept = _KEPT_PICTURES.get((config, view))
+    return kept if kept is not None else _picture(config, view)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
+def _picture(config: RunConfig, view: str) -> Picture:
     return layout(cached_run(config).graph, view, max_nodes=None)
+
+
+def kept(config: RunConfig, view: str) -> bool:
+    """``config``'s run and its picture for ``view`` are kept for good (``keep_run``): free to read."""
+    return (config, view) in _KEPT_PICTURES and config in _KEPT_RUNS
+
+
+def keep_run(config: RunConfig, view: str) -> Picture:
+    """Run ``config`` and lay it out for ``view`` once, and keep both for the life of the process."""
+    result = _KEPT_RUNS.get(config) or run(config)
+    picture = _KEPT_PICTURES.get((config, view)) or layout(result.graph, view, max_nodes=None)
+    _KEPT_RUNS[config] = result
+    _KEPT_PICTURES[(config, view)] = picture
+    return picture
+
+
+FIRST_RUN = "First run of this session: every node is new."
+
+
+# (before, after) -> cached_change's answer, least recently used first. A plain dict: the
+# diff itself is cheaper than a lookup in Streamlit's caches, which hash every argument.
+_CHANGES: OrderedDict[tuple[RunConfig, RunConfig], tuple[str, int, tuple[str, ...]]] = OrderedDict()
+_CHANGES_LOCK = threading.Lock()
+CHANGES_KEPT = 512
+
+
+def cached_change(before: RunConfig, after: RunConfig, before_graph: Graph, after_graph: Graph
+                  ) -> tuple[str, int, tuple[str, ...]]:
+    """From the run of ``before`` to the run of ``after``: (what changed in a sentence, the change
+    in node count, the ids of the nodes added). Shared by every session moving between the same
+    two settings (a class moving T together); the graphs are those settings' runs."""
+    key = (before, after)
+    with _CHANGES_LOCK:
+        hit = _CHANGES.get(key)
+        if hit is not None:
+            _CHANGES.move_to_end(key)
+            return hit
+    diff = graph_diff(before_graph, after_graph)
+    answer = (describe_diff(diff, before.__dict__, after.__dict__),
+              after_graph.counts.nodes - before_graph.counts.nodes, tuple(n.id for n in diff.added_nodes))
+    with _CHANGES_LOCK:
+        _CHANGES[key] = answer
+        while len(_CHANGES) > CHANGES_KEPT:
+            _CHANGES.popitem(last=False)
+    return answer
+
+
+def change_since(previous: dict | None, config: RunConfig, graph: Graph) -> dict:
+    """The record of a run with other settings than ``previous``'s (None: a session's first run):
+    ``config``, ``graph``, ``change`` (a sentence), ``delta`` (nodes; None on a first run) and
+    ``new`` (the ids of the nodes added). Settings equal to ``previous``'s are no new run: it is
+    returned as it is, and keeps reporting the last change."""
+    if previous is not None and previous["config"] == config:
+        return previous
+    if previous is None:
+        change, delta, new = FIRST_RUN, None, ()
+    else:
+        change, delta, new = cached_change(previous["config"], config, previous["graph"], graph)
+    return {"config": config, "graph": graph, "change": change, "delta": delta, "new": new}
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)

@@ -3,7 +3,8 @@
 The app needs a few things Streamlit offers no public API for: starting a run of
 another session from the server (class mode's push), rerunning one fragment by its
 key from a timer's run, knowing which page a run runs as, waiting until a run's
-messages have gone out, and counting the runs in progress. Each is one function
+messages have gone out, counting the runs in progress, and building the theme part
+of every run's ``new_session`` message once instead of per run. Each is one function
 here; nothing else in stockdemo touches Streamlit's private names.
 ``tests/test_compat.py`` pins the version and checks that each thing used here
 still exists and behaves, so an upgrade fails there, by name, not in a class.
@@ -20,9 +21,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from streamlit import config
 from streamlit.errors import StreamlitAPIException
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
+from streamlit.runtime import app_session as _app_session
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
@@ -31,9 +34,9 @@ STREAMLIT_VERSION = "1.67.0"  # what every function here was written and tested 
 SCRIPT_THREAD = "ScriptRunner.scriptThread"
 
 __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
-           "event_loop", "has_fragment", "main_script_hash", "page_scripts", "rerun_fragment",
-           "rerun_session", "running_page_script", "runs_in_progress", "runtime_exists", "session_id",
-           "tab_address", "this_fragment_run", "wait_until_sent"]
+           "cache_theme_messages", "event_loop", "has_fragment", "main_script_hash", "page_scripts",
+           "rerun_fragment", "rerun_session", "running_page_script", "runs_in_progress", "runtime_exists",
+           "session_id", "tab_address", "this_fragment_run", "wait_until_sent"]
 
 
 def runs_in_progress() -> int:
@@ -175,3 +178,39 @@ def wait_until_sent(timeout: float) -> bool:
     while not queue.is_empty() and time.monotonic() < deadline:
         time.sleep(0.01)
     return queue.is_empty()
+
+
+def cache_theme_messages() -> bool:
+    """Build the theme of Streamlit's ``new_session`` message once per theme, not on every run.
+
+    Every script run, a fragment's too, starts with a ``new_session`` message whose six
+    theme sections Streamlit 1.67 reads from its config by scanning every option for
+    each section (``_populate_theme_msg``). Here each section's message is built once
+    per set of values and copied: the values are still read on each run, so a changed
+    option (``set_option``, a config file parsed again) gives a new message.
+    -> False if Streamlit no longer has the function (nothing is changed then).
+    """
+    original = getattr(_app_session, "_populate_theme_msg", None)
+    if original is None or getattr(original, "_stockdemo_cached", False):
+        return original is not None
+    options_of: dict[str, tuple[dict, list]] = {}  # section -> (the config's options, the section's)
+    built: dict[tuple, Any] = {}
+
+    def populate(msg, section: str = "theme") -> None:
+        options = config.get_config_options()
+        mine = options_of.get(section)
+        if mine is None or mine[0] is not options:
+            mine = options_of[section] = (options, [o for o in options.values() if o.section == section])
+        key = (section, repr([o.value for o in mine[1]]))
+        done = built.get(key)
+        if done is None:
+            done = type(msg)()
+            original(done, section)
+            built[key] = done
+        if done.ByteSize():  # an empty section stays unset, as Streamlit leaves it
+            msg.MergeFrom(done)
+
+    populate._stockdemo_cached = True
+    populate.__wrapped__ = original
+    _app_session._populate_theme_msg = populate
+    return True

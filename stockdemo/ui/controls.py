@@ -43,6 +43,7 @@ from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.compare import set_comparison
 from stockdemo.ui.routes import page_link
 from stockdemo.ui.stage import stage_values
+from stockdemo.ui.stage_route import catch_up
 from stockdemo.ui.url_sync import url_messages
 from stockdemo.ui.widgets import held, knob_row, knob_widget, seldom_row
 
@@ -58,6 +59,7 @@ def run_controls() -> tuple[RunConfig, str]:
     Listeners may set the settings first (``hooks.SETTINGS_WANTED``: a following
     student's are the teacher's) and hear them once read (``hooks.SETTINGS_READ``).
     """
+    catch_up()  # moves served without a run (stage_route) are this session's now
     hooks.fire(hooks.SETTINGS_WANTED)
     url_messages("pages/playground.py")
     model = stage_values()

@@ -34,6 +34,7 @@ from stockdemo.ui.assets import component_js
 from stockdemo.ui.caches import cached_picture, cached_trace
 from stockdemo.ui.compare import take_pin
 from stockdemo.ui.stage import REPLAY_HELP, take_stage_knobs
+from stockdemo.ui.stage_route import catch_up
 from stockdemo.ui.url_sync import to_url
 from stockdemo.view_payload import (
     HEIGHT,
@@ -158,7 +159,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     if stage is not None:
         callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
                      "on_replay_change": lambda: take_replay(key),
-                     "on_pin_change": lambda: take_pin(key)}
+                     "on_pin_change": lambda: (catch_up(), take_pin(key))}  # pins what is on screen
     if on_unroll is not None:
         callbacks["on_unroll_change"] = on_unroll
     data = view_json(picture, trace, new_ids, selected, HEIGHT if height is None else height, stage,

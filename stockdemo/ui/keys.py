@@ -26,6 +26,7 @@ STAGE_VALUE = "stage:{}"  # .format(knob name): a stage knob's value (a Train wi
 STAGE_REQ = "_stage_req"  # the browser's request number the session last took
 STAGE_WRITTEN = "stage:url"  # what the stage last wrote to the URL, by knob name: a link's own differs
 STAGE_REDRAWN = "stage:redrawn_at"  # when the watch found the stage missing and reran the page
+STAGE_TOKEN = "stage:token"  # the secret naming this session's seat on the moves' socket (stage_route)
 STAGE_DRAWN = "stage:drawn"  # (config, view) the stage drew last: what "Pin as A" pins, the panels show
 PINNED = "stage:compare"  # run A's settings as the link carries them, or None: no comparison
 PINNED_WRITTEN = "stage:compare_url"  # what compare mode last wrote to the URL: a link's own differs

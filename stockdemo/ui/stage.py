@@ -39,7 +39,8 @@ def _key(knob: IntKnob | ChoiceKnob) -> str:
     return keys.STAGE_VALUE.format(knob.name)
 
 
-def _checked(knob: IntKnob | ChoiceKnob, raw: object) -> object:
+def checked_value(knob: IntKnob | ChoiceKnob, raw: object) -> object:
+    """A value the browser sent for ``knob``, through the knob's parser (clamped; never raises)."""
     value, _ = knob.parse([str(raw)[:64]])
     return value
 
@@ -66,7 +67,7 @@ def stage_values(knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> dict[
             if message:
                 st.warning(message, icon=":material/link_off:")
         if knob.name in st.session_state:
-            st.session_state[_key(knob)] = _checked(knob, st.session_state.pop(knob.name))
+            st.session_state[_key(knob)] = checked_value(knob, st.session_state.pop(knob.name))
         values[knob.name] = st.session_state.get(_key(knob), knob.default)
     return values
 
@@ -89,7 +90,7 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
         return
     for knob in knobs:
         if knob.name in sent:
-            st.session_state[_key(knob)] = _checked(knob, sent[knob.name])
+            st.session_state[_key(knob)] = checked_value(knob, sent[knob.name])
     req = sent.get("req")
     if isinstance(req, int) and not isinstance(req, bool) and 0 <= req < 2**53:
         st.session_state[keys.STAGE_REQ] = req
@@ -98,7 +99,8 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
 def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
                knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True,
-               grows: str = "right") -> dict[str, Any]:
+               grows: str = "right", direct: str | None = None, req: int | None = None,
+               redraw: int | None = None) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words. ``locked``: why the
@@ -109,6 +111,8 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     for the page to redraw on every value a drag crosses. ``present``: presenter mode.
     ``pin``: the view offers "Pin as A" (compare mode). ``grows``: where the next run's graph
     may grow, "right" (time steps) or "both" (a learner's code may add layers too).
+    ``direct``: the socket the browser sends its moves to instead of a run (``stage_route``), or None.
+    ``req``, ``redraw``: the request answered and the watch's redraws; None: this session's.
     """
     controls = []
     for knob in knobs:
@@ -120,9 +124,13 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
             control.update(low=knob.low, high=knob.high, step=knob.step)
         controls.append(control)
     shown = [{"label": f.label, "value": str(f.value), "delta": f.delta, "help": f.help} for f in figures]
-    return {"controls": controls, "req": int(st.session_state.get(keys.STAGE_REQ, 0)), "change": change,
-            "locked": locked, "replay": replay, "replay_help": REPLAY_HELP, "figures": shown,
-            "present": present, "pin": pin, "grows": grows,
+    if req is None:
+        req = int(st.session_state.get(keys.STAGE_REQ, 0))
+    if redraw is None:
+        redraw = len(st.session_state.get(keys.STAGE_REDRAWN, ()))
+    return {"controls": controls, "req": req, "change": change, "locked": locked, "replay": replay,
+            "replay_help": REPLAY_HELP, "figures": shown, "present": present, "pin": pin, "grows": grows,
+            "direct": direct,
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
-            "redraw": len(st.session_state.get(keys.STAGE_REDRAWN, ()))}
+            "redraw": redraw}

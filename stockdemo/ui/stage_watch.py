@@ -23,6 +23,7 @@ import streamlit as st
 
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.assets import component_js
+from stockdemo.ui.stage_route import catch_up
 
 _LOGGER = logging.getLogger(__name__)
 WATCH_MS = 3000
@@ -39,8 +40,10 @@ def settle_listener(key: str = "stage_settled") -> str | None:
 
     -> the picture the browser's stage settled on (its payload's ``graph``), when that is
     what reran this fragment; else None. If the browser found the stage missing, the
-    whole page runs again instead (REDRAWS at most in REDRAW_WINDOW_S).
+    whole page runs again instead (REDRAWS at most in REDRAW_WINDOW_S). The session
+    takes the moves served without a run first (``stage_route.catch_up``).
     """
+    catch_up()
     got = _SETTLE_LISTENER(key=key, height=0,
                            on_settled_change=lambda: None, on_missing_change=lambda: None)
     if getattr(got, "missing", None):

@@ -21,9 +21,16 @@ export default function graphView(component) {
   }
   view.setStateValue = setStateValue;
   view.setTriggerValue = setTriggerValue || (() => {});
+  // The same payload from the page again, after moves answered on the stage's socket
+  // (direct.js), is older than what those drew: it is not drawn again.
+  if (component.data === view.hostData && view.servedSince) return () => forget(parentElement);
+  view.hostData = component.data;
+  view.servedSince = false;
   view.update(data);
-  return () => {
-    view.destroy();
-    views.delete(parentElement);
-  };
+  return () => forget(parentElement);
+}
+
+function forget(parentElement) {
+  views.get(parentElement)?.destroy();
+  views.delete(parentElement);
 }

@@ -6,6 +6,7 @@
 // request awaiting its answer, or 0), `pending` (a value was picked meanwhile), `sentAt`,
 // `settledGraph` (the picture the panels last followed) and the two timers.
 
+import { closeDirect, directOffered, dropDirect, sendDirect } from "./direct.js";
 import { SETTLED_EVENT, STAGES, STATE } from "./protocol.js";
 
 // Unanswered this long, a request is taken as lost (a rerun interrupted by another, a
@@ -39,7 +40,11 @@ export function sendPending(v) {
   if (v.pending && !v.inflight) requestRun(v);
 }
 
-/** Send the strip's values for a run, one request at a time; the last value always goes. */
+/**
+ * Send the strip's values, one request at a time; the last value always goes. On the
+ * stage's own socket where the payload offers one (direct.js), else as the component's
+ * state: a run of the stage.
+ */
 export function requestRun(v) {
   const now = performance.now();
   if (v.inflight && now - v.sentAt < REQUEST_TIMEOUT_MS) {
@@ -52,15 +57,25 @@ export function requestRun(v) {
   v.pending = false;
   clearTimeout(v.lostTimer);
   const sent = v.req;
-  v.lostTimer = setTimeout(() => {
+  const lost = () => {
     if (v.inflight !== sent) return; // answered, or a newer request went
     v.root.dataset.resent = String(Number(v.root.dataset.resent || 0) + 1);
     v.inflight = 0; // taken as lost: a timer a hair early must not find it still in time
     requestRun(v);
+  };
+  v.lostTimer = setTimeout(() => {
+    if (v.inflight === sent) dropDirect(v); // a socket that does not answer is not used again
+    lost();
   }, REQUEST_TIMEOUT_MS);
   v.root.dataset.sent = String(v.req);
   v.root.dataset.sentAt = now.toFixed(1); // for bench/bench_stage.py
-  v.setStateValue(STATE.knobs, { ...v.strip.values, req: v.req });
+  const knobs = { ...v.strip.values, req: v.req };
+  if (directOffered(v)) {
+    v.root.dataset.direct = String(Number(v.root.dataset.direct || 0) + 1);
+    sendDirect(v, knobs, lost); // a failed socket: the same values again, as a run
+  } else {
+    v.setStateValue(STATE.knobs, knobs);
+  }
   settleIn(v, SETTLE_MS);
 }
 
@@ -96,6 +111,7 @@ function settle(v) {
 /** The view is gone: no timer of its runs again, and it is no stage. */
 export function stopPacing(v) {
   stages().delete(v);
+  closeDirect(v);
   clearTimeout(v.settleTimer);
   clearTimeout(v.lostTimer);
 }

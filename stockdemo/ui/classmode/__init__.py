@@ -26,16 +26,18 @@ from stockdemo.ui.classmode.session import leave, teacher
 __all__ = ["join_box", "leave", "register", "start_box", "student_code", "teacher", "teacher_console"]
 
 
+# Each hook class mode answers, with its listener.
+LISTENERS = (
+    (hooks.PAGE_INTRO, join.intro), (hooks.PAGE_OPENED, bar.class_bar),
+    (hooks.KNOB_DRAWN, session.knob_drawn), (hooks.KNOB_MOVED, session.knob_moved),
+    (hooks.SETTINGS_WANTED, follow.take_settings), (hooks.SETTINGS_READ, follow.publish_settings),
+    (hooks.CONTROLS_LOCKED, follow.following_hint), (hooks.MOVES_SHARED, follow.moves_shared),
+    (hooks.STAGE_DRAWN, follow.drawn), (hooks.STAGE_SETTLED, follow.stage_settled),
+    (hooks.LESSON_QUESTION, questions.lesson_question), (hooks.LESSON_DRAWN, questions.lesson_drawn),
+)
+
+
 def register() -> None:
     """Listen on every hook class mode answers; once per process (listening twice is once)."""
-    hooks.listen(hooks.PAGE_INTRO, join.intro)
-    hooks.listen(hooks.PAGE_OPENED, bar.class_bar)
-    hooks.listen(hooks.KNOB_DRAWN, session.knob_drawn)
-    hooks.listen(hooks.KNOB_MOVED, session.knob_moved)
-    hooks.listen(hooks.SETTINGS_WANTED, follow.take_settings)
-    hooks.listen(hooks.SETTINGS_READ, follow.publish_settings)
-    hooks.listen(hooks.CONTROLS_LOCKED, follow.following_hint)
-    hooks.listen(hooks.STAGE_DRAWN, follow.drawn)
-    hooks.listen(hooks.STAGE_SETTLED, follow.stage_settled)
-    hooks.listen(hooks.LESSON_QUESTION, questions.lesson_question)
-    hooks.listen(hooks.LESSON_DRAWN, questions.lesson_drawn)
+    for event, listener in LISTENERS:
+        hooks.listen(event, listener)

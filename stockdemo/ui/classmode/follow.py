@@ -185,6 +185,12 @@ def following_hint() -> str | None:
     return HINT if following() else None
 
 
+def moves_shared() -> bool | None:
+    """Whether this tab's moves go to the class (``hooks.MOVES_SHARED``): True for its teacher,
+    whose every move must be a run of the stage (it publishes them); else None."""
+    return True if teacher() is not None else None
+
+
 def publish_settings(config: RunConfig, view: str) -> None:
     """After the Playground's controls: the teacher's settings go to the class (teacher only)."""
     if teacher() is not None:

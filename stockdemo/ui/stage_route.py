@@ -1,0 +1,220 @@
+"""The stage's moves without a script run: each value a drag crosses, answered on a socket of its own.
+
+A script run, even of the stage's fragment alone, costs a replica Streamlit's own work
+(a thread, the session's state, a ``new_session`` message, the run's messages) on top
+of the stage's: a lecture moving T at once is hundreds of runs on one core. Where the
+server offers it (``deploy/replica_app.py`` serves ``serve`` at the path in
+``STOCKDEMO_STAGE_SOCKET``, through ``st.App``'s routes), the stage's browser code sends
+the strip's values (``{knob: value, ..., "req": n}``, as the component's ``knobs``
+state) on a websocket of its own instead, and gets back the payload the stage's run
+would have drawn for them, made from the caches every session shares: one thread of
+the replica answers them in turn, and no run starts.
+
+The session catches up once the learner stops (``catch_up``): the run of the panels
+under the stage, which the settle starts, takes what was served (the stage's values,
+the request answered, what changed, what the stage drew), and writes the URL as after
+any drag. Any run of the stage or a "Pin as A" takes it first too.
+
+Offered (``direct_moves``) only where the stage's run would do nothing but draw the
+stage: the learner's own stage (not a class's teacher, whose moves go to the class
+through the stage's run, nor a following student, who does not move), no replay, no
+run A pinned, no node named in the link. Everywhere else, under ``make run``, and when
+the socket fails, the browser sends its values as the component's state: a run, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+from starlette.websockets import WebSocketDisconnect
+
+from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
+from stockdemo.ui import compat, hooks, keys
+from stockdemo.ui.caches import cached_picture, cached_run, change_since, keep_run, kept
+from stockdemo.ui.compare import drawn_on_stage
+from stockdemo.ui.metrics import run_figures
+from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_spec
+from stockdemo.view_payload import HEIGHT, static_payload, view_json
+
+# Set by the process that serves the socket (deploy/replica_app.py): its path.
+SOCKET_ENV = "STOCKDEMO_STAGE_SOCKET"
+MAX_MESSAGE = 1024  # characters: four knobs and a request number
+PRUNE_EVERY_S = 10.0  # seats of sessions gone are dropped at most this often
+_STAGE_NAMES = frozenset(knob.name for knob in STAGE_KNOBS)
+
+
+@dataclass
+class _Seat:
+    """One session's stage, as its last run left it, and what was served since."""
+
+    session_id: str
+    base: dict[str, object]  # the run's settings the stage does not draw (batch, features, seed)
+    view: str
+    present: bool
+    redraw: int
+    url: str
+    previous: dict | None  # caches.change_since's record of the run on the stage
+    served: tuple[RunConfig, int] | None = None  # settings and request answered here, not yet taken
+
+
+_SEATS: dict[str, _Seat] = {}  # by token: the secret a session's payload hands its browser
+_LOCK = threading.Lock()
+_pruned_at = 0.0
+# One thread answers every session's moves in turn: the first to ask is the first answered.
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stage-moves")
+
+
+def direct_moves(config: RunConfig, view: str, *, present: bool, plain: bool) -> str | None:
+    """In the stage's run, after its settings are read: the socket's address for this session's
+    moves (its token in it), or None when its moves must be runs.
+
+    ``plain``: the run draws nothing but the stage (no replay, no run A, nothing locked).
+    """
+    path = os.environ.get(SOCKET_ENV)
+    session_id = compat.session_id()
+    token = st.session_state.get(keys.STAGE_TOKEN)
+    shared = hooks.ask(hooks.MOVES_SHARED)
+    if not (path and session_id and plain and not shared and st.query_params.get(NODE.name) is None):
+        if token is not None:
+            with _LOCK:
+                _SEATS.pop(token, None)  # a move still on its way is a run's, not this socket's
+        return None
+    if token is None:
+        token = st.session_state[keys.STAGE_TOKEN] = secrets.token_urlsafe(18)
+    seat = _Seat(session_id, {k: v for k, v in config.__dict__.items() if k not in _STAGE_NAMES}, view,
+                 present, len(st.session_state.get(keys.STAGE_REDRAWN, ())), f"{path}?s={token}",
+                 st.session_state.get(keys.PREVIOUS_RUN))
+    with _LOCK:
+        _SEATS[token] = seat
+    _prune()
+    return seat.url
+
+
+def catch_up() -> None:
+    """Take what the socket served this session since its last run: the stage's values, the
+    request answered, what changed since, what the stage drew. First in any run that reads them."""
+    token = st.session_state.get(keys.STAGE_TOKEN)
+    if token is None:
+        return
+    with _LOCK:
+        seat = _SEATS.get(token)
+        if seat is None or seat.served is None:
+            return
+        (config, req), seat.served = seat.served, None
+        previous, view = seat.previous, seat.view
+    if req <= int(st.session_state.get(keys.STAGE_REQ, 0)):
+        return  # the browser's own values since, through a run, are newer
+    for knob in STAGE_KNOBS:
+        st.session_state[keys.STAGE_VALUE.format(knob.name)] = getattr(config, knob.name)
+    st.session_state[keys.STAGE_REQ] = req
+    st.session_state[keys.PREVIOUS_RUN] = previous
+    drawn_on_stage(config, view)
+
+
+def _prune() -> None:
+    """Drop the seats of sessions that have ended (at most every PRUNE_EVERY_S)."""
+    global _pruned_at
+    now = time.monotonic()
+    if now - _pruned_at < PRUNE_EVERY_S:
+        return
+    _pruned_at = now
+    alive = compat.alive()
+    with _LOCK:
+        for token in [t for t, seat in _SEATS.items() if not alive(seat.session_id)]:
+            del _SEATS[token]
+
+
+@dataclass(frozen=True)
+class _Move:
+    token: str
+    seat: _Seat
+    values: dict[str, object]
+    req: int
+    config: RunConfig
+    started: float
+
+
+def read_move(token: str, text: str | None) -> _Move | None:
+    """One message of the socket: the strip's values (JSON text, from the browser: untrusted), each
+    through its knob's parser -> the move; None if it is not one, or the session has no seat here."""
+    started = time.perf_counter()
+    with _LOCK:
+        seat = _SEATS.get(token)
+    if seat is None or not text or not compat.alive()(seat.session_id):
+        return None
+    try:
+        sent = json.loads(text[:MAX_MESSAGE])
+    except ValueError:
+        return None
+    req = sent.get("req") if isinstance(sent, dict) else None
+    if not isinstance(req, int) or isinstance(req, bool) or not 0 <= req < 2**53:
+        return None
+    values = {knob.name: checked_value(knob, sent.get(knob.name, knob.default)) for knob in STAGE_KNOBS}
+    return _Move(token, seat, values, req, RunConfig(**values, **seat.base), started)
+
+
+def answer(move: _Move) -> str:
+    """The stage's payload for ``move``, as the stage's run would draw it; the seat remembers it."""
+    seat, config = move.seat, move.config
+    result, picture = cached_run(config), cached_picture(config, seat.view)
+    record = change_since(seat.previous, config, result.graph)
+    figures = run_figures(result, record["delta"], (time.perf_counter() - move.started) * 1e3)
+    stage = stage_spec(move.values, change=record["change"], replay=False, figures=figures,
+                       present=seat.present, req=move.req, redraw=seat.redraw, direct=seat.url)
+    payload = view_json(picture, None, record["new"], None, HEIGHT, stage, None, fill=True)
+    with _LOCK:
+        if _SEATS.get(move.token) is seat:
+            seat.previous, seat.served = record, (config, move.req)
+    return payload
+
+
+async def serve(websocket: Any) -> None:
+    """The socket (a Starlette WebSocket): each message is one move, answered in turn.
+
+    A move whose run is kept for good (``caches.kept``: every T at the defaults) is answered
+    at once, on the event loop (a fraction of a millisecond); any other goes to the one thread
+    that runs them, in turn. A token without a seat, or a message that is no move, closes the
+    socket (code 4404): the browser's moves go back to runs.
+    """
+    token = websocket.query_params.get("s", "")
+    with _LOCK:
+        known = token in _SEATS
+    if not known:
+        await websocket.close(code=4404)
+        return
+    await websocket.accept()
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            move = read_move(token, message.get("text"))
+            if move is None:
+                await websocket.close(code=4404)
+                return
+            if kept(move.config, move.seat.view):
+                await websocket.send_text(answer(move))
+            else:
+                await websocket.send_text(await loop.run_in_executor(_WORKER, answer, move))
+    except (OSError, RuntimeError, WebSocketDisconnect):
+        return  # the browser went; its session catches up, or ends, on its own
+
+
+def warm_stage() -> int:
+    """Run every T at the Playground's default settings and keep it, with its picture and the
+    payload's part it makes: a lecture's first "everyone drag T" finds each value ready. Once
+    per replica, at its start, in a thread of its own (deploy/replica_app.py). -> runs kept."""
+    seq_lens = range(SEQ_LEN.low, SEQ_LEN.high + 1, SEQ_LEN.step)
+    for seq_len in seq_lens:
+        static_payload(keep_run(RunConfig(seq_len=seq_len), VIEW.default))
+    return len(seq_lens)
