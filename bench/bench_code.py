@@ -1,6 +1,6 @@
 """The "Your code" page through `make serve`: a press to its graph, and a class beside hostile code.
 
-    python bench/bench_code.py [--presses 12] [--learners 30] [--hostile 5] [--rounds 4]
+    python bench/bench_code.py [--presses 12] [--learners 30] [--hostile 5] [--rounds 4] [--moves-as-runs]
 
 Starts ``deploy/serve.py`` (``make serve``: one replica per core behind HAProxy, with
 redis) on free loopback ports, as bench/load.py does, and prints two figures:
@@ -19,9 +19,11 @@ redis) on free loopback ports, as bench/load.py does, and prints two figures:
   alone, beside hostile code, alone, beside hostile code. Hostile code: ``--hostile``
   sessions on Your code, each submitting, as soon as its last answer came, an endless
   loop, a memory bomb in Python, then one in torch (each text new, so nothing is
-  answered from the cache). Targets: the learners' p95 beside hostile code within 1.5x
-  of their p95 alone, 0 learners' errors; every hostile run ends with a message naming
-  its limit (or the pool's refusal).
+  answered from the cache). The learners' moves go on the stage's socket, as a browser's
+  do under ``make serve``; ``--moves-as-runs`` makes each a script run (class mode's
+  path), which weighs the sandbox against Streamlit's own work. Targets: the learners'
+  p95 beside hostile code within 1.5x of their p95 alone, 0 learners' errors; every
+  hostile run ends with a message naming its limit (or the pool's refusal).
 
 Exit status 1 when a target is missed. Figures depend on the box: the client shares the
 cores with the servers; every run prints ``bench/reference.py``'s figure and the load average.
@@ -192,10 +194,14 @@ def main() -> int:
     ap.add_argument("--hostile", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=4, help="moves per learner in each phase")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
+    ap.add_argument("--moves-as-runs", action="store_true",
+                    help="the learners' moves as script runs (class mode's path), not on the stage's socket")
     args = ap.parse_args()
     if not 10 <= args.presses <= 100 or not 1 <= args.learners <= 100 or not 1 <= args.hostile <= 20:
         ap.error("--presses 10..100, --learners 1..100, --hostile 1..20")
-    print(f"bench/bench_code.py: {load.CORES} cores; {load.load_line()}", flush=True)
+    load.Session.use_stage_socket = not args.moves_as_runs
+    print(f"bench/bench_code.py: {load.CORES} cores; {load.load_line()}; learners' moves "
+          f"{'as runs' if args.moves_as_runs else 'on the stage socket where offered'}", flush=True)
     print(load.reference_line(), flush=True)
     target = load.Target("serve")
     failed = False

@@ -289,6 +289,8 @@ class RunOutcome:
 class Session:
     """One learner's tab: cookies, a websocket, the widget states the frontend would hold."""
 
+    use_stage_socket = True  # False: every stage move is a run, as in class mode or under make run
+
     def __init__(self, base: str, page: str, run_timeout: float = 60.0, query: dict | None = None):
         self.base = base
         self.page = page
@@ -496,7 +498,7 @@ class Session:
         stage["values"] = {**stage["values"], key: value}
         stage["req"] = max(stage["req"], stage["answered"]) + 1
         knobs = {**stage["values"], "req": stage["req"]}
-        if stage.get("direct") and stage["direct"] != self.direct_off:
+        if self.use_stage_socket and stage.get("direct") and stage["direct"] != self.direct_off:
             self.direct_move = knobs
             return
         self._as_state(knobs)
