@@ -238,6 +238,55 @@ def test_the_installed_wheel_runs_the_seed_and_writes_an_offline_handout_with_no
                                                                   max_nodes=None).nodes)
 
 
+# A model of the notebook's kind (a cell in a Python loop), shown and saved by the installed wheel.
+LOOP_MODEL = """
+import torch
+from torch import nn
+
+
+class Loop(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.RNNCell(3, 4)
+
+    def forward(self, x):
+        h = torch.zeros(x.shape[0], 4)
+        for t in range(x.shape[1]):
+            h = self.cell(x[:, t], h)
+        return h
+
+
+torch.manual_seed(0)
+model, x = Loop(), torch.randn(2, 5, 3)
+"""
+SHOW = LOOP_MODEL + """
+import json, sys
+import stockdemo
+widget = stockdemo.show(model, x)
+widget.save(sys.argv[1])
+print(json.dumps({"widget": type(widget).__module__, "file": stockdemo.__file__,
+                  "payload": json.loads(widget.payload)}))
+"""
+
+
+def test_the_installed_wheel_shows_a_model_as_the_widget_and_saves_it(venv, tmp_path):
+    saved = tmp_path / "loop.html"
+    done = subprocess.run([str(venv / "bin" / "python"), "-I", "-c", SHOW, str(saved)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert Path(out["file"]).resolve().is_relative_to(venv.resolve())
+    assert out["widget"] == "stockdemo.notebook"
+    # The same model shown here, from the checkout: the same graph, node for node.
+    from stockdemo.notebook import show
+
+    namespace: dict = {}
+    exec(compile(LOOP_MODEL, "<string>", "exec"), namespace)  # as python -c names it
+    here = json.loads(show(namespace["model"], namespace["x"]).payload)
+    assert out["payload"]["nodes"]["id"] == here["nodes"]["id"] and len(here["nodes"]["id"]) > 10
+    assert "<script src" not in saved.read_text(encoding="utf-8")
+
+
 IMPORT_ALL = """
 import importlib, json, pkgutil
 import stockdemo
