@@ -1,7 +1,6 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    creates/reuses .venv, installs requirements.txt, starts the app
-#   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test (tests/parallel.py:
-#               three pytest processes side by side; logs in artifacts/test-logs/)
+#   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
 #   make serve  for a class: one app process per core (REPLICAS=n) behind HAProxy on PORT,
 #               with a shared redis-server (deploy/serve.py; installs both from Debian if root)
 #   make image  the app's container image (deploy/image.py): podman, or docker where podman is
@@ -48,7 +47,7 @@ system-test:
 
 test: system-test $(VENV)/.installed-dev node_modules/.package-lock.json
 	$(BIN)/ruff check .
-	$(BIN)/python -m tests.parallel
+	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/bench_core.py
