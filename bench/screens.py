@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,11 +37,14 @@ def wait_for_run(page, timeout: float = 90_000) -> None:
     until it stays so for a second with no placeholder left: a page may run twice on load."""
     page.wait_for_timeout(300)
     page.wait_for_selector("h1", timeout=timeout)
-    quiet = 0
+    quiet, deadline = 0, time.monotonic() + timeout / 1000
     while quiet < 3:
         page.wait_for_selector(f"{IDLE}", timeout=timeout)
         busy = page.locator("[data-testid='stSkeleton']").count()
         quiet = 0 if busy else quiet + 1
+        if time.monotonic() > deadline:  # a placeholder that stays is in the shot, not a hang
+            print(f"  {page.url}: still {busy} placeholder(s) after {timeout / 1000:.0f} s", flush=True)
+            break
         page.wait_for_timeout(400)
 
 
