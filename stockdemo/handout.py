@@ -16,17 +16,16 @@ Pure: no Streamlit here (the app's download calls the same function).
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from stockdemo import theme
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RUN_KNOBS, RunConfig
-from stockdemo.node_table import node_table
+from stockdemo.node_table import COLUMNS, node_rows
 from stockdemo.picture import Picture
 from stockdemo.view_payload import view_json
 
@@ -90,12 +89,12 @@ def _inline_json(text: str) -> str:
 
 
 def _table_html(picture: Picture, trace: Trace | None) -> str:
-    frame = node_table(picture, trace)
+    rows = node_rows(picture, trace)
     numeric = {"step", "layer", "order in forward", "order in backward", "gradient norm"}
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in frame.columns)
+    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in COLUMNS)
 
     def cell(column: str, value: object) -> str:
-        if value is None or pd.isna(value):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
             text = ""
         elif column == "gradient norm":
             text = f"{float(value):.4g}"
@@ -104,11 +103,10 @@ def _table_html(picture: Picture, trace: Trace | None) -> str:
         cls = ' class="num"' if column in numeric else ""
         return f"<td{cls}>{html.escape(text)}</td>"
 
-    rows = "\n".join("<tr>" + "".join(cell(c, v) for c, v in zip(frame.columns, row, strict=True))
-                     + "</tr>" for row in frame.astype(object).itertuples(index=False))
+    body = "\n".join("<tr>" + "".join(cell(c, row[c]) for c in COLUMNS) + "</tr>" for row in rows)
     return (f'<table class="hd-table" data-testid="handout-table"><caption>Every drawn node of the '
-            f"graph ({len(frame)} rows)</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>\n{rows}\n</tbody></table>")
+            f"graph ({len(rows)} rows)</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>\n{body}\n</tbody></table>")
 
 
 def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
