@@ -279,6 +279,29 @@ def test_the_warm_parent_has_none_of_the_servers_environment(monkeypatch):
         pool.close()
 
 
+def test_a_learners_run_takes_only_cpu_nobody_else_wants():
+    """The child runs in the idle class (SCHED_IDLE), seen from outside: an endless loop yields to every page."""
+    import threading
+
+    pool = CodePool(slots=1)
+    try:
+        assert pool.run(SEED_CODE, Limits()).ok
+        parent = pool.status()["pid"]
+        loop = threading.Thread(target=pool.run, args=("while True:\n    pass\n", Limits(cpu_s=2, wall_s=3)))
+        loop.start()
+        deadline = time.monotonic() + 2
+        policies: set[int] = set()
+        while os.SCHED_IDLE not in policies and time.monotonic() < deadline:  # the fork comes first
+            with contextlib.suppress(OSError):
+                policies = {os.sched_getscheduler(int(c)) for t in os.listdir(f"/proc/{parent}/task")
+                            for c in open(f"/proc/{parent}/task/{t}/children").read().split()}
+        assert policies == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
+        assert os.sched_getscheduler(parent) == os.SCHED_OTHER  # the parent itself still answers at once
+        loop.join()
+    finally:
+        pool.close()
+
+
 def test_the_loop_is_drawn_as_one_block_per_step():
     run = run_code(LOOP)
     graph = graph_of_record(run.graph)
