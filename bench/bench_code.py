@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import random
 import statistics
 import sys
@@ -60,6 +61,8 @@ HOSTILE = (
     "a = []  # {tag}\nwhile True:\n    a.append(bytearray(10**6))\n",
     "import torch  # {tag}\nxs = []\nwhile True:\n    xs.append(torch.ones(10**7))\n",
 )
+ATTACKS = {"all": HOSTILE, "loop": HOSTILE[:1], "memory": HOSTILE[1:],
+           "sleep": ("import time  # {tag}\ntime.sleep(3)\n",)}  # sleep: the runs' pace, no CPU
 LIMIT_WORDS = ("time limit", "memory limit", "busy", "queue")  # the sandbox's words for a stop
 
 # In the page: the key's time, and every new picture the view draws (with the frame's time).
@@ -152,39 +155,69 @@ async def class_phases(url: str, args) -> dict[str, list[float]]:
                                    for i, s in enumerate(learners)))
             await asyncio.sleep(0.5)
 
-    hostile_s: list[float] = []
-    stops: list[str] = []
-    attacks = load.Tally()  # the hostile sessions' own troubles, apart from the learners'
-
-    async def hostile(i: int, s: CodeSession, stop: asyncio.Event) -> None:
-        await s.open()
-        await s.run()
-        k = 0
-        while not stop.is_set():
-            s.submit(HOSTILE[k % len(HOSTILE)].format(tag=f"{i}.{k}.{time.time_ns()}"))
-            result = await s.run()
-            hostile_s.append(result.seconds)
-            stops.append(" ".join(result.errors) or "no message")
-            k += 1
-
-    figures: dict[str, list[float]] = {"warm-up": [], "alone": [], "beside hostile code": []}
+    figures: dict[str, list] = {"warm-up": [], "alone": [], "beside hostile code": [], "hostile": [],
+                                "stops": []}
     await phase("warm-up", figures["warm-up"])
     for _ in range(2):
         await phase("alone", figures["alone"])
-        stop = asyncio.Event()
-        attackers = [CodeSession(url, "code", args.timeout) for _ in range(args.hostile)]
-        running = [asyncio.create_task(load.guarded(attacks, f"hostile {i}", hostile(i, s, stop)))
-                   for i, s in enumerate(attackers)]
+        # The attackers in a process of their own, as on other machines: parsing their pages in
+        # the learners' event loop would add the client's own delay to the learners' times.
+        mine, theirs = multiprocessing.get_context("spawn").Pipe()
+        attack = multiprocessing.get_context("spawn").Process(
+            target=attack_main, args=(url, args.hostile, args.timeout, theirs, ATTACKS[args.attack]), daemon=True)
+        attack.start()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, mine.recv)  # "started": their pages are open
         await asyncio.sleep(3.0)  # the pool busy with them before the learners move
         await phase("beside", figures["beside hostile code"])
+        mine.send("stop")
+        hostile_s, stops = await loop.run_in_executor(None, mine.recv)
+        attack.join(30)
+        figures["hostile"] += hostile_s
+        figures["stops"] += stops
+    await asyncio.gather(*(s.close() for s in learners), return_exceptions=True)
+    figures["errors"] = tally.errors  # type: ignore[assignment]
+    return figures
+
+
+def attack_main(url: str, sessions: int, timeout: float, conn, codes: tuple[str, ...] = HOSTILE) -> None:
+    """The hostile sessions' process: each submits, as soon as its last answer came, an endless
+    loop, a memory bomb in Python, then one in torch, until told to stop; sends back
+    (seconds per run, the messages that stopped them)."""
+    hostile_s: list[float] = []
+    stops: list[str] = []
+
+    async def go() -> None:
+        attacks = load.Tally()
+        stop = asyncio.Event()
+
+        async def first(s: CodeSession) -> None:
+            await s.open()
+            await s.run()
+
+        async def hostile(i: int, s: CodeSession) -> None:
+            k = 0
+            while not stop.is_set():
+                s.submit(codes[k % len(codes)].format(tag=f"{i}.{k}.{time.time_ns()}"))
+                result = await s.run()
+                hostile_s.append(result.seconds)
+                stops.append(" ".join(result.errors) or "no message")
+                k += 1
+
+        attackers = [CodeSession(url, "code", timeout) for _ in range(sessions)]
+        await asyncio.gather(*(load.guarded(attacks, f"hostile {i} open", first(s))
+                               for i, s in enumerate(attackers)))
+        conn.send("started")
+        running = [asyncio.create_task(load.guarded(attacks, f"hostile {i}", hostile(i, s)))
+                   for i, s in enumerate(attackers)]
+        await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # "stop"
         stop.set()
         await asyncio.gather(*running)
         await asyncio.gather(*(s.close() for s in attackers), return_exceptions=True)
-    await asyncio.gather(*(s.close() for s in learners), return_exceptions=True)
-    figures["errors"] = tally.errors  # type: ignore[assignment]
-    figures["hostile"] = hostile_s
-    figures["stops"] = stops + attacks.errors  # type: ignore[assignment]
-    return figures
+        stops.extend(attacks.errors)
+
+    asyncio.run(go())
+    conn.send((hostile_s, stops))
 
 
 def main() -> int:
@@ -196,6 +229,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--moves-as-runs", action="store_true",
                     help="the learners' moves as script runs (class mode's path), not on the stage's socket")
+    ap.add_argument("--attack", choices=sorted(ATTACKS), default="all",
+                    help="what the hostile sessions submit (default all three in turn); 'sleep' is a "
+                         "3-second sleep at their pace: the part of the slowdown that is the pages' own work")
     args = ap.parse_args()
     if not 10 <= args.presses <= 100 or not 1 <= args.learners <= 100 or not 1 <= args.hostile <= 20:
         ap.error("--presses 10..100, --learners 1..100, --hostile 1..20")
@@ -203,7 +239,9 @@ def main() -> int:
     print(f"bench/bench_code.py: {load.CORES} cores; {load.load_line()}; learners' moves "
           f"{'as runs' if args.moves_as_runs else 'on the stage socket where offered'}", flush=True)
     print(load.reference_line(), flush=True)
-    target = load.Target("serve")
+    # No memory sampling: reading smaps_rollup of every process (the sandbox's children of a
+    # few hundred MB among them) costs tens of ms of kernel time, as large as the figure itself.
+    target = load.Target("serve", sample_memory=False)
     failed = False
     try:
         ready = target.wait_ready()
@@ -222,13 +260,14 @@ def main() -> int:
         log = load.finish(target, [])
     alone, beside = figures["alone"], figures["beside hostile code"]
     ratio = load.pct(beside, 95) / load.pct(alone, 95)
-    unnamed = [s for s in figures["stops"] if not any(w in s for w in LIMIT_WORDS)]
+    unnamed = [] if args.attack == "sleep" else [s for s in figures["stops"] if not any(w in s for w in LIMIT_WORDS)]
     print(f"\n(b) {args.learners} learners moving T on the Playground, {args.rounds} moves each a phase, "
           f"two phases of each:")
     for name in ("warm-up", "alone", "beside hostile code"):
         shown = figures[name]
-        print(f"    {name:<20} moves {len(shown):>4}  p50 {load.pct(shown, 50):.2f} s  "
-              f"p95 {load.pct(shown, 95):.2f} s  max {max(shown, default=float('nan')):.2f} s")
+        # In ms: on the stage's socket a move takes a few, and "0.00 s" hides the ratio's terms.
+        print(f"    {name:<20} moves {len(shown):>4}  p50 {1e3 * load.pct(shown, 50):.1f} ms  "
+              f"p95 {1e3 * load.pct(shown, 95):.1f} ms  max {1e3 * max(shown, default=float('nan')):.1f} ms")
     print(f"    hostile code: {args.hostile} sessions, {len(figures['hostile'])} runs, each answered in "
           f"p50 {load.pct(figures['hostile'], 50):.1f} s, max {max(figures['hostile'], default=0):.1f} s; "
           f"{len(unnamed)} without a message naming a limit")

@@ -175,8 +175,9 @@ def cpu_s(pid: int) -> float:
 class Target:
     """The app under test: ``single`` (streamlit run) or ``serve`` (deploy/serve.py)."""
 
-    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = ()):
-        """``options``: more of deploy/serve.py's (``--capacity 3``)."""
+    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = (), sample_memory: bool = True):
+        """``options``: more of deploy/serve.py's (``--capacity 3``); ``sample_memory=False`` for a
+        figure of a few ms, which the sampler's walk of every process's memory map would disturb."""
         self.kind = kind
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -195,7 +196,8 @@ class Target:
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True)
         self.rss: list[tuple[float, float]] = []  # (time, MB of every process together, PSS)
         self._stop = threading.Event()
-        threading.Thread(target=self._sample, daemon=True).start()
+        if sample_memory:
+            threading.Thread(target=self._sample, daemon=True).start()
 
     def _sample(self) -> None:
         # Every 2 s, not 0.5: reading smaps_rollup of every process costs the kernel
