@@ -280,7 +280,8 @@ def test_the_warm_parent_has_none_of_the_servers_environment(monkeypatch):
 
 
 def test_a_learners_run_takes_only_cpu_nobody_else_wants():
-    """The child runs in the idle class (SCHED_IDLE), seen from outside: an endless loop yields to every page."""
+    """The child runs in the idle class, its session's group at nice 19, seen from outside: an
+    endless loop yields to every page."""
     import threading
 
     pool = CodePool(slots=1)
@@ -296,8 +297,45 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
                 policies = {os.sched_getscheduler(int(c)) for t in os.listdir(f"/proc/{parent}/task")
                             for c in open(f"/proc/{parent}/task/{t}/children").read().split()}
         assert policies == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
+        child = next(int(c) for t in os.listdir(f"/proc/{parent}/task")
+                     for c in open(f"/proc/{parent}/task/{t}/children").read().split())
+        if os.path.exists(f"/proc/{child}/autogroup"):  # sessions grouped: its own group weighs least
+            assert open(f"/proc/{child}/autogroup").read().split()[-1] == "19"
         assert os.sched_getscheduler(parent) == os.SCHED_OTHER  # the parent itself still answers at once
         loop.join()
+    finally:
+        pool.close()
+
+
+def test_a_run_starved_by_busy_pages_is_told_the_server_was_busy_not_that_its_code_was_slow():
+    """Every core spun by ordinary processes (pages at work): the idle-class run waits past the
+    wall clock, and its message blames the busy server, with the seconds it waited."""
+    pool = CodePool(slots=1)
+    spinners = []
+    try:
+        assert pool.run(SEED_CODE, Limits()).ok
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                    for _ in os.sched_getaffinity(0)]
+        time.sleep(0.2)  # the spinners on every core before the run forks
+        # Half a second of CPU: done in about that alone, starved past 2 s beside the spinners.
+        run = pool.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5:\n"
+                       "    pass\n", Limits(wall_s=2))
+        assert run.error is not None and run.error.limit == "wall_s", run.message
+        assert "the server was busy with other pages" in run.message and "Try again" in run.message
+        assert "a sleep, a wait" not in run.message
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+        pool.close()
+
+
+def test_a_sleep_past_the_wall_clock_is_still_named_as_the_codes_own_wait():
+    pool = CodePool(slots=1)
+    try:
+        run = pool.run("import time\ntime.sleep(30)\n", Limits(wall_s=1))
+        assert run.error is not None and run.error.limit == "wall_s"
+        assert "a sleep, a wait, or a long loop" in run.message and "busy" not in run.message
     finally:
         pool.close()
 

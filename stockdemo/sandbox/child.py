@@ -109,24 +109,11 @@ class BoundedRecorder(LineRecorder):
         return out
 
 
-def _yield_to_pages() -> None:
-    """Run only on CPU nobody else wants (SCHED_IDLE): five endless loops must not slow a slider.
-
-    The parent's nice 10 still left learners' moves 2-3x slower beside hostile code (bench/bench_code.py);
-    an idle-class task is preempted as soon as a page's process wakes. Lowering needs no privilege.
-    """
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):  # not Linux, or refused: the parent's nice stays
-        pass
-
-
 def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: str,
          landlock_abi: int, parent_pid: int) -> NoReturn:
     """The child's whole life (see the module docstring). Never returns."""
     try:
         _keep_only(print_fd, result_fd)
-        _yield_to_pages()
         try:
             walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid)
         except Exception as err:  # noqa: BLE001 - never run code without every wall

@@ -170,6 +170,25 @@ def vm_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def yield_cpu() -> None:
+    """Run only on CPU the pages leave: this session's autogroup at nice 19, this task idle-class.
+
+    Where the kernel groups tasks by session (autogroup, in the root cgroup), a new session
+    (``setsid`` above) weighs as much as a whole server's, and a nice or a class counts only
+    inside its group: each endless loop got a server's share. In a container's cgroup there is
+    no autogroup, and the idle class does it. Lowering needs no privilege.
+    """
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("19")
+    except OSError:
+        pass  # no autogroup here
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass  # the parent's nice stays
+
+
 def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, parent_pid: int) -> str:
     """Wall this process in (see the module docstring) -> 'landlock N' or 'no landlock'.
 
@@ -178,6 +197,7 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
     the caller must then not run the code.
     """
     os.setsid()  # its own process group: a signal to "its group" reaches no one else
+    yield_cpu()  # before the change of user: a session's autogroup is its owner's to lower
     if os.geteuid() == 0:  # root (a development box): run as nobody, one wall more
         os.chown(workdir, NOBODY, NOBODY)
         os.setgroups([])

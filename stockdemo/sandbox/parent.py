@@ -48,6 +48,9 @@ READ = 65536
 # The kernel's RLIMIT_CPU kill and wait4's rusage count CPU time differently: children
 # killed at 2 s showed 1.92-1.96 s on a busy box. A SIGKILL this close is the limit's.
 CPU_SHARE_AT_KILL = 0.9
+# A run stopped by the wall clock after waiting this share of it for a processor was starved
+# by the pages (its children run in the idle class), not slow: the message says so.
+BUSY_SHARE = 0.5
 SIGNAL_WORDS = {
     signal.SIGSEGV: "a segmentation fault (memory read or written where it must not be)",
     signal.SIGBUS: "a bus error (a bad memory access)",
@@ -72,6 +75,7 @@ class Running:
     data: bytearray = field(default_factory=bytearray)
     open_fds: set[int] = field(default_factory=set)
     killed_for: str | None = None  # "wall_s", "output_kb", "result"
+    waited_s: float = 0.0  # seconds it stood ready but got no processor (the kernel's schedstat)
 
 
 class Parent:
@@ -170,6 +174,8 @@ class Parent:
 
     def _kill(self, run: Running, why: str) -> None:
         run.killed_for = why
+        if why == "wall_s":
+            run.waited_s = waited_s(run.pid)
         try:
             os.kill(run.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -211,8 +217,12 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
     printed = bytes(run.printed).decode("utf-8", "replace")
     base = {"limits": limits, "printed": printed, "seconds": seconds, "cpu_s": cpu_s}
     if run.killed_for == "wall_s":
-        return CodeRun(**base, error=CodeError("limit", "WallClockLimit", limits.stopped(
-            "wall_s", "your code was still running (a sleep, a wait, or a long loop?)."), None, "wall_s"))
+        why = "your code was still running (a sleep, a wait, or a long loop?)."
+        if run.waited_s >= BUSY_SHARE * limits.wall_s:  # not the code's fault: say so
+            why = (f"the server was busy with other pages, and your code waited {run.waited_s:.1f} s of it "
+                   "for a processor (pages go first). Try again in a moment.")
+        return CodeRun(**base, error=CodeError("limit", "WallClockLimit", limits.stopped("wall_s", why),
+                                               None, "wall_s"))
     if run.killed_for == "output_kb":
         return CodeRun(**base, error=CodeError("limit", "OutputLimit", limits.stopped(
             "output_kb", "what your code printed first is kept."), None, "output_kb"))
@@ -231,6 +241,15 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
     return CodeRun(**base, error=None if error is None else CodeError(**error),
                    shape=None if fields["shape"] is None else tuple(fields["shape"]),
                    graph=fields["graph"], refused=tuple(fields["refused"]), walls=fields["walls"])
+
+
+def waited_s(pid: int) -> float:
+    """Seconds ``pid`` has stood ready to run but waited for a processor (/proc/PID/schedstat)."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _signalled(sig: int, cpu_s: float, limits: Limits) -> CodeError:
