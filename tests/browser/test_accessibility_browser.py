@@ -55,11 +55,14 @@ def serious_violations(page) -> list[str]:
             for v in violations if v["impact"] in ("serious", "critical")]
 
 
-def menu_arrived(page) -> None:
-    """Wait until the sidebar holds a link to every page (the menu arrives after the first run)."""
+def page_ready(page) -> None:
+    """Wait for what arrives after the first run: the sidebar's link to every page, and each
+    shown table's grid (its accessible table comes about a second after the run ends)."""
     page.wait_for_function(
         "(n) => document.querySelectorAll("
-        "'[data-testid=\"stSidebar\"] [data-testid=\"stPageLink-NavLink\"]').length >= n",
+        "'[data-testid=\"stSidebar\"] [data-testid=\"stPageLink-NavLink\"]').length >= n"
+        " && [...document.querySelectorAll('[data-testid=\"stDataFrame\"]')]"
+        ".every(d => !d.checkVisibility() || d.querySelector('table'))",
         arg=len(EXISTING), timeout=60_000)
 
 
@@ -74,7 +77,7 @@ def opened(request, server, browser):
     page = context.new_page()
     page.goto(server + page_url(path))
     wait_for_run(page)
-    menu_arrived(page)
+    page_ready(page)
     yield page, title, sidebar_closed(page)
     context.close()
 
