@@ -36,15 +36,29 @@ SETTLED_JS = """
   const app = document.querySelector('[data-testid="stApp"]');
   const moving = document.getAnimations().some(a => a.playState === 'running'
       && a.effect && a.effect.getTiming().iterations !== Infinity);
-  const ready = window.innerWidth === want.width && window.innerHeight === want.height && app
+  const ready = (want.width === null || window.innerWidth === want.width)
+      && (want.height === null || window.innerHeight === want.height) && app
       && app.getAttribute('data-test-script-state') === 'notRunning'
-      && (!bar || bar.getAttribute('data-collapsed') === String(want.collapsed)) && !moving;
+      && (want.collapsed === null || !bar || bar.getAttribute('data-collapsed') === String(want.collapsed))
+      && !moving;
   const layout = [...document.querySelectorAll('[data-testid], canvas, svg')].map(e => {
       const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(','); }).join(';');
   if (!ready || layout !== s.layout) { s.layout = layout; s.quiet = 0; return false; }
   return ++s.quiet >= want.frames;
 }
 """
+
+
+def _wait_settled(page, width: int | None = None, height: int | None = None,
+                  collapsed: bool | None = None) -> None:
+    page.wait_for_function(SETTLED_JS, arg={"width": width, "height": height, "collapsed": collapsed,
+                                            "frames": QUIET_FRAMES}, polling="raf", timeout=60_000)
+
+
+def wait_quiet(page) -> None:
+    """Wait until nothing moves: no script run, no transition, no element moved for QUIET_FRAMES."""
+    page.evaluate("() => { window.__sdSettle = {layout: '', quiet: 0}; }")
+    _wait_settled(page)
 
 
 def sidebar_closed(page) -> bool:
@@ -61,9 +75,8 @@ def settle_at(page, viewport: dict, closed_when_wide: bool) -> None:
     """
     page.evaluate("() => { window.__sdSettle = {layout: '', quiet: 0}; }")
     page.set_viewport_size(viewport)
-    collapsed = closed_when_wide or viewport["width"] <= SIDEBAR_CLOSES_AT_PX
-    page.wait_for_function(SETTLED_JS, arg={**viewport, "collapsed": collapsed, "frames": QUIET_FRAMES},
-                           polling="raf", timeout=60_000)
+    _wait_settled(page, viewport["width"], viewport["height"],
+                  closed_when_wide or viewport["width"] <= SIDEBAR_CLOSES_AT_PX)
 
 
 def screenshot(page, name: str) -> Path:

@@ -22,7 +22,7 @@ import pytest
 
 from stockdemo.config import url_value
 from tests.browser.charts import chart_layouts, collisions
-from tests.browser.drive import settle_at, sidebar_closed, wait_for_run
+from tests.browser.drive import settle_at, sidebar_closed, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -43,13 +43,13 @@ def problems_on(page, expected_charts: int) -> list[str]:
     """Every chart on ``page``, hovered in turn and measured: what collides on it."""
     charts = page.locator(".js-plotly-plot")
     charts.first.wait_for(timeout=WAIT)
-    page.wait_for_timeout(500)  # plotly's last relayout after the first draw
+    wait_quiet(page)  # plotly's last relayout after the first draw
     assert charts.count() == expected_charts
     found = []
     for chart in charts.all():
         chart.scroll_into_view_if_needed()
         chart.hover(position={"x": 8, "y": 8})
-        page.wait_for_timeout(400)  # the mode bar fades in
+        wait_quiet(page)  # the mode bar fades in
         where = chart.bounding_box()
         hovered = [c for c in chart_layouts(page)
                    if abs(c["left"] - where["x"]) < 2 and abs(c["top"] - where["y"]) < 2]
