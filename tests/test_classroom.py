@@ -29,6 +29,7 @@ from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import push as class_push
+from tests.class_students import answer_twice, student_process
 from tests.conftest import ROOT
 from tests.helpers import run_async
 from tests.redis_server import RedisServer
@@ -268,18 +269,6 @@ def test_answers_only_while_a_question_is_open_and_before_the_reveal(make_classr
                                                "detail": "live numbers"}
 
 
-def _answer_twice(room: Classroom, code: str, seat: str, value: str) -> int:
-    """A student answers, then answers again (a double click, a retry): -> answers accepted."""
-    accepted = 0
-    for attempt in (value, str(int(value) + 1)):
-        try:
-            room.answer(code, seat, attempt)
-            accepted += 1
-        except ClassError:
-            pass
-    return accepted
-
-
 def test_thirty_students_on_two_replicas_give_exactly_thirty_answers(make_classroom):
     replicas = [make_classroom(), make_classroom()]
     teacher = replicas[0].start()
@@ -287,7 +276,7 @@ def test_thirty_students_on_two_replicas_give_exactly_thirty_answers(make_classr
     seats = [new_seat() for _ in range(30)]
     with ThreadPoolExecutor(max_workers=30) as pool:
         accepted = list(pool.map(
-            lambda i: _answer_twice(replicas[i % 2], teacher.code, seats[i], str(i % 7)),
+            lambda i: answer_twice(replicas[i % 2], teacher.code, seats[i], str(i % 7)),
             range(30)))
     assert accepted == [1] * 30
     counts = replicas[1].distribution(teacher, 3)
@@ -297,11 +286,6 @@ def test_thirty_students_on_two_replicas_give_exactly_thirty_answers(make_classr
         assert replicas[i % 2].my_answer(teacher.code, seat, 3) == str(i % 7)
 
 
-def _student_process(url: str, code: str, seats: list[str]) -> int:
-    room = open_classroom(url)
-    return sum(_answer_twice(room, code, seat, "4") for seat in seats)
-
-
 def test_thirty_students_in_six_processes_give_exactly_thirty_answers(redis_url):
     room = open_classroom(redis_url)
     teacher = room.start()
@@ -309,7 +293,7 @@ def test_thirty_students_in_six_processes_give_exactly_thirty_answers(redis_url)
     seats = [new_seat() for _ in range(30)]
     groups = [seats[i::6] for i in range(6)]
     with multiprocessing.get_context("spawn").Pool(6) as pool:
-        accepted = pool.starmap(_student_process, [(redis_url, teacher.code, g) for g in groups])
+        accepted = pool.starmap(student_process, [(redis_url, teacher.code, g) for g in groups])
     assert sum(accepted) == 30
     assert room.distribution(teacher, 3) == {"4": 30}
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo.ui import PAGES, page_url
-from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run
+from tests.browser.drive import overflowing_metrics, screenshot, settle_at, sidebar_closed, wait_for_run
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,14 +94,16 @@ def test_home_run_it_in_the_browser_prints_a_10_by_1_tensor(server, page):
 def test_every_preset_is_shown_whole_at_laptop_and_phone_width(server, page):
     from stockdemo.config import PRESETS
 
-    for width in (1280, 1400, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        page.goto(f"{server}/playground")
-        wait_for_run(page)
-        presets = page.get_by_test_id("stMain").get_by_test_id("stExpander").filter(
-            has_text="Presets for class")
-        presets.locator("summary").click()  # under the stage, closed until asked for
-        presets.get_by_role("button").first.wait_for()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/playground")
+    wait_for_run(page)
+    presets = page.get_by_test_id("stMain").get_by_test_id("stExpander").filter(
+        has_text="Presets for class")
+    presets.locator("summary").click()  # under the stage, closed until asked for
+    presets.get_by_role("button").first.wait_for()
+    closed_when_wide = sidebar_closed(page)
+    for width in (1280, 1400, 390):  # the open list, resized: the same state at each width
+        settle_at(page, {"width": width, "height": 900}, closed_when_wide)
         box = presets.bounding_box()
         for preset in PRESETS:
             role = "button" if preset.page == "pages/playground.py" else "link"
