@@ -164,7 +164,8 @@ async def class_phases(url: str, args) -> dict[str, list[float]]:
         # the learners' event loop would add the client's own delay to the learners' times.
         mine, theirs = multiprocessing.get_context("spawn").Pipe()
         attack = multiprocessing.get_context("spawn").Process(
-            target=attack_main, args=(url, args.hostile, args.timeout, theirs, ATTACKS[args.attack]), daemon=True)
+            target=attack_main, args=(url, args.hostile, args.timeout, theirs, ATTACKS[args.attack]),
+            daemon=True)
         attack.start()
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, mine.recv)  # "started": their pages are open
@@ -260,7 +261,9 @@ def main() -> int:
         log = load.finish(target, [])
     alone, beside = figures["alone"], figures["beside hostile code"]
     ratio = load.pct(beside, 95) / load.pct(alone, 95)
-    unnamed = [] if args.attack == "sleep" else [s for s in figures["stops"] if not any(w in s for w in LIMIT_WORDS)]
+    unnamed = [s for s in figures["stops"] if not any(w in s for w in LIMIT_WORDS)]
+    if args.attack == "sleep":
+        unnamed = []  # a sleep ends at the wall clock or with no predictions: either is expected
     print(f"\n(b) {args.learners} learners moving T on the Playground, {args.rounds} moves each a phase, "
           f"two phases of each:")
     for name in ("warm-up", "alone", "beside hostile code"):

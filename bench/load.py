@@ -175,7 +175,8 @@ def cpu_s(pid: int) -> float:
 class Target:
     """The app under test: ``single`` (streamlit run) or ``serve`` (deploy/serve.py)."""
 
-    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = (), sample_memory: bool = True):
+    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = (),
+                 sample_memory: bool = True):
         """``options``: more of deploy/serve.py's (``--capacity 3``); ``sample_memory=False`` for a
         figure of a few ms, which the sampler's walk of every process's memory map would disturb."""
         self.kind = kind
