@@ -48,8 +48,8 @@ READ = 65536
 # The kernel's RLIMIT_CPU kill and wait4's rusage count CPU time differently: children
 # killed at 2 s showed 1.92-1.96 s on a busy box. A SIGKILL this close is the limit's.
 CPU_SHARE_AT_KILL = 0.9
-# A run stopped by the wall clock after waiting this share of it for a processor was starved
-# by the pages (its children run in the idle class), not slow: the message says so.
+# A run stopped by the wall clock after waiting this share of its life for a processor was
+# starved by the pages (it runs in the idle class), not slow: the message says so.
 BUSY_SHARE = 0.5
 SIGNAL_WORDS = {
     signal.SIGSEGV: "a segmentation fault (memory read or written where it must not be)",
@@ -75,7 +75,9 @@ class Running:
     data: bytearray = field(default_factory=bytearray)
     open_fds: set[int] = field(default_factory=set)
     killed_for: str | None = None  # "wall_s", "output_kb", "result"
+    forked: float = 0.0  # when fork returned here: a starved parent forks late
     waited_s: float = 0.0  # seconds it stood ready but got no processor (the kernel's schedstat)
+    alive_s: float = 0.0  # seconds from its fork to the wall clock's kill
 
 
 class Parent:
@@ -139,7 +141,7 @@ class Parent:
         os.close(prints_w)
         os.close(result_w)
         run = Running(run_id, pid, limits, workdir, started, prints_r, result_r,
-                      open_fds={prints_r, result_r})
+                      open_fds={prints_r, result_r}, forked=time.monotonic())
         for fd in (prints_r, result_r):
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ, run)
@@ -175,7 +177,7 @@ class Parent:
     def _kill(self, run: Running, why: str) -> None:
         run.killed_for = why
         if why == "wall_s":
-            run.waited_s = waited_s(run.pid)
+            run.waited_s, run.alive_s = waited_s(run.pid), time.monotonic() - run.forked
         try:
             os.kill(run.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -218,7 +220,7 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
     base = {"limits": limits, "printed": printed, "seconds": seconds, "cpu_s": cpu_s}
     if run.killed_for == "wall_s":
         why = "your code was still running (a sleep, a wait, or a long loop?)."
-        if run.waited_s >= BUSY_SHARE * limits.wall_s:  # not the code's fault: say so
+        if run.waited_s >= BUSY_SHARE * run.alive_s > 0:  # not the code's fault: say so
             why = (f"the server was busy with other pages, and your code waited {run.waited_s:.1f} s of it "
                    "for a processor (pages go first). Try again in a moment.")
         return CodeRun(**base, error=CodeError("limit", "WallClockLimit", limits.stopped("wall_s", why),
