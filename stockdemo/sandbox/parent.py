@@ -40,8 +40,8 @@ from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, C
 from stockdemo.sandbox.seed import SEED_CODE
 
 MAX_CHILDREN = 16
-# As training workers (stockdemo.workers.WORKER_NICE): when pages and runs want the same core,
-# the pages of every session go first; five endless loops cannot slow a slider.
+# As training workers (stockdemo.workers.WORKER_NICE): inside this process's session, its own
+# work yields; the runs themselves yield to every page (kernel.yield_cpu).
 NICE = 10
 MAX_REQUEST = 16 * 2**20
 READ = 65536
