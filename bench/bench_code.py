@@ -1,6 +1,7 @@
 """The "Your code" page through `make serve`: a press to its graph, and a class beside hostile code.
 
     python bench/bench_code.py [--presses 12] [--learners 30] [--hostile 5] [--rounds 4] [--moves-as-runs]
+                               [--attack all|loop|memory|sleep]
 
 Starts ``deploy/serve.py`` (``make serve``: one replica per core behind HAProxy, with
 redis) on free loopback ports, as bench/load.py does, and prints two figures:
@@ -19,7 +20,9 @@ redis) on free loopback ports, as bench/load.py does, and prints two figures:
   alone, beside hostile code, alone, beside hostile code. Hostile code: ``--hostile``
   sessions on Your code, each submitting, as soon as its last answer came, an endless
   loop, a memory bomb in Python, then one in torch (each text new, so nothing is
-  answered from the cache). The learners' moves go on the stage's socket, as a browser's
+  answered from the cache), from a process of their own, as from other machines
+  (``--attack loop|memory|sleep`` submits one kind only, or a 3-second sleep at the
+  same pace: the slowdown split by cause). The learners' moves go on the stage's socket, as a browser's
   do under ``make serve``; ``--moves-as-runs`` makes each a script run (class mode's
   path), which weighs the sandbox against Streamlit's own work. Targets: the learners'
   p95 beside hostile code within 1.5x of their p95 alone, 0 learners' errors; every
