@@ -1,6 +1,6 @@
 """The "Your code" page through `make serve`: a press to its graph, and a class beside hostile code.
 
-    python bench/bench_code.py [--presses 12] [--learners 30] [--hostile 5] [--rounds 4] [--moves-as-runs]
+    python bench/bench_code.py [--presses 12] [--learners 30] [--hostile 5] [--rounds 8] [--moves-as-runs]
                                [--attack all|loop|memory|sleep]
 
 Starts ``deploy/serve.py`` (``make serve``: one replica per core behind HAProxy, with
@@ -229,7 +229,7 @@ def main() -> int:
     ap.add_argument("--presses", type=int, default=12)
     ap.add_argument("--learners", type=int, default=30)
     ap.add_argument("--hostile", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=4, help="moves per learner in each phase")
+    ap.add_argument("--rounds", type=int, default=8, help="moves per learner in each phase")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--moves-as-runs", action="store_true",
                     help="the learners' moves as script runs (class mode's path), not on the stage's socket")
