@@ -279,6 +279,19 @@ def test_the_warm_parent_has_none_of_the_servers_environment(monkeypatch):
         pool.close()
 
 
+def _children(pid: int) -> list[int]:
+    """The live children of ``pid``, as the kernel lists them per thread."""
+    return [int(c) for t in os.listdir(f"/proc/{pid}/task")
+            for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
+
+
+def _wait_until_spinning(procs: list[subprocess.Popen], timeout: float = 10.0) -> None:
+    """Until each process has used some CPU (/proc/PID/stat's utime): Python started, loop running."""
+    deadline = time.monotonic() + timeout
+    while any(int(open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()[11]) < 5 for p in procs):
+        assert time.monotonic() < deadline, "the spinning processes never ran"
+
+
 def test_a_learners_run_takes_only_cpu_nobody_else_wants():
     """The child runs in the idle class, its session's group at nice 19, seen from outside: an
     endless loop yields to every page."""
@@ -291,14 +304,12 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
         loop = threading.Thread(target=pool.run, args=("while True:\n    pass\n", Limits(cpu_s=2, wall_s=3)))
         loop.start()
         deadline = time.monotonic() + 2
-        policies: set[int] = set()
-        while os.SCHED_IDLE not in policies and time.monotonic() < deadline:  # the fork comes first
+        policies: dict[int, int] = {}
+        while os.SCHED_IDLE not in policies.values() and time.monotonic() < deadline:  # the fork first
             with contextlib.suppress(OSError):
-                policies = {os.sched_getscheduler(int(c)) for t in os.listdir(f"/proc/{parent}/task")
-                            for c in open(f"/proc/{parent}/task/{t}/children").read().split()}
-        assert policies == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
-        child = next(int(c) for t in os.listdir(f"/proc/{parent}/task")
-                     for c in open(f"/proc/{parent}/task/{t}/children").read().split())
+                policies = {pid: os.sched_getscheduler(pid) for pid in _children(parent)}
+        assert set(policies.values()) == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
+        child = next(iter(policies))
         if os.path.exists(f"/proc/{child}/autogroup"):  # sessions grouped: its own group weighs least
             assert open(f"/proc/{child}/autogroup").read().split()[-1] == "19"
         assert os.sched_getscheduler(parent) == os.SCHED_OTHER  # the parent itself still answers at once
@@ -316,7 +327,7 @@ def test_a_run_starved_by_busy_pages_is_told_the_server_was_busy_not_that_its_co
         assert pool.run(SEED_CODE, Limits()).ok
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                     for _ in os.sched_getaffinity(0)]
-        time.sleep(0.2)  # the spinners on every core before the run forks
+        _wait_until_spinning(spinners)  # on every core before the run forks
         # Half a second of CPU: done in about that alone, starved past 2 s beside the spinners.
         run = pool.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5:\n"
                        "    pass\n", Limits(wall_s=2))

@@ -146,7 +146,7 @@ def test_the_class_answers_chart(server, browser, screen):
 def test_pages_without_plotly_charts_have_none(server, screen, path):
     """The rest of the app draws graphs and tables, not plotly charts: nothing to collide."""
     closed = open_page(screen, f"{server}{path}")
-    screen.wait_for_timeout(1000)
+    wait_quiet(screen)  # anything drawn after the run is on the page
     for name, viewport in VIEWPORTS.items():
         settle_at(screen, viewport, closed)
         assert screen.locator(".js-plotly-plot").count() == 0, f"a plotly chart on {path} ({name})"
