@@ -74,54 +74,86 @@ def is_callers_file(filename: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _loops_of(filename: str, source: str) -> dict[int, tuple[int, ...]]:
+def _loops_of(filename: str, source: str, offset: int) -> dict[int, tuple[int, ...]] | None:
     """line -> the loop headers around it, outermost first; each header maps to itself too.
 
-    Parsed from the file's text as ``linecache`` holds it (the sandbox registers the
-    learner's code there; IPython registers each cell). ``source`` is part of the cache key.
+    ``source`` is the file's text as ``linecache`` holds it (the sandbox registers the
+    learner's code there; IPython registers each cell), or one function's part of it whose
+    first line is line ``offset + 1`` of the file. None where it does not parse.
     """
     try:
         tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError, SystemError):  # 3.11.7 raised SystemError on a deep stack
-        return {}
+    except (SyntaxError, ValueError, SystemError, RecursionError):  # SystemError: 3.11.7, a deep stack
+        return None
     around: dict[int, tuple[int, ...]] = {}
 
-    def visit(node: ast.AST, outer: tuple[int, ...]) -> None:
-        inner = outer
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            inner = (*outer, node.lineno)
-            last = max(getattr(n, "end_lineno", node.lineno) or node.lineno for n in node.body)
-            for line in range(node.lineno, last + 1):
-                around[line] = inner
-            for child in node.body:
-                visit(child, inner)
-            for child in node.orelse:
-                visit(child, outer)
-            visit(node.iter if not isinstance(node, ast.While) else node.test, outer)
-            return
-        for child in ast.iter_child_nodes(node):
-            visit(child, inner)
+    # Loops are statements, so only statement lists are walked (the expressions in them are
+    # most of a file's nodes): a body, an else, a finally, an except's or a case's body.
+    def visit(statements: list, outer: tuple[int, ...]) -> None:
+        for node in statements:
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                inner = (*outer, node.lineno + offset)
+                last = max(getattr(n, "end_lineno", node.lineno) or node.lineno for n in node.body)
+                for line in range(node.lineno, last + 1):
+                    around[line + offset] = inner
+                visit(node.body, inner)
+                visit(node.orelse, outer)
+                continue
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                inside = getattr(node, field, None)
+                if isinstance(inside, list):
+                    visit(inside, outer)
 
-    visit(tree, ())
+    visit(tree.body, ())
     return around
 
 
-_LAST_PARSED: dict[str, tuple[list[str] | None, dict[int, tuple[int, ...]]]] = {}
+def _function_source(code, lines: list[str]) -> tuple[str, int] | None:
+    """The part of the file that is ``code``'s function (or class body), as parseable text,
+    and the file's line number just before it; None for a module's code (the whole file)."""
+    first = code.co_firstlineno  # a decorated function's first decorator
+    if code.co_name == "<module>" or not 0 < first <= len(lines):
+        return None
+    last = max((line for *_, line in code.co_lines() if line is not None), default=first)
+    head = lines[first - 1]
+    indent = len(head) - len(head.lstrip())
+    # The last line that runs may open a bracket closed on the lines below: those are
+    # indented deeper than the def, or blank.
+    while last < len(lines) and (not lines[last].strip()
+                                 or len(lines[last]) - len(lines[last].lstrip()) > indent):
+        last += 1
+    block = "".join(lines[first - 1:last])
+    return ("if 1:\n" + block, first - 2) if indent else (block, first - 1)
 
 
-def _file_loops(filename: str) -> dict[int, tuple[int, ...]]:
+_LAST_PARSED: dict[object, tuple[list[str] | None, dict[int, tuple[int, ...]]]] = {}
+
+
+def _code_loops(code) -> dict[int, tuple[int, ...]]:
+    """``_loops_of`` for the lines of the function ``code`` runs (a code object's).
+
+    Only that function is parsed: a model's module may be thousands of lines (a notebook's
+    model from a library, the benchmark's zoo), and parsing all of it cost more than the run.
+    """
+    filename = code.co_filename
     entry = linecache.cache.get(filename)
     held = entry[2] if entry is not None and len(entry) > 2 else None
-    seen = _LAST_PARSED.get(filename)
+    seen = _LAST_PARSED.get(code)
     if seen is not None and seen[0] is held:  # the tracer asks on every line: no re-read
         return seen[1]
+    loops: dict[int, tuple[int, ...]] | None = {}
     lines = linecache.getlines(filename)
-    loops = _loops_of(filename, "".join(lines)) if lines else {}
+    # A lambda's or a comprehension's code holds no loop statement.
+    if lines and (not code.co_name.startswith("<") or code.co_name == "<module>"):
+        part = _function_source(code, lines)
+        loops = _loops_of(filename, *part) if part else None
+        if loops is None:  # a module's code, or a function cut wrong: the whole file
+            loops = _loops_of(filename, "".join(lines), 0)
     if len(_LAST_PARSED) > 256:
         _LAST_PARSED.clear()
     entry = linecache.cache.get(filename)  # getlines may have read the file just now
-    _LAST_PARSED[filename] = (entry[2] if entry is not None and len(entry) > 2 else None, loops)
-    return loops
+    _LAST_PARSED[code] = (entry[2] if entry is not None and len(entry) > 2 else None, loops or {})
+    return loops or {}
 
 
 Site = tuple[str, int, str, tuple[tuple[str, int, int], ...]]  # file, line, function, loops
@@ -154,7 +186,7 @@ class LineRecorder(TorchFunctionMode):
 
     def _local_trace(self, frame, event, arg):
         if event == "line":
-            loops = _file_loops(frame.f_code.co_filename)
+            loops = _code_loops(frame.f_code)
             line = frame.f_lineno
             if loops.get(line, ())[-1:] == (line,):  # a loop's header: a new iteration
                 counts = self._counts.setdefault(frame, {})
@@ -216,7 +248,7 @@ class LineRecorder(TorchFunctionMode):
                 if where is None:
                     where = (filename, line, frame.f_code.co_name)
                 counts = self._counts.get(frame, {})
-                around = _file_loops(filename).get(line, ())
+                around = _code_loops(frame.f_code).get(line, ())
                 loops[:0] = [(filename, h, counts[h]) for h in around if h in counts]
             frame = frame.f_back
         return None if where is None else (*where, tuple(loops))

@@ -183,3 +183,61 @@ def test_the_replay_leaves_gradients_the_model_already_had_unchanged():
     before = [p.grad.clone() for p in model.parameters()]
     raw_graph(model(x), params=dict(model.named_parameters()), replay=True)
     assert all(torch.equal(p.grad, b) for p, b in zip(model.parameters(), before, strict=True))
+
+
+MODULE = '''\
+import torch
+from torch import nn
+
+HEADER = """a string at the top level,
+with lines the function's part must not need"""
+
+
+class Unrolled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.RNNCell(3, 4)
+
+    @torch.no_grad()
+    def unused(self):
+        return None
+
+    def forward(self, x):
+        h = torch.zeros(x.shape[0], 4)
+        for t in range(x.shape[1]):
+            h = self.cell(
+                x[:, t],
+                h,
+            )
+        return h.sum(
+            dim=1,
+        )
+''' + "\n# filler\n" * 400
+
+
+def test_a_models_loops_come_from_its_own_function_not_the_whole_module(monkeypatch):
+    """A model in a long module: only its forward is parsed, and its loop is still counted
+    step by step (a call split over lines, a closing bracket alone on the last line)."""
+    import ast
+
+    filename = "/virtual/unrolled_model.py"
+    linecache.cache[filename] = (len(MODULE), None, MODULE.splitlines(True), filename)
+    namespace: dict = {"__name__": "unrolled_model"}
+    exec(compile(MODULE, filename, "exec"), namespace)
+    model = namespace["Unrolled"]()
+    parsed: list[int] = []  # the lines of each text parsed from the model's file
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda source, name="<unknown>", *a, **k: (
+        name == filename and parsed.append(source.count("\n"))) or real_parse(source, name, *a, **k))
+    try:
+        with LineRecorder() as lines:
+            out = model(torch.randn(2, 5, 3))
+        raw = raw_graph(out, lines, dict(model.named_parameters()))
+    finally:
+        linecache.cache.pop(filename, None)
+    assert parsed and max(parsed) < 20, parsed  # forward's lines, not the module's 430
+    header = MODULE.splitlines().index("        for t in range(x.shape[1]):") + 1
+    steps = sorted({n["loops"][-1][2] for n in raw["nodes"] if n["loops"]})
+    assert steps == [0, 1, 2, 3, 4]
+    assert {n["loops"][-1][1] for n in raw["nodes"] if n["loops"]} == {header}
+    assert raw["texts"][f"0:{header}"] == "for t in range(x.shape[1]):"
