@@ -139,13 +139,14 @@ DRAW = {"torchviz": draw_torchviz, "torchview": draw_torchview, "torchvista": dr
         "stockdemo": draw_stockdemo}
 
 
-def worker(tool: str, model_name: str, out: Path) -> None:
+def worker(tool: str, model_name: str, out: str) -> None:
     """One tool on one model; prints one JSON line."""
     import torch
 
     from stockdemo.zoo import ZOO
 
     torch.set_num_threads(1)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model, x = ZOO[model_name]()
     reference = autograd_ops(model(x))  # also warms torch up before the timed call
@@ -175,7 +176,12 @@ def anchors_python() -> Path:
 def run_worker(tool: str, model_name: str, timeout: float) -> dict:
     python = sys.executable if tool == "stockdemo" else str(anchors_python())
     out = OUT / model_name
-    proc = subprocess.Popen([python, __file__, "--worker", tool, model_name, str(out)],
+    # Started by -c, not as this script: the frames around the call are then the worker's,
+    # as a notebook's are its kernel's and a cell's. (stockdemo reads the loops around the
+    # lines of the caller's frames; as a script's top level, this whole file would be one.)
+    call = (f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); "
+            "import anchors; anchors.worker(*sys.argv[1:])")
+    proc = subprocess.Popen([python, "-c", call, tool, model_name, str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
@@ -395,11 +401,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per model and tool")
     parser.add_argument("--frames", type=int, default=40, help="wheel events while zooming")
     parser.add_argument("--repeat", type=int, default=3, help="fresh runs per model and tool (median)")
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        worker(args.worker[0], args.worker[1], Path(args.worker[2]))
-        return
     tools = args.tools.split(",")
     if shutil.which("dot") is None and {"torchviz", "torchview"} & set(tools):
         print(f"torchviz and torchview {NO_DOT} (Debian's package); their rows will say so.")

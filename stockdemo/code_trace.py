@@ -117,6 +117,14 @@ def _functions(source: str) -> list[tuple[int, int, str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    found = [(n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree)
-             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found: list[tuple[int, int, str]] = []
+    todo = list(tree.body)
+    while todo:  # statements only: a def is one, and expressions are most of a file's nodes
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append((node.lineno, node.end_lineno or node.lineno, node.name))
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inside = getattr(node, field, None)
+            if isinstance(inside, list):
+                todo.extend(inside)
     return sorted(found)

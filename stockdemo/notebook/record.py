@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from stockdemo.code_graph import LineRecorder, is_callers_file, raw_graph
+from stockdemo.code_trace import trace_of_record
 from stockdemo.code_view import picture_of_record
 from stockdemo.graph import Graph
 from stockdemo.layout import layout
@@ -88,8 +89,6 @@ def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
 def general_run(raw: dict[str, Any], view: str, label: str,
                 file_label: Callable[[str], str] | None = None) -> Run:
     """A ``raw_graph`` record -> its Run: its picture by its code, and its replay if recorded."""
-    from stockdemo.code_trace import trace_of_record
-
     picture = picture_of_record(raw, view)
     trace = None
     if "replay" in raw:
