@@ -143,6 +143,13 @@ export class GraphView {
     if (newGraph && this.selected >= 0 && !this.shownOnce) centerOn(this, this.selected);
     this.shownOnce = true;
     updateControls(this);
+    // The first picture is drawn now, not at the next frame: a handout or a notebook's
+    // output shows it a frame sooner. (Not in a box with no size yet: its resize draws.)
+    if (!this.draws && this.frame && !this.motion && this.size[0] > 1 && this.size[1] > 1) {
+      cancelAnimationFrame(this.frame);
+      this.frame = 0;
+      drawFrame(this, performance.now());
+    }
   }
 
   /** The page's colours (Streamlit's theme variables) over the payload's. */
