@@ -42,7 +42,8 @@ function fillHeight(v) {
 
 /**
  * Size the box and the canvas, then fit or redraw. A new box size fits afresh; `refit`
- * (a new picture) fits keeping the camera's scale if it can.
+ * (a new picture) fits keeping the camera's scale if it can. Returns whether the canvas
+ * was resized (then drawn again at once, once the view has its colours).
  */
 export function resize(v, refit = false) {
   // A wide, flat picture gets a flatter box: no tall empty band under it.
@@ -78,4 +79,6 @@ export function resize(v, refit = false) {
   if (v.fitted && resized) fit(v, keepScale, true);
   else if (v.fitted && refit) fit(v, v.drawnT || v.t, true);
   else v.schedule();
+  if (resized && v.colors) v.drawNow(); // a resized canvas is blank: not for a frame
+  return resized;
 }

@@ -36,7 +36,8 @@ function draw(v, now) {
   const [W, H] = v.size;
   const ctx = v.ctx;
   ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.clearRect(0, 0, v.canvas.width, v.canvas.height);
+  ctx.fillStyle = v.colors.background; // the canvas is opaque (view.js)
+  ctx.fillRect(0, 0, v.canvas.width, v.canvas.height);
   let look = lookAt(v.rp, v.mode, v.pos, v.p, v.data);
   v.look = look;
   let p = v.p, data = v.data, cam = v.t;
