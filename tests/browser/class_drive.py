@@ -78,6 +78,7 @@ class Wire:
     def story(self) -> list[str]:
         """What the server sent, one line per message: for a failure's report."""
         lines = []
+        names: dict[str, str] = {}  # page script hash -> its address, as the server lists them
         for msg, at in zip(self.messages, self.message_times, strict=True):
             kind = msg.WhichOneof("type")
             meta = msg.metadata
@@ -85,15 +86,21 @@ class Wire:
             if kind == "delta":
                 what = msg.delta.WhichOneof("type")
                 if what == "new_element":
-                    what += ":" + msg.delta.new_element.WhichOneof("type")
+                    element = msg.delta.new_element
+                    what += ":" + element.WhichOneof("type")
+                    if element.WhichOneof("type") == "exception":  # what went wrong, said
+                        what += f" {element.exception.type}: {element.exception.message[:160]!r}"
                 line = f"delta {what} @{path} frag={msg.delta.fragment_id[:8]}"
             elif kind == "new_session":
                 ns = msg.new_session
-                line = f"new_session page={ns.page_script_hash[:8]}"
+                names.update((p.page_script_hash, p.url_pathname or "/") for p in ns.app_pages)
+                line = f"new_session page={names.get(ns.page_script_hash, ns.page_script_hash[:8])}"
             elif kind == "script_finished":
                 line = f"script_finished {msg.script_finished}"
             elif kind == "navigation":
-                line = f"navigation page={msg.navigation.page_script_hash[:8]}"
+                nav = msg.navigation
+                names.update((p.page_script_hash, p.url_pathname or "/") for p in nav.app_pages)
+                line = f"navigation page={names.get(nav.page_script_hash, nav.page_script_hash[:8])}"
             elif kind == "page_info_changed":
                 line = f"page_info_changed {msg.page_info_changed.query_string}"
             elif kind == "auto_rerun":

@@ -94,7 +94,7 @@ def class_bar(page: str) -> None:
         st.query_params[CLASS_KEY] = code  # (a write sends the whole address)
     st.session_state[FULL_RUN] = True
     st.session_state[SHOWN] = st.query_params.to_dict()  # this page's address, as it opens
-    st.fragment(_student_bar, run_every=bar_period(seat()))(page)
+    st.fragment(_bar_of(page), run_every=bar_period(seat()))()
 
 
 def bar_period(seat_id: str | None) -> float:
@@ -102,6 +102,20 @@ def bar_period(seat_id: str | None) -> float:
     POLL_SPREAD_S (the same on each run and reload, different from seat to seat)."""
     share = zlib.crc32((seat_id or "").encode()) % 1000 / 1000
     return round(POLL_S + share * POLL_SPREAD_S, 3)
+
+
+@functools.lru_cache(maxsize=32)
+def _bar_of(page: str):
+    """The class bar of one page, as a function of its own: Streamlit names a fragment by
+    its function's name and place, so each page's bar has its own id. The browser's timer
+    of the page before can fire just after a pushed page change: with one id for every
+    page, Streamlit ran the new page's bar as the old page and the browser emptied the tab
+    ("Bad delta path"); with its own id, the old bar is gone and Streamlit drops the run."""
+    def bar() -> None:
+        _student_bar(page)
+
+    bar.__qualname__ = f"_student_bar[{page}]"
+    return bar
 
 
 def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
