@@ -1,7 +1,9 @@
 """The app's image (deploy/Dockerfile), built as ``make image`` builds it and run with no network.
 
 The image is built once per test run (``built_image``, shared with
-tests/test_kube.py). The container runs with ``--network none``: only its own
+tests/test_kube.py), in the background from the run's start (``start_build``, called
+by tests/conftest.py): a build is minutes of unpacking wheels, and a test run has other
+work to do meanwhile. The container runs with ``--network none``: only its own
 loopback exists, so whatever the app needed from outside would fail here. The
 checks run inside it (``podman exec``) with tests/session_probe.py mounted
 read-only: the health check, a Playground session over Streamlit's websocket,
@@ -14,12 +16,13 @@ Required, never skipped: a missing podman or runc fails with what to install
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 import subprocess
+import threading
 import time
 import uuid
+from concurrent.futures import Future
 
 import pytest
 
@@ -38,10 +41,32 @@ def engine() -> tuple[list[str], dict[str, str]]:
     return cmd, image.engine_env(cmd)
 
 
-@functools.cache
+_BUILD: Future | None = None
+_BUILD_LOCK = threading.Lock()
+
+
+def start_build() -> Future:
+    """Start the run's one build of the image (deploy/image.py, as `make image`), if not started."""
+    global _BUILD
+    with _BUILD_LOCK:
+        if _BUILD is None:
+            _BUILD = Future()
+            _BUILD.set_running_or_notify_cancel()
+
+            def build(done: Future = _BUILD) -> None:
+                try:
+                    done.set_result(image.build())
+                except BaseException as e:  # image.build exits on failure: the test says so
+                    done.set_exception(e)
+
+            # A daemon: a run stopped early does not wait for the build to end.
+            threading.Thread(target=build, name="image-build", daemon=True).start()
+        return _BUILD
+
+
 def built_image() -> dict[str, float]:
-    """Build the image once per test run -> {"seconds", "mb"} (deploy/image.py, as `make image`)."""
-    return image.build()
+    """The image, built once per test run -> {"seconds", "mb"}."""
+    return start_build().result()
 
 
 def exec_in(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
