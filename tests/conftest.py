@@ -11,12 +11,17 @@ torch.set_num_threads(1)
 
 
 def pytest_collection_finish(session):
-    # The container image takes minutes to build: started now, beside the tests before
-    # the ones that use it (tests/test_image.py, tests/test_kube.py), not in front of them.
-    if any(item.path.name in ("test_image.py", "test_kube.py") for item in session.items):
+    # The container image and the wheel's environment take minutes to build: started now,
+    # one after the other, beside the tests before the ones that use them, not in front.
+    files = {item.path.name for item in session.items}
+    if files & {"test_image.py", "test_kube.py"}:
         from tests.test_image import start_build
 
         start_build()
+    if "test_package.py" in files:
+        from tests.test_package import start_package
+
+        start_package()
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +33,45 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
     "--no-first-run", "--disable-quic",
 ]
+
+
+_JOBS: dict[str, Future] = {}
+_JOBS_LOCK = threading.Lock()
+_JOB_ORDER: list[tuple[Future, Callable[[], object]]] = []
+
+
+def in_background(name: str, build: Callable[[], object]) -> Future:
+    """Start ``build()`` once per test run, behind the jobs started before it -> its Future.
+
+    For minutes of building (the container image, the wheel's environment) that tests
+    would otherwise wait for in turn: tests/conftest.py starts them as the run begins and
+    the tests that need them take ``.result()``. One job at a time: two would take both
+    cores from the tests running meanwhile.
+    """
+    with _JOBS_LOCK:
+        if name in _JOBS:
+            return _JOBS[name]
+        done = _JOBS[name] = Future()
+        _JOB_ORDER.append((done, build))
+        if len(_JOB_ORDER) == 1:  # no worker yet: a daemon, so a run stopped early does not wait
+            threading.Thread(target=_run_jobs, name="test-builds", daemon=True).start()
+        return done
+
+
+def _run_jobs() -> None:
+    next_job = 0
+    while True:
+        with _JOBS_LOCK:
+            if next_job == len(_JOB_ORDER):
+                _JOB_ORDER.clear()  # the next in_background starts a new worker
+                return
+            done, build = _JOB_ORDER[next_job]
+        next_job += 1
+        done.set_running_or_notify_cancel()
+        try:
+            done.set_result(build())
+        except BaseException as e:  # (a build may sys.exit): the test that takes it fails with it
+            done.set_exception(e)
 
 
 def page_paths() -> dict[str, str]:

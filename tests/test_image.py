@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import threading
 import time
 import uuid
 from concurrent.futures import Future
@@ -27,7 +26,7 @@ from concurrent.futures import Future
 import pytest
 
 from deploy import image
-from tests.helpers import ROOT
+from tests.helpers import ROOT, in_background
 from tests.test_sandbox_hostile import check_container_runs, run_in_container
 
 PORT = 8501
@@ -41,27 +40,9 @@ def engine() -> tuple[list[str], dict[str, str]]:
     return cmd, image.engine_env(cmd)
 
 
-_BUILD: Future | None = None
-_BUILD_LOCK = threading.Lock()
-
-
 def start_build() -> Future:
     """Start the run's one build of the image (deploy/image.py, as `make image`), if not started."""
-    global _BUILD
-    with _BUILD_LOCK:
-        if _BUILD is None:
-            _BUILD = Future()
-            _BUILD.set_running_or_notify_cancel()
-
-            def build(done: Future = _BUILD) -> None:
-                try:
-                    done.set_result(image.build())
-                except BaseException as e:  # image.build exits on failure: the test says so
-                    done.set_exception(e)
-
-            # A daemon: a run stopped early does not wait for the build to end.
-            threading.Thread(target=build, name="image-build", daemon=True).start()
-        return _BUILD
+    return in_background("image", image.build)
 
 
 def built_image() -> dict[str, float]:

@@ -12,6 +12,7 @@ only the wheel and checks the dependencies still hold (``pip check``).
 from __future__ import annotations
 
 import ast
+import atexit
 import fcntl
 import hashlib
 import json
@@ -19,8 +20,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 import zipfile
+from concurrent.futures import Future
 from importlib import metadata
 from pathlib import Path
 
@@ -32,6 +35,7 @@ from stockdemo import RunConfig, StockPredictor, run
 from stockdemo.handout import _inline_script
 from stockdemo.layout import layout
 from tests.conftest import ROOT
+from tests.helpers import in_background
 
 VENVS = ROOT / "artifacts" / "package-venv"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -124,10 +128,9 @@ def _clone(dest: Path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    src = _clone(tmp_path_factory.mktemp("clone"))
-    out = tmp_path_factory.mktemp("dist")
+def _build_wheel(tmp: Path) -> Path:
+    src = _clone(tmp / "clone")
+    out = tmp / "dist"
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(src)],
                    check=True, capture_output=True, timeout=300)
     (built,) = out.glob("stockdemo-*.whl")
@@ -141,14 +144,13 @@ def _requires_dist(wheel: Path) -> str:
                          if line.startswith(("Requires-Dist:", "Provides-Extra:")))
 
 
-@pytest.fixture(scope="module")
-def venv(wheel, tmp_path_factory) -> Path:
+def _build_venv(wheel: Path, tmp: Path) -> Path:
     """A virtual environment holding the wheel and what it declares (core and the notebook extra).
 
     Created with no access to any other site-packages; pip resolves the wheel's own
     Requires-Dist, held to requirements.txt's pins where it names the package.
     """
-    constraints = tmp_path_factory.mktemp("constraints") / "constraints.txt"
+    constraints = tmp / "constraints.txt"
     constraints.write_text("\n".join(f"{n}=={v}" for n, v in pins(ROOT / "requirements.txt").items()))
     key = hashlib.sha256("\n".join([sys.version, _requires_dist(wheel), constraints.read_text()])
                          .encode()).hexdigest()[:12]
@@ -172,6 +174,29 @@ def venv(wheel, tmp_path_factory) -> Path:
         subprocess.run([str(env / "bin" / "python"), "-m", "pip", "check"], check=True,
                        capture_output=True, timeout=120)
     return env
+
+
+def start_package() -> Future:
+    """Build the wheel and its environment once per test run, in the background from the run's
+    start (tests/conftest.py): about 40 s of pip that the tests before these need not wait for."""
+    def build() -> tuple[Path, Path]:
+        tmp = Path(tempfile.mkdtemp(prefix="stockdemo-package-"))
+        atexit.register(shutil.rmtree, tmp, True)  # the clone and the wheel; the venv is kept
+        built = _build_wheel(tmp)
+        return built, _build_venv(built, tmp)
+
+    return in_background("package", build)
+
+
+@pytest.fixture(scope="module")
+def wheel() -> Path:
+    return start_package().result()[0]
+
+
+@pytest.fixture(scope="module")
+def venv() -> Path:
+    """A virtual environment holding the wheel and what it declares (``_build_venv``)."""
+    return start_package().result()[1]
 
 
 def test_the_wheel_holds_every_built_view_file_and_the_bundled_prices(wheel):
