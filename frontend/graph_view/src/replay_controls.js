@@ -48,7 +48,10 @@ export function replayAct(v, a) {
     else if (v.playing) pause(v);
     else play(v);
   } else if (a === "prev" || a === "next") {
-    if (!v.mode) v.mode = "forward";
+    if (!v.mode) {
+      v.mode = "forward";
+      buildCode(v);
+    }
     pause(v);
     const n = frameCount(v.rp, v.mode);
     v.pos = a === "next" ? Math.min(n, Math.floor(v.pos) + 1) : Math.max(0, Math.ceil(v.pos) - 1);

@@ -27,8 +27,10 @@ export function buildCode(v) {
   const tr = v.data.trace;
   v.code.replaceChildren();
   v.legend.replaceChildren();
+  v.codeItems = null;
   showSide(v);
-  if (!tr) return;
+  // Built when a replay starts: hidden until then, so a view's first picture waits for none.
+  if (!tr || !v.mode) return;
   v.codeItems = tr.code.map((li) => {
     const L = tr.lines[li];
     // Indented by padding, not spaces: a long line wraps under its own start.
