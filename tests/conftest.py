@@ -13,6 +13,8 @@ torch.set_num_threads(1)
 def pytest_collection_finish(session):
     # The container image and the wheel's environment take minutes to build: started now,
     # one after the other, beside the tests before the ones that use them, not in front.
+    if session.config.option.collectonly:
+        return
     files = {item.path.name for item in session.items}
     if files & {"test_image.py", "test_kube.py"}:
         from tests.test_image import start_build
