@@ -255,7 +255,6 @@ PAINT_CLOCK = """(() => {
   const drawn = () => { try { return !!(%s); } catch (e) { return false; } };
   const tick = () => {
     if (!drawn()) { requestAnimationFrame(tick); return; }
-    window.__sdDrawnAt = performance.now();
     requestAnimationFrame(() => { window.__sdPaintedAt = performance.now(); });
   };
   requestAnimationFrame(tick);

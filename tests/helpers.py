@@ -11,6 +11,7 @@ import base64
 import html
 import json
 import os
+import queue
 import re
 import socket
 import subprocess
@@ -37,7 +38,7 @@ CHROMIUM_ARGS = [
 
 _JOBS: dict[str, Future] = {}
 _JOBS_LOCK = threading.Lock()
-_JOB_ORDER: list[tuple[Future, Callable[[], object]]] = []
+_QUEUE: queue.Queue = queue.Queue()
 
 
 def in_background(name: str, build: Callable[[], object]) -> Future:
@@ -49,24 +50,17 @@ def in_background(name: str, build: Callable[[], object]) -> Future:
     cores from the tests running meanwhile.
     """
     with _JOBS_LOCK:
-        if name in _JOBS:
-            return _JOBS[name]
-        done = _JOBS[name] = Future()
-        _JOB_ORDER.append((done, build))
-        if len(_JOB_ORDER) == 1:  # no worker yet: a daemon, so a run stopped early does not wait
-            threading.Thread(target=_run_jobs, name="test-builds", daemon=True).start()
-        return done
+        if name not in _JOBS:
+            if not _JOBS:  # a daemon: a run stopped early does not wait for a build
+                threading.Thread(target=_run_jobs, name="test-builds", daemon=True).start()
+            _JOBS[name] = Future()
+            _QUEUE.put((_JOBS[name], build))
+        return _JOBS[name]
 
 
 def _run_jobs() -> None:
-    next_job = 0
     while True:
-        with _JOBS_LOCK:
-            if next_job == len(_JOB_ORDER):
-                _JOB_ORDER.clear()  # the next in_background starts a new worker
-                return
-            done, build = _JOB_ORDER[next_job]
-        next_job += 1
+        done, build = _QUEUE.get()
         done.set_running_or_notify_cancel()
         try:
             done.set_result(build())

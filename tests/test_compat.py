@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 import streamlit
-from streamlit import config
+from streamlit import config, type_util
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.NewSession_pb2 import CustomThemeConfig
-from streamlit.runtime import Runtime, app_session
+from streamlit.runtime import Runtime, app_session, fragment
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.pages_manager import PagesManager
@@ -91,6 +91,10 @@ PRIVATE = {
     "app_session._populate_theme_msg(msg, section) (cache_theme_messages)":
         lambda: list(inspect.signature(inspect.unwrap(app_session._populate_theme_msg)).parameters)
         == ["msg", "section"],
+    "a fragment's id from its function's __qualname__ and place (fragment_of_its_own)":
+        lambda: 'definition_token = f"{func.__module__}.{get_object_name(func)}"'
+        in inspect.getsource(fragment._make_fragment_identity)
+        and "obj.__qualname__" in inspect.getsource(type_util.get_object_name),
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }

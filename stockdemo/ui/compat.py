@@ -70,6 +70,21 @@ def this_fragment_run() -> tuple[str, ClientState] | None:
                                        fragment_id=fragment_id, is_auto_rerun=True)
 
 
+def fragment_of_its_own(func: Callable[..., Any], name: str, *args: Any) -> Callable[[], Any]:
+    """``func(*args)`` as a function whose fragment id is its own, told apart by ``name``.
+
+    Streamlit 1.67 names a fragment by its function's module and ``__qualname__`` and the
+    place it is drawn: one function drawn at the same place on every page has one id on
+    every page. A run asked for with the id of the page before would then run this page's
+    fragment as that page.
+    """
+    def call() -> Any:
+        return func(*args)
+
+    call.__qualname__ = f"{getattr(func, '__qualname__', 'fragment')}[{name}]"
+    return call
+
+
 def running_page_script() -> str | None:
     """The script path of the page this run runs as, as Streamlit sees it (None: unknown)."""
     ctx = get_script_run_ctx()

@@ -106,16 +106,11 @@ def bar_period(seat_id: str | None) -> float:
 
 @functools.lru_cache(maxsize=32)
 def _bar_of(page: str):
-    """The class bar of one page, as a function of its own: Streamlit names a fragment by
-    its function's name and place, so each page's bar has its own id. The browser's timer
-    of the page before can fire just after a pushed page change: with one id for every
-    page, Streamlit ran the new page's bar as the old page and the browser emptied the tab
-    ("Bad delta path"); with its own id, the old bar is gone and Streamlit drops the run."""
-    def bar() -> None:
-        _student_bar(page)
-
-    bar.__qualname__ = f"_student_bar[{page}]"
-    return bar
+    """The class bar of one page, with a fragment id of its own: the browser's timer of the
+    page before can fire just after a pushed page change, and with one id for every page
+    Streamlit ran the new page's bar as the old page and the browser emptied the tab ("Bad
+    delta path"); with its own id, the old bar is gone and Streamlit drops the run."""
+    return compat.fragment_of_its_own(_student_bar, page, page)
 
 
 def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
