@@ -27,6 +27,8 @@ from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RUN_KNOBS, RunConfig
 from stockdemo.node_table import COLUMNS, node_rows
 from stockdemo.picture import Picture
+from stockdemo.poster import STYLE as POSTER_STYLE
+from stockdemo.poster import poster_html
 from stockdemo.view_payload import view_json
 
 if TYPE_CHECKING:
@@ -36,6 +38,9 @@ ASSETS = Path(__file__).resolve().parent / "ui" / "graph_view"
 SCRIPT = ASSETS / "handout.js"  # built from frontend/graph_view/src/handout.js
 STYLE = ASSETS / "graph_view.css"
 BOX_HEIGHT = 640  # px: a handout has the window to itself; the view grows to it
+# The graph's width on a 1440 px wide window (the body's padding taken off): the poster's
+# labels are chosen for it (stockdemo/poster.py); its box follows the real width.
+GRAPH_PX = 1440 - 48
 # Inline scripts and styles only; no fetch, image, font, frame or form target anywhere.
 POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
           "img-src data:; base-uri 'none'; form-action 'none'")
@@ -75,6 +80,10 @@ pre {{ background: #F8F9FB; padding: 0.8rem; overflow-x: auto; font-size: 0.85re
 .hd-table th {{ background: #F0F3F6; position: sticky; top: 0; }}
 .hd-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 footer {{ color: {theme.CAPTION}; margin-top: 1.5rem; font-size: 0.85rem; }}
+/* The poster sits where the view's canvas will: under the toolbar's row (2rem and the
+   view's 0.35rem gap), its height following the page's width (container units). */
+.hd-poster-box {{ container-type: inline-size; padding-top: 2.35rem; position: relative; }}
+.hd-noscript {{ position: absolute; top: 0; margin: 0; line-height: 2rem; color: {theme.CAPTION}; }}
 """
 
 
@@ -124,6 +133,11 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
     replay = ("Press ● Record to watch autograd record the graph node by node, and ◀ Backward "
               "to watch backward() run through it in the engine's order." if trace is not None
               else "This file has no replay of the run (the view it came from had none).")
+    poster = poster_html(picture, GRAPH_PX, BOX_HEIGHT)
+    if poster:
+        poster = ('<div class="hd-poster-box"><noscript><p class="hd-noscript">Scripts are off here, '
+                  "so this is the picture alone: with them on, it zooms, names each node's line and replays."
+                  f"</p></noscript>{poster}</div>")
     code_block = ("" if code is None else
                   "<details><summary>The PyTorch code of this run</summary>"
                   f"<pre><code>{html.escape(code)}</code></pre></details>")
@@ -136,6 +150,7 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 <title>{html.escape(title)}</title>
 <style>{_THEME}</style>
 <style>{STYLE.read_text(encoding="utf-8")}</style>
+<style>{POSTER_STYLE}</style>
 </head>
 <body>
 <main>
@@ -143,7 +158,7 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 <p class="hd-about">{html.escape(about)} {html.escape(replay)}</p>
 <dl class="hd-facts" data-testid="handout-facts">{fact_list}</dl>
 <p class="hd-about" data-testid="handout-caption">{html.escape(picture.caption)}</p>
-<div id="graph"></div>
+<div id="graph">{poster}</div>
 <details data-testid="handout-table-box"><summary>The graph as a table</summary>
 {_table_html(picture, trace)}
 </details>

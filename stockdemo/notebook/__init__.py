@@ -7,6 +7,7 @@
     w.update(model, x2)               # the next run; nodes that stay glide to their place
     stockdemo.compare((model, x), (model, x2))   # two runs in one view, as on the Playground
     w.save("graph.html")              # the offline handout of the run on screen
+    w.save("graph.svg")               # its picture alone, for slides (no Graphviz needed)
 
 The widget is the app's own view (built from ``frontend/graph_view/src/widget.js`` into
 ``widget.js`` and ``widget.css`` here): zoom, hover (with the line of the notebook cell
@@ -36,6 +37,7 @@ import traitlets
 from stockdemo.diff import graph_diff
 from stockdemo.handout import handout_html, size_facts, theme_variables
 from stockdemo.notebook.record import Run, record, unrolled
+from stockdemo.poster import svg_file
 from stockdemo.view_payload import HEIGHT, Comparison, view_json
 
 __all__ = ["GraphWidget", "compare", "show"]
@@ -89,14 +91,18 @@ class GraphWidget(anywidget.AnyWidget):
             self.payload = self._payload(())
 
     def save(self, path: str | Path) -> Path:
-        """Write the run on screen as one HTML file that opens offline (``stockdemo.handout``)."""
+        """Write the run on screen as one HTML file that opens offline (``stockdemo.handout``),
+        or, for a name ending in ``.svg``, its picture as a static SVG (``stockdemo.poster``)."""
         run = self.run
+        out = Path(path)
+        if out.suffix.lower() == ".svg":
+            out.write_text(svg_file(run.picture), encoding="utf-8")
+            return out
         text = handout_html(
             run.picture, run.trace, title=f"Autograd graph of {run.label}",
             about="The graph PyTorch recorded while this model ran once, in a notebook. Wheel or "
                   "pinch to zoom, drag to pan, hover or click a node for its op, shape and line.",
             facts=[("Run", run.label), *size_facts(run.picture)])
-        out = Path(path)
         out.write_text(text, encoding="utf-8")
         return out
 

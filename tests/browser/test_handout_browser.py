@@ -118,6 +118,47 @@ def test_the_handout_works_from_disk_with_the_network_refused(offline, tmp_path)
     assert offline.console_errors == []
 
 
+BOXES = "[data-testid=graph-poster] rect.pb, [data-testid=graph-poster] rect.pm"
+RECTS = ("els => els.map((e) => { const r = e.getBoundingClientRect(); "
+         "return [r.x, r.y, r.width, r.height]; })")
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1280, 720)], ids=["1440x900", "1280x720"])
+def test_the_poster_shows_the_picture_without_script_and_the_view_draws_on_it(browser, tmp_path, size):
+    """Scripts off (a mail preview, a locked-down viewer, a printer): the file still shows the
+    whole picture. Scripts on: the view takes its place, each box where the poster had it."""
+    path = tmp_path / "run.html"
+    assert cli(["graph", "--format", "html", "-o", str(path)]) == 0
+    picture = layout(run(RunConfig()).graph, "auto", max_nodes=None)
+    viewport = {"width": size[0], "height": size[1]}
+    still = browser.new_context(viewport=viewport, java_script_enabled=False, offline=True)
+    try:
+        page = still.new_page()
+        page.goto(path.as_uri())
+        poster = page.get_by_test_id("graph-poster")
+        expect(poster).to_be_visible()
+        drawn = page.locator(BOXES).evaluate_all(RECTS)
+        assert len(drawn) == len(picture.nodes)
+        assert all(w > 10 and h > 10 for _, _, w, h in drawn)
+        assert page.locator("[data-testid=graph-poster] text").count() == len(picture.nodes) + sum(
+            bool(f.label) for f in picture.frames)
+        page.screenshot(path=str(SHOTS / f"handout_poster_{size[0]}.png"))
+    finally:
+        still.close()
+    live = browser.new_context(viewport=viewport, offline=True)
+    try:
+        page = live.new_page()
+        view = open_handout(page, path)
+        expect(page.get_by_test_id("graph-poster")).to_have_count(0)
+        ids = [p.id for p in picture.nodes]
+        boxes = view.evaluate("(el, ids) => ids.map((id) => el.gvScreenBox(id))", ids)
+        for (x, y, w, h), box in zip(drawn, boxes, strict=True):
+            assert box["x"] == pytest.approx(x, abs=1.5) and box["y"] == pytest.approx(y, abs=1.5)
+            assert box["width"] == pytest.approx(w, abs=1.5) and box["height"] == pytest.approx(h, abs=1.5)
+    finally:
+        live.close()
+
+
 def test_screenshot_of_a_gru_handout_mid_replay(offline, tmp_path):
     """The picture docs/hosting.md shows: a GRU run of 2 layers, Record stopped halfway."""
     path = tmp_path / "gru.html"
