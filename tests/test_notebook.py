@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections import Counter
 
 import pytest
@@ -184,6 +185,17 @@ def test_save_writes_one_offline_file_with_the_payload_and_the_view():
     assert "default-src 'none'" in text and "<script src" not in text
     data = text.split('<script type="application/json" id="stockdemo-data">')[1].split("</script>")[0]
     assert json.loads(data)["nodes"]["id"] == payload_of(widget)["nodes"]["id"]
+
+
+def test_save_as_svg_writes_the_picture_alone(tmp_path):
+    """For slides: the boxes of the view, as an SVG any viewer opens (stockdemo.poster)."""
+    model, x = loop_run(3)
+    widget = stockdemo.show(model, x)
+    root = ET.parse(widget.save(tmp_path / "graph.SVG")).getroot()
+    svg = "{http://www.w3.org/2000/svg}"
+    boxes = [r for r in root.iter(f"{svg}rect") if r.get("class", "").startswith(("pb", "pm"))]
+    assert len(boxes) == len(widget.run.picture.nodes) == len(payload_of(widget)["nodes"]["id"])
+    assert not list(root.iter(f"{svg}script"))
 
 
 def test_the_widget_syncs_the_payload_and_the_built_view():
