@@ -1,6 +1,7 @@
 """Side by side with the anchors: torchviz, torchview, torchvista and stockdemo on the same six models.
 
     python bench/anchors.py [--models seed,gru] [--tools torchviz,stockdemo] [--timeout 120] [--frames 40]
+                            [--repeat 3] [--opens 3]
 
 The models are ``stockdemo.zoo.ZOO`` (the seed, a GRU at T 200 with 4 layers, a 6-layer
 nn.TransformerEncoder, a residual CNN, an nn.LSTMCell loop, a data-dependent ``while``).
@@ -12,15 +13,17 @@ after ``--timeout`` seconds. For each, printed and written to artifacts/anchors.
 - time to the picture, from the call with the model and its input in hand (the forward
   included) to the picture painted in Chromium, in two ways. The Python part: torchviz's
   ``make_dot`` and torchview's ``draw_graph`` until ``dot -Tsvg`` has written the SVG;
-  torchvista's ``trace_model`` HTML; stockdemo's ``stockdemo.show`` + ``widget.save`` (the
-  offline handout). The browser part, (a) a fresh page: the SVG or HTML file opened in a
-  new tab, by the page's own clock from its navigation's start to the frame after the one
-  the picture is first in (the browser warmed up by one page first); (b) an open page, as
+  torchvista's ``trace_model`` HTML; stockdemo's ``stockdemo.show`` + ``widget.save``, as an
+  SVG file (the picture alone) and as the offline handout. The browser part, (a) a fresh
+  page: the file opened in a new tab, by the page's own clock from its navigation's start
+  until the frame the picture is first in has been handed to the compositor (the browser
+  warmed up by one page first; each file opened ``--opens`` times); for the handout, its
+  poster, and when its view has taken the poster's place; (b) an open page, as
   a notebook shows a cell's output: the SVG as JupyterLab shows one (an <img> with the SVG
   as its data: URI, until loaded and painted), and ours rendered by the anywidget
   module (loaded beforehand, as JupyterLab loads a widget's module once) from the
   widget's payload, until painted (torchvista's picture is a page of its own: n/a); there
-  ours counts ``show`` alone, which makes the payload (a notebook writes no handout).
+  ours counts ``show`` alone, which makes the payload (a notebook writes no file).
   Each a median of ``--repeat`` fresh runs;
 - the nodes drawn (the SVG's nodes; torchvista's drawn node groups; the view's boxes);
 - whether the ops by type equal autograd's own: a ``grad_fn.next_functions`` walk from
