@@ -12,12 +12,12 @@ import argparse
 import json
 import sys
 
-import graphviz
-
 from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
 from stockdemo.dot import render_dot
 from stockdemo.graph import count_text
+from stockdemo.layout import layout
 from stockdemo.live import run
+from stockdemo.poster import svg_file
 from stockdemo.replay import trace_run
 
 
@@ -62,17 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         text = json.dumps(result.graph.to_dict(), indent=1)
     elif args.format == "html":
         text = _handout(config, result.graph, view)
+    elif args.format == "svg":  # drawn as the view draws it, every node placed: no Graphviz needed
+        text = svg_file(layout(result.graph, view, max_nodes=None))
     else:
         text = render_dot(result.graph, view).dot
-        if args.format == "svg":
-            try:
-                text = graphviz.Source(text).pipe(format="svg", engine="neato").decode()
-            except graphviz.ExecutableNotFound:
-                print("error: --format svg needs Graphviz's programs (the `neato` command), "
-                      "which are not installed here. Install them (Debian: apt-get install "
-                      "graphviz), or write --format dot and open it in any Graphviz viewer.",
-                      file=sys.stderr)
-                return 2
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text)
@@ -91,7 +84,6 @@ def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
 def _handout(config: RunConfig, graph, view: str) -> str:
     """The run's graph, every node placed, with its replay: one self-contained HTML file."""
     from stockdemo.handout import run_handout
-    from stockdemo.layout import layout
 
     return run_handout(config, layout(graph, view, max_nodes=None), trace_run(config))
 

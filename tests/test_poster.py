@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from stockdemo import RunConfig, run, theme
+from stockdemo.__main__ import main as cli
 from stockdemo.handout import GRAPH_PX, handout_html, view_handout
 from stockdemo.layout import layout
 from stockdemo.poster import MAX_BOXES, box_height, fit_scale, poster_html, svg_file
@@ -115,3 +116,15 @@ def test_a_picture_too_big_for_a_poster_gets_none():
     assert len(big.nodes) > MAX_BOXES
     assert poster_html(big, GRAPH_PX, 640) == ""
     assert 'data-testid="graph-poster"' not in view_handout(big)
+
+
+def test_the_command_line_writes_the_svg_with_no_graphviz(tmp_path, capsys, monkeypatch):
+    """``graph --format svg``: the poster's drawing of every node placed, Graphviz's programs
+    not needed (none on PATH here)."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    path = tmp_path / "gru.svg"
+    assert cli(["graph", "--cell", "gru", "--seq-len", "8", "--format", "svg", "-o", str(path)]) == 0
+    picture = layout(run(RunConfig(cell="gru", seq_len=8)).graph, "auto", max_nodes=None)
+    root = ET.parse(path).getroot()
+    assert len(boxes(root)) == len(picture.nodes)
+    assert f"{picture.counts.nodes} nodes" in capsys.readouterr().err
