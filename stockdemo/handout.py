@@ -80,9 +80,15 @@ pre {{ background: #F8F9FB; padding: 0.8rem; overflow-x: auto; font-size: 0.85re
 .hd-table th {{ background: #F0F3F6; position: sticky; top: 0; }}
 .hd-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 footer {{ color: {theme.CAPTION}; margin-top: 1.5rem; font-size: 0.85rem; }}
-/* The poster sits where the view's canvas will: under the toolbar's row (2rem and the
-   view's 0.35rem gap), its height following the page's width (container units). */
-.hd-poster-box {{ container-type: inline-size; padding-top: 2.35rem; position: relative; }}
+/* The poster sits where the view's canvas will: under the toolbar (2rem a row, 0.3rem
+   between rows, the view's 0.35rem gap), whose replay controls wrap on a narrow page
+   (rows measured in Chromium: one from 45.25rem wide, four under 17.5rem); its height
+   follows the page's width (container units). */
+.hd-poster-box {{ container-type: inline-size; position: relative; }}
+.hd-poster-box .hd-poster {{ margin-top: 2.35rem; }}
+@container (width < 45.25rem) {{ .hd-replay .hd-poster {{ margin-top: 4.65rem; }} }}
+@container (width < 31.875rem) {{ .hd-replay .hd-poster {{ margin-top: 6.95rem; }} }}
+@container (width < 17.5rem) {{ .hd-replay .hd-poster {{ margin-top: 9.25rem; }} }}
 .hd-noscript {{ position: absolute; top: 0; margin: 0; line-height: 2rem; color: {theme.CAPTION}; }}
 """
 
@@ -135,7 +141,8 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
               else "This file has no replay of the run (the view it came from had none).")
     poster = poster_html(picture, GRAPH_PX, BOX_HEIGHT)
     if poster:
-        poster = ('<div class="hd-poster-box"><noscript><p class="hd-noscript">Scripts are off here, '
+        replay_row = " hd-replay" if trace is not None else ""
+        poster = (f'<div class="hd-poster-box{replay_row}"><noscript><p class="hd-noscript">Scripts are off here, '
                   "so this is the picture alone: with them on, it zooms, names each node's line and replays."
                   f"</p></noscript>{poster}</div>")
     code_block = ("" if code is None else

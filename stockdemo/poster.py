@@ -68,6 +68,8 @@ def shapes(font: str) -> str:
 STYLE = shapes(f"var(--st-font, {FONT_FAMILY})") + f"""
 .hd-poster {{ position: relative; box-sizing: border-box; overflow: hidden; background: #FFFFFF;
   border: 1px solid var(--st-border-color-light, #E6EAF1); border-radius: var(--st-base-radius, 0.5rem); }}
+/* On a phone the view's stage is its height plus its border (graph_view.css, max-width 640px). */
+@media (max-width: 640px) {{ .hd-poster {{ box-sizing: content-box; }} }}
 /* As the view's canvas: inside the border, as big as the box with it; a small picture centred. */
 .hd-poster svg {{ position: absolute; inset: 0 -2px -2px 0; margin: auto; width: calc(100% + 2px);
   height: calc(100% + 2px); padding: {PAD_PX}px; box-sizing: border-box; }}
