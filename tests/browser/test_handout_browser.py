@@ -219,3 +219,29 @@ def test_the_largest_handout_opens_from_disk(offline, tmp_path):
     view.locator("[data-act=backward]").click()
     expect(view).to_have_attribute("data-mode", "backward")
     assert offline.requested == [] and offline.console_errors == []
+
+
+def test_the_handout_and_its_poster_pass_axe(offline, tmp_path):
+    """axe-core (WCAG 2.0/2.1 A and AA): no serious or critical violation in the handout with
+    its view, nor in its poster as a page without the view's script shows it."""
+    from tests.browser.test_accessibility_browser import TAGS, axe_source
+
+    path = tmp_path / "run.html"
+    assert cli(["graph", "--format", "html", "-o", str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    still = tmp_path / "poster.html"  # the view's script (the file's last) left out
+    still.write_text(text[:text.rindex("<script>")] + "</body>\n</html>\n", encoding="utf-8")
+    found = {}
+    for name, file in (("handout", path), ("poster", still)):
+        offline.goto(file.as_uri())
+        if name == "handout":
+            expect(offline.locator(VIEW)).to_have_attribute("data-drawn-graph", re.compile(r"\w+"))
+        else:
+            expect(offline.get_by_test_id("graph-poster")).to_be_visible()
+        offline.add_script_tag(content=axe_source())
+        violations = offline.evaluate(
+            "async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
+            ".violations.filter(v => ['serious', 'critical'].includes(v.impact))"
+            ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))", TAGS)
+        found[name] = violations
+    assert found == {"handout": [], "poster": []}

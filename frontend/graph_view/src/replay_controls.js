@@ -18,8 +18,8 @@ export function buildReplayBar(v) {
   v.speed = el("select", { class: "gv-speed", "aria-label": "Replay speed" });
   for (const s of SPEEDS) v.speed.append(el("option", { value: String(s) }, `${s} /s`));
   v.modeButtons = {
-    forward: button("forward", "● Record", "Replay the forward pass: nodes appear as autograd recorded them"),
-    backward: button("backward", "◀ Backward", "Replay backward(): the engine's real order, coloured by gradient norm"),
+    forward: button("forward", "● Record", "Record: replay the forward pass, nodes appearing as autograd recorded them"),
+    backward: button("backward", "◀ Backward", "Backward: replay backward() in the engine's real order, coloured by gradient norm"),
   };
   v.playButton = button("play", "▶ Play", "Play or pause (Space)");
   bar.append(
