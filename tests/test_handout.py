@@ -104,8 +104,8 @@ def test_text_from_the_run_cannot_break_out_of_its_element():
     text = handout_html(evil, None, title=hostile, about=hostile, facts=[(hostile, hostile)],
                         code=hostile)
     p = parts(text)
-    # Still exactly the two scripts the file ships, and the data parses back to the caption.
-    assert [attrs.get("id") for attrs, _ in p.scripts] == ["stockdemo-data", None]
+    # Still exactly the scripts the file ships, and the data parses back to the caption.
+    assert [attrs.get("id") for attrs, _ in p.scripts] == ["stockdemo-data", "stockdemo-view", None]
     [data] = [t for attrs, t in p.scripts if attrs.get("id") == "stockdemo-data"]
     assert json.loads(data)["caption"] == hostile
     assert "<script>alert(1)" not in text
@@ -113,7 +113,7 @@ def test_text_from_the_run_cannot_break_out_of_its_element():
 
 def test_the_view_script_is_safe_to_inline():
     p = parts(view_handout(layout(run(RunConfig()).graph, "auto", max_nodes=None)))
-    script = p.scripts[-1][1]
+    [script] = [t for attrs, t in p.scripts if attrs.get("id") == "stockdemo-view"]
     assert len(script) > 10_000  # the whole view, bundled
     assert not re.search(r"</script", script, re.IGNORECASE)
 
