@@ -4,7 +4,7 @@ A handout (stockdemo/handout.py) opens in a fresh tab. Its interactive view buil
 lays out and draws itself in about 45 ms of script before the first paint; an SVG
 file paints with none. So the handout carries this poster of the same picture: the
 browser paints it with the page, and the view (frontend/graph_view/src/handout.js)
-takes its place a frame later. A browser with scripts off, a mail preview or a
+takes its place once that frame is painted. A browser with scripts off, a mail preview or a
 printer keeps the poster.
 
 The poster draws what the view draws at its first fit (frontend/graph_view/src/draw.js:
@@ -31,7 +31,8 @@ MAX_BOXES = 2_000
 # smallest readable label in px, the fit's padding in px and its largest scale.
 FONT_PT = 11
 # Baselines placed, not asked of the renderer (dominant-baseline cost a file ~7 ms to paint):
-# a line's middle and its top (canvas's "middle" and "top") are this many ems above it.
+# a label line's baseline this many ems below its middle, a caption's below its top (as
+# canvas's textBaseline "middle" and "top" place them).
 MIDDLE, TOP = 0.35, 0.9
 CHAR_W = 6.1  # a mean Helvetica advance at 11 px (stockdemo.picture's 6.6 at 12)
 ARROW_PT = 6
