@@ -144,8 +144,7 @@ def _code(args: argparse.Namespace) -> int:
     elif args.format == "dot":
         text = graph_dot(run.graph)
     else:
-        facts = [("Nodes", f"{len(run.graph['nodes']):,}"), ("Edges", f"{len(run.graph['edges']):,}"),
-                 ("Output shape", str(tuple(run.shape or ()))), ("Run", f"{run.seconds * 1000:.0f} ms")]
+        facts = [("Output shape", str(tuple(run.shape or ()))), ("Run", f"{run.seconds * 1000:.0f} ms")]
         text = graph_html(run.graph, source, facts)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

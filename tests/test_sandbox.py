@@ -13,6 +13,7 @@ import io
 import json
 import linecache
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -392,6 +393,11 @@ def test_the_command_line_writes_the_graph_as_dot_and_as_a_handout(tmp_path):
     assert dot.returncode == html.returncode == 0, dot.stderr + html.stderr
     assert dot.stdout.startswith("digraph your_code")
     assert "Content-Security-Policy" in page.read_text() and "nn.RNNCell(3, 10)" in page.read_text()
+    # The facts above the graph count what its caption counts (the output's box too).
+    text = page.read_text()
+    nodes = re.search(r"<dt>Nodes</dt><dd>([\d,]+)</dd>", text).group(1)
+    caption = re.search(r'data-testid="handout-caption">([\d,]+) nodes', text).group(1)
+    assert nodes == caption
 
 
 def test_linecache_of_the_server_is_untouched_by_runs():

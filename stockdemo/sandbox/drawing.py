@@ -17,9 +17,11 @@ def graph_dot(raw: dict) -> str:
 
 
 def graph_html(raw: dict, source: str, facts: list[tuple[str, str]]) -> str:
-    """The run's graph as the offline handout: one HTML file, the code folded under it."""
-    from stockdemo.handout import handout_html
+    """The run's graph as the offline handout: one HTML file, the code folded under it.
+    ``facts`` follow the graph's size, counted as its caption counts it (the output's box too)."""
+    from stockdemo.handout import handout_html, size_facts
 
-    return handout_html(picture_of_record(raw), None, title="Autograd graph of your code",
+    picture = picture_of_record(raw)
+    return handout_html(picture, None, title="Autograd graph of your code",
                         about="The graph PyTorch recorded while your code ran once, in the sandbox.",
-                        facts=facts, code=source)
+                        facts=[*size_facts(picture), *facts], code=source)
