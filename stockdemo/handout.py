@@ -27,8 +27,8 @@ from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RUN_KNOBS, RunConfig
 from stockdemo.node_table import COLUMNS, node_rows
 from stockdemo.picture import Picture
+from stockdemo.poster import FONT_FAMILY, poster_html
 from stockdemo.poster import STYLE as POSTER_STYLE
-from stockdemo.poster import poster_html
 from stockdemo.view_payload import view_json
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def theme_variables(selector: str = ":root") -> str:
     """The --st-* variables the view's CSS reads (in the app, Streamlit's theme sets them)."""
     return f"""
 {selector} {{
-  --st-font: {theme.FONT_FAMILY}, Arial, sans-serif;
+  --st-font: {FONT_FAMILY};
   --st-text-color: {theme.TEXT};
   --st-background-color: #FFFFFF;
   --st-secondary-background-color: #F0F3F6;

@@ -43,7 +43,7 @@ MAX_SCALE = 2
 DATA_KINDS = {"input", "output", "parameter"}  # drawn with a heavier frame than ops
 MARKER_KINDS = {"fold", "loop"}  # a rolled or folded run's dashed markers
 
-FONT_FAMILY = f"{theme.FONT_FAMILY}, Arial, sans-serif"  # the view's (handout.theme_variables)
+FONT_FAMILY = f"{theme.FONT_FAMILY}, Arial, sans-serif"  # the view's too (handout.theme_variables)
 
 
 def shapes(font: str) -> str:
@@ -140,9 +140,8 @@ def _frames(picture: Picture, labels: bool) -> list[str]:
     return parts
 
 
-def _edges(picture: Picture, recurrent: bool) -> list[str]:
+def _edges(picture: Picture, index: dict[str, PlacedNode], recurrent: bool) -> list[str]:
     """One path of lines and one of arrow heads for the edges of one kind."""
-    index = {p.id: p for p in picture.nodes}
     lines, heads = [], []
     for e in picture.edges:
         a, b = index.get(e.src), index.get(e.dst)
@@ -171,7 +170,8 @@ def drawing(picture: Picture, scale: float) -> str:
     the view labels them at ``scale`` px per point: below 6 px a label keeps its first line
     (the op), sized to the box, or goes."""
     labels = FONT_PT * scale >= LABEL_MIN_PX
-    parts = [*_frames(picture, labels), *_edges(picture, False), *_edges(picture, True)]
+    index = {p.id: p for p in picture.nodes}
+    parts = [*_frames(picture, labels), *_edges(picture, index, False), *_edges(picture, index, True)]
     parts.extend(_box(p) for p in picture.nodes)
     smallest = min((p.h for p in picture.nodes), default=20.0)
     if labels:
