@@ -27,10 +27,16 @@ The pool starts its workers in the background (``start``), so a page can warm
 it without waiting for each worker's ``import torch``; runs submitted before a
 worker is ready wait in the queue like any other.
 
-A worker is ``python -m stockdemo.train_worker`` talking over a socket pair, not a
-``multiprocessing`` spawn: spawn re-imports the parent's ``__main__``, and in
-a Streamlit server that is the page script being run (Streamlit sets it), so
-every worker would run the Train page and start workers of its own.
+Workers are forked from one warm parent (``python -m stockdemo.train_worker --parent``)
+that has imported torch and trained once: each worker shares its pages and costs
+only its own run's memory, not a second torch. The parent is a fresh interpreter
+talking over a socket pair, not a ``multiprocessing`` spawn: spawn re-imports the
+parent's ``__main__``, and in a Streamlit server that is the page script being run
+(Streamlit sets it), so every worker would run the Train page and start workers of
+its own. The pool hands the parent one end of a new socket pair per worker wanted
+(SCM_RIGHTS); the parent reports each fork's pid and, when it ends, its exit code.
+Under memory pressure the kernel kills a worker before its parent, and either before
+the server (their ``oom_score_adj``).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from stockdemo import host
 from stockdemo.config import MAX_TRAIN_SECONDS
 from stockdemo.train import TrainResult
 
@@ -83,8 +90,9 @@ class WorkerLost(Exception):
 
 
 def default_workers() -> int:
-    """``STOCKDEMO_TRAIN_WORKERS`` if set, else the cores this process may use."""
-    return max(1, int(os.environ.get("STOCKDEMO_TRAIN_WORKERS", 0)) or len(os.sched_getaffinity(0)))
+    """``STOCKDEMO_TRAIN_WORKERS`` if set, else what the host holds (``host.training_workers``:
+    one per CPU of its cgroup's quota, fewer where memory is short)."""
+    return max(1, int(os.environ.get("STOCKDEMO_TRAIN_WORKERS", 0)) or host.training_workers())
 
 
 def default_max_waiting() -> int:
@@ -105,10 +113,10 @@ class _Job:
 
 @dataclass(eq=False)
 class _Worker:
-    process: subprocess.Popen
     conn: multiprocessing.connection.Connection
     ready: bool = False
-    pid: int = 0
+    pid: int = 0  # once the warm parent has forked it
+    returncode: int | None = None  # once the warm parent has reaped it (subprocess's convention)
     job: _Job | None = None
     stop_sent_at: float | None = None
 
@@ -132,6 +140,11 @@ class TrainingPool:
         self._failed_starts = 0
         self._broken: str | None = None
         self._respawn_at: list[float] = []  # replacements due for workers stopped by a signal
+        self._warm: subprocess.Popen | None = None  # the parent every worker is forked from
+        self._control: socket.socket | None = None  # to it: a socket per worker wanted
+        self._reports: multiprocessing.connection.Connection | None = None  # from it
+        self._forking: deque[_Worker] = deque()  # asked for, in order, pid not known yet
+        self._exits: dict[int, int] = {}  # pid -> exit code, reported by the parent
 
     # -- public --
 
@@ -188,6 +201,11 @@ class TrainingPool:
         with self._lock:
             return [w.pid for w in self._pool if w.ready]
 
+    def parent_pid(self) -> int | None:
+        """The warm parent's pid (None before the first start or after it died)."""
+        with self._lock:
+            return self._warm.pid if self._warm is not None and self._warm.poll() is None else None
+
     def close(self) -> None:
         """Stop the dispatcher and every worker (tests; a server's exit ends them anyway)."""
         with self._lock:
@@ -203,11 +221,18 @@ class TrainingPool:
             if w.job is not None:
                 w.job.events.put(("lost", "The training service was shut down."))
             w.conn.close()  # the worker sees the pipe close and exits
+        with self._lock:
+            for w in pool:
+                if w.pid and self._exit_code(w, 2) is None:
+                    _kill(w.pid)
+            warm, self._warm = self._warm, None
+            self._close_control()
+        if warm is not None:  # its control socket closed: it exits
             try:
-                w.process.wait(timeout=2)
+                warm.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                w.process.kill()
-                w.process.wait(timeout=2)
+                warm.kill()
+                warm.wait(timeout=2)
 
     # -- session side --
 
@@ -247,15 +272,67 @@ class TrainingPool:
     # -- dispatcher thread --
 
     def _spawn(self) -> _Worker:
-        parent, child = socket.socketpair()
+        """Ask the warm parent (started if need be) for one more worker, over a new socket pair."""
+        self._start_parent()
+        mine, theirs = socket.socketpair()
+        worker = _Worker(multiprocessing.connection.Connection(mine.detach()))
+        try:
+            socket.send_fds(self._control, [b"w"], [theirs.fileno()])
+            self._forking.append(worker)
+        except OSError:
+            pass  # the parent is gone: this worker's socket closes below, and it is replaced
+        theirs.close()
+        return worker
+
+    def _start_parent(self) -> None:
+        if self._warm is not None and self._warm.poll() is None and self._control is not None:
+            return
+        self._close_control()
+        mine, theirs = socket.socketpair()
         # The server may run from any directory (streamlit run /path/app.py): point the
-        # worker at this copy of stockdemo.
+        # parent at this copy of stockdemo.
         path = os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))
-        process = subprocess.Popen(
-            [sys.executable, "-m", "stockdemo.train_worker", str(child.fileno()), str(self.torch_threads)],
-            pass_fds=(child.fileno(),), env={**os.environ, "PYTHONPATH": path})
-        child.close()
-        return _Worker(process, multiprocessing.connection.Connection(parent.detach()))
+        self._warm = subprocess.Popen(
+            [sys.executable, "-m", "stockdemo.train_worker", "--parent", str(theirs.fileno()),
+             str(self.torch_threads)], pass_fds=(theirs.fileno(),), env={**os.environ, "PYTHONPATH": path})
+        theirs.close()
+        self._control = mine
+        self._reports = multiprocessing.connection.Connection(os.dup(mine.fileno()))
+
+    def _close_control(self) -> None:
+        """Forget the warm parent's sockets; workers it never forked see theirs close."""
+        for end in (self._reports, self._control):
+            if end is not None:
+                end.close()
+        self._reports = self._control = None
+        self._forking.clear()
+
+    def _read_reports(self) -> None:
+        """What the warm parent said: a worker's pid, a worker's exit code."""
+        try:
+            while self._reports is not None and self._reports.poll():
+                message = self._reports.recv()
+                if message[0] == "forked" and self._forking:
+                    self._forking.popleft().pid = message[1]
+                elif message[0] == "exited":
+                    self._exits[message[1]] = message[2]
+        except (EOFError, OSError):
+            self._close_control()  # it died; the next worker wanted starts another
+            if self._warm is not None:
+                self._warm.poll()
+
+    def _exit_code(self, w: _Worker, timeout: float) -> int | None:
+        """``w``'s exit code, waiting up to ``timeout`` for the parent to report it (None: unknown)."""
+        deadline = time.monotonic() + timeout
+        while w.returncode is None:
+            if w.pid in self._exits:
+                w.returncode = self._exits.pop(w.pid)
+                break
+            left = deadline - time.monotonic()
+            if self._reports is None or left <= 0 or not self._reports.poll(left):
+                break
+            self._read_reports()
+        return w.returncode
 
     def _renumber(self) -> None:
         for i, job in enumerate(self._waiting, 1):
@@ -269,6 +346,8 @@ class TrainingPool:
                 if self._closed:
                     return
                 watched = {self._wake_read: None}
+                if self._reports is not None:
+                    watched[self._reports] = None
                 for w in self._pool:
                     watched[w.conn] = w  # a worker that dies closes its end: readable, then EOF
             ready = multiprocessing.connection.wait(list(watched), timeout=0.5)
@@ -279,6 +358,9 @@ class TrainingPool:
                     if obj is self._wake_read:
                         while self._wake_read.poll():
                             self._wake_read.recv_bytes()
+                        continue
+                    if obj is self._reports:
+                        self._read_reports()
                         continue
                     w = watched[obj]
                     if w in self._pool:
@@ -302,13 +384,15 @@ class TrainingPool:
             return
         except (EOFError, OSError):
             pass
-        try:
-            w.process.wait(timeout=1)  # its socket closes just before it is reaped
-        except subprocess.TimeoutExpired:
-            pass
-        self._replace(w, f"The training worker stopped unexpectedly (exit code "
-                         f"{w.process.returncode}). Your run was lost; the server has started a "
-                         "new worker: press Train to try again.")
+        code = self._exit_code(w, 1)  # its socket closes just before it is reaped
+        if code == -signal.SIGKILL:  # from outside: the kernel's out-of-memory killer, most likely
+            why = (f"The training worker stopped unexpectedly (exit code {code}): it was killed, most "
+                   "likely because the server ran short of memory; try a shorter run (fewer epochs, "
+                   "a shorter sequence or a smaller model). The server has started a new worker.")
+        else:
+            why = (f"The training worker stopped unexpectedly (exit code {code}). Your run was lost; "
+                   "the server has started a new worker: press Train to try again.")
+        self._replace(w, why)
 
     def _receive(self, w: _Worker, message: tuple) -> None:
         kind = message[0]
@@ -334,10 +418,10 @@ class TrainingPool:
         if w.job is not None:
             w.job.events.put(("lost", why))
         w.conn.close()
-        if w.process.poll() is None:
-            w.process.kill()
-        w.process.wait(timeout=2)
-        if w.process.returncode in STOP_SIGNALS:
+        if w.pid and self._exit_code(w, 0) is None:
+            _kill(w.pid)
+            self._exit_code(w, 2)
+        if w.returncode in STOP_SIGNALS:
             self._pool.remove(w)
             self._respawn_at.append(time.monotonic() + RESPAWN_AFTER_STOP_S)
             return
@@ -348,7 +432,7 @@ class TrainingPool:
         # Workers die before they can even import torch: respawning would only spin.
         self._pool.remove(w)
         self._broken = (f"Training workers cannot start on this server (exit code "
-                        f"{w.process.returncode}); the server's log says why.")
+                        f"{w.returncode}); the server's log says why.")
         if not self._pool:
             while self._waiting:
                 self._waiting.popleft().events.put(("lost", self._broken))
@@ -393,6 +477,13 @@ class TrainingPool:
                     continue
                 w.job, job.position = job, 0
         self._renumber()
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 _shared: TrainingPool | None = None

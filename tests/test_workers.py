@@ -10,6 +10,7 @@ import pytest
 
 from stockdemo import data, train, train_worker, windows, workers
 from stockdemo.config import TrainConfig
+from tests.cgroups import oom_score_adj, smaps
 
 QUICK = TrainConfig(source="synthetic", series="gbm", epochs=4, seed=3)
 # About 1.5 s per epoch (train.estimated_seconds), 200 epochs allowed: it runs until stopped.
@@ -76,6 +77,19 @@ def test_workers_yield_the_cores_to_their_server(pool):
     assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, server + train_worker.WORKER_NICE)
 
 
+def test_workers_are_forked_from_one_warm_parent_and_share_its_torch(pool):
+    quick = dataset_for(QUICK, days=300)
+    assert isinstance(list(pool.train(quick, QUICK))[-1], train.TrainResult)
+    [pid], parent = pool.worker_pids(), pool.parent_pid()
+    with open(f"/proc/{pid}/stat") as f:
+        assert int(f.read().rsplit(")", 1)[1].split()[1]) == parent
+    # Its own pages only: a worker started as its own Python had 247 MB private (docs/hosting.md).
+    assert smaps(pid)["Private_Dirty"] < 64, smaps(pid)
+    assert smaps(parent)["Private_Dirty"] < smaps(parent)["Shared_Dirty"]  # torch's pages are shared
+    # Under memory pressure the kernel picks the highest score: a worker, then its parent, not us.
+    assert oom_score_adj(pid) > oom_score_adj(parent) > oom_score_adj(os.getpid())
+
+
 def test_waiting_runs_see_their_place_and_a_full_queue_refuses(pool):
     ds = dataset_for(LONG)
     running = pool.train(ds, LONG, LONG_LIMIT_S)
@@ -127,6 +141,7 @@ def test_a_killed_worker_ends_only_its_run_and_is_replaced(pool):
         for _ in stream:
             pass
     assert str(-signal.SIGKILL) in str(lost.value)  # the exit code multiprocessing reports
+    assert "ran short of memory; try a shorter run" in str(lost.value)  # what a SIGKILL most likely is
     wait_for(lambda: pool.status()["ready"] == 1, 60, "no new worker")
     assert pool.worker_pids() != [pid]
     quick = dataset_for(QUICK, days=300)
