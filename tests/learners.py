@@ -1,0 +1,69 @@
+"""Learners' programs (tests/corpus/*.py) and one run of a program in this process, as the sandbox runs it.
+
+The sandbox's child (``stockdemo.sandbox.child.run_source``) seeds torch and ``random``
+with 0, compiles the source as ``"<your code>"`` without this module's ``__future__``
+flags, runs it in a fresh ``{"__name__": "__main__"}`` namespace with one torch thread,
+in an empty folder of its own, stdout and stderr going to one stream. ``run_here`` does
+the same, so what differs between the two is the sandbox, not the set-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+from stockdemo.code_graph import CODE_FILE, LineRecorder, ops_by_type
+from tests.helpers import ROOT
+
+CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.py"))
+SEED = 0  # stockdemo.sandbox.child.SEED
+
+
+@dataclass(frozen=True)
+class LocalRun:
+    """What one program did here: its printed text, the warnings it raised, predictions' graph."""
+
+    printed: str
+    warnings: tuple[str, ...]
+    shape: tuple[int, ...]
+    ops_by_type: dict[str, int]
+    optimizers: frozenset[str]  # the torch.optim classes whose step() it called
+
+
+def run_here(source: str, folder: Path, recorder: bool = False) -> LocalRun:
+    """Run ``source`` in this process in ``folder`` (empty) -> LocalRun. Raises what the program raises.
+
+    ``recorder``: run it under ``LineRecorder`` for "<your code>", as the sandbox does.
+    """
+    printed = io.StringIO()
+    stepped: set[str] = set()
+    step_hook = register_optimizer_step_post_hook(
+        lambda optimizer, args, kwargs: stepped.add(type(optimizer).__name__))
+    namespace: dict = {"__name__": "__main__"}
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        torch.manual_seed(SEED)
+        random.seed(SEED)
+        code = compile(source, CODE_FILE, "exec", dont_inherit=True)
+        with (contextlib.chdir(folder), contextlib.redirect_stdout(printed),
+              contextlib.redirect_stderr(printed), warnings.catch_warnings(record=True) as caught):
+            # A warning shows once per place in a process: the text would depend on what ran before.
+            warnings.simplefilter("always")
+            with LineRecorder(is_callers=lambda filename: filename == CODE_FILE) if recorder \
+                    else contextlib.nullcontext():
+                exec(code, namespace)
+        predictions = namespace["predictions"]
+        return LocalRun(printed.getvalue(), tuple(f"{w.category.__name__}: {w.message}" for w in caught),
+                        tuple(predictions.shape), ops_by_type(predictions), frozenset(stepped))
+    finally:
+        step_hook.remove()
+        torch.set_num_threads(threads)
+        namespace.clear()
