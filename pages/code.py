@@ -25,4 +25,4 @@ with editor:
 with result:
     code_run.result(source, run)
 st.caption(f"Your code runs in a sandbox, never in the server: at most {code_run.limits_words()}. "
-           "No files, no network, no new processes.")
+           "Files only in its own folder, gone when the run ends; no network, no new processes.")

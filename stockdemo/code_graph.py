@@ -163,11 +163,15 @@ class LineRecorder(TorchFunctionMode):
     """While active on this thread: for each torch call that created autograd nodes, where
     in the caller's code it ran and in which iteration of each loop around it."""
 
-    def __init__(self, is_callers: Callable[[str], bool] = is_callers_file, loops: bool = True) -> None:
-        """``loops`` False: no line tracer, so no iterations (a run whose steps are known otherwise)."""
+    def __init__(self, is_callers: Callable[[str], bool] = is_callers_file, loops: bool = True,
+                 on_backward: Callable[[torch.Tensor], None] | None = None) -> None:
+        """``loops`` False: no line tracer, so no iterations (a run whose steps are known otherwise).
+        ``on_backward``: called with the root tensor just before each ``backward()`` or
+        ``torch.autograd.grad`` runs, while the graph it will free is still whole."""
         super().__init__()
         self.is_callers = is_callers
         self.loops = loops
+        self.on_backward = on_backward
         self.ends: list[int] = []  # the newest sequence number each recorded call made
         self.sites: list[Site | None] = []
         self._theirs: dict[object, bool] = {}  # code object -> is it the caller's?
@@ -222,15 +226,25 @@ class LineRecorder(TorchFunctionMode):
         return super().__exit__(*exc)
 
     # -- the torch calls ------------------------------------------------------------------
+    # Recording must change nothing the code does. So it reads only what torch itself would
+    # read next: no grad_fn under no_grad or inference mode (no node can be made there, and
+    # asking a view made there for one runs autograd's rebase check, which raises), and a
+    # grad_fn that cannot be read is no node (the code meets the same error when it uses it).
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if self.on_backward is not None and func in _BACKWARDS:
+            root = _root(args[0] if args else (kwargs or {}).get("tensors", (kwargs or {}).get("outputs")))
+            if root is not None:
+                self.on_backward(root)
         out = func(*args, **(kwargs or {}))
+        if not torch.is_grad_enabled():
+            return out
         last = self.ends[-1] if self.ends else -1
         newest = last
         made = out if isinstance(out, (tuple, list)) else (out,)
-        if args and isinstance(args[0], torch.Tensor):  # in place: the first argument's grad_fn
-            made = (*made, args[0])
+        if args and isinstance(args[0], torch.Tensor) and (out is args[0] or func in _SETITEM):
+            made = (*made, args[0])  # in place: the changed tensor's new grad_fn
         for t in made:
-            fn = t.grad_fn if isinstance(t, torch.Tensor) else None
+            fn = _grad_fn(t)
             if fn is not None:
                 newest = max(newest, fn._sequence_nr())
         if newest > last:
@@ -257,6 +271,28 @@ class LineRecorder(TorchFunctionMode):
         """Where the node numbered ``sequence_nr`` was made: the first call that reached it."""
         k = bisect_left(self.ends, sequence_nr)
         return self.sites[k] if k < len(self.sites) else None
+
+
+_BACKWARDS = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
+_SETITEM = (torch.Tensor.__setitem__,)
+
+
+def _grad_fn(t: object):
+    """``t.grad_fn``, or None for anything else and for a grad_fn autograd refuses to give."""
+    if not isinstance(t, torch.Tensor):
+        return None
+    try:
+        return t.grad_fn
+    except RuntimeError:
+        return None
+
+
+def _root(tensors: object) -> torch.Tensor | None:
+    """The first tensor with a grad_fn among what backward() or grad() was given."""
+    for t in tensors if isinstance(tensors, (tuple, list)) else (tensors,):
+        if _grad_fn(t) is not None:
+            return t
+    return None
 
 
 def op_name(fn) -> str:

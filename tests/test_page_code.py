@@ -13,6 +13,7 @@ import zlib
 from collections import Counter
 
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from stockdemo.code_graph import ops_by_type
@@ -84,6 +85,20 @@ def test_each_ready_made_edit_shows_its_diff_and_the_graph_autograd_records_for_
     assert sent["lesson"] == edit.lesson  # over the code it explains
     assert at.query_params["code"] == code_to_link(source)  # the edit is in the link
     assert at.pills(key="code_edit").value is None  # the same pill again is a click
+
+
+def test_a_run_of_the_learners_own_code_drops_the_edits_diff_and_keeps_the_editors_text():
+    at = open_code()
+    at.pills(key="code_edit").set_value(EDITS["while"].title).run()
+    source, doc_key = apply(EDITS["while"]), editor(at)["doc_key"]
+    at = run_in_editor(at, source)  # the edit run as it is: still its diff against the seed
+    assert (editor(at)["base"], editor(at)["doc_key"]) == (SEED_CODE, doc_key)
+    at = run_in_editor(at, LONG_LOOP, n=2)  # pasted over it: the learner's own code
+    assert not at.exception, [e.message for e in at.exception]
+    sent = editor(at)
+    assert sent["base"] is None and sent["lesson"] == ""  # an editor opened again paints no seed red
+    assert sent["doc_key"] == doc_key  # the browser keeps what the learner typed, its undo too
+    assert sent["doc"] == LONG_LOOP  # what an editor opened again starts from
 
 
 def test_the_skip_connections_new_add_node_is_the_one_marked_new():
@@ -178,3 +193,71 @@ def test_a_click_on_a_rolled_box_draws_every_iteration_and_a_forged_one_is_ignor
     # Another code: its own picture, rolled again.
     at = run_in_editor(at, LONG_LOOP.replace("torch.manual_seed(0)", "torch.manual_seed(1)"))
     assert len(graph_sent(view_element(at, "code_graph"))["folds"]["node"]) == 1
+
+
+SGD_LOOP = SEED_CODE + """
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    predictions = model(input_data)
+    loss = predictions.pow(2).mean()
+    print(f"step {step}: loss {loss.item():.4f}")
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def walks_at_each_backward(source: str, monkeypatch) -> list[Counter]:
+    """The code run here, with torch's own walk of each graph just before its backward() frees it."""
+    walks: list[Counter] = []
+    backward = torch.Tensor.backward
+
+    def walked(self, *args, **kwargs):
+        walks.append(Counter(ops_by_type(self)))
+        return backward(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(torch.Tensor, "backward", walked)
+        namespace, raised, _ = here(source)
+    assert raised is None, raised
+    return walks
+
+
+def test_a_training_loop_shows_every_graph_it_built_each_as_torch_walked_it_at_its_backward(monkeypatch):
+    at = run_in_editor(open_code(), SGD_LOOP)
+    assert not at.exception, [e.message for e in at.exception]
+    walks = walks_at_each_backward(SGD_LOOP, monkeypatch)
+    assert len(walks) == 5
+    [stepper] = at.select_slider
+    assert "This run built 5 graphs, each freed by its backward()" in stepper.label
+    assert stepper.value == 4  # the last graph first
+    assert drawn_ops(at) == walks[4]
+    for i in range(4):
+        at = stepper.set_value(i).run()
+        [stepper] = at.select_slider
+        assert drawn_ops(at) == walks[i], f"graph {i + 1}"
+        assert metrics(at)["Graph nodes"] == str(sum(walks[i].values()))
+
+
+def test_a_graph_that_changes_size_each_iteration_is_drawn_at_each_size(monkeypatch):
+    source = SEED_CODE + """
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+for step in range(1, 4):
+    out = model(input_data[:, :step + 2])
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+    at = run_in_editor(open_code(), source)
+    walks = walks_at_each_backward(source, monkeypatch)
+    [stepper] = at.select_slider
+    assert "then the graph of predictions" in stepper.label
+    assert len(stepper.options) == 4 and stepper.value == 3  # three freed graphs, then predictions
+    sizes = []
+    for i in range(3):
+        at = stepper.set_value(i).run()
+        [stepper] = at.select_slider
+        assert drawn_ops(at) == walks[i]
+        sizes.append(sum(drawn_ops(at).values()))
+    assert sizes[0] < sizes[1] < sizes[2]  # a longer sequence each iteration: a bigger graph

@@ -178,15 +178,16 @@ def test_a_graph_over_the_limit_at_the_end_is_refused_too():
 def test_the_child_holds_the_limits_it_was_given():
     source = ("import resource\nfor name in ('RLIMIT_CPU', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_CORE'):\n"
               "    print(name, *resource.getrlimit(getattr(resource, name)))\n")
-    run = run_code(source, Limits(cpu_s=3))
-    assert run.printed.splitlines() == ["RLIMIT_CPU 3 3", "RLIMIT_FSIZE 0 0", "RLIMIT_NOFILE 16 16",
+    run = run_code(source, Limits(cpu_s=3, file_mb=2))
+    assert run.printed.splitlines() == ["RLIMIT_CPU 3 3", f"RLIMIT_FSIZE {2 * 2**20} {2 * 2**20}",
+                                        "RLIMIT_NOFILE 16 16",
                                         "RLIMIT_CORE 0 0"]
 
 
 def test_the_runs_environment_is_the_sandboxs_own_and_not_the_servers(monkeypatch):
     monkeypatch.setenv("STOCKDEMO_TEST_SERVER_SECRET", "hunter2")
     run = run_code("import os\nprint(sorted(os.environ))\n")
-    assert run.printed.strip() == str(sorted(clean_env()))
+    assert run.printed.strip() == str(sorted({*clean_env(), "TMPDIR"}))  # TMPDIR: the run's own folder
 
 
 def test_the_code_length_limit_refuses_without_running():

@@ -45,20 +45,27 @@ REFUSED = {
     "socket.gethostbyname": "look up a network address",
     "socket.gethostbyaddr": "look up a network address",
     "urllib.Request": "open a web address",
-    "os.remove": "delete a file", "os.rmdir": "delete a folder", "os.mkdir": "make a folder",
-    "os.rename": "rename a file", "os.symlink": "make a link", "os.link": "make a link",
-    "os.truncate": "change a file", "os.chmod": "change a file", "os.chown": "change a file",
+    "os.symlink": "make a link", "os.link": "make a link",
+    "os.chmod": "change a file", "os.chown": "change a file",
     "os.utime": "change a file", "os.chdir": "change its working directory",
     "resource.setrlimit": "change its own limits", "resource.prlimit": "change its own limits",
 }
+# Allowed in the run's own folder (with Landlock), refused anywhere else.
+OWN_FOLDER = {"os.remove": "delete a file", "os.rmdir": "delete a folder", "os.mkdir": "make a folder",
+              "os.rename": "rename a file", "os.truncate": "change a file"}
 
 
 class Attempts:
     """The audit hook of one run: ``tried`` lists (what, detail), oldest first, at most 20."""
 
-    def __init__(self, workdir: str, preloaded: frozenset[str]) -> None:
+    def __init__(self, workdir: str, preloaded: frozenset[str], readable: tuple[str, ...] = ()) -> None:
+        """``readable``: the folders the run may read besides its own (the interpreter's
+        installation); with none, files are refused everywhere but their own folder and
+        modules not loaded already cannot be imported (no Landlock here)."""
         self.workdir = workdir.rstrip(os.sep) + os.sep
         self.preloaded = preloaded
+        self.readable = tuple(d.rstrip(os.sep) + os.sep for d in readable)
+        self.files = bool(readable)
         self.tried: list[tuple[str, str]] = []
 
     def install(self) -> None:
@@ -75,6 +82,10 @@ class Attempts:
     def _what(self, event: str, args: tuple) -> str | None:
         if event in REFUSED:
             return REFUSED[event]
+        if event in OWN_FOLDER:
+            inside = self.files and self._inside(args[0]) and (
+                event != "os.rename" or self._inside(args[1]))
+            return None if inside else f"{OWN_FOLDER[event]} outside its own folder"
         if event == "socket.__new__":
             unix = _enum_name(socket.AddressFamily, args[1]) == "AF_UNIX"
             return "open a unix socket" if unix else "open a network socket"
@@ -84,16 +95,19 @@ class Attempts:
                 return None
             writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                 isinstance(flags, int) and flags & _WRITE_FLAGS)
+            if self._inside(path):
+                return None if self.files or not writing else "write a file"
             if writing:
-                return "write a file"
-            return None if self._inside(path) else "read a file outside its working directory"
+                return "write a file outside its own folder"
+            return None if self._readable(path) else "read a file outside its own folder"
         if event == "os.listdir":
-            return None if self._inside(args[0]) else "list a folder outside its working directory"
+            return None if self._inside(args[0]) or self._readable(args[0]) else \
+                "list a folder outside its own folder"
         if event == "os.kill":
             return None if args[0] == os.getpid() else "send a signal to another process"
         if event == "import":
             name = args[0]
-            if name in sys.modules or name.split(".")[0] in self.preloaded:
+            if self.files or name in sys.modules or name.split(".")[0] in self.preloaded:
                 return None
             return "load a module that is not loaded already"
         if event == "ctypes.dlopen" and args[0] not in (None, ""):
@@ -106,6 +120,12 @@ class Attempts:
         text = os.fsdecode(os.fspath(path))
         full = os.path.normpath(os.path.join(self.workdir, text))
         return (full + os.sep).startswith(self.workdir)
+
+    def _readable(self, path: object) -> bool:
+        if not self.readable or path is None or isinstance(path, int):
+            return False
+        full = os.path.realpath(os.path.join(self.workdir, os.fsdecode(os.fspath(path))))
+        return (full + os.sep).startswith(self.readable)
 
     def last(self, starting: str = "") -> tuple[str, str] | None:
         """The newest attempt (whose words start with ``starting``)."""

@@ -6,7 +6,10 @@ runs the code as a script under ``exec(compile(source, "<your code>",
 "exec"))`` with ``print`` going to the print pipe (``BoundedOutput``), takes
 the tensor the script names ``predictions`` and records its autograd graph
 with ``stockdemo.code_graph`` (each node on the learner's line and loop
-iteration). The result goes back as one JSON object on the result pipe (see
+iteration). Each ``backward()`` (or ``torch.autograd.grad``) the code calls
+is recorded too, just before it frees its graph: a training loop's graphs,
+one per iteration (``graphs``; at most ``MAX_GRAPHS`` kept, all counted). The
+result goes back as one JSON object on the result pipe (see
 ``protocol.py``), then the process ends with ``os._exit``.
 
 Nothing here is trusted by the parent: the learner's code runs in this
@@ -25,6 +28,7 @@ import linecache
 import os
 import random
 import sys
+import tempfile
 import time
 from typing import NoReturn
 
@@ -37,11 +41,13 @@ from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits
 
 FILENAME = CODE_FILE
-# What the warm parent imports for the learner; anything else not loaded already cannot be.
+# What the warm parent imports for the learner (shared by every fork, so each run skips it);
+# with Landlock a run may import anything else the interpreter has installed, itself.
 PRELOADED = ("math", "random", "torch", "torch.nn", "torch.nn.functional")
 # Loaded too, so that trying a socket, multiprocessing or a terminal meets the wall itself
 # (socket, fork) rather than a module that cannot be loaded.
 ALSO_LOADED = ("encodings.idna", "multiprocessing.popen_fork", "pty")
+MAX_GRAPHS = 20  # graphs a run's backward() calls made that are kept to draw; the rest are counted
 MAX_MESSAGE = 2000
 MAX_TYPE = 80
 SEED = 0  # every run starts from the same random state, so the same code draws the same graph
@@ -95,18 +101,55 @@ class BoundedOutput(io.TextIOBase):
 
 
 class BoundedRecorder(LineRecorder):
-    """code_graph's recorder, on the learner's lines only, stopping the run past ``max_nodes``."""
+    """code_graph's recorder, on the learner's lines only, stopping the run past ``max_nodes``
+    nodes made since the last backward(), and keeping the graph each backward() frees.
 
-    def __init__(self, max_nodes: int) -> None:
-        super().__init__(is_callers=lambda filename: filename == FILENAME)
+    ``namespace``: the script's globals, where the graphs' parameters get their names.
+    ``graphs`` keeps the first ``MAX_GRAPHS`` while their nodes add up to at most ``max_nodes``;
+    ``built`` counts them all; ``seqs`` holds each kept graph's sequence numbers.
+    """
+
+    def __init__(self, max_nodes: int, namespace: dict | None = None) -> None:
+        super().__init__(is_callers=lambda filename: filename == FILENAME, on_backward=self._backward)
         self.max_nodes = max_nodes
-        self.first = (torch.zeros((), requires_grad=True) * 1).grad_fn._sequence_nr()
+        self.namespace = {} if namespace is None else namespace
+        self.first = _newest_sequence_nr()
+        self.graphs: list[dict] = []
+        self.seqs: list[frozenset[int]] = []
+        self.built = 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = super().__torch_function__(func, types, args, kwargs)
         if self.ends and self.ends[-1] - self.first > self.max_nodes:
             raise GraphLimit
         return out
+
+    def _backward(self, root: torch.Tensor) -> None:
+        self.built += 1
+        self.first = _newest_sequence_nr()  # the graph is freed now: the next one counts afresh
+        room = self.max_nodes - sum(len(g["nodes"]) for g in self.graphs)
+        if len(self.graphs) >= MAX_GRAPHS or room <= 0:
+            return
+        try:
+            graph = raw_graph(root, self, _parameters(self.namespace), max_nodes=room)
+        except GraphTooBig:
+            return  # counted, not drawn: the node limit is over every graph kept
+        self.graphs.append(graph)
+        self.seqs.append(frozenset(n["seq"] for n in graph["nodes"] if n["seq"] is not None))
+
+    def kept(self, room: int, last: torch.Tensor | None) -> tuple[list[dict], bool]:
+        """(The graphs to send, within ``room`` nodes all together: the first ones dropped, still
+        counted; whether ``last``'s node is in the graph the last backward() freed)."""
+        graphs = list(self.graphs)
+        while graphs and sum(len(g["nodes"]) for g in graphs) > room:
+            graphs.pop(0)
+        freed = bool(last is not None and self.seqs and last.grad_fn._sequence_nr() in self.seqs[-1])
+        return graphs, freed
+
+
+def _newest_sequence_nr() -> int:
+    """The sequence number autograd gives the next node, minus one (a node made and dropped)."""
+    return (torch.zeros((), requires_grad=True) * 1).grad_fn._sequence_nr()
 
 
 def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: str,
@@ -115,14 +158,17 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
     try:
         _keep_only(print_fd, result_fd)
         try:
-            walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid)
+            walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid,
+                                   limits.file_mb)
         except Exception as err:  # noqa: BLE001 - never run code without every wall
             _send(result_fd, {"error": {"kind": "unavailable", "limit": None, "type": "OSError",
                                         "message": f"The sandbox could not be set up here ({err}); "
                                                    "your code was not run.", "line": None}})
             os._exit(3)
         out = BoundedOutput(print_fd, limits.output_bytes)
-        attempts = Attempts(workdir, frozenset(m.split(".")[0] for m in PRELOADED))
+        attempts = Attempts(workdir, frozenset(m.split(".")[0] for m in PRELOADED),
+                            kernel.interpreter_dirs() if landlock_abi else ())
+        os.environ["TMPDIR"] = tempfile.tempdir = workdir  # temporary files go in the run's folder
         sys.stdout = sys.stderr = out
         sys.stdin = io.StringIO()
         attempts.install()
@@ -144,32 +190,46 @@ def _keep_only(*fds: int) -> None:
 
 
 def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attempts) -> dict:
-    """Run the script and record its graph -> the result's fields (protocol.py)."""
+    """Run the script and record its graphs -> the result's fields (protocol.py).
+
+    The graph drawn is the one behind ``predictions`` (with a replay); the graphs the code's
+    own backward() calls freed go with it (a script without ``predictions`` that called
+    backward() has those alone).
+    """
     started = time.perf_counter()
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
     torch.manual_seed(SEED)
     random.seed(SEED)
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
     error = graph = shape = None
+    graphs: list[dict] = []
+    freed = False
+    lines = BoundedRecorder(limits.graph_nodes, namespace)
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
-        with BoundedRecorder(limits.graph_nodes) as lines:
+        with lines:
             try:
                 exec(code, namespace)
             except SystemExit:
                 pass  # the script ended itself, as `python script.py` would
-        predictions = _predictions(namespace, source)
-        shape = list(predictions.shape)
-        graph = raw_graph(predictions, lines, _parameters(namespace), max_nodes=limits.graph_nodes,
-                          replay=True)
+        if "predictions" not in namespace and lines.graphs:
+            graphs, _ = lines.kept(limits.graph_nodes, None)  # a training loop alone: its graphs
+        else:
+            predictions = _predictions(namespace, source)
+            shape = list(predictions.shape)
+            graph = raw_graph(predictions, lines, _parameters(namespace), max_nodes=limits.graph_nodes,
+                              replay=True)
+            graphs, freed = lines.kept(limits.graph_nodes - len(graph["nodes"]), predictions)
     except BaseException as exc:  # noqa: BLE001 - every way the learner's code can end is reported
         error = describe(exc, limits, attempts)
+        graphs, _ = lines.kept(limits.graph_nodes, None)
     namespace.clear()
     if out.overflowed:
         error = _error("limit", "OutputLimit", limits.stopped(
             "output_kb", "what your code printed first is kept."), None, "output_kb")
-    return {"error": error, "shape": shape, "graph": graph, "refused": attempts.words(),
-            "exec_s": time.perf_counter() - started}
+    return {"error": error, "shape": shape, "graph": graph, "graphs": graphs, "built": lines.built,
+            "graph_freed": freed,
+            "refused": attempts.words(), "exec_s": time.perf_counter() - started}
 
 
 def _predictions(namespace: dict, source: str) -> torch.Tensor:
@@ -235,6 +295,8 @@ def describe(exc: BaseException, limits: Limits, attempts: Attempts) -> dict:
     if isinstance(exc, GraphLimit | GraphTooBig):
         return _error("limit", "GraphLimit", limits.stopped(
             "graph_nodes", "your code recorded more autograd nodes than that."), line, "graph_nodes")
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        return _error("limit", kind, limits.stopped("file_mb", f"{kind}: {text}"), line, "file_mb")
     if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and "allocate memory" in text):
         return _error("limit", kind, limits.stopped("memory_mb", f"{kind}: {text}" if text else kind),
                       line, "memory_mb")
@@ -253,19 +315,29 @@ def describe(exc: BaseException, limits: Limits, attempts: Attempts) -> dict:
     return _error("error", kind, text, line)
 
 
+FILES_LINE = ("The sandbox has no files but its own: your code may write and read files in its "
+              "own empty folder (open('notes.txt', 'w'), torch.save(model, 'model.pt')), gone when the "
+              "run ends, and read the modules Python has installed; nothing else.")
+
+
 def _refusal(exc: BaseException, text: str, attempts: Attempts) -> str | None:
     last = attempts.last()
     if isinstance(exc, ImportError):
         last = attempts.last("load a module")
     tried = f"The sandbox refused to {last[0]} ({last[1]})" if last else None
+    outside = attempts.last("read a file outside") or attempts.last("write a file outside") or \
+        attempts.last("list a folder outside")
     if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES):
-        return f"{tried}: {text}" if tried else f"The sandbox refused a system call your code made: {text}"
+        said = f"{tried}: {text}" if tried else f"The sandbox refused a system call your code made: {text}"
+        return f"{said}. {FILES_LINE}" if outside else said
+    if isinstance(exc, FileNotFoundError) and outside:
+        return f"{type(exc).__name__}: {text}. {FILES_LINE}"
     if isinstance(exc, RuntimeError) and "can't start new thread" in text:
         return f"The sandbox refused to start a thread: {text}"
     if isinstance(exc, ImportError) and last:
         loaded = ", ".join(PRELOADED)
-        return (f"{tried}: {text}. Only modules loaded before your code ran can be imported, "
-                f"among them {loaded}.")
+        return (f"{tried}: {text}. Without Landlock on this server's kernel, only modules loaded "
+                f"before your code ran can be imported, among them {loaded}.")
     return None
 
 

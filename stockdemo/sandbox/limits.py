@@ -51,6 +51,8 @@ SPECS: tuple[LimitSpec, ...] = (
               "of wall-clock time", integer=False),
     LimitSpec("output_kb", "printed text", "STOCKDEMO_CODE_OUTPUT_KB", 1, 4096, "KB",
               "of printed text"),
+    LimitSpec("file_mb", "file size", "STOCKDEMO_CODE_FILE_MB", 1, 1024, "MB",
+              "in any one file written in the run's own folder"),
     LimitSpec("graph_nodes", "graph size", "STOCKDEMO_CODE_GRAPH_NODES", 100, 200_000, "",
               "nodes in the autograd graph"),
     LimitSpec("code_chars", "code length", "STOCKDEMO_CODE_CODE_CHARS", 100, 1_000_000, "",
@@ -67,6 +69,7 @@ class Limits:
     memory_mb: int = 256
     wall_s: float = 5.0
     output_kb: int = 64
+    file_mb: int = 16
     graph_nodes: int = 10_000
     code_chars: int = 20_000
 

@@ -242,7 +242,9 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
     error = fields["error"]
     return CodeRun(**base, error=None if error is None else CodeError(**error),
                    shape=None if fields["shape"] is None else tuple(fields["shape"]),
-                   graph=fields["graph"], refused=tuple(fields["refused"]), walls=fields["walls"])
+                   graph=fields["graph"], graphs=tuple(fields["graphs"]), built=fields["built"],
+                   graph_freed=fields["graph_freed"],
+                   refused=tuple(fields["refused"]), walls=fields["walls"])
 
 
 def waited_s(pid: int) -> float:
@@ -270,15 +272,30 @@ def _signalled(sig: int, cpu_s: float, limits: Limits) -> CodeError:
                      "Through ctypes, say, or a recursion deeper than the stack.")
 
 
-# What the seed's learners do next, run once here so its lazy imports are done before
-# any child (a child cannot load a module): print a tensor, a loop of cells, backward.
+# What the seed's learners do next, run once here so that its lazy imports are shared by
+# every fork rather than paid by each run: print a tensor, a loop of cells, backward, and a
+# training loop (an optimizer imports torch._dynamo and sympy: 1.6 s of a run's 2 s of CPU),
+# a scheduler, a DataLoader, torch.save and torch.load (docs/decisions.md has the memory).
 WARM_UP = """
+import io
+from torch.utils.data import DataLoader, TensorDataset
 print(predictions, predictions.shape, predictions.sum().item())
 cell, h = nn.RNNCell(3, 10), torch.zeros(10, 10)
 for x_t in input_data.unbind(1):
     h = torch.tanh(cell(x_t, h))
 (predictions.sum() + h.sum()).backward()
 print(model.fc.weight.grad, torch.arange(3), torch.tensor([True]))
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+for xb, in DataLoader(TensorDataset(input_data), batch_size=5):
+    opt.zero_grad()
+    model(xb).pow(2).mean().backward()
+    opt.step()
+    sched.step()
+buffer = io.BytesIO()
+torch.save(model.state_dict(), buffer)
+buffer.seek(0)
+model.load_state_dict(torch.load(buffer))
 """
 
 

@@ -29,6 +29,12 @@ server.
   - ``graph``: None, or ``stockdemo.code_graph.raw_graph``'s record (nodes,
     edges, files, texts, output_shape, and ``replay``: the real backward()'s
     order, gradient norms, saved tensors and errors), at most ``graph_nodes`` nodes;
+  - ``graphs``: the graphs the code's own ``backward()`` calls freed, oldest
+    first, each a record like ``graph`` without ``replay`` (at most
+    ``MAX_GRAPHS``, all of them and ``graph`` within ``graph_nodes`` nodes);
+    ``built``: how many backward() calls the run made in all; ``graph_freed``:
+    whether ``graph`` is part of the last of them (a training loop's last
+    iteration), so the film ends on that one rather than on ``graph``;
   - ``refused``: what the sandbox refused, in words (``attempts.py``);
   - ``exec_s``: seconds the script ran; ``walls``: ``"landlock N"`` or
     ``"no landlock"`` (then no file at all may be opened).
@@ -52,6 +58,7 @@ MAX_NAME = 200
 MAX_DIMS = 16
 MAX_LOOPS = 64
 MAX_REFUSED = 20
+MAX_GRAPHS = 20
 
 
 class BadResult(ValueError):
@@ -78,6 +85,12 @@ def _float(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e6:
         raise BadResult(f"{what}: expected seconds")
     return float(value)
+
+
+def _bool(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise BadResult(f"{what}: expected true or false")
+    return value
 
 
 def _list(value: object, limit: int, what: str) -> list:
@@ -153,6 +166,22 @@ def check_graph(raw: object, max_nodes: int) -> dict | None:
     return graph
 
 
+def check_graphs(raw: object, graph: dict | None, max_nodes: int) -> list[dict]:
+    """The graphs a run's backward() calls freed: at most MAX_GRAPHS, without replays, their
+    nodes and ``graph``'s within ``max_nodes`` all together."""
+    room = max_nodes - (0 if graph is None else len(graph["nodes"]))
+    graphs = []
+    for item in _list(raw, MAX_GRAPHS, "graphs"):
+        if isinstance(item, dict) and "replay" in item:
+            raise BadResult("graphs: a freed graph has no replay")
+        checked = check_graph(item, max(room, 0))
+        if checked is None:
+            raise BadResult("graphs: expected graphs")
+        room -= len(checked["nodes"])
+        graphs.append(checked)
+    return graphs
+
+
 def check_replay(raw: object, n: int) -> dict:
     """code_graph's backward replay of a graph of ``n`` nodes, rebuilt from checked fields."""
     if not isinstance(raw, dict) or set(raw) != {"saved", "backward", "leaf_norms", "error", "second_error"}:
@@ -189,10 +218,14 @@ def check_child_result(data: bytes, limits: Limits) -> dict:
         raw = json.loads(data)
     except (ValueError, RecursionError):
         raise BadResult("result: not JSON") from None
-    if not isinstance(raw, dict) or not set(raw) <= {"error", "shape", "graph", "refused", "exec_s", "walls"}:
+    if not isinstance(raw, dict) or not set(raw) <= {"error", "shape", "graph", "graphs", "built",
+                                                     "graph_freed", "refused", "exec_s", "walls"}:
         raise BadResult("result: unexpected fields")
+    graph = check_graph(raw.get("graph"), limits.graph_nodes)
     return {"error": check_error(raw.get("error")), "shape": _shape(raw.get("shape"), "shape"),
-            "graph": check_graph(raw.get("graph"), limits.graph_nodes),
+            "graph": graph, "graphs": check_graphs(raw.get("graphs", []), graph, limits.graph_nodes),
+            "built": _int(raw.get("built", 0), 0, 2**62, "built"),
+            "graph_freed": _bool(raw.get("graph_freed", False), "graph_freed"),
             "refused": [_str(r, 300, "refused") for r in _list(raw.get("refused", []), MAX_REFUSED,
                                                                 "refused")],
             "exec_s": _float(raw.get("exec_s", 0.0), "exec_s"),
@@ -219,6 +252,9 @@ class CodeRun:
     printed: str = ""
     shape: tuple[int, ...] | None = None
     graph: dict | None = None  # code_graph.raw_graph's record, checked
+    graphs: tuple[dict, ...] = ()  # the graphs the code's backward() calls freed, oldest first
+    built: int = 0  # how many backward() calls the run made (graphs keeps at most MAX_GRAPHS)
+    graph_freed: bool = False  # graph is part of the one the last backward() freed
     refused: tuple[str, ...] = ()  # what the sandbox refused, in words
     seconds: float = 0.0  # fork to result, in the warm parent
     cpu_s: float = 0.0  # the child's CPU time
@@ -242,6 +278,27 @@ class CodeRun:
         return dict(Counter(n["op"] for n in self.graph["nodes"]).most_common())
 
     @property
+    def film(self) -> tuple[dict, ...]:
+        """Every graph the run built, in order: the ones its backward() calls freed, then the
+        graph of predictions unless the last backward() freed it (it is part of that one)."""
+        if self.graph is None or (self.graph_freed and self.graphs):
+            return self.graphs
+        return (*self.graphs, self.graph)
+
+    @property
+    def film_words(self) -> str:
+        """What the film shows, in one sentence ("" for a run that called no backward())."""
+        if not self.built:
+            return ""
+        built = f"This run built {self.built:,} graph{'s' if self.built > 1 else ''}"
+        each = "each freed by its backward()" if self.built > 1 else "freed by its backward()"
+        if len(self.graphs) < self.built:
+            each += f"; {len(self.graphs):,} are drawn here, the rest counted"
+        if self.graph is None or self.graph_freed:
+            return f"{built}, {each}."
+        return f"{built}, {each}; then the graph of predictions."
+
+    @property
     def message(self) -> str:
         """One paragraph for the learner: the error, and what the sandbox refused on the way."""
         parts = [] if self.error is None else [f"{self.error.type}: {self.error.message}"
@@ -263,6 +320,12 @@ class CodeRun:
             "error": None if self.error is None else {
                 "kind": self.error.kind, "type": self.error.type, "message": self.error.message,
                 "line": self.error.line, "limit": self.error.limit},
+            "graphs": [{"nodes": len(g["nodes"]), "edges": len(g["edges"]),
+                        "ops_by_type": dict(Counter(n["op"] for n in g["nodes"]).most_common()),
+                        "freed_by_backward": g is not self.graph}
+                       for g in self.film],
+            "backward_calls": self.built,
+            "graphs_in_words": self.film_words,
             "refused": list(self.refused),
             "message": self.message,
             "limits": self.limits.to_dict(),
@@ -279,21 +342,26 @@ class CodeRun:
                     "kind": self.error.kind, "limit": self.error.limit, "type": self.error.type,
                     "message": self.error.message, "line": self.error.line},
                 "printed": self.printed, "shape": None if self.shape is None else list(self.shape),
-                "graph": self.graph, "refused": list(self.refused), "seconds": self.seconds,
+                "graph": self.graph, "graphs": list(self.graphs), "built": self.built,
+                "graph_freed": self.graph_freed,
+                "refused": list(self.refused), "seconds": self.seconds,
                 "cpu_s": self.cpu_s, "walls": self.walls}
 
     @classmethod
     def from_wire(cls, raw: object, limits: Limits, queued_s: float = 0.0) -> CodeRun:
         """The parent's ``run`` -> CodeRun, every field checked again. Raises BadResult."""
-        if not isinstance(raw, dict) or set(raw) != {"error", "printed", "shape", "graph", "refused",
-                                                     "seconds", "cpu_s", "walls"}:
+        if not isinstance(raw, dict) or set(raw) != {"error", "printed", "shape", "graph", "graphs", "built",
+                                                     "graph_freed", "refused", "seconds", "cpu_s", "walls"}:
             raise BadResult("run: unexpected fields")
         error = check_error(raw["error"])
         shape = _shape(raw["shape"], "shape")
+        graph = check_graph(raw["graph"], limits.graph_nodes)
         return cls(limits=limits, error=None if error is None else CodeError(**error),
                    printed=_str(raw["printed"], limits.output_bytes, "printed"),
                    shape=None if shape is None else tuple(shape),
-                   graph=check_graph(raw["graph"], limits.graph_nodes),
+                   graph=graph, graphs=tuple(check_graphs(raw["graphs"], graph, limits.graph_nodes)),
+                   built=_int(raw["built"], 0, 2**62, "built"),
+                   graph_freed=_bool(raw["graph_freed"], "graph_freed"),
                    refused=tuple(_str(r, 300, "refused") for r in _list(raw["refused"], MAX_REFUSED,
                                                                          "refused")),
                    seconds=_float(raw["seconds"], "seconds"), cpu_s=_float(raw["cpu_s"], "cpu_s"),

@@ -286,14 +286,20 @@ def cached_code_run(source: str) -> CodeRun:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def cached_code_picture(source: str, unroll: frozenset[str] = frozenset()) -> tuple[Picture, Trace | None]:
-    """A run's graph laid out by its code, and its replay (None if it has no graph)."""
+def cached_code_picture(source: str, unroll: frozenset[str] = frozenset(),
+                        frame: int = -1) -> tuple[Picture, Trace | None]:
+    """A run's graph laid out by its code, and its replay (None for a graph without one).
+
+    ``frame``: which of the run's graphs (``CodeRun.film``, -1 the last); the graph of
+    predictions has a replay, the graphs its backward() calls freed have none.
+    """
     from stockdemo.code_ids import graph_of_record
     from stockdemo.code_layout import layout_code
     from stockdemo.code_trace import trace_of_record
 
-    raw = cached_code_run(source).graph
+    raw = cached_code_run(source).film[frame]
     graph = graph_of_record(raw)
     lines = source.splitlines(True)
-    trace = trace_of_record(raw, graph, getlines=lambda f: lines if f == CODE_FILE else [])
+    trace = trace_of_record(raw, graph, getlines=lambda f: lines if f == CODE_FILE else []) \
+        if "replay" in raw else None
     return layout_code(graph, "auto", unroll=unroll), trace

@@ -66,6 +66,7 @@ def take_run(code: str, n: int) -> None:
     st.session_state[keys.CODE_RAN] = (n, code)
     if code != st.session_state.get(keys.CODE_TEXT):
         st.session_state[keys.CODE_LESSON] = ""  # the learner's own code now, not the edit's
+        st.session_state[keys.CODE_BASE] = None  # a fresh editor (the page opened again) shows no diff
     st.session_state[keys.CODE_TEXT] = code
     _to_link(code)
 
@@ -141,16 +142,45 @@ def result(source: str, run: CodeRun) -> None:
     """The graph of the run on a stage without knobs (its figures and the replay toggle in the
     view), or, when it made no graph, its figures and the error in Python's words. An edit's
     lesson is over the code it explains: a line over the graph would move it down."""
-    if run.graph is None:
+    if not run.film:
         metric_row(run_figures(run))
         st.error(run.message, icon=":material/error:")
         return
-    shown_picture, trace = picture(source)
-    shown = replay_control(lambda: trace, in_url=False, in_view=True)
+    frame = film_frame(source, run)
+    shown_picture, trace = picture(source, frame)
+    shown = replay_control(lambda: trace, in_url=False, in_view=True) if trace is not None else None
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
                on_unroll=take_unroll,
-               stage=stage_spec({}, knobs=(), replay=shown is not None,
-                                figures=run_figures(run), present=presenting(), pin=False, grows="both"))
+               stage=stage_spec({}, knobs=(), replay=trace is not None,
+                                figures=run_figures(run, frame), present=presenting(), pin=False,
+                                grows="both"))
+
+
+def film_frame(source: str, run: CodeRun) -> int:
+    """Which of the run's graphs to draw (an index into ``run.film``): with one graph, it;
+    with several (a training loop's, one per backward()), the learner steps through them,
+    starting from the last."""
+    film = run.film
+    last = len(film) - 1
+    if not run.built:
+        return last
+    if st.session_state.get(keys.CODE_FILM_OF) != source or st.session_state.get(keys.CODE_FILM, last) > last:
+        st.session_state[keys.CODE_FILM_OF] = source
+        st.session_state[keys.CODE_FILM] = last
+    if last == 0:
+        st.caption(run.film_words)
+        return last
+    return st.select_slider(run.film_words, options=range(len(film)), key=keys.CODE_FILM,
+                            format_func=lambda i: frame_label(run, i),
+                            help="Each graph is the one autograd recorded up to that backward(), which "
+                                 "then freed it; the next iteration recorded a new one.")
+
+
+def frame_label(run: CodeRun, i: int) -> str:
+    """A film's graph as the stepper names it: 'graph 3 of 5', and the graph of predictions."""
+    if i >= len(run.graphs):
+        return "predictions"
+    return f"graph {run.built - len(run.graphs) + i + 1} of {run.built:,}"
 
 
 def new_since_previous(graph: Graph) -> tuple[str, ...]:
@@ -162,12 +192,13 @@ def new_since_previous(graph: Graph) -> tuple[str, ...]:
     return tuple(n.id for n in graph_diff(previous, graph).added_nodes)
 
 
-def picture(source: str):
-    """(Picture, Trace) of a run that made a graph: laid out by its code, with the rolled
-    boxes the learner clicked drawn unrolled."""
+def picture(source: str, frame: int = -1):
+    """(Picture, Trace) of a run that made a graph (its film's ``frame``, -1 the last): laid
+    out by its code, with the rolled boxes the learner clicked drawn unrolled. A graph a
+    backward() freed has no replay (None)."""
     kept = st.session_state.get(keys.CODE_UNROLL)
     unroll = kept[1] if kept is not None and kept[0] == source else frozenset()
-    drawn, trace = cached_code_picture(source, unroll)
+    drawn, trace = cached_code_picture(source, unroll, frame)
     st.session_state[keys.CODE_UNROLL] = (source, unroll, frozenset(drawn.folds) | unroll)
     return drawn, trace
 
@@ -182,9 +213,10 @@ def take_unroll() -> None:
     st.session_state[keys.CODE_UNROLL] = (source, frozenset(i for i in asked if i in allowed), allowed)
 
 
-def run_figures(run: CodeRun) -> list[Metric]:
-    """The run's figures, as on the Playground: the output's shape, the graph's size, the time."""
-    nodes = len(run.graph["nodes"]) if run.graph else 0
+def run_figures(run: CodeRun, frame: int = -1) -> list[Metric]:
+    """The run's figures, as on the Playground: the output's shape, the graph's size (of the
+    film's graph on screen), the time."""
+    nodes = len(run.film[frame]["nodes"]) if run.film else 0
     return [
         Metric("Output shape", str(run.shape) if run.shape is not None else "–"),
         Metric("Graph nodes", f"{nodes:,}", help="Autograd nodes behind predictions, parameters included."),

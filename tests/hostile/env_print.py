@@ -1,7 +1,7 @@
 # Tries: to print the environment, hoping for the server's variables (its secret).
 # Must: show only the sandbox's own few variables; the server's secret is never printed;
 #   asking the parent's /proc entry for more is refused.
-# expect: refused read a file outside its working directory
+# expect: refused read a file outside its own folder
 import os
 
 print(dict(os.environ))
