@@ -27,7 +27,8 @@ from pathlib import Path
 
 import streamlit as st
 from starlette.middleware import Middleware
-from starlette.routing import WebSocketRoute
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,6 +45,8 @@ BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") 
 # Time for a learner or two to leave; the random half keeps a full class's retries apart.
 RETRY_S = int(os.environ.get("STOCKDEMO_FULL_RETRY_S") or 30)
 
+STATS_PATH = "/_stockdemo/stats"
+
 # The pages offer the socket where this is set (stockdemo/ui/stage_route.py, SOCKET_ENV).
 os.environ["STOCKDEMO_STAGE_SOCKET"] = STAGE_SOCKET
 
@@ -54,6 +57,13 @@ async def stage_socket(websocket) -> None:
     from stockdemo.ui import stage_route
 
     await stage_route.serve(websocket)
+
+
+async def stats(_request) -> JSONResponse:
+    """For an operator: memory used and allowed, this server's PSS, the caches, the pools."""
+    from stockdemo.ui import stats
+
+    return JSONResponse(stats.stats())
 
 
 def warm_stage() -> None:
@@ -73,5 +83,6 @@ async def lifespan(_app):
 
 LIMITS = Middleware(ReplicaLimits, capacity=CAPACITY, hard_cap=HARD_CAP, burst=BURST, per_s=PER_S,
                     retry_s=RETRY_S, affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV")
-app = st.App(ROOT / "app.py", lifespan=lifespan, routes=[WebSocketRoute(STAGE_SOCKET, stage_socket)],
+app = st.App(ROOT / "app.py", lifespan=lifespan, routes=[WebSocketRoute(STAGE_SOCKET, stage_socket),
+                                                      Route(STATS_PATH, stats)],
              middleware=[LIMITS])

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import importlib.util
 import json
 import os
 import secrets
@@ -64,6 +65,10 @@ sys.path.insert(0, str(ROOT))
 from deploy import system  # noqa: E402  (also a script)
 from deploy.replica_limits import NOT_PAGE_ENDINGS, NOT_PAGES, busy_page  # noqa: E402  (also a script)
 
+# stockdemo/host.py alone: ``import stockdemo`` would load torch into this launcher.
+_spec = importlib.util.spec_from_file_location("stockdemo_host", ROOT / "stockdemo" / "host.py")
+host = sys.modules["stockdemo_host"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(host)
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
 REJOIN_AFTER_S = 20.0  # a restarted replica's wait before it takes sessions again
 BUSY_RETRY_S = 10  # HAProxy's page-load rate counts over 10 s
@@ -254,7 +259,8 @@ def stop(procs: list[subprocess.Popen]) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     programs = find_programs()
-    cores = len(os.sched_getaffinity(0))
+    limits = host.limits()  # the cgroup's quota and memory, not the machine's
+    cores = limits.cpus
     n = args.replicas or cores
     workdir = Path(tempfile.mkdtemp(prefix="stockdemo-serve-"))
     log = sys.stdout  # the replicas' and HAProxy's lines, interleaved: one terminal to watch
@@ -286,6 +292,8 @@ def serve(args: argparse.Namespace) -> int:
                "STOCKDEMO_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
                # All replicas together: one training worker per core.
                "STOCKDEMO_TRAIN_WORKERS": str(max(1, cores // n)),
+               # Each replica sizes its caches and sandbox from its share of the memory.
+               "STOCKDEMO_MEMORY_MB": os.environ.get("STOCKDEMO_MEMORY_MB") or str(limits.memory_mb // n),
                # One secret for all replicas, so a session's cookies are valid on any of them.
                "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
                # As hosted: a file changed under a running server must not unload modules.

@@ -90,9 +90,11 @@ class WorkerLost(Exception):
 
 
 def default_workers() -> int:
-    """``STOCKDEMO_TRAIN_WORKERS`` if set, else what the host holds (``host.training_workers``:
-    one per CPU of its cgroup's quota, fewer where memory is short)."""
-    return max(1, int(os.environ.get("STOCKDEMO_TRAIN_WORKERS", 0)) or host.training_workers())
+    """``STOCKDEMO_TRAIN_WORKERS`` if set (0: in the server), else what the host holds
+    (``host.training_workers``: one per CPU of its cgroup's quota, fewer where memory is short,
+    none below the memory a worker's torch needs)."""
+    raw = os.environ.get("STOCKDEMO_TRAIN_WORKERS", "").strip()
+    return int(raw) if raw.isdigit() else host.training_workers()
 
 
 def default_max_waiting() -> int:
@@ -115,6 +117,7 @@ class _Job:
 class _Worker:
     conn: multiprocessing.connection.Connection
     ready: bool = False
+    in_server: bool = False  # a thread of the server (a host too small for a worker's torch)
     pid: int = 0  # once the warm parent has forked it
     returncode: int | None = None  # once the warm parent has reaped it (subprocess's convention)
     job: _Job | None = None
@@ -122,11 +125,18 @@ class _Worker:
 
 
 class TrainingPool:
-    """``workers`` training processes shared by every session of one server."""
+    """``workers`` training processes shared by every session of one server.
+
+    ``workers=0``: one run at a time in a thread of this process, for a host whose memory
+    holds no second torch (690 MiB: the kernel killed a process with a worker, none without;
+    docs/hosting.md). Runs there share the server's GIL, which one CPU shares anyway.
+    """
 
     def __init__(self, workers: int | None = None, max_waiting: int | None = None,
                  abandon_after: float = ABANDON_S, torch_threads: int = 1):
-        self.workers = workers or default_workers()
+        wanted = default_workers() if workers is None else workers
+        self.in_server = wanted == 0
+        self.workers = max(1, wanted)
         self.max_waiting = default_max_waiting() if max_waiting is None else max_waiting
         self.abandon_after = abandon_after
         self.torch_threads = torch_threads
@@ -199,7 +209,7 @@ class TrainingPool:
 
     def worker_pids(self) -> list[int]:
         with self._lock:
-            return [w.pid for w in self._pool if w.ready]
+            return [w.pid for w in self._pool if w.ready and w.pid]
 
     def parent_pid(self) -> int | None:
         """The warm parent's pid (None before the first start or after it died)."""
@@ -273,6 +283,10 @@ class TrainingPool:
 
     def _spawn(self) -> _Worker:
         """Ask the warm parent (started if need be) for one more worker, over a new socket pair."""
+        if self.in_server:
+            mine, theirs = multiprocessing.Pipe()
+            threading.Thread(target=_serve_in_server, args=(theirs,), name="training", daemon=True).start()
+            return _Worker(mine, in_server=True)
         self._start_parent()
         mine, theirs = socket.socketpair()
         worker = _Worker(multiprocessing.connection.Connection(mine.detach()))
@@ -397,7 +411,7 @@ class TrainingPool:
     def _receive(self, w: _Worker, message: tuple) -> None:
         kind = message[0]
         if kind == "ready":
-            w.ready, w.pid = True, message[1]
+            w.ready, w.pid = True, 0 if w.in_server else message[1]  # never our own pid to kill
             self._failed_starts = 0
             return
         job = w.job
@@ -477,6 +491,17 @@ class TrainingPool:
                     continue
                 w.job, job.position = job, 0
         self._renumber()
+
+
+def _serve_in_server(conn: multiprocessing.connection.Connection) -> None:
+    """A worker as a thread of the server: yields the core to the pages' threads, as a worker does."""
+    from stockdemo import train_worker
+
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), train_worker.WORKER_NICE)
+    except OSError:
+        pass
+    train_worker.serve(conn)
 
 
 def _kill(pid: int) -> None:

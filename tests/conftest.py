@@ -29,6 +29,9 @@ def pytest_collection_finish(session):
 @pytest.fixture
 def clear_caches():
     """st.cache_* is shared by every AppTest in the process: start cold where it matters."""
+    from stockdemo.ui.caches import clear_held
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    clear_held()
     yield

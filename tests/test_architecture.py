@@ -18,7 +18,7 @@ UI = "stockdemo.ui"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base: Streamlit's private API, session keys, routes, hooks, built JS",
      ("compat", "keys", "routes", "hooks", "assets")),
-    ("caches and widgets", ("caches", "url_sync", "widgets", "metrics", "elements")),
+    ("caches and widgets", ("caches", "stats", "url_sync", "widgets", "metrics", "elements")),
     ("the graph view", ("stage", "stage_route", "stage_watch", "compare", "graph_view",
                         "code_editor")),
     ("panels and page controls", ("controls", "steps", "changes", "downloads", "training", "captures",

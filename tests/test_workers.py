@@ -180,3 +180,41 @@ def test_a_model_too_big_is_refused_with_trains_own_message(pool):
     with pytest.raises(ValueError) as refused:
         list(pool.train(ds, huge))
     assert str(refused.value) == train.too_big(ds, huge)
+
+
+def test_a_pool_of_no_workers_trains_in_a_thread_of_the_server_and_starts_no_process():
+    """A host too small for a second torch (host.training_workers() == 0): runs in the server."""
+    before = _training_children()
+    small = workers.TrainingPool(workers=0, max_waiting=2)
+    try:
+        small.start()
+        wait_for(lambda: small.status()["ready"] == 1, 30, "the in-server worker did not start")
+        quick = dataset_for(QUICK, days=300)
+        events = list(small.train(quick, QUICK))
+        assert isinstance(events[-1], train.TrainResult)
+        assert any(isinstance(e, train.Progress) for e in events)
+        assert small.worker_pids() == [] and small.parent_pid() is None
+        assert _training_children() <= before  # (the module's pool has its own)
+    finally:
+        small.close()
+
+
+def _training_children() -> set[int]:
+    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent_of(int(p)) == os.getpid()]
+    return {p for p in children if "train_worker" in _cmdline(p)}
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""

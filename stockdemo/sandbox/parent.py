@@ -34,12 +34,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from stockdemo import host
 from stockdemo.sandbox import child, kernel
 from stockdemo.sandbox.limits import Limits
 from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, CodeRun, check_child_result
 from stockdemo.sandbox.seed import SEED_CODE
 
 MAX_CHILDREN = 16
+OOM_SCORE_ADJ = 1000  # as training workers (stockdemo.train_worker)
 # As training workers (stockdemo.workers.WORKER_NICE): inside this process's session, its own
 # work yields; the runs themselves yield to every page (kernel.yield_cpu).
 NICE = 10
@@ -320,6 +322,9 @@ def warm_up() -> None:
 
 def main(fd: int) -> None:
     os.nice(NICE)  # before the imports: the warm-up yields to the pages too
+    # When the host runs short of memory the kernel kills the highest score first: this process
+    # or a child (which inherits it), never the server (0). Its runs end with a message.
+    host.raise_oom_score_adj(OOM_SCORE_ADJ)
     conn = multiprocessing.connection.Connection(fd)
     try:
         warm_up()

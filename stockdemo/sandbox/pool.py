@@ -29,6 +29,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from stockdemo import host
 from stockdemo.sandbox.limits import OFF_MESSAGE, Limits, code_enabled
 from stockdemo.sandbox.protocol import BadResult, CodeError, CodeRun, unavailable
 
@@ -57,8 +58,9 @@ def _env_int(name: str, default: int, low: int, high: int) -> int:
 
 
 def default_slots() -> int:
-    """``STOCKDEMO_CODE_WORKERS``, else one run at a time per core this process may use."""
-    return _env_int("STOCKDEMO_CODE_WORKERS", len(os.sched_getaffinity(0)), 1, 64)
+    """``STOCKDEMO_CODE_WORKERS``, else what the host holds (``host.sandbox_places``: one run at
+    a time per CPU of its cgroup's quota, fewer where memory is short)."""
+    return _env_int("STOCKDEMO_CODE_WORKERS", host.sandbox_places(), 1, 64)
 
 
 def default_max_waiting() -> int:

@@ -2,19 +2,26 @@
 
 ``st.cache_resource`` for objects handed out as they are (read them, never
 modify them); ``st.cache_data`` for values each caller gets a copy of.
+``held`` for the large ones (runs, pictures, replays, learners' runs): handed
+out as they are too, and bounded in bytes as well as in entries, because one
+graph of 10,000 nodes costs as much as a thousand small ones. Together they
+hold at most ``host.cache_budget()`` bytes (a share of the host's memory; the
+operator's ``STOCKDEMO_CACHE_MB``), plus the one value just made.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from collections.abc import Callable
 
 import pandas as pd
 import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
 
-from stockdemo import data, figures, inspection, lab, lab_figures, lesson, static
+from stockdemo import data, figures, heap, host, inspection, lab, lab_figures, lesson, static
 from stockdemo.code_graph import CODE_FILE
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.diff import describe_diff, graph_diff
@@ -25,6 +32,96 @@ from stockdemo.live import RunResult, run, size_sweep
 from stockdemo.picture import Picture
 from stockdemo.replay import Trace, trace_run
 from stockdemo.sandbox import CodeRun, run_code
+
+# (function, arguments) -> (value, its bytes), least recently used first; shared by every
+# ``held`` cache, so the budget goes to whatever was used last, whichever page it serves.
+_HELD: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
+_HELD_LOCK = threading.Lock()
+_HELD_COUNT: Counter[str] = Counter()
+_MAKING: dict[tuple, threading.Lock] = {}  # one thread makes a value; the others wait for it
+held_bytes = 0
+
+
+def held_budget() -> int:
+    return host.cache_budget()
+
+
+def held(max_entries: int) -> Callable:
+    """Cache a function's value on its (hashable) arguments, for every session, bounded in bytes.
+
+    Like ``st.cache_resource``: one value per arguments, shared (read it, never modify it),
+    made once however many sessions ask at the same moment, an exception not cached.
+    """
+    def wrap(fn: Callable) -> Callable:
+        name = fn.__qualname__
+
+        @functools.wraps(fn)
+        def cached(*args):
+            key = (name, *args)
+            with _HELD_LOCK:
+                hit = _held_hit(key)
+                if hit is not None:
+                    return hit[0]
+                making = _MAKING.setdefault(key, threading.Lock())
+            with making:
+                with _HELD_LOCK:
+                    hit = _held_hit(key)
+                if hit is not None:
+                    return hit[0]
+                try:
+                    value = fn(*args)
+                    _keep(key, value, heap.size_of(value), max_entries)
+                finally:
+                    with _HELD_LOCK:
+                        _MAKING.pop(key, None)
+            return value
+
+        return cached
+
+    return wrap
+
+
+def _held_hit(key: tuple) -> tuple[object, int] | None:
+    hit = _HELD.get(key)
+    if hit is not None:
+        _HELD.move_to_end(key)
+    return hit
+
+
+def _keep(key: tuple, value: object, size: int, max_entries: int) -> None:
+    """Keep ``value``; drop the least recently used values until the budget holds (never ``value``)."""
+    global held_bytes
+    budget = held_budget()
+    with _HELD_LOCK:
+        if key in _HELD:
+            return
+        _HELD[key] = (value, size)
+        held_bytes += size
+        _HELD_COUNT[key[0]] += 1
+        for old in list(_HELD):  # least recently used first
+            over_budget, over_count = held_bytes > budget, _HELD_COUNT[key[0]] > max_entries
+            if not (over_budget or over_count):
+                break
+            if old == key or (not over_budget and old[0] != key[0]):
+                continue  # too many of one function's values: its own oldest goes
+            held_bytes -= _HELD.pop(old)[1]
+            _HELD_COUNT[old[0]] -= 1
+
+
+def clear_held() -> None:
+    """Forget every ``held`` value (tests that need cold caches)."""
+    global held_bytes
+    with _HELD_LOCK:
+        _HELD.clear()
+        _HELD_COUNT.clear()
+        held_bytes = 0
+
+
+def held_status() -> dict[str, int]:
+    """For an operator: values held, their bytes, the budget."""
+    with _HELD_LOCK:
+        return {"values": len(_HELD), "bytes": held_bytes, "budget": held_budget()}
+
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
 # field; Streamlit's own hash of a dataclass is a deep copy, dear for a handful of ints.
@@ -43,7 +140,7 @@ def cached_run(config: RunConfig) -> RunResult:
     return kept if kept is not None else _run(config)
 
 
-@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
+@held(max_entries=48)
 def _run(config: RunConfig) -> RunResult:
     return run(config)
 
@@ -57,7 +154,7 @@ def cached_picture(config: RunConfig, view: str) -> Picture:
     return kept if kept is not None else _picture(config, view)
 
 
-@st.cache_resource(max_entries=48, show_spinner=False, hash_funcs=CONFIGS)
+@held(max_entries=48)
 def _picture(config: RunConfig, view: str) -> Picture:
     return layout(cached_run(config).graph, view, max_nodes=None)
 
@@ -121,7 +218,7 @@ def change_since(previous: dict | None, config: RunConfig, graph: Graph) -> dict
     return {"config": config, "graph": graph, "change": change, "delta": delta, "new": new}
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
+@held(max_entries=16)
 def cached_trace(config: RunConfig) -> Trace:
     """The run replayed with hooks (forward order, backward order and norms, source lines)."""
     return trace_run(config)
@@ -153,7 +250,7 @@ def cached_size_sweep(cell: str, num_layers: int) -> list[dict[str, int]]:
     return size_sweep(RunConfig(cell=cell, num_layers=num_layers))
 
 
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=CONFIGS)
+@held(max_entries=32)
 def cached_inspection(config: RunConfig, weight_scale: float, nonlinearity: str) -> inspection.Inspection:
     """Shared by all sessions (the node inspector needs the live graph): read it, never modify it.
 
@@ -229,7 +326,7 @@ def cached_export(kind: str, config: RunConfig) -> static.ExportOutcome:
     return EXPORTS[kind](config)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CONFIGS)
+@held(max_entries=64)
 def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Picture], ...]:
     """Both eager runs of the early-stop model, each laid out for the graph view.
 
@@ -245,7 +342,7 @@ def cached_answer(number: int) -> lesson.Answer:
     return lesson.STEPS[number - 1].reveal()
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@held(max_entries=32)
 def cached_experiment(name: str, config: lab.LabConfig
                       ) -> tuple[lab_figures.Report, tuple[Picture, ...], pa.Table | None]:
     """A Lab experiment -> the report, its graphs laid out and its table as Arrow, each made once.
@@ -265,7 +362,7 @@ class _NotKept(Exception):
         self.run = run
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@held(max_entries=256)
 def _code_run(source: str) -> CodeRun:
     run = run_code(source)
     if run.status in ("refused", "unavailable"):
@@ -285,7 +382,7 @@ def cached_code_run(source: str) -> CodeRun:
         return refused.run
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@held(max_entries=256)
 def cached_code_picture(source: str, unroll: frozenset[str] = frozenset(),
                         frame: int = -1) -> tuple[Picture, Trace | None]:
     """A run's graph laid out by its code, and its replay (None for a graph without one).

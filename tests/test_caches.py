@@ -1,0 +1,92 @@
+"""The caches bounded in bytes (stockdemo/ui/caches.py's ``held``): budget, recency, one making per key."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from stockdemo import heap
+from stockdemo.ui import caches
+
+MB = 2**20
+
+
+@pytest.fixture
+def budget(monkeypatch):
+    caches.clear_held()
+    monkeypatch.setattr(caches, "held_budget", lambda: 10 * MB)
+    yield 10 * MB
+    caches.clear_held()
+
+
+def test_size_of_counts_an_arrays_buffer_and_a_shared_object_once():
+    a = np.zeros(MB // 8)  # 1 MB
+    assert MB <= heap.size_of(a) < 1.1 * MB
+    assert MB <= heap.size_of([a, a, (a,)]) < 1.1 * MB
+    assert 2 * MB <= heap.size_of([a, np.ones(MB // 8)]) < 2.2 * MB
+
+
+def test_held_values_stay_within_the_byte_budget_least_recently_used_going_first(budget):
+    made = []
+
+    @caches.held(max_entries=100)
+    def megabytes(n: int, tag: int) -> np.ndarray:
+        made.append(tag)
+        return np.zeros(n * MB // 8)
+
+    for tag in range(6):
+        megabytes(3, tag)
+        assert caches.held_status()["bytes"] <= budget + 3.1 * MB  # the budget, plus the value just made
+    assert caches.held_status()["bytes"] <= budget
+    megabytes(3, 5)  # the newest is still held: not made again
+    assert made == list(range(6))
+    megabytes(3, 0)  # the oldest went first
+    assert made == [*range(6), 0]
+
+
+def test_a_value_bigger_than_the_budget_is_kept_alone_until_the_next(budget):
+    @caches.held(max_entries=100)
+    def big(tag: int) -> np.ndarray:
+        return np.zeros(12 * MB // 8)
+
+    big(1)
+    assert caches.held_status()["values"] == 1
+    big(2)
+    assert caches.held_status()["values"] == 1 and caches.held_status()["bytes"] < 13 * MB
+
+
+def test_each_function_keeps_at_most_its_entries(budget):
+    @caches.held(max_entries=2)
+    def small(tag: int) -> int:
+        return tag
+
+    for tag in range(5):
+        small(tag)
+    assert caches.held_status()["values"] == 2
+
+
+def test_sessions_asking_at_once_make_a_value_once_and_an_exception_is_not_kept(budget):
+    calls, release = [], threading.Event()
+
+    @caches.held(max_entries=8)
+    def slow(tag: int) -> str:
+        calls.append(tag)
+        assert release.wait(10)  # the making lasts until every session has asked
+        if tag < 0:
+            raise ValueError("no")
+        return f"v{tag}"
+
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(slow(1))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    release.set()
+    for t in threads:
+        t.join()
+    assert out == ["v1"] * 8 and calls == [1]
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            slow(-1)
+    assert calls == [1, -1, -1]
