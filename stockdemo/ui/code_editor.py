@@ -6,8 +6,9 @@ The server sends (``data``, JSON):
 
 - ``doc``, ``doc_key``: the text to show, replaced in the browser only when ``doc_key``
   changes (a ready-made edit, a link, the teacher's code), never while the learner types;
-- ``base``, ``base_key``: a text to show ``doc`` as a diff against (the seed, for a
-  ready-made edit), or None;
+- ``base``: a text to show ``doc`` as a diff against (the seed, for a ready-made edit), or
+  None; read with ``doc``. Once the learner changes the text, the browser shows it against
+  their last run's text instead, or no diff when more than a few of its lines are gone;
 - ``error``: the last run's error, ``{"line", "message"}`` (its line is marked), or None;
 - ``status``: a few words on the last run; ``ran``: the number of the run answered;
 - ``locked``: why the code cannot be edited or run (a student following the teacher), or None;
@@ -63,9 +64,8 @@ def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, k
                 lesson: str = "") -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
-    data = {"doc": doc, "doc_key": doc_key, "base": base,
-            "base_key": None if base is None else hashlib.blake2b(base.encode(), digest_size=8).hexdigest(),
-            "error": error, "status": status, "ran": ran, "locked": locked, "present": present,
-            "height": height, "focus_line": focus_line, "printed": printed, "lesson": lesson}
+    data = {"doc": doc, "doc_key": doc_key, "base": base, "error": error, "status": status, "ran": ran,
+            "locked": locked, "present": present, "height": height, "focus_line": focus_line,
+            "printed": printed, "lesson": lesson}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

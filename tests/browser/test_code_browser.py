@@ -10,6 +10,8 @@ All tests share the session's one server and one browser; none sleeps a fixed ti
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 from playwright.sync_api import expect
 
@@ -150,6 +152,26 @@ def node_boxes(page, ids) -> dict[str, dict]:
 
 def centre(box: dict) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+PASTE = """(el, text) => { const data = new DataTransfer(); data.setData("text/plain", text);
+  el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})); }"""
+GONE_LINES = ".cm-deletedChunk .cm-deletedLine"  # the merge view's red lines: text gone from the base
+
+
+def paste_over_all(page, text: str) -> None:
+    """Ctrl+A, then a paste of ``text``: the browser's paste event, read by CodeMirror's own handler."""
+    content = page.locator(".cm-content")
+    content.focus()
+    page.keyboard.press("Control+a")
+    content.evaluate(PASTE, text)
+    wait_for_text(page, text)
+
+
+def gone_from(base: str, source: str) -> list[str]:
+    """The lines of ``base`` that ``source`` no longer has, as a diff lists them."""
+    lines = difflib.ndiff(base.splitlines(), source.splitlines())
+    return [line[2:] for line in lines if line.startswith("- ")]
 
 
 def keep(path, name: str) -> None:
@@ -400,3 +422,46 @@ def test_in_a_class_the_follower_sees_the_teachers_code_and_graph_locked(browser
     finally:
         for page in (teacher, student):
             page.context.close()
+
+
+def test_a_ready_made_edit_shows_its_diff_and_a_pasted_program_shows_none_of_the_old_one(browser, server):
+    page = open_code(browser, server)
+    try:
+        source = pick(page, "while")
+        gone = gone_from(SEED_CODE, source)
+        assert len(gone) == 4
+        expect(page.locator(GONE_LINES)).to_have_text(gone)  # the seed's lines the edit replaced, in red
+        keep(page, "code-edit-diff")
+        paste_over_all(page, LONG_LOOP)  # another program: none of its lines are the edit's
+        assert len(gone_from(source, LONG_LOOP)) > 20
+        expect(page.locator(".cm-deletedChunk")).to_have_count(0)
+        expect(page.locator(".cm-changedLine, .cm-inlineChangedLine")).to_have_count(0)
+        keep(page, "code-pasted")
+        run_with_keys(page)
+        shows_graph_of(page, LONG_LOOP)
+        expect(page.locator(".cm-deletedChunk")).to_have_count(0)
+        assert page.js_errors == []
+    finally:
+        page.context.close()
+
+
+def test_after_a_run_a_typed_change_shows_just_that_change_in_its_line(browser, server):
+    page = open_code(browser, server)
+    try:
+        line = "input_data = " + T5
+        retype_line(page, line, line.replace("(10, 5, 3)", "(10, 7, 3)"))
+        changed = page.locator(".cm-inlineChangedLine")
+        expect(changed).to_have_text([line.replace("(10, 5, 3)", "(10, 57, 3)")])  # 5 struck out, 7 after it
+        expect(page.locator("del.cm-deletedText")).to_have_text(["5"])
+        run_with_keys(page)
+        shows_graph_of(page, SEED_CODE.replace("(10, 5, 3)", "(10, 7, 3)"))
+        expect(changed).to_have_count(0)  # the run is the new base: nothing changed since
+        retype_line(page, line.replace("(10, 5, 3)", "(10, 7, 3)"), line.replace("(10, 5, 3)", "(10, 3, 3)"))
+        expect(page.locator("del.cm-deletedText")).to_have_text(["7"])  # since the run, not since the seed
+        expect(page.locator(".cm-changedText")).to_have_text(["3"])
+        expect(changed).to_have_count(1)
+        expect(page.locator(GONE_LINES)).to_have_count(0)  # one line changed, in its place: no red line
+        keep(page, "code-typed-since-run")
+        assert page.js_errors == []
+    finally:
+        page.context.close()

@@ -3,11 +3,13 @@
 // The server sends the code to show (replaced only when its `doc_key` changes, so a rerun
 // never overwrites what the learner is typing), the text to show it as a diff against
 // (a ready-made edit against the seed), and the error of the last run (its line is marked).
+// Once the learner types or pastes, the diff is against the text of their last run, while it
+// stays small; a bigger one (a pasted program) shows no diff until the next run.
 // The one value sent back is the trigger `run`: the code, when the learner presses Run or
 // Ctrl/Cmd+Enter. Hovering a graph node highlights the line that made it: the graph view
 // says so with the window event LINE_EVENT.
 
-import { EditorState, StateEffect, StateField, Compartment } from "@codemirror/state";
+import { EditorState, StateEffect, StateField, Compartment, Text } from "@codemirror/state";
 import {
   Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, highlightActiveLineGutter,
   keymap, lineNumbers,
@@ -15,12 +17,15 @@ import {
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
-import { unifiedMergeView } from "@codemirror/merge";
+import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
 
 const RUN_KEY = "Mod-Enter";
 const CODE_FILE = "<your code>"; // the file name the sandbox compiles the code under
 const editors = new WeakMap();
+// The learner's changes since their last run are shown while at most this many of its lines
+// are gone: a few read as a change, a pasted program's 20 red lines read as noise.
+const SHOWN_GONE_LINES = 4;
 
 export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
@@ -88,6 +93,32 @@ function lineMark(effect, lineClass, note) {
 const errorField = lineMark(setError, "sd-error-line", true);
 const hoverField = lineMark(setHover, "sd-hover-line", false);
 
+// -- the diff: what the editor's text is compared with ---------------------------------
+// "edit": the server's base (a ready-made edit against the seed); "run": the text of the
+// learner's last run; "none": no diff (the learner's change is too big to read as one).
+const setAgainst = StateEffect.define();
+const againstField = StateField.define({
+  create: () => "none",
+  update(against, tr) {
+    for (const e of tr.effects) if (e.is(setAgainst)) against = e.value;
+    return against;
+  },
+});
+
+/** The merge view showing the learner's changes since `ran`: a changed line inline, in its place. */
+function runDiff(ran) {
+  return unifiedMergeView({ original: ran, mergeControls: false, gutter: true, allowInlineDiffs: true });
+}
+
+/** How many lines of `a` are gone or changed in `b`. */
+function goneLines(a, b) {
+  let gone = 0;
+  for (const chunk of Chunk.build(a, b)) {
+    if (chunk.toA > chunk.fromA) gone += a.lineAt(chunk.endA).number - a.lineAt(chunk.fromA).number + 1;
+  }
+  return gone;
+}
+
 class CodeEditor {
   constructor(parent) {
     this.parent = parent;
@@ -95,7 +126,7 @@ class CodeEditor {
     this.root.classList.add("ce-root");
     this.runs = 0;
     this.docKey = null;
-    this.baseKey = null;
+    this.ran = Text.empty; // the text of the last run: the server's text, then each Run's
     this.diff = new Compartment();
     this.lock = new Compartment();
 
@@ -167,7 +198,10 @@ class CodeEditor {
           tabindex: "0" }),
         errorField,
         hoverField,
-        this.diff.of(base === null ? [] : unifiedMergeView({ original: base, mergeControls: false, gutter: true })),
+        againstField.init(() => (base === null ? "run" : "edit")),
+        this.diff.of(base === null ? runDiff(this.ran)
+          : unifiedMergeView({ original: base, mergeControls: false, gutter: true })),
+        EditorState.transactionExtender.of((tr) => this.followChange(tr)),
         this.lock.of([]),
       ],
     });
@@ -176,11 +210,11 @@ class CodeEditor {
   update(data) {
     this.data = data;
     this.root.classList.toggle("ce-present", !!data.present);
-    if (data.doc_key !== this.docKey || (data.base_key ?? null) !== this.baseKey) {
+    if (data.doc_key !== this.docKey) {
       // A new text from the server (a ready-made edit, a link, the teacher's code): the
-      // editor starts again from it, its undo history with it.
+      // editor starts again from it, its undo history with it. The server runs it.
       this.docKey = data.doc_key;
-      this.baseKey = data.base_key ?? null;
+      this.ran = Text.of((data.doc ?? "").split(/\r\n?|\n/));
       this.view.setState(this.state(data.doc ?? "", data.base ?? null));
       this.fitHeight(data.height);
       this.scrollTo(data.focus_line);
@@ -199,8 +233,24 @@ class CodeEditor {
     this.fitHeight(data.height);
   }
 
+  /** A change by the learner: the diff leaves the edit's base for their last run, and goes
+   *  when more than SHOWN_GONE_LINES of that run's lines are gone (until the next run). */
+  followChange(tr) {
+    const against = tr.startState.field(againstField);
+    if (!tr.docChanged || against === "none") return null;
+    if (goneLines(this.ran, tr.newDoc) > SHOWN_GONE_LINES) {
+      return { effects: [setAgainst.of("none"), this.diff.reconfigure([])] };
+    }
+    if (against === "edit") return { effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] };
+    return null;
+  }
+
   run() {
     if (this.data?.locked) return true;
+    this.ran = this.view.state.doc;
+    if (this.view.state.field(againstField) !== "edit") {  // an edit run as it is keeps its diff
+      this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] });
+    }
     this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
     this.status.textContent = "Running…";
     this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
