@@ -13,6 +13,7 @@ import contextlib
 import io
 import random
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,7 @@ class LocalRun:
     shape: tuple[int, ...]
     ops_by_type: dict[str, int]
     optimizers: frozenset[str]  # the torch.optim classes whose step() it called
+    backwards: tuple[dict[str, int], ...]  # ops by type of each graph a backward() or grad() freed
 
 
 def run_here(source: str, folder: Path, recorder: bool = False) -> LocalRun:
@@ -43,6 +45,7 @@ def run_here(source: str, folder: Path, recorder: bool = False) -> LocalRun:
     ``recorder``: run it under ``LineRecorder`` for "<your code>", as the sandbox does.
     """
     printed = io.StringIO()
+    backwards: list[dict[str, int]] = []
     stepped: set[str] = set()
     step_hook = register_optimizer_step_post_hook(
         lambda optimizer, args, kwargs: stepped.add(type(optimizer).__name__))
@@ -57,13 +60,43 @@ def run_here(source: str, folder: Path, recorder: bool = False) -> LocalRun:
               contextlib.redirect_stderr(printed), warnings.catch_warnings(record=True) as caught):
             # A warning shows once per place in a process: the text would depend on what ran before.
             warnings.simplefilter("always")
-            with LineRecorder(is_callers=lambda filename: filename == CODE_FILE) if recorder \
+            with each_backward(backwards), \
+                    LineRecorder(is_callers=lambda filename: filename == CODE_FILE) if recorder \
                     else contextlib.nullcontext():
                 exec(code, namespace)
         predictions = namespace["predictions"]
         return LocalRun(printed.getvalue(), tuple(f"{w.category.__name__}: {w.message}" for w in caught),
-                        tuple(predictions.shape), ops_by_type(predictions), frozenset(stepped))
+                        tuple(predictions.shape), ops_by_type(predictions), frozenset(stepped),
+                        tuple(backwards))
     finally:
         step_hook.remove()
         torch.set_num_threads(threads)
         namespace.clear()
+
+
+@contextlib.contextmanager
+def each_backward(seen: list[dict[str, int]]) -> Iterator[None]:
+    """While active: ``seen`` gets torch's own walk of each graph ``torch.autograd.backward``
+    (``Tensor.backward`` calls it) or ``torch.autograd.grad`` is about to free, from the first
+    tensor given that has a grad_fn."""
+    backward, grad = torch.autograd.backward, torch.autograd.grad
+
+    def note(tensors: object) -> None:
+        for t in tensors if isinstance(tensors, tuple | list) else (tensors,):
+            if isinstance(t, torch.Tensor) and t.grad_fn is not None:
+                seen.append(ops_by_type(t))
+                return
+
+    def noting_backward(tensors, *args, **kwargs):
+        note(tensors)
+        return backward(tensors, *args, **kwargs)
+
+    def noting_grad(outputs, *args, **kwargs):
+        note(outputs)
+        return grad(outputs, *args, **kwargs)
+
+    torch.autograd.backward, torch.autograd.grad = noting_backward, noting_grad
+    try:
+        yield
+    finally:
+        torch.autograd.backward, torch.autograd.grad = backward, grad

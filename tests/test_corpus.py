@@ -4,9 +4,11 @@ Each program is what a learner writes after a chapter of the PyTorch tutorials a
 ends with the tensor it names ``predictions``. Run in this process as the sandbox
 runs it (``tests.learners.run_here``) and through the page's call (``run_code``), it
 must print the same text and give ``predictions`` the same shape and the same ops by
-type as a plain walk of ``grad_fn`` finds here. The sandbox runs start first, on as
-many threads as the pool has places, and overlap the runs here. They keep every limit
-but wall-clock time: on a busy box a run must not be stopped for waiting for a core.
+type as a plain walk of ``grad_fn`` finds here; and each graph its backward() calls freed
+must be drawn with the ops torch's walk found here just before that backward(). The
+sandbox runs start first, on as many threads as the pool has places, and overlap the
+runs here. They keep every limit but wall-clock time: on a busy box a run must not be
+stopped for waiting for a core.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import torch
 
 from stockdemo.sandbox import Limits, run_code
+from stockdemo.sandbox.child import MAX_GRAPHS
 from stockdemo.sandbox.pool import shared_pool
 from tests.learners import CORPUS, LocalRun, run_here
 
@@ -67,6 +71,17 @@ def test_a_program_prints_and_draws_the_same_in_the_sandbox_as_here(path: Path, 
     assert run.printed == here.printed
     assert run.shape == here.shape
     assert run.ops_by_type == here.ops_by_type
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_each_graph_a_programs_backward_freed_is_drawn_as_torch_walked_it(path: Path, local_runs,
+                                                                         sandbox_runs):
+    here = local(local_runs, path.name)
+    run = sandbox_runs[path.name].result()
+    assert run.ok, f"{run.status}: {run.message}"
+    assert run.built == len(here.backwards)
+    drawn = [dict(Counter(node["op"] for node in graph["nodes"])) for graph in run.graphs]
+    assert drawn == list(here.backwards[:MAX_GRAPHS])
 
 
 def test_there_are_forty_programs_or_more_each_saying_what_it_teaches():
