@@ -2,7 +2,7 @@
 //
 // The view `v` holds `size` ([W, H], css px), `dpr` and `scroller` (found once).
 
-import { fit } from "./camera.js";
+import { fit, framing } from "./camera.js";
 
 const MIN_BOX_PX = 260;
 // Below this share of the window left under it, a view takes a screenful.
@@ -42,7 +42,8 @@ function fillHeight(v) {
 
 /**
  * Size the box and the canvas, then fit or redraw. A new box size fits afresh; `refit`
- * (a new picture) fits keeping the camera's scale if it can. Returns whether the canvas
+ * (a new picture) keeps the camera while it frames the picture (camera.js's fitTransform),
+ * and a camera the learner moved while it shows any of it. Returns whether the canvas
  * was resized (then drawn again at once, once the view has its colours).
  */
 export function resize(v, refit = false) {
@@ -75,9 +76,10 @@ export function resize(v, refit = false) {
   }
   // A box resized under a code graph (a line of text above it came or went) keeps the
   // camera's scale while the graph fits: its top left corner stays, and so do the nodes.
-  const keepScale = d.stage?.grows === "both" && v.drawnT ? v.drawnT : null;
+  const keepScale = d.stage?.grows === "both" && v.drawnT ? v.t : null;
   if (v.fitted && resized) fit(v, keepScale, true);
-  else if (v.fitted && refit) fit(v, v.drawnT || v.t, true);
+  else if (v.fitted && refit) fit(v, v.t, true);
+  else if (refit && !framing(v, v.t).seen) fit(v, null, true); // the learner's camera lost the graph
   else v.schedule();
   if (resized && v.colors) v.drawNow(); // a resized canvas is blank: not for a frame
   return resized;

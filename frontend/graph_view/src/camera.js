@@ -6,15 +6,18 @@
 
 import { select } from "d3-selection";
 import { zoom, zoomIdentity } from "d3-zoom";
-import { compareFit } from "./compare.js";
+import { compareFit, paneRects } from "./compare.js";
+import { easeCamera } from "./frame.js";
 
 export const PAD = 12; // px around a fitted picture
 export const ZOOM_STEP = 1.25; // one press of + or −
 // A stage leaves this share of its width free for the graph to grow into: dragging T up
-// then pans nothing and zooms out only every few steps...
+// then pans nothing and zooms out only every few steps.
 const HEADROOM = 0.85;
-// ...and zooms back in once the graph has shrunk to this share of what would fit.
-const SHRUNK = 1 / 1.8;
+// A new run keeps the camera while its graph, drawn with it, stays in the view and fills
+// this share of the view's width or height; else the camera eases to the fit
+// (docs/decisions.md, "A new run keeps the camera while the graph fills three quarters").
+export const FILL = 0.75;
 
 /** d3-zoom on the view's canvas (no double-click zoom): a gesture unfits the camera. */
 export function attachZoom(v) {
@@ -23,10 +26,7 @@ export function attachZoom(v) {
     .scaleExtent([0.01, 8])
     .on("zoom", (ev) => {
       v.t = ev.transform;
-      if (ev.sourceEvent) {
-        v.fitted = false;
-        if (v.motion) v.motion.userMoved = true;
-      }
+      if (ev.sourceEvent) theirs(v);
       v.schedule();
     })
     // A wheel, pinch or drag under way: a big picture's frames come from bitmaps (layer.js)
@@ -43,37 +43,87 @@ export function attachZoom(v) {
 }
 
 /**
- * The transform that shows the whole picture; on a stage, `keep`'s scale is kept while the
- * graph still fits and has not shrunk to a corner. Comparing, one camera shows both runs.
+ * The box the picture is drawn in (the canvas, or compare mode's pane: W, H) and what is drawn
+ * in it, in the picture's points (x0, y0, w, h): its boxes and outlines, no margin.
  */
-export function fitTransform(v, keep = null) {
+function room(v) {
   const [W, H] = v.size;
-  const d = v.data;
   if (v.cmp) {
-    const f = compareFit(W, H, v.cmp.data, d, PAD, v.paneLabels[0].offsetHeight + 6);
-    return zoomIdentity.translate(f.x, f.y).scale(f.k);
+    const [pane] = paneRects(W, H), a = v.cmp.data, b = v.data;
+    return { W: pane.w, H: pane.h, x0: 0, y0: 0, w: Math.max(a.width, b.width, 1), h: Math.max(a.height, b.height, 1) };
   }
-  const kW = (W - 2 * PAD) / Math.max(d.width, 1), kH = (H - 2 * PAD) / Math.max(d.height, 1);
-  if (!d.stage) {
-    const k = Math.min(kW, kH, 2);
-    return zoomIdentity.translate((W - d.width * k) / 2, (H - d.height * k) / 2).scale(k);
-  }
-  // A stage: time runs to the right from a fixed left edge. A learner's code may also add
-  // layers: then the top edge stays too, with room below (stage.grows "both").
-  const both = d.stage.grows === "both";
-  const roomy = Math.min(kW * HEADROOM, both ? kH * HEADROOM : kH, 2);
-  let k = roomy;
-  if (keep && keep.k <= Math.min(kW, kH, 2) && keep.k >= roomy * SHRUNK) k = keep.k;
-  return zoomIdentity.translate(PAD, both ? PAD : (H - d.height * k) / 2).scale(k);
+  const b = v.p.bounds;
+  return { W, H, x0: b.x0, y0: b.y0, w: Math.max(b.x1 - b.x0, 1), h: Math.max(b.y1 - b.y0, 1) };
 }
 
-/** Fit the picture; `glide`: a picture in motion moves the camera with it. */
+/** The picture drawn with camera `t`: is it all in the view, does it fill FILL of a side, is any of it seen? */
+export function framing(v, t) {
+  const r = room(v);
+  const x = t.x + r.x0 * t.k, y = t.y + r.y0 * t.k, w = r.w * t.k, h = r.h * t.k;
+  return { inside: x >= -0.5 && y >= -0.5 && x + w <= r.W + 0.5 && y + h <= r.H + 0.5,
+    fills: w >= FILL * r.W || h >= FILL * r.H,
+    seen: x < r.W && y < r.H && x + w > 0 && y + h > 0 };
+}
+
+/** The transform that shows the whole picture. Comparing, one camera shows both runs. */
+function fitAll(v) {
+  const [W, H] = v.size;
+  if (v.cmp) {
+    const f = compareFit(W, H, v.cmp.data, v.data, PAD, v.paneLabels[0].offsetHeight + 6);
+    return zoomIdentity.translate(f.x, f.y).scale(f.k);
+  }
+  const r = room(v);
+  const kW = (W - 2 * PAD) / r.w, kH = (H - 2 * PAD) / r.h;
+  const stage = v.data.stage;
+  if (!stage) {
+    const k = Math.min(kW, kH, 2);
+    return zoomIdentity.translate(W / 2 - (r.x0 + r.w / 2) * k, H / 2 - (r.y0 + r.h / 2) * k).scale(k);
+  }
+  // A stage: time runs to the right from a fixed left edge. A learner's code may also add
+  // layers: then the top edge stays too, with room below (stage.grows "both"), except on a
+  // projector, where the boxes' size is what the back row needs.
+  const both = stage.grows === "both";
+  const share = both && stage.present ? 1 : HEADROOM;
+  return onStage(v, Math.min(kW * share, both ? kH * share : kH, 2));
+}
+
+/** A stage's camera at scale k: the picture's left edge (and top, growing both ways) fixed. */
+function onStage(v, k) {
+  const r = room(v);
+  const y = v.data.stage.grows === "both" ? PAD - r.y0 * k : v.size[1] / 2 - (r.y0 + r.h / 2) * k;
+  return zoomIdentity.translate(PAD - r.x0 * k, y).scale(k);
+}
+
+/**
+ * The camera for the picture: `keep` (a stage keeps its scale, its edges anchored) while the
+ * picture drawn with it stays in the view and fills FILL of its width or height (or is as
+ * big as the fit allows); else the fit.
+ */
+export function fitTransform(v, keep = null) {
+  const f = fitAll(v);
+  if (!keep) return f;
+  const kept = v.data.stage && !v.cmp ? onStage(v, keep.k) : zoomIdentity.translate(keep.x, keep.y).scale(keep.k);
+  const { inside, fills } = framing(v, kept);
+  return inside && (fills || kept.k >= f.k) ? kept : f;
+}
+
+/**
+ * Fit the picture; `keep`: the camera to keep if it still frames the new picture (fitTransform);
+ * `glide`: the camera eases there once the nodes have glided (frame.js).
+ */
 export function fit(v, keep = null, glide = false) {
   const f = fitTransform(v, keep);
   v.zoom.scaleExtent([Math.min(f.k / 2, 0.5), 8]);
-  if (glide && v.motion) v.motion.camTo = f;
+  if (glide) easeCamera(v, f);
+  else if (v.motion) v.motion.camTo = null; // Fit pressed mid-glide: there at once
   v.zoom.transform(v.sel, f);
   v.fitted = true;
+}
+
+/** The learner moved the camera (wheel, pinch, drag, keys): it is theirs until Fit. */
+function theirs(v) {
+  v.fitted = false;
+  if (v.motion) v.motion.userMoved = true;
 }
 
 /** Node `i` in the middle, at a readable scale at least. */
@@ -81,8 +131,8 @@ export function centerOn(v, i) {
   const [W, H] = v.size;
   const k = Math.max(v.t.k, Math.min(1.2, 8));
   const p = v.p;
+  theirs(v);
   v.zoom.transform(v.sel, zoomIdentity.translate(W / 2 - p.x[i] * k, H / 2 - p.y[i] * k).scale(k));
-  v.fitted = false;
 }
 
 /** Node `i` into the middle if it is near an edge or off the canvas. */
@@ -90,21 +140,21 @@ export function ensureVisible(v, i) {
   const [W, H] = v.size;
   const sx = v.p.x[i] * v.t.k + v.t.x, sy = v.p.y[i] * v.t.k + v.t.y;
   if (sx < 20 || sy < 20 || sx > W - 20 || sy > H - 20) {
+    theirs(v);
     v.zoom.translateBy(v.sel, (W / 2 - sx) / v.t.k, (H / 2 - sy) / v.t.k);
-    v.fitted = false;
   }
 }
 
 /** Zoom by factor `f` about the canvas's centre. */
 export function zoomBy(v, f) {
+  theirs(v);
   v.zoom.scaleBy(v.sel, f, [v.size[0] / 2, v.size[1] / 2]);
-  v.fitted = false;
 }
 
 /** Pan by (dx, dy) screen pixels. */
 export function panBy(v, dx, dy) {
+  theirs(v);
   v.zoom.translateBy(v.sel, dx / v.t.k, dy / v.t.k);
-  v.fitted = false;
 }
 
 /**

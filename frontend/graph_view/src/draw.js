@@ -5,8 +5,13 @@
 // where they are readable, and only what lies inside the viewport.
 
 export const LABEL_MIN_PX = 6; // screen font size below which labels are skipped
+// Presenting (colors.labelMin), no text under this: from the back row smaller text is noise,
+// and a box reads by its colour and shape, its op on hover.
+export const PRESENT_LABEL_PX = 12;
 export const FONT_PT = 11; // label font, in points at scale 1
 const SHORT_MIN_BOX_PX = 9; // below this box height on screen, no text at all
+const SHORT_MAX_PX = 9; // the op alone, sized to its box: at most this many px...
+const SHORT_SHARE = 0.6; // ...and this share of the box's height
 const FRAME_FONT_PT = 11;
 const ARROW_PT = 6;
 // Level of detail, for pictures of tens of thousands of nodes zoomed out:
@@ -73,6 +78,18 @@ class Dots {
 }
 
 /**
+ * The height in screen px of the op labels drawn at scale k (0: none): every line at FONT_PT
+ * once readable, else the op alone sized to the smallest box, never under `colors.labelMin`.
+ */
+export function labelPx(p, k, colors) {
+  const min = colors.labelMin ?? LABEL_MIN_PX;
+  if (FONT_PT * k >= min) return FONT_PT * k;
+  if (p.minH * k < SHORT_MIN_BOX_PX) return 0;
+  const px = Math.min(p.minH * k * SHORT_SHARE, Math.max(SHORT_MAX_PX, colors.labelMin ?? 0));
+  return px >= (colors.labelMin ?? 0) ? px : 0;
+}
+
+/**
  * Draw the picture. `look` says how each node is shown right now:
  *   look.alpha(i)  -> 0..1 (replay: not yet created nodes are ghosts)
  *   look.fill(i)   -> colour override or null
@@ -93,7 +110,8 @@ export function drawBase(ctx, p, data, t, size, look, colors) {
   const px = 1 / k; // one screen pixel in world units
   ctx.save();
   ctx.setTransform(t.dpr * k, 0, 0, t.dpr * k, t.dpr * t.x, t.dpr * t.y);
-  const labels = FONT_PT * k >= LABEL_MIN_PX;
+  const textPx = labelPx(p, k, colors);
+  const labels = FONT_PT * k >= (colors.labelMin ?? LABEL_MIN_PX); // every line, else the op alone
 
   // Frames: dashed outlines of the blocks (time steps).
   const fr = data.frames;
@@ -233,10 +251,8 @@ export function drawBase(ctx, p, data, t, size, look, colors) {
 
   // Labels, only where readable: every line once the font is big enough, else the
   // first line (the op) alone, sized to the box, while boxes are >= 9 px tall.
-  const shortLabels = !labels && p.minH * k >= SHORT_MIN_BOX_PX;
-  if (shortLabels) {
-    const fpx = Math.min(p.minH * 0.55, 9 / k); // world units: 55 % of the box, at most 9 px
-    ctx.font = `${fpx}px ${colors.font}`;
+  if (textPx > 0 && !labels) {
+    ctx.font = `${textPx / k}px ${colors.font}`; // in world units
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     for (const i of visible) {

@@ -7,21 +7,67 @@
 
 import { PAD } from "./camera.js";
 import { PANE_GAP, paneRects, rings } from "./compare.js";
-import { FONT_PT, LABEL_MIN_PX, drawPicture } from "./draw.js";
+import { FONT_PT, LABEL_MIN_PX, drawPicture, labelPx } from "./draw.js";
 import { big, drawLayered } from "./layer.js";
-import { MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
+import { CAMERA_MS, MOTION_MS, between, cameraBetween, ease, ghosts, plan } from "./motion.js";
 import { advance, updateReplayText } from "./replay_controls.js";
 import { frameCount, lookAt } from "./replay.js";
 
 const STILL = () => ({ alpha: () => 1, fill: () => null, edgeShown: () => true, current: -1, norm: null });
 const NO_MARKS = () => ({ newSet: new Set(), hover: -1, selected: -1, cursor: -1, current: -1 });
 
-/** A glide from the picture drawn `before` ({p, data}) to the view's new one. */
-export function glide(v, before) {
+const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+
+/** Whether the view animates its changes (not for a learner who asked for reduced motion). */
+export function moves() {
+  return !reducedMotion?.matches;
+}
+
+/**
+ * A glide from the picture drawn `before` ({p, data}) to the view's new one. `prev` is the
+ * transition it interrupts: a camera already easing goes on at once, one still waiting keeps
+ * its time, so that while pictures come faster than a glide (a drag of T) the camera follows.
+ */
+export function glide(v, before, prev = null) {
   const pl = plan(before.p, before.data, v.p, v.data);
+  let camDelay = MOTION_MS;
+  if (prev?.camTo) {
+    const elapsed = prev.start === null ? 0 : performance.now() - prev.start;
+    camDelay = Math.max(0, Math.min(MOTION_MS, prev.camDelay - elapsed));
+  }
   v.motion = { plan: pl, ghost: ghosts(pl, before.p, before.data), old: before.data,
-    start: null, frames: 0,
-    camFrom: { k: v.drawnT?.k ?? v.t.k, x: v.drawnT?.x ?? v.t.x, y: v.drawnT?.y ?? v.t.y } };
+    start: null, frames: 0, camFrom: drawnCamera(v), camTo: null, camDelay };
+}
+
+/** The camera of the last frame drawn (the one the learner sees), as {k, x, y}. */
+function drawnCamera(v) {
+  const t = v.drawnT || v.t;
+  return { k: t.k, x: t.x, y: t.y };
+}
+
+/**
+ * The camera eases from the one drawn to `to` (camera.js's fit): after the glide of a new
+ * picture's nodes, else at once. Nothing moves under reduced motion or before a first frame.
+ */
+export function easeCamera(v, to) {
+  const m = v.motion;
+  const from = m ? m.camFrom : v.drawnT;
+  const same = !from || (Math.abs(from.k - to.k) < 1e-6 * to.k && Math.abs(from.x - to.x) < 0.05
+    && Math.abs(from.y - to.y) < 0.05);
+  if (m) {
+    m.camTo = same ? null : to;
+    return;
+  }
+  if (same || !moves()) return;
+  v.motion = { plan: null, start: null, frames: 0, camFrom: drawnCamera(v), camTo: to, camDelay: 0 };
+  v.schedule();
+}
+
+/** Where a camera's glide holds still: the stage's fixed edges, else the view's middle. */
+function cameraAnchor(v) {
+  const [W, H] = v.size;
+  if (v.cmp || !v.data.stage) return v.cmp ? [PAD, 0] : [W / 2, H / 2];
+  return v.data.stage.grows === "both" ? [PAD, PAD] : [PAD, H / 2];
 }
 
 /** The frame at time `now`; another follows while the replay plays or a glide runs. */
@@ -42,28 +88,37 @@ function draw(v, now) {
   v.look = look;
   let p = v.p, data = v.data, cam = v.t;
   const m = v.motion;
+  let gliding = false;
   if (m) {
     if (m.start === null) m.start = now;
-    const raw = Math.min(1, (now - m.start) / MOTION_MS);
-    const u = ease(raw);
-    ({ p, data } = between(m.plan, v.p, v.data, m.old, u));
-    if (m.camTo && !m.userMoved) cam = cameraBetween(m.camFrom, m.camTo, [PAD, H / 2], u);
-    const base = look, born = m.plan.born;
-    look = { ...base, alpha: (i) => base.alpha(i) * (born[i] ? Math.max(0.05, u) : 1) };
-    if (!m.ghost.empty && raw < 1) {
-      const gt = { k: cam.k, x: cam.x, y: cam.y, dpr: v.dpr };
-      ctx.globalAlpha = 1 - u;
-      const fade = 1 - u;
-      drawPicture(ctx, m.ghost.p, m.ghost.data, gt, [W, H], { ...STILL(), alpha: () => fade },
-        NO_MARKS(), v.colors);
-      ctx.globalAlpha = 1;
+    const elapsed = now - m.start;
+    // First the nodes glide (the camera still), then the camera eases to its new place.
+    gliding = !!m.plan && elapsed < MOTION_MS;
+    if (m.camTo && !m.userMoved) {
+      const u = ease(Math.min(1, (elapsed - m.camDelay) / CAMERA_MS));
+      cam = u > 0 ? cameraBetween(m.camFrom, m.camTo, cameraAnchor(v), u) : m.camFrom;
+    }
+    if (gliding) {
+      const u = ease(elapsed / MOTION_MS);
+      ({ p, data } = between(m.plan, v.p, v.data, m.old, u));
+      const base = look, born = m.plan.born;
+      look = { ...base, alpha: (i) => base.alpha(i) * (born[i] ? Math.max(0.05, u) : 1) };
+      if (!m.ghost.empty) {
+        const fade = 1 - u;
+        ctx.globalAlpha = fade;
+        drawPicture(ctx, m.ghost.p, m.ghost.data, { k: cam.k, x: cam.x, y: cam.y, dpr: v.dpr }, [W, H],
+          { ...STILL(), alpha: () => fade }, NO_MARKS(), v.colors);
+        ctx.globalAlpha = 1;
+      }
     }
     m.frames += 1;
-    if (raw >= 1) {
-      const ms = now - m.start;
-      v.root.dataset.motionMs = ms.toFixed(0);
+    const end = Math.max(m.plan ? MOTION_MS : 0, m.camTo ? m.camDelay + CAMERA_MS : 0);
+    v.root.dataset.phase = gliding ? "glide" : "camera";
+    if (elapsed >= end) {
+      v.root.dataset.motionMs = elapsed.toFixed(0);
       v.root.dataset.motionFrames = String(m.frames);
-      v.root.dataset.motionFps = (ms > 0 ? (m.frames - 1) / (ms / 1000) : 0).toFixed(1);
+      v.root.dataset.motionFps = (elapsed > 0 ? (m.frames - 1) / (elapsed / 1000) : 0).toFixed(1);
+      v.root.dataset.phase = "";
       v.motion = null;
       p = v.p;
       data = v.data;
@@ -77,7 +132,7 @@ function draw(v, now) {
     cursor: v.cursor, current: look.current };
   v.root.dataset.bitmap = "0";
   if (v.cmp) drawCompare(v, ctx, t, look, marks);
-  else if (!v.motion && big(p, data)) drawLayered(v, p, data, t, look, marks);
+  else if (!gliding && big(p, data)) drawLayered(v, p, data, t, look, marks, !!v.motion);
   else drawPicture(ctx, p, data, t, [W, H], look, marks, v.colors);
   v.drawnP = p;
   v.drawnData = data;
@@ -89,7 +144,8 @@ function draw(v, now) {
   ds.scale = t.k.toFixed(4);
   ds.tx = t.x.toFixed(2);
   ds.ty = t.y.toFixed(2);
-  ds.labels = FONT_PT * t.k >= LABEL_MIN_PX ? "1" : "0";
+  ds.labels = FONT_PT * t.k >= (v.colors.labelMin ?? LABEL_MIN_PX) ? "1" : "0";
+  ds.labelPx = v.cmp ? "" : labelPx(p, t.k, v.colors).toFixed(1); // the ops' text, 0: on hover only
   ds.mode = v.mode || "";
   ds.frame = String(Math.floor(v.pos));
   ds.frames = v.rp && v.mode ? String(frameCount(v.rp, v.mode)) : "0";

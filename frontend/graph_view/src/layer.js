@@ -29,16 +29,17 @@ const stateOf = (v, p, data) => [p, data, v.mode, Math.floor(v.pos), v.newSet, v
 
 /**
  * A frame of a big picture: the layer as it is when only the marks moved, the layer (and the
- * overview) moved and scaled during a gesture, else the layer drawn anew.
+ * overview) moved and scaled during a gesture or the camera's glide (`moving`), else the layer
+ * drawn anew.
  */
-export function drawLayered(v, p, data, t, look, marks) {
+export function drawLayered(v, p, data, t, look, marks, moving = false) {
   const L = v.layer || (v.layer = { canvas: document.createElement("canvas"), t: null, state: [] });
   const state = stateOf(v, p, data);
   const same = !!L.t && state.every((x, j) => x === L.state[j]);
   const ctx = v.ctx;
   if (same && L.t.k === t.k && L.t.x === t.x && L.t.y === t.y) {
     ctx.drawImage(L.canvas, 0, 0);
-  } else if (v.gesture && (same || v.overview?.p === p)) {
+  } else if ((v.gesture || moving) && (same || v.overview?.p === p)) {
     moved(v, same ? L : null, t);
   } else {
     if (L.canvas.width !== v.canvas.width || L.canvas.height !== v.canvas.height) {

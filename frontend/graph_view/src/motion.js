@@ -7,6 +7,8 @@
 // Robertson, InfoVis 2007: staged, in-place transitions read better than jumps).
 
 export const MOTION_MS = 320;
+// Then, where the new picture needs it, the camera's own glide to frame it (frame.js).
+export const CAMERA_MS = 280;
 
 /** 0..1 -> 0..1, slow at both ends. */
 export function ease(u) {

@@ -49,8 +49,23 @@ export function prepare(data) {
   }
   const minH = n ? Math.min(...h) : 20;
   return { n, x, y, w, h, index, groups, lines, label, op: text("op"), shape: text("shape"),
-    param: text("param"), ex0, ey0, ex1, ey1, grid, cell, minH,
+    param: text("param"), ex0, ey0, ex1, ey1, grid, cell, minH, bounds: bounds(data, x, y, w, h),
     kind: nd.kind.map((k) => data.kinds[k]), fills: data.fills };
+}
+
+/** What is drawn (boxes and block outlines), as {x0, y0, x1, y1}; no margin around it. */
+function bounds(data, x, y, w, h) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    x0 = Math.min(x0, x[i] - w[i] / 2); x1 = Math.max(x1, x[i] + w[i] / 2);
+    y0 = Math.min(y0, y[i] - h[i] / 2); y1 = Math.max(y1, y[i] + h[i] / 2);
+  }
+  const fr = data.frames;
+  for (let f = 0; f < fr.x.length; f++) {
+    x0 = Math.min(x0, fr.x[f]); x1 = Math.max(x1, fr.x[f] + fr.w[f]);
+    y0 = Math.min(y0, fr.y[f]); y1 = Math.max(y1, fr.y[f] + fr.h[f]);
+  }
+  return x0 <= x1 ? { x0, y0, x1, y1 } : { x0: 0, y0: 0, x1: data.width, y1: data.height };
 }
 
 function clip(cx, cy, hw, hh, dx, dy) {

@@ -9,8 +9,9 @@
 import { resize } from "./box.js";
 import { attachZoom, centerOn, screenBox } from "./camera.js";
 import { el } from "./dom.js";
+import { PRESENT_LABEL_PX } from "./draw.js";
 import { Figures } from "./figures.js";
-import { drawFrame, glide } from "./frame.js";
+import { drawFrame, glide, moves } from "./frame.js";
 import { HELP, listen } from "./input.js";
 import { pictureCame, register, requestRun, stopPacing } from "./pacing.js";
 import { prepare } from "./picture.js";
@@ -21,7 +22,8 @@ import { skipLink, takeCompare, takeStage } from "./stage.js";
 import { Strip } from "./strip.js";
 import { buildToolbar } from "./toolbar.js";
 
-const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+/** The smallest text drawn in the graph (draw.js): presenting, what the back row reads. */
+const labelMin = (data) => (data.stage?.present ? PRESENT_LABEL_PX : null);
 
 export class GraphView {
   constructor(parent) {
@@ -45,6 +47,11 @@ export class GraphView {
     // ...and the boxes ringed as new since the previous run: [{id, op}].
     this.root.gvNew = () => [...(this.newSet ?? [])].map((i) => ({
       id: this.data.nodes.id[i], op: this.data.strings[this.data.nodes.op[i]] ?? null }));
+    // ...and every node's centre as the last frame drew it, in canvas px: {id: [x, y]}.
+    this.root.gvCentres = () => {
+      const p = this.drawnP, t = this.drawnT, ids = this.drawnData?.nodes.id ?? [];
+      return Object.fromEntries(ids.map((id, i) => [id, [t.x + p.x[i] * t.k, t.y + p.y[i] * t.k]]));
+    };
     // ...and the rolled boxes a click unrolls (payload `folds`): their ids.
     this.root.gvFolds = () => (this.data?.folds?.node ?? []).map((i) => this.data.nodes.id[i]);
 
@@ -123,8 +130,9 @@ export class GraphView {
     pictureCame(this, data, newGraph);
     if (newGraph) {
       this.p = prepare(data);
+      const prev = this.motion;
       this.motion = null;
-      if (before && !reducedMotion?.matches && !this.cmp) glide(this, before);
+      if (before && moves() && !this.cmp) glide(this, before, prev);
       this.hover = -1;
       this.cursor = -1;
       this.root.dataset.graph = data.graph;
@@ -143,6 +151,7 @@ export class GraphView {
       ? " Blue outline: new since the previous run." : "");
     const resized = resize(this, newGraph || cmpWas !== !!this.cmp);
     if (newGraph) this.readColors();
+    else if (this.colors.labelMin !== labelMin(data)) this.colors = { ...this.colors, labelMin: labelMin(data) };
     if (newGraph && this.selected >= 0 && !this.shownOnce) centerOn(this, this.selected);
     this.shownOnce = true;
     updateControls(this);
@@ -168,6 +177,7 @@ export class GraphView {
       background: v("--st-background-color", "#FFFFFF"),
       text: v("--st-text-color", c.text),
       font: v("--st-font", "sans-serif").split(",")[0] ? v("--st-font", "sans-serif") : "sans-serif",
+      labelMin: labelMin(this.data),
     };
   }
 
