@@ -42,6 +42,8 @@ iterations. Torch's own frames are never traced line by line.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import linecache
 import os
 import sys
@@ -392,31 +394,45 @@ def _replay(output: torch.Tensor, order: list) -> dict:
     for _, leaf in leaves:
         leaf.grad = None  # backward adds into a .grad in place: the caller's would change
     try:
-        root.backward()
-    except RuntimeError as e:
-        error = str(e)
+        error = _quietly(root.backward)
     finally:
         for handle in handles:
             handle.remove()
-    norms = {str(i): float(torch.linalg.vector_norm(leaf.grad)) for i, leaf in leaves
-             if leaf.grad is not None}
+    norms = {str(i): _norm(leaf.grad) for i, leaf in leaves if leaf.grad is not None}
     for (_, leaf), before in zip(leaves, grads_before, strict=True):
         leaf.grad = before  # the caller's model is left as it was
     if error is None:
-        try:
-            root.backward()
-        except RuntimeError as e:
-            second = str(e)
+        second = _quietly(root.backward)
         for (_, leaf), before in zip(leaves, grads_before, strict=True):
             leaf.grad = before
     return {"saved": saved, "backward": steps, "leaf_norms": norms, "error": error,
             "second_error": second}
 
 
+def _quietly(backward: Callable[[], None]) -> str | None:
+    """Run a replay's backward() -> what it raised, in words, or None.
+
+    It runs the caller's own hooks and custom Functions' backward again, after their code
+    has ended: what they print is not the run's output, and what they raise is the
+    replay's error, not the code's.
+    """
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            backward()
+    except Exception as e:  # noqa: BLE001 - a hook of the caller's may raise anything
+        return str(e) if isinstance(e, RuntimeError) else f"{type(e).__name__}: {e}"
+    return None
+
+
+def _norm(grad: torch.Tensor) -> float:
+    """A gradient's 2-norm; a sparse one's (an Embedding(sparse=True)'s) over its values."""
+    return float(torch.linalg.vector_norm(grad.coalesce().values() if grad.is_sparse else grad))
+
+
 def _note(i: int, steps: list[list]):
     """A prehook noting node ``i`` and the 2-norm of all its incoming gradients together."""
     def prehook(grad_outputs):
-        squares = sum(float(torch.linalg.vector_norm(g)) ** 2 for g in grad_outputs if g is not None)
+        squares = sum(_norm(g) ** 2 for g in grad_outputs if g is not None)
         steps.append([i, squares ** 0.5])
     return prehook
 

@@ -134,6 +134,8 @@ class BoundedRecorder(LineRecorder):
             graph = raw_graph(root, self, _parameters(self.namespace), max_nodes=room)
         except GraphTooBig:
             return  # counted, not drawn: the node limit is over every graph kept
+        site = self._site(sys._getframe(1))
+        _this_iteration(graph, site[3] if site else ())
         self.graphs.append(graph)
         self.seqs.append(frozenset(n["seq"] for n in graph["nodes"] if n["seq"] is not None))
 
@@ -145,6 +147,19 @@ class BoundedRecorder(LineRecorder):
             graphs.pop(0)
         freed = bool(last is not None and self.seqs and last.grad_fn._sequence_nr() in self.seqs[-1])
         return graphs, freed
+
+
+def _this_iteration(graph: dict, around: tuple[tuple[str, int, int], ...]) -> None:
+    """Leave out of each node's loops the iteration the backward() call is in (``around``: its
+    loops, as ``LineRecorder._site`` gives them): one training step's graph then has the same
+    node ids as the next one's, so the view keeps every node that stays in its place from one
+    graph to the next. Nodes an earlier iteration made (a hidden state not detached) keep theirs."""
+    now = {(filename, header): k for filename, header, k in around}
+    if not now:
+        return
+    files = graph["files"]
+    for node in graph["nodes"]:
+        node["loops"] = [loop for loop in node["loops"] if now.get((files[loop[0]], loop[1])) != loop[2]]
 
 
 def _newest_sequence_nr() -> int:
@@ -169,6 +184,7 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
         attempts = Attempts(workdir, frozenset(m.split(".")[0] for m in PRELOADED),
                             kernel.interpreter_dirs() if landlock_abi else ())
         os.environ["TMPDIR"] = tempfile.tempdir = workdir  # temporary files go in the run's folder
+        os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)  # the warm-up's, under /tmp: torch's own again
         sys.stdout = sys.stderr = out
         sys.stdin = io.StringIO()
         attempts.install()

@@ -151,7 +151,7 @@ def result(source: str, run: CodeRun) -> None:
     shown = replay_control(lambda: trace, in_url=False, in_view=True) if trace is not None else None
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
                on_unroll=take_unroll,
-               stage=stage_spec({}, knobs=(), replay=trace is not None,
+               stage=stage_spec({}, knobs=(), replay=None if trace is None else shown is not None,
                                 figures=run_figures(run, frame), present=presenting(), pin=False,
                                 grows="both"))
 

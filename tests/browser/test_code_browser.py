@@ -11,6 +11,7 @@ All tests share the session's one server and one browser; none sleeps a fixed ti
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 
 import pytest
 from playwright.sync_api import expect
@@ -462,6 +463,65 @@ def test_after_a_run_a_typed_change_shows_just_that_change_in_its_line(browser, 
         expect(changed).to_have_count(1)
         expect(page.locator(GONE_LINES)).to_have_count(0)  # one line changed, in its place: no red line
         keep(page, "code-typed-since-run")
+        assert page.js_errors == []
+    finally:
+        page.context.close()
+
+
+GROWING_LOOP = SEED_CODE + """
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    loss = model(input_data[:, :step + 1]).pow(2).mean()  # one more time step each iteration
+    print(f"step {step}: loss {loss.item():.4f}")
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_training_loop_shows_its_five_graphs_and_steps_through_each_as_torch_walked_it(browser, server):
+    import torch
+
+    walks = []
+    backward = torch.Tensor.backward
+
+    def walked(self, *args, **kwargs):
+        walks.append(ops_by_type(self))
+        return backward(self, *args, **kwargs)
+
+    torch.Tensor.backward = walked
+    try:
+        _, raised, _ = here(GROWING_LOOP)
+    finally:
+        torch.Tensor.backward = backward
+    assert raised is None and len(walks) == 5
+    film = run_code(GROWING_LOOP).film
+    page = open_code(browser, server)
+    try:
+        paste_over_all(page, GROWING_LOOP)
+        run_with_keys(page)
+        words = page.get_by_text("This run built 5 graphs, each freed by its backward()").first
+        expect(words).to_be_visible(timeout=60_000)
+        stepper = page.locator("[data-testid='stSlider']")
+        thumb = stepper.locator("input[type='range']")
+        expect(thumb).to_have_value("5")  # the last: the graph of predictions, made before the loop
+        for i in reversed(range(5)):
+            thumb.focus()
+            page.keyboard.press("ArrowLeft")
+            expect(thumb).to_have_value(str(i))
+            expect(stepper.get_by_text(f"graph {i + 1} of 5").first).to_be_visible()
+            expect(figure(page, "Graph nodes")).to_have_text(f"{sum(walks[i].values()):,}", timeout=60_000)
+            wait_for_run(page, ready=None)
+            expect(page.locator(VIEW)).to_have_attribute("data-moving", "0")
+            drawn = page.locator(VIEW).evaluate("el => Object.keys(el.gvCentres())")
+            record = graph_of_record(film[i])
+            assert sorted(drawn) == sorted(n.id for n in record.nodes), f"graph {i + 1}"
+            ops = Counter(n.op for n in record.nodes if n.op)  # not the output's box
+            assert dict(ops) == walks[i], f"graph {i + 1}"
+            if i == 2:
+                for box in (words, thumb, page.locator(VIEW)):
+                    assert within(box.bounding_box(), {"x": 0, "y": 0, "width": 1440, "height": 900})
+                keep(page, "code-training-loop-graph-3-of-5-1440x900")
         assert page.js_errors == []
     finally:
         page.context.close()
