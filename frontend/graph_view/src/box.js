@@ -77,7 +77,7 @@ export function resize(v, refit = false) {
   // A box resized under a code graph (a line of text above it came or went) keeps the
   // camera's scale while the graph fits: its top left corner stays, and so do the nodes.
   const keepScale = d.stage?.grows === "both" && v.drawnT ? v.t : null;
-  if (v.fitted && resized) fit(v, keepScale, true);
+  if (v.fitted && resized) fit(v, keepScale, refit || !!v.motion); // a bare resize: no animation
   else if (v.fitted && refit) fit(v, v.t, true);
   else if (refit && !framing(v, v.t).seen) fit(v, null, true); // the learner's camera lost the graph
   else v.schedule();

@@ -72,13 +72,14 @@ function fitAll(v) {
     const f = compareFit(W, H, v.cmp.data, v.data, PAD, v.paneLabels[0].offsetHeight + 6);
     return zoomIdentity.translate(f.x, f.y).scale(f.k);
   }
+  const d = v.data, stage = d.stage;
+  if (!stage) { // the layout's whole box, margins included: as the handout's poster (poster.py)
+    const k = Math.min((W - 2 * PAD) / Math.max(d.width, 1), (H - 2 * PAD) / Math.max(d.height, 1), 2);
+    return zoomIdentity.translate((W - d.width * k) / 2, (H - d.height * k) / 2).scale(k);
+  }
+  // A stage fits what it draws, its boxes and outlines: the layout's margins are no use there.
   const r = room(v);
   const kW = (W - 2 * PAD) / r.w, kH = (H - 2 * PAD) / r.h;
-  const stage = v.data.stage;
-  if (!stage) {
-    const k = Math.min(kW, kH, 2);
-    return zoomIdentity.translate(W / 2 - (r.x0 + r.w / 2) * k, H / 2 - (r.y0 + r.h / 2) * k).scale(k);
-  }
   // A stage: time runs to the right from a fixed left edge. A learner's code may also add
   // layers: then the top edge stays too, with room below (stage.grows "both"), except on a
   // projector, where the boxes' size is what the back row needs.

@@ -11,7 +11,8 @@ export const PRESENT_LABEL_PX = 12;
 export const FONT_PT = 11; // label font, in points at scale 1
 const SHORT_MIN_BOX_PX = 9; // below this box height on screen, no text at all
 const SHORT_MAX_PX = 9; // the op alone, sized to its box: at most this many px...
-const SHORT_SHARE = 0.6; // ...and this share of the box's height
+const SHORT_SHARE = 0.55; // ...and this share of the box's height (as poster.py draws it)...
+const PRESENT_SHARE = 0.6; // ...or, presenting, this: a 20 px box holds 12 px text
 const FRAME_FONT_PT = 11;
 const ARROW_PT = 6;
 // Level of detail, for pictures of tens of thousands of nodes zoomed out:
@@ -85,7 +86,8 @@ export function labelPx(p, k, colors) {
   const min = colors.labelMin ?? LABEL_MIN_PX;
   if (FONT_PT * k >= min) return FONT_PT * k;
   if (p.minH * k < SHORT_MIN_BOX_PX) return 0;
-  const px = Math.min(p.minH * k * SHORT_SHARE, Math.max(SHORT_MAX_PX, colors.labelMin ?? 0));
+  const share = colors.labelMin ? PRESENT_SHARE : SHORT_SHARE;
+  const px = Math.min(p.minH * k * share, Math.max(SHORT_MAX_PX, colors.labelMin ?? 0));
   return px >= (colors.labelMin ?? 0) ? px : 0;
 }
 

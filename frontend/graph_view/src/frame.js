@@ -47,12 +47,14 @@ function drawnCamera(v) {
 
 /**
  * The camera eases from the one drawn to `to` (camera.js's fit): after the glide of a new
- * picture's nodes, else at once. Nothing moves under reduced motion or before a first frame.
+ * picture's nodes, else at once. Nothing moves under reduced motion, or from a frame drawn
+ * before the view had a size (its scale was not a scale).
  */
 export function easeCamera(v, to) {
-  const m = v.motion;
+  let m = v.motion;
+  if (m && !m.plan) m = v.motion = null; // a camera's own glide given a new end: from where it is
   const from = m ? m.camFrom : v.drawnT;
-  const same = !from || (Math.abs(from.k - to.k) < 1e-6 * to.k && Math.abs(from.x - to.x) < 0.05
+  const same = !(from?.k > 0) || (Math.abs(from.k - to.k) < 1e-6 * to.k && Math.abs(from.x - to.x) < 0.05
     && Math.abs(from.y - to.y) < 0.05);
   if (m) {
     m.camTo = same ? null : to;
