@@ -11,8 +11,11 @@ The payload (the contract with the browser) is built by ``stockdemo.view_payload
 Test hooks on the view's root (``[data-testid='graph-view']``): ``el.gvScreenBox(id, pane)``,
 the box node ``id`` is drawn in on the last frame, in client pixels (``pane``: "a" or "b" in
 compare mode), or null; ``el.gvNew()``, the boxes ringed as new since the previous run,
-``[{id, op}]``; ``el.gvFolds()``, the ids of the rolled boxes a click unrolls. The root's
-``data-nodes`` and ``data-folds`` count the boxes and the rolled ones drawn.
+``[{id, op}]``; ``el.gvFolds()``, the ids of the rolled boxes a click unrolls;
+``el.gvCentres()``, every node's centre on the last frame, in canvas pixels. The root's
+``data-nodes`` and ``data-folds`` count the boxes and the rolled ones drawn; ``data-phase``
+says which part of a new run's transition the last frame drew ("glide", then "camera",
+"" once over); ``data-label-px`` the ops' text height in px (0: on hover only).
 """
 
 from __future__ import annotations
