@@ -3,8 +3,13 @@
 ``run_code(source)`` is the one call the page (and the command line) makes:
 it blocks until the run's ``CodeRun`` is back and never raises. Runs wait in
 a queue when every place is taken (``slots`` runs at once, one per core by
-default); past ``max_waiting`` waiting runs, a run is refused at once with a
-message, never queued forever.
+default). A class presses Run together, so the queue is fair between sessions
+(``who``): each session has at most one run in the sandbox at a time, the
+places go round the sessions with runs waiting, and a waiting learner is told
+where they stand (``on_wait``). A run is refused at once, with a message, only
+for real overload: when the wait it would meet is longer than its wall-clock
+limit (``expected_wait``), when a session sends faster than a person
+(``PER_SESSION`` runs pending), or past ``max_waiting`` waiting runs.
 
 The warm parent (``parent.py``) is started on the first run, as a clean
 subprocess: none of the server's environment (only ``clean_env``), no file
@@ -27,6 +32,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stockdemo import host
@@ -36,7 +42,12 @@ from stockdemo.sandbox.protocol import BadResult, CodeError, CodeRun, unavailabl
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 START_S = 120.0  # the parent's import torch and warm-up, on a busy box
 FAILED_STARTS = 3
-DEFAULT_MAX_WAITING = 8
+DEFAULT_MAX_WAITING = 120  # a class of 60 pressing Run twice; the expected wait refuses first
+PER_SESSION = 2  # runs one session may have pending (one in the sandbox, one waiting): a person's
+RUN_S = 0.1  # a run's seconds in a place before any was timed (fork to result, a learner's code)
+TIMED = 20  # recent runs whose seconds make the estimate
+WAIT_TICK_S = 0.5  # how often a waiting run's caller hears where it stands
+SERVED_KEPT = 4096  # sessions whose last turn is remembered
 MAX_MESSAGE = 64 * 2**20
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -72,6 +83,7 @@ class _Job:
     id: int
     source: str
     limits: Limits
+    who: str | None = None  # the session that sent it (None: a caller of its own, e.g. the CLI)
     submitted: float = field(default_factory=time.monotonic)
     sent: float | None = None
     done: threading.Event = field(default_factory=threading.Event)
@@ -94,6 +106,9 @@ class CodePool:
         self._ids = itertools.count(1)
         self._waiting: deque[_Job] = deque()
         self._running: dict[int, _Job] = {}
+        self._times: deque[float] = deque(maxlen=TIMED)  # recent runs' seconds in a place
+        self._served: dict[str, int] = {}  # session -> when its last run was sent (a count)
+        self._sends = itertools.count()
         self._proc: subprocess.Popen | None = None
         self._conn: multiprocessing.connection.Connection | None = None
         self._ready = False
@@ -109,26 +124,48 @@ class CodePool:
             if self._proc is None and not self._closed and not self._broken:
                 self._spawn()
 
-    def run(self, source: str, limits: Limits) -> CodeRun:
-        """Queue one run and wait for it -> CodeRun. Never raises."""
+    def run(self, source: str, limits: Limits, who: str | None = None,
+            on_wait: Callable[[int], None] | None = None) -> CodeRun:
+        """Queue one run and wait for it -> CodeRun. Never raises.
+
+        ``who``: the session that sends it, for fairness (None: its own). ``on_wait(ahead)``
+        is called about every half second while the run waits for a place, with the number
+        of runs that will go before it.
+        """
         with self._lock:
-            refusal = self._refusal()
+            refusal = self._refusal(who, limits)
             if refusal is not None:
                 return unavailable(limits, refusal, "SandboxBusy")
-            job = _Job(next(self._ids), source, limits)
+            job = _Job(next(self._ids), source, limits, who)
             ahead = len(self._waiting) + len(self._running)
             self._waiting.append(job)
             if self._proc is None:
                 self._spawn()
             self._dispatch()
         patience = START_S + (ahead // self.slots + 2) * (limits.wall_s + 2)
-        if not job.done.wait(patience):
+        deadline = time.monotonic() + patience
+        while on_wait is not None and not job.done.wait(WAIT_TICK_S) and time.monotonic() < deadline:
+            with self._lock:
+                place = self._place(job)
+            if place is None:
+                break  # in the sandbox now
+            try:
+                on_wait(place)
+            except Exception:  # noqa: BLE001 - the caller's display must not lose the run
+                on_wait = None
+        if not job.done.wait(max(0.0, deadline - time.monotonic())):
             with self._lock:
                 if job in self._waiting:
                     self._waiting.remove(job)
             job.finish(unavailable(limits, "The sandbox did not answer in time; try again in a minute.",
                                    "SandboxTimeout"))
         return job.run
+
+    def expected_wait(self) -> float:
+        """Seconds a run sent now would wait for a place: the runs before it over the places,
+        at the recent runs' median time."""
+        with self._lock:
+            return self._expected_wait()
 
     def status(self) -> dict:
         with self._lock:
@@ -155,7 +192,7 @@ class CodePool:
 
     # -- with the lock held --
 
-    def _refusal(self) -> str | None:
+    def _refusal(self, who: str | None, limits: Limits) -> str | None:
         if self._closed:
             return "The sandbox is shutting down. Try again in a minute."
         if self._broken:
@@ -163,7 +200,45 @@ class CodePool:
         if len(self._waiting) >= self.max_waiting + max(0, self.slots - len(self._running)):
             return (f"Every place in the sandbox is taken and {len(self._waiting)} runs are already "
                     "waiting. Try again in a minute.")
+        if who is not None and self._pending(who) >= PER_SESSION:
+            return ("Your previous runs are still waiting for the sandbox: this one was not sent. "
+                    "Press Run again once they are back.")
+        wait = self._expected_wait()
+        if wait > limits.wall_s:
+            return (f"The sandbox is busy: your run would wait about {wait:.0f} s for a place, longer "
+                    f"than a run may take ({limits.text('wall_s')}). Try again in a minute.")
         return None
+
+    def _pending(self, who: str) -> int:
+        return sum(j.who == who for j in (*self._waiting, *self._running.values()))
+
+    def _expected_wait(self) -> float:
+        ahead = len(self._waiting) + len(self._running) - self.slots + 1
+        if ahead <= 0:
+            return 0.0
+        each = sorted(self._times)[len(self._times) // 2] if self._times else RUN_S
+        return ahead / self.slots * each
+
+    def _next(self) -> _Job | None:
+        """The waiting run to send next: of the sessions with nothing in the sandbox, the one
+        served longest ago (or never), its oldest run."""
+        busy = {j.who for j in self._running.values() if j.who is not None}
+        ready = [j for j in self._waiting if j.who is None or j.who not in busy]
+        return min(ready, key=lambda j: self._served.get(j.who, -1) if j.who is not None else -1,
+                   default=None)
+
+    def _place(self, job: _Job) -> int | None:
+        """How many waiting runs go before ``job`` (None once it is in the sandbox): the places go
+        round the sessions in turn, so a session's second run waits for every other's first."""
+        if job not in self._waiting:
+            return None
+        turns: dict[str | None, int] = {}
+        order = []
+        for k, other in enumerate(self._waiting):
+            turn = turns[other.who] = turns.get(other.who, -1) + 1 if other.who is not None else 0
+            order.append(((turn, k), other))
+        mine = next(rank for rank, other in order if other is job)
+        return sum(rank < mine for rank, _ in order)
 
     def _spawn(self) -> None:
         mine, theirs = socket.socketpair()
@@ -178,8 +253,8 @@ class CodePool:
                          daemon=True).start()
 
     def _dispatch(self) -> None:
-        while self._ready and self._waiting and len(self._running) < self.slots:
-            job = self._waiting.popleft()
+        while self._ready and len(self._running) < self.slots and (job := self._next()) is not None:
+            self._waiting.remove(job)
             message = {"run": job.id, "source": job.source, "limits": job.limits.to_dict()}
             try:
                 self._conn.send_bytes(json.dumps(message).encode())
@@ -188,6 +263,11 @@ class CodePool:
                 return
             job.sent = time.monotonic()
             self._running[job.id] = job
+            if job.who is not None:
+                self._served[job.who] = next(self._sends)
+                if len(self._served) > SERVED_KEPT:  # sessions long gone: the oldest half
+                    for who in sorted(self._served, key=self._served.get)[:SERVED_KEPT // 2]:
+                        del self._served[who]
 
     # -- the listener thread, one per parent --
 
@@ -222,6 +302,7 @@ class CodePool:
                 except (BadResult, KeyError, TypeError) as err:
                     run = CodeRun(job.limits, CodeError("crash", "BadResult",
                                                         f"The sandbox sent back a bad result ({err})."))
+                self._times.append(time.monotonic() - job.sent)
                 job.finish(run)
         self._dispatch()
 
@@ -258,8 +339,12 @@ def shared_pool() -> CodePool:
         return _shared
 
 
-def run_code(source: str, limits: Limits | None = None) -> CodeRun:
+def run_code(source: str, limits: Limits | None = None, who: str | None = None,
+             on_wait: Callable[[int], None] | None = None) -> CodeRun:
     """Run a learner's script in the sandbox -> CodeRun (the page's one call). Never raises.
+
+    ``who``, ``on_wait``: the session sending it, and what to tell it while it waits
+    (``CodePool.run``).
 
     ``limits``: None for the operator's (``Limits.from_env``). Refused without
     running: the feature turned off (``STOCKDEMO_CODE=off``), code over the length
@@ -278,7 +363,7 @@ def run_code(source: str, limits: Limits | None = None) -> CodeRun:
         return unavailable(limits, limits.stopped(
             "code_chars", f"your code is {len(source):,} characters long."), "CodeTooLong", "code_chars")
     try:
-        return shared_pool().run(source, limits)
+        return shared_pool().run(source, limits, who, on_wait)
     except ValueError as err:  # STOCKDEMO_CODE_WORKERS / _QUEUE not valid
         return unavailable(limits, f"The sandbox's settings on this server are not valid: {err}",
                            "SandboxSettings")

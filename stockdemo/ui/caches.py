@@ -51,12 +51,14 @@ def held(max_entries: int) -> Callable:
 
     Like ``st.cache_resource``: one value per arguments, shared (read it, never modify it),
     made once however many sessions ask at the same moment, an exception not cached.
+    Keyword arguments are not part of the key (who asks, how to tell them they wait): they
+    go to the call that makes the value.
     """
     def wrap(fn: Callable) -> Callable:
         name = fn.__qualname__
 
         @functools.wraps(fn)
-        def cached(*args):
+        def cached(*args, **unkeyed):
             key = (name, *args)
             with _HELD_LOCK:
                 hit = _held_hit(key)
@@ -69,7 +71,7 @@ def held(max_entries: int) -> Callable:
                 if hit is not None:
                     return hit[0]
                 try:
-                    value = fn(*args)
+                    value = fn(*args, **unkeyed)
                     _keep(key, value, heap.size_of(value), max_entries)
                 finally:
                     with _HELD_LOCK:
@@ -363,21 +365,25 @@ class _NotKept(Exception):
 
 
 @held(max_entries=256)
-def _code_run(source: str) -> CodeRun:
-    run = run_code(source)
+def _code_run(source: str, *, who: str | None = None,
+              on_wait: Callable[[int], None] | None = None) -> CodeRun:
+    run = run_code(source, who=who, on_wait=on_wait)
     if run.status in ("refused", "unavailable"):
         raise _NotKept(run)
     return run
 
 
-def cached_code_run(source: str) -> CodeRun:
+def cached_code_run(source: str, who: str | None = None,
+                    on_wait: Callable[[int], None] | None = None) -> CodeRun:
     """A learner's code, run once in the sandbox for every session that runs the same text.
 
     A class runs the teacher's code once. The same text gives the same graph: a script
     that draws random numbers without a seed shows its first run's. Shared: never modify it.
+    ``who``, ``on_wait``: the session, for the sandbox's fair queue, and what to tell it
+    while its run waits for a place (``sandbox.run_code``).
     """
     try:
-        return _code_run(source)
+        return _code_run(source, who=who, on_wait=on_wait)
     except _NotKept as refused:
         return refused.run
 

@@ -8,6 +8,8 @@ to followers as it carries any page's settings. Every run goes through the sandb
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from stockdemo.code_link import code_from_link, code_to_link
@@ -16,7 +18,7 @@ from stockdemo.diff import graph_diff
 from stockdemo.edits import EDITS, apply, seed_source
 from stockdemo.graph import Graph
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
-from stockdemo.ui import keys
+from stockdemo.ui import compat, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
 from stockdemo.ui.graph_view import graph_view, replay_control
@@ -27,6 +29,7 @@ from stockdemo.ui.url_sync import to_url
 from stockdemo.ui.widgets import controls_locked
 
 RESET = "the seed"  # the picker's first choice: back to the seed's code
+QUEUE_NOTE_S = 1.0  # a wait shorter than this goes unsaid: the run is simply slower
 GRAPH = "code_graph"  # the graph view's key
 
 
@@ -111,8 +114,25 @@ def off_message() -> str:
 
 
 def run_now(source: str) -> CodeRun:
-    """Run ``source`` in the sandbox, once for every session that runs the same text."""
-    return cached_code_run(source)
+    """Run ``source`` in the sandbox, once for every session that runs the same text. A run
+    that waits for a place past ``QUEUE_NOTE_S`` says where it stands in the queue."""
+    note = st.empty()
+    sent = time.monotonic()
+
+    def waiting(ahead: int) -> None:
+        if time.monotonic() - sent >= QUEUE_NOTE_S:
+            note.info(queue_words(ahead), icon=":material/hourglass_top:")
+
+    run = cached_code_run(source, who=compat.session_id(), on_wait=waiting)
+    note.empty()
+    return run
+
+
+def queue_words(ahead: int) -> str:
+    """Where a waiting run stands, in words."""
+    if ahead == 0:
+        return "Your run is next in the sandbox's queue."
+    return f"Your run is queued: {ahead:,} run{'s' if ahead > 1 else ''} before it, taken in turn."
 
 
 def status(run: CodeRun) -> str:
