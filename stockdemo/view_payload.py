@@ -82,13 +82,14 @@ import hashlib
 import json
 import math
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from stockdemo import theme
+from stockdemo import host, theme
 from stockdemo.diff import GraphDiff
 from stockdemo.picture import Picture
 
@@ -192,12 +193,14 @@ def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
 # drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
 # and comes back over them. Kept for as many pictures as the pages' picture caches hold
 # (ui.caches.cached_picture: 48, and the Playground's T at its defaults, 199, kept for
-# good), within a byte budget. Keyed by identity (pictures come from a shared cache), with
-# the picture kept alongside so a recycled id cannot match.
-_STATIC: OrderedDict[int, tuple[Picture, tuple[str, dict[str, int]]]] = OrderedDict()
+# good), within a byte budget: a quarter of the caches' (host.cache_budget), which holds
+# the pictures themselves. Keyed by identity (pictures come from a shared cache), with a
+# weak reference to the picture so a recycled id cannot match and a picture the caches
+# dropped is not kept alive here.
+_STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]]]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
 _STATIC_KEEP = 256
-_STATIC_BYTES = 64 * 2**20
+_STATIC_BYTES = host.cache_budget() // 4
 _static_bytes = 0
 
 
@@ -206,7 +209,7 @@ def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
     global _static_bytes
     with _STATIC_LOCK:
         hit = _STATIC.get(id(picture))
-        if hit is not None and hit[0] is picture:
+        if hit is not None and hit[0]() is picture:
             _STATIC.move_to_end(id(picture))
             return hit[1]
     built = _build_static(picture)
@@ -214,7 +217,7 @@ def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
         old = _STATIC.pop(id(picture), None)
         if old is not None:
             _static_bytes -= len(old[1][0])
-        _STATIC[id(picture)] = (picture, built)
+        _STATIC[id(picture)] = (weakref.ref(picture), built)
         _static_bytes += len(built[0])
         while len(_STATIC) > _STATIC_KEEP or (_static_bytes > _STATIC_BYTES and len(_STATIC) > 1):
             _, (_, (text, _)) = _STATIC.popitem(last=False)
