@@ -10,6 +10,8 @@ from the view's own sums; node centres and cameras frame by frame through the vi
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from playwright.sync_api import expect
 
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.browser
 PROJECTOR = (1280, 720)
 FILL = 0.75  # of the view's width or height, after the transition (camera.js's FILL)
 SLACK = 1.0  # px: positions are read rounded, cameras to 0.01 px
+KEY_PAN_PX = 80  # an arrow key's pan (input.js)
 
 # Every frame the view draws from now on: its camera, phase and node centres (canvas px).
 RECORD = """el => { window.__frames = []; if (window.__frameWatch) window.__frameWatch.disconnect();
@@ -148,6 +151,18 @@ def test_after_each_ready_made_edit_the_nodes_glide_then_the_camera_frames_the_g
         view.get_by_role("button", name="Fit the whole graph").click()
         expect(view).not_to_have_attribute("data-scale", f"{mine[0]:.4f}")
         assert camera(view)[0] < mine[0]
+        # ...and once the learner has panned the graph out of the view, the next run fits it.
+        width = view.locator("canvas").bounding_box()["width"]
+        view.locator("canvas").focus()
+        left = min(x for x, _ in view.evaluate("el => el.gvCentres()").values())
+        for _ in range(math.ceil((width - left) / KEY_PAN_PX) + 1):
+            page.keyboard.press("ArrowLeft")  # the graph moves right
+        page.wait_for_function("([el, w]) => Object.values(el.gvCentres()).every(([x]) => x > w)",
+                               arg=[view.element_handle(), width])
+        shot = press(page, "detach")
+        fitted = next(s["cam"] for s in shots if s["name"] == "detach")
+        assert same(shot["cam"], fitted), (shot["cam"], fitted)
+        fills(shot)
     finally:
         page.context.close()
 
