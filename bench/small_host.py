@@ -13,6 +13,12 @@ moves and their errors, and the cgroup's peak memory and OOM kills.
 another copy of the app (``git archive COMMIT | tar -x -C DIR``: the figures
 before a change). Needs root and cgroup v1 (tests/cgroups.py). Exit status 1
 when the server died or the kernel killed anything.
+
+``--pressure`` (say at ``--memory-mib 500``): no tour, but memory short on purpose: a
+long training run and, while it trains, a Your code run that holds 200 MB; then
+Train again. Printed: which of the app's processes are gone (the server must not
+be), the cgroup's OOM kills, and what each page told the learner; ``--shots``
+keeps the screenshots.
 """
 
 from __future__ import annotations
@@ -90,6 +96,47 @@ def tour(url: str, shots: Path | None = None) -> list[tuple[str, float, bool, st
     return out
 
 
+HUNGRY = """import torch
+
+x = torch.ones(50_000_000)  # 200 MB, every page touched
+predictions = x[:10].reshape(10, 1) * torch.ones(10, 1, requires_grad=True)
+"""
+LONG_TRAIN = "/train?seq_len=60&hidden_size=128&num_layers=2&epochs=200"
+SAID = ("[data-testid='stAlert'], [data-testid='stException'], [data-testid='stNotification'], "
+        "[data-testid='stAlertContainer']")
+
+
+def pressure(url: str, server: int, shots: Path | None) -> list[str]:
+    """A long training run and a 200 MB code run at once, then Train again -> what the learner read."""
+    from playwright.sync_api import sync_playwright
+
+    from stockdemo.code_link import code_to_link
+
+    said = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        trainer = browser.new_page(viewport={"width": 1440, "height": 900})
+        coder = browser.new_page(viewport={"width": 1440, "height": 900})
+        try:
+            trainer.goto(url + LONG_TRAIN, timeout=120_000)
+            settle(trainer)
+            trainer.get_by_role("button", name="Train").click()
+            trainer.wait_for_selector("[data-testid='stProgress']", timeout=120_000)
+            print(f"  training: {[(w, pid) for w, pid, _ in memory_by_process(server)]}", flush=True)
+            coder.goto(f"{url}/code?code={code_to_link(HUNGRY)}", timeout=120_000)
+            settle(coder, timeout=240_000)
+            trainer.wait_for_selector(f"{SAID}, [data-testid='stDataFrame']", timeout=300_000)
+        except Exception as err:  # noqa: BLE001 - reported with what the pages show
+            said.append(f"(the bench: {type(err).__name__}: {str(err).splitlines()[0][:160]})")
+        for name, page in (("code", coder), ("train", trainer)):
+            texts = [t.strip()[:300] for t in page.locator(SAID).all_inner_texts() if t.strip()]
+            said += [f"{name}: {t}" for t in texts]
+            if shots:
+                page.screenshot(path=str(shots / f"pressure_{name}.png"), full_page=False)
+        browser.close()
+    return said
+
+
 def memory_table(server: int) -> list[str]:
     rows = []
     for who, pid, m in memory_by_process(server):
@@ -118,6 +165,7 @@ def main() -> int:
     ap.add_argument("--root", type=Path, default=ROOT, help="the copy of the app to run")
     ap.add_argument("--shots", type=Path, help="a folder for a screenshot of each page")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server")
+    ap.add_argument("--pressure", action="store_true", help="memory short on purpose instead of the tour")
     args = ap.parse_args()
     why = available()
     if why:
@@ -138,6 +186,16 @@ def main() -> int:
     try:
         wait_healthy(server, port, timeout=180)
         print(f"server up in {time.monotonic() - t0:.1f} s", flush=True)
+        if args.pressure:
+            before = {pid: who for who, pid, _ in memory_by_process(server.pid)}
+            said = pressure(url, server.pid, args.shots)
+            after = {pid for _, pid, _ in memory_by_process(server.pid)}
+            print(f"gone: {sorted((w, p) for p, w in before.items() if p not in after)}; the learner read:"
+                  + "".join(f"\n    {s}" for s in said))
+            lived = server.poll() is None and alive(url)
+            print(f"\nserver {'lived' if lived else 'DIED'}; cgroup peak {host.peak_mib():.0f} MiB of "
+                  f"{args.memory_mib}, OOM kills {host.oom_kills()}; {load_line()}", flush=True)
+            return 0 if lived else 1
         pages = tour(url, args.shots)
         print("after the tour, by process:")
         print("\n".join(memory_table(server.pid)), flush=True)
