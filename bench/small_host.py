@@ -58,14 +58,23 @@ def settle(page, ready: str = "h1", timeout: float = 120_000) -> None:
     page.wait_for_selector(SCRIPT_DONE, timeout=timeout)
 
 
-def tour(url: str, shots: Path | None = None) -> list[tuple[str, float, bool, str]]:
-    """Every page in one browser tab -> (page, seconds, server alive after, what was done)."""
+def tour(url: str, shots: Path | None = None, started: float = 0.0) -> list[tuple[str, float, bool, str]]:
+    """Every page in one browser tab -> (page, seconds, server alive after, what was done).
+
+    First, as a sleeping app's first visitor: the Playground until its graph is drawn,
+    timed from ``started`` (the server's start).
+    """
     from playwright.sync_api import expect, sync_playwright
 
     out = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(url + "/playground", timeout=120_000)
+        page.locator("[data-testid='graph-view']").and_(page.locator("[data-drawn-graph]")).wait_for(
+            timeout=120_000)
+        print(f"  cold start: the Playground's first graph drawn {time.monotonic() - started:.1f} s after "
+              "the server was started", flush=True)
         for path in PAGES:
             t0 = time.monotonic()
             did = "opened"
@@ -196,7 +205,7 @@ def main() -> int:
             print(f"\nserver {'lived' if lived else 'DIED'}; cgroup peak {host.peak_mib():.0f} MiB of "
                   f"{args.memory_mib}, OOM kills {host.oom_kills()}; {load_line()}", flush=True)
             return 0 if lived else 1
-        pages = tour(url, args.shots)
+        pages = tour(url, args.shots, t0)
         print("after the tour, by process:")
         print("\n".join(memory_table(server.pid)), flush=True)
         p95, errors = (float("nan"), [])
