@@ -113,3 +113,13 @@ def test_the_sandboxs_warm_parent_is_the_kernels_first_choice_and_stats_show_it(
     figures = stats.stats()
     assert figures["host"]["limit_mb"] > 0 and figures["server_pss_mb"] > 50  # torch is loaded here
     assert figures["caches"]["budget"] == host.cache_budget()
+
+
+def test_the_stages_precomputation_stops_at_the_hosts_budget():
+    from stockdemo.config import SEQ_LEN
+    from stockdemo.ui import stage_route
+
+    every = len(range(SEQ_LEN.low, SEQ_LEN.high + 1, SEQ_LEN.step))
+    small = stage_route.warm_stage(budget=2 * MIB)
+    assert 1 <= small < every  # shortest first, until 2 MB are held
+    assert stage_route.warm_stage(budget=2**40) == every

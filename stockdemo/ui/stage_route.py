@@ -37,6 +37,7 @@ from typing import Any
 import streamlit as st
 from starlette.websockets import WebSocketDisconnect
 
+from stockdemo import heap, host
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_picture, cached_run, change_since, keep_run, kept
@@ -210,11 +211,22 @@ async def serve(websocket: Any) -> None:
         return  # the browser went; its session catches up, or ends, on its own
 
 
-def warm_stage() -> int:
+def warm_stage(budget: int | None = None) -> int:
     """Run every T at the Playground's default settings and keep it, with its picture and the
     payload's part it makes: a lecture's first "everyone drag T" finds each value ready. Once
-    per replica, at its start, in a thread of its own (deploy/replica_app.py). -> runs kept."""
+    per replica, at its start, in a thread of its own (deploy/replica_app.py). -> runs kept.
+
+    Shortest first, within ``budget`` bytes (the host's cache budget, host.cache_budget():
+    all 200 at the defaults hold about 58 MB, which a 690 MiB host cannot spare).
+    """
+    budget = host.cache_budget() if budget is None else budget
+    held = 0
     seq_lens = range(SEQ_LEN.low, SEQ_LEN.high + 1, SEQ_LEN.step)
-    for seq_len in seq_lens:
-        static_payload(keep_run(RunConfig(seq_len=seq_len), VIEW.default))
+    for count, seq_len in enumerate(seq_lens, 1):
+        config = RunConfig(seq_len=seq_len)
+        picture = keep_run(config, VIEW.default)
+        static_payload(picture)
+        held += heap.size_of(picture) + heap.size_of(cached_run(config))
+        if held >= budget:
+            return count
     return len(seq_lens)
