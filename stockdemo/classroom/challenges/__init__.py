@@ -1,0 +1,91 @@
+"""Challenges the teacher asks the class: a prompt, the seed to start from, a check on the graph.
+
+    from stockdemo.classroom.challenges import CHALLENGES, shape_key
+    challenge = CHALLENGES["detach"]
+    verdict = challenge.check.verdict(student_source, run_code, first=student_run)
+    tile = shape_key(student_run.graph)         # the gallery's group
+
+One challenge per ready-made edit of the "Your code" page (``stockdemo.edits.EDITS``),
+under the edit's name, and ``"prompt"``: the teacher's own words, checked only for a run
+that draws a graph (``prompt_challenge`` makes one with the teacher's text).
+
+A module per idea:
+
+- ``checks``: ``Check`` (a sentence and a predicate over a run's graphs) and ``Verdict``;
+  one check per lesson;
+- ``variants``: the code run again with other random numbers, longer sequences, or its
+  prints counted, for checks about change;
+- ``shape``: ``shape_key``, the structure of a graph as one key, and ``difference``
+  against the teacher's reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stockdemo.classroom.challenges.checks import (
+    CHANGES_WITH_DATA,
+    COPY_SLICES,
+    CUT_AFTER_FIRST_STEP,
+    GROWS_WITH_STEPS,
+    PRINTS_EVERY_STEP,
+    RUNS_AND_DRAWS,
+    SKIP_ADD,
+    SOFTMAX_OVER_STEPS,
+    STEPS_FOLLOW_DATA,
+    Check,
+    Runner,
+    Verdict,
+)
+from stockdemo.classroom.challenges.shape import difference, shape_key
+from stockdemo.edits import EDITS, seed_source
+
+PROMPT = "prompt"
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """What the teacher asks: the prompt above every student's editor, the code it opens
+    with, and the check each student's run gets."""
+
+    id: str  # an edit's name ("detach"), or "prompt"
+    title: str  # short, for the teacher's picker
+    prompt: str  # what a student reads above the editor
+    start: str  # the code the editor opens with: the seed's
+    check: Check
+
+
+# Edit name -> (what the student is asked to do, its check). The edit itself is the answer
+# the teacher can show; the check accepts any code that builds the same kind of graph.
+_ASKS: dict[str, tuple[str, Check]] = {
+    "if": ("Make forward take a different path depending on the data: an `if` on a tensor's "
+           "value.", CHANGES_WITH_DATA),
+    "while": ("Let the data decide how many time steps run: a loop that stops on a tensor's "
+              "value.", STEPS_FOLLOW_DATA),
+    "skip": ("Add a skip connection: add the input to the RNN's output.", SKIP_ADD),
+    "detach": ("Write the loop over time steps yourself and detach the hidden state, so "
+               "backward cannot reach the early steps.", CUT_AFTER_FIRST_STEP),
+    "inplace": ("Write into part of a tensor in place, between the RNN and the output.",
+                COPY_SLICES),
+    "print": ("Write the loop over time steps yourself, and print something at every step.",
+              PRINTS_EVERY_STEP),
+    "loop": ("Replace nn.RNN with your own loop over the time steps (nn.RNNCell, one step at a "
+             "time).", GROWS_WITH_STEPS),
+    "attention": ("Let every time step reach the prediction: weigh the RNN's outputs with a "
+                  "softmax (attention).", SOFTMAX_OVER_STEPS),
+}
+
+
+def prompt_challenge(prompt: str, title: str = "Your question") -> Challenge:
+    """A challenge in the teacher's own words: it passes any run that draws a graph."""
+    return Challenge(PROMPT, title, prompt, seed_source(), RUNS_AND_DRAWS)
+
+
+CHALLENGES: dict[str, Challenge] = {
+    **{name: Challenge(name, EDITS[name].title, ask, seed_source(), check)
+       for name, (ask, check) in _ASKS.items()},
+    PROMPT: prompt_challenge("Change the model as the teacher asks, and run it."),
+}
+
+__all__ = ["CHALLENGES", "PROMPT", "Challenge", "Check", "Runner", "Verdict", "difference",
+           "prompt_challenge", "shape_key"]

@@ -1,0 +1,284 @@
+"""Checks on the graph: does a student's run build what the challenge asked for?
+
+A ``Check`` is a sentence a student reads and a predicate over what their run recorded:
+the autograd graph behind ``predictions`` (``code_graph.raw_graph``'s record), and for
+questions about change, the graphs of the same code run again with other random numbers
+or longer sequences (``variants``). Checks read structure only (ops, edges, paths, loop
+iterations), never the code's text or its line numbers: ``h = h.detach()`` on line 14
+or on line 15 gets the same verdict.
+
+    verdict = CUT_AFTER_FIRST_STEP.verdict(source, run_code)
+    verdict.passes, verdict.sentence, verdict.reason
+
+The check is handed the function that runs code (``stockdemo.sandbox.run_code`` in the
+app, anything with its signature in a test), so checking never decides where code runs.
+Pass ``first=`` the run the student already made, and the code is not run again for it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from stockdemo.classroom.challenges.shape import shape_key
+from stockdemo.classroom.challenges.variants import (
+    counting_prints,
+    print_calls,
+    with_longer_sequences,
+    with_seed,
+)
+from stockdemo.code_ids import graph_of_record
+from stockdemo.sandbox.protocol import CodeRun
+
+Runner = Callable[[str], CodeRun]  # source -> its run: stockdemo.sandbox.run_code
+Record = dict[str, Any]  # code_graph.raw_graph's record: nodes, edges, files, texts, output_shape
+SEEDS = (1, 2, 3, 4, 5)  # other random numbers tried, in order, after the code's own
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A check's answer for one student's code."""
+
+    passes: bool
+    sentence: str  # what the check asks, as the student reads it
+    reason: str = ""  # why it fails, in words ("" when it passes)
+    runs: int = 0  # how many runs the check made (the student's own, if given, not counted)
+
+
+# A predicate: (the code's own run, the code, a runner) -> None when it holds, else the reason.
+Predicate = Callable[[CodeRun, str, Runner], "str | None"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A predicate over a run's graph(s), with the sentence a student reads."""
+
+    sentence: str
+    holds: Predicate
+
+    def verdict(self, source: str, run: Runner, first: CodeRun | None = None) -> Verdict:
+        """Run ``source`` (or take ``first``, its run already made) and judge it. Never raises."""
+        count = 0
+
+        def counted(code: str) -> CodeRun:
+            nonlocal count
+            count += 1
+            return run(code)
+
+        own = first if first is not None else counted(source)
+        failed = stopped(own)
+        if failed:
+            return Verdict(False, self.sentence, failed, count)
+        try:
+            reason = self.holds(own, source, counted)
+        except Exception as err:  # noqa: BLE001 - a record the check cannot read fails, it never crashes a class
+            reason = f"The check could not read this run ({type(err).__name__})."
+        return Verdict(reason is None, self.sentence, reason or "", count)
+
+
+def stopped(run: CodeRun, how: str = "Your code") -> str:
+    """Why a run drew no graph, in words ("" if it drew one)."""
+    if not run.ok:
+        where = f" on line {run.error.line}" if run.error.line and how == "Your code" else ""
+        return f"{how} stopped{where}: {run.message}"
+    if run.graph is None or not ops(run.graph):
+        return f"{how} ran, but `predictions` has no autograd graph behind it."
+    return ""
+
+
+# --- what a record says, in graph terms -------------------------------------------------
+
+def ops(record: Record) -> Counter:
+    """Autograd's op name -> how many nodes of it (parameters and leaves left out)."""
+    return Counter(n["op"] for n in record["nodes"] if n["kind"] == "op")
+
+
+def inputs_of(record: Record) -> list[list[int]]:
+    """Node i -> the nodes feeding it, one per input slot that needs a gradient."""
+    inputs: list[list[int]] = [[] for _ in record["nodes"]]
+    for src, dst in record["edges"]:
+        inputs[dst].append(src)
+    return inputs
+
+
+def ancestors(record: Record, i: int, inputs: list[list[int]] | None = None) -> set[int]:
+    """Every node with a path to node i (i itself not included)."""
+    inputs = inputs_of(record) if inputs is None else inputs
+    seen: set[int] = set()
+    todo = list(inputs[i])
+    while todo:
+        j = todo.pop()
+        if j not in seen:
+            seen.add(j)
+            todo.extend(inputs[j])
+    return seen
+
+
+def steps(record: Record, hidden: bool = True) -> dict[str, set[int]]:
+    """Loop -> the iterations that left nodes in the graph.
+
+    A loop is one of the code's own (``for``/``while``, seen by the recorder) or, with
+    ``hidden``, one torch ran inside a line (nn.RNN's time steps, found by their repeated
+    ops: ``code_ids``). Keys are only names, unique within one record.
+    """
+    meta = graph_of_record(record).meta["code"]
+    hidden_loops = set(meta["hidden_loops"])
+    found: dict[str, set[int]] = {}
+    for per_node in meta["loops"].values():
+        for loop, k in per_node:
+            if hidden or loop not in hidden_loops:
+                found.setdefault(loop, set()).add(k)
+    return found
+
+
+def step_nodes(record: Record) -> set[int]:
+    """The record's indices of the nodes made inside a loop (the code's own or torch's)."""
+    meta = graph_of_record(record).meta["code"]
+    looped = set(meta["loops"])
+    return {i for i, node_id in enumerate(meta["ids"]) if node_id in looped}
+
+
+def most_steps(record: Record, hidden: bool = True) -> int:
+    """The iterations of the longest loop in the graph (0 without a loop)."""
+    return max((len(ks) for ks in steps(record, hidden).values()), default=0)
+
+
+# --- the checks ---------------------------------------------------------------------------
+
+def _runs_and_draws(own: CodeRun, source: str, run: Runner) -> str | None:
+    return None  # Check.verdict already failed a run without a graph
+
+
+def _changes_with_data(own: CodeRun, source: str, run: Runner) -> str | None:
+    key = shape_key(own.graph)
+    for k in SEEDS:
+        other = run(with_seed(source, k))
+        if stopped(other):
+            return stopped(other, f"With other random numbers (seed {k}), your code")
+        if shape_key(other.graph) != key:
+            return None
+    return (f"{len(SEEDS) + 1} different inputs all recorded the same graph: nothing in the "
+            "code decides by the data which ops run.")
+
+
+def _steps_follow_data(own: CodeRun, source: str, run: Runner) -> str | None:
+    count = most_steps(own.graph)
+    if not count:
+        return "The graph has no steps: no loop of yours, and no nn.RNN, left nodes in it."
+    for k in SEEDS:
+        other = run(with_seed(source, k))
+        if stopped(other):
+            return stopped(other, f"With other random numbers (seed {k}), your code")
+        if most_steps(other.graph) != count:
+            return None
+    return (f"{len(SEEDS) + 1} different inputs all recorded {count} step{'s' * (count != 1)}: "
+            "the number of steps does not depend on the data.")
+
+
+def _skip_add(own: CodeRun, source: str, run: Runner) -> str | None:
+    record = own.graph
+    inputs = inputs_of(record)
+    looped = step_nodes(record)
+    if not looped:
+        return "The graph has no RNN steps to skip past."
+    adds = [i for i, n in enumerate(record["nodes"]) if n["op"] == "AddBackward0"]
+    after = [i for i in adds if ancestors(record, i, inputs) & looped]
+    if any(len(inputs[i]) == 1 for i in after):
+        return None
+    if after:
+        return ("Every Add after the RNN adds two things that need a gradient: the input "
+                "needs none, so adding it leaves one operand outside the graph.")
+    return "No Add takes the RNN's output: the input does not join it anywhere."
+
+
+def _cut_after_first_step(own: CodeRun, source: str, run: Runner) -> str | None:
+    mine = steps(own.graph, hidden=False)
+    if not mine:
+        if steps(own.graph):
+            return ("nn.RNN runs every step inside one call, all in the graph: write the loop "
+                    "over time steps yourself to cut between steps.")
+        return "No step of a loop reaches the output: the detach cut every step, the last one too."
+    if any(0 not in ks for ks in mine.values()):
+        return None
+    return "The first time step still reaches the output: nothing cuts the path back to it."
+
+
+def _copy_slices(own: CodeRun, source: str, run: Runner) -> str | None:
+    if ops(own.graph)["CopySlices"]:
+        return None
+    return ("No CopySlices in the graph: nothing wrote into part of a tensor that needs a "
+            "gradient (a write into the input, which needs none, records nothing).")
+
+
+def _prints_every_step(own: CodeRun, source: str, run: Runner) -> str | None:
+    count = most_steps(own.graph, hidden=False)
+    if count < 2:
+        return ("The graph has no loop of yours with several steps in it: print in a loop over "
+                "the time steps.")
+    marked = run(counting_prints(source))
+    if stopped(marked):
+        return stopped(marked, "Run again to count its prints, your code")
+    calls = print_calls(marked.printed)
+    if calls < count:
+        return f"print ran {calls} time{'s' * (calls != 1)} for {count} steps of the loop."
+    if shape_key(marked.graph) != shape_key(own.graph):
+        return "Counting the prints changed the graph: something printed also built nodes."
+    return None
+
+
+def _grows_with_steps(own: CodeRun, source: str, run: Runner) -> str | None:
+    longer = run(with_longer_sequences(source))
+    if stopped(longer):
+        return stopped(longer, "With twice the time steps, your code")
+    short, long = most_steps(own.graph, hidden=False), most_steps(longer.graph, hidden=False)
+    if short < 2:
+        if most_steps(own.graph):
+            return "The graph has steps, but nn.RNN made them: no loop of yours records a step."
+        return "The graph has no loop of yours with several steps in it."
+    if long <= short or len(longer.graph["nodes"]) <= len(own.graph["nodes"]):
+        return (f"With twice the time steps your loop still left {long} iterations in the graph "
+                f"(against {short}): it does not follow the sequence's length.")
+    return None
+
+
+def _softmax_over_steps(own: CodeRun, source: str, run: Runner) -> str | None:
+    record = own.graph
+    nodes = record["nodes"]
+    inputs = inputs_of(record)
+    looped = step_nodes(record)
+    below = {i: ancestors(record, i, inputs) for i in range(len(nodes))}
+    softmaxes = [i for i, n in enumerate(nodes) if n["op"] == "SoftmaxBackward0" and below[i] & looped]
+    if not softmaxes:
+        return "No Softmax computed from the RNN's outputs: nothing weighs the time steps."
+    for i in range(len(nodes)):
+        weighted = [a for a in inputs[i] if any(s == a or s in below[a] for s in softmaxes)]
+        sequences = [b for b in inputs[i] if b not in weighted and (b in looped or below[b] & looped)
+                     and len(nodes[b]["shape"] or ()) >= 3]
+        if weighted and sequences:
+            return None
+    return ("The Softmax's weights never meet the RNN's whole output sequence (batch, steps, "
+            "features): only part of it reaches the prediction.")
+
+
+RUNS_AND_DRAWS = Check("Your code runs and draws a graph: `predictions` has autograd nodes "
+                       "behind it.", _runs_and_draws)
+CHANGES_WITH_DATA = Check("Two different inputs record two different graphs: the data picks "
+                          "which ops run.", _changes_with_data)
+STEPS_FOLLOW_DATA = Check("The data decides how many steps run: two different inputs record "
+                          "different numbers of steps.", _steps_follow_data)
+SKIP_ADD = Check("An Add joins the RNN's output and the input: one AddBackward0 after the RNN, its "
+                 "other operand the data, which needs no gradient.", _skip_add)
+CUT_AFTER_FIRST_STEP = Check("The graph stops growing after the detach: the last step still "
+                             "reaches the output, no path leads back to the first.",
+                             _cut_after_first_step)
+COPY_SLICES = Check("Writing into part of a tensor is recorded: the graph has a CopySlices node.",
+                    _copy_slices)
+PRINTS_EVERY_STEP = Check("Ordinary Python runs while the graph is recorded: your print ran at "
+                          "every step of your loop, and the graph has no node for it.",
+                          _prints_every_step)
+GROWS_WITH_STEPS = Check("Your own loop records a block per time step: give it twice the steps "
+                         "and it runs more iterations, in a bigger graph.", _grows_with_steps)
+SOFTMAX_OVER_STEPS = Check("Every time step reaches the prediction: a Softmax computed from the "
+                           "RNN weighs its whole output sequence.", _softmax_over_steps)
