@@ -6,6 +6,8 @@ Prints:
 - the warm parent's start (import torch and its warm-up) and its size;
 - the seed through ``run_code``: the median and p90 of ``--runs`` runs, both the
   fork to result timed in the warm parent and the whole call timed here;
+- a training loop of ``--steps`` SGD steps of the seed: its CPU time (median of five)
+  against the CPU limit, and how many graphs it built and kept;
 - ``--loops`` sessions submitting ``while True: pass`` at once, while one more
   session submits the seed every 0.5 s: when each loop ended and why, and how
   long the seed runs waited and took meanwhile (the pool has one place per core,
@@ -23,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from stockdemo.sandbox import SEED_CODE, run_code, shared_pool  # noqa: E402
+from stockdemo.sandbox import SEED_CODE, Limits, run_code, shared_pool  # noqa: E402
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -42,6 +44,29 @@ def seed_runs(n: int) -> None:
     print(f"seed x {n}: fork to result median {statistics.median(fork) * 1000:.0f} ms, "
           f"p90 {percentile(fork, 90) * 1000:.0f} ms; run_code call median "
           f"{statistics.median(call) * 1000:.0f} ms, p90 {percentile(call, 90) * 1000:.0f} ms")
+
+
+TRAINING = SEED_CODE + """
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range({steps}):
+    opt.zero_grad()
+    loss = model(input_data).pow(2).mean()
+    loss.backward()
+    opt.step()
+print(f"{{loss.item():.6f}}")
+"""
+
+
+def training(steps: int) -> None:
+    cpu, fork = [], []
+    for _ in range(5):
+        run = run_code(TRAINING.format(steps=steps), Limits(wall_s=60))
+        assert run.ok, run.message
+        cpu.append(run.cpu_s)
+        fork.append(run.seconds)
+    print(f"{steps} SGD steps of the seed: CPU median {statistics.median(cpu):.3f} s "
+          f"(limit {Limits().cpu_s} s), fork to result median {statistics.median(fork):.3f} s; "
+          f"{run.built} graphs built, {len(run.graphs)} kept")
 
 
 def loops(n: int) -> None:
@@ -77,6 +102,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--loops", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=100)
     args = ap.parse_args()
     started = time.perf_counter()
     first = run_code(SEED_CODE)
@@ -85,6 +111,7 @@ def main() -> None:
     print(f"warm parent: first run after {time.perf_counter() - started:.1f} s (import torch, warm-up); "
           f"{info.get('rss_mb')} MB resident; Landlock ABI {info.get('landlock')}; walls: {first.walls}")
     seed_runs(args.runs)
+    training(args.steps)
     loops(args.loops)
 
 
