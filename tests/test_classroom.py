@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import multiprocessing
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -618,7 +620,7 @@ def test_the_results_mark_every_answer_and_time_it_by_seat_number(make_classroom
     assert [(s.question, s.answers, s.right) for s in summary] == [(3, 3, 2), (7, 1, None)]
     assert summary[0].share_right == pytest.approx(2 / 3)
     text = classroom.results_csv(rows)
-    assert text.splitlines()[0] == "question,seat,answer,correct,seconds_to_answer"
+    assert text.splitlines()[0] == "question,seat,answer,correct,seconds_to_answer,runs"
     assert text.splitlines()[1].startswith("3,1,4,yes,")
     assert not any(seat in text for seat in seats)  # seats by number: no tokens
 
@@ -798,3 +800,119 @@ def test_a_pushed_bar_takes_the_read_that_pushed_it_and_only_once(make_classroom
     pusher.look()
     clock[0] += class_push.GIVEN_S + 0.1
     assert pusher.given_state("s1") is None  # too late: the store is read
+
+
+# --------------------------------------------------------------------------- challenges
+
+DETACH_PASS = "same graph, detached"
+
+
+def _challenge_class(room, students: int = 3):
+    teacher = room.start()
+    seats = [new_seat() for _ in range(students)]
+    for seat in seats:
+        room.join(teacher.code, seat)
+        room.poll(teacher.code, seat, True)  # connected
+    return teacher, seats
+
+
+def test_a_challenge_takes_each_seats_latest_run_and_groups_them_by_graph(make_classroom):
+    room, other = make_classroom(), make_classroom()  # two replicas
+    teacher, seats = _challenge_class(room, 4)
+    assert room.gallery(teacher) is None
+    number = room.ask(teacher, "detach", ".detach()", "Cut the graph with detach()", "start code")
+    assert number == 1 and room.poll(teacher.code, seats[0], True).challenge == 1
+    assert other.open_challenge(teacher.code).start == "start code"
+    room.submit(teacher.code, seats[0], "h = h.detach()  # line 14", True, DETACH_PASS, "aaaa", "")
+    other.submit(teacher.code, seats[1], "first try", False, DETACH_PASS, "bbbb", "")
+    other.submit(teacher.code, seats[1], "h = h.detach()  # line 15", True, DETACH_PASS, "aaaa", "")
+    room.submit(teacher.code, seats[2], "out = out * 2", False, DETACH_PASS, "cccc", "")
+    found = other.gallery(teacher)
+    assert [(g.verdict, g.seats) for g in found.groups] == [("2 · passes", (1, 2)), ("1 · fails", (3,))]
+    assert found.waiting == (4,)  # connected, no run yet
+    assert (found.count, found.passing, found.share_passing) == (3, 2, pytest.approx(2 / 3))
+    assert 0 <= found.first_pass_s < 5
+    assert room.my_run(teacher.code, seats[1]).runs == 2  # the latest, runs counted
+
+
+def test_errors_are_grouped_by_message_not_by_graph(make_classroom):
+    room = make_classroom()
+    teacher, seats = _challenge_class(room, 4)
+    room.ask(teacher, "prompt", "Your turn", "Make it fail", "x")
+    message = "RuntimeError: shape mismatch on line 14"
+    for seat in seats[:3]:
+        room.submit(teacher.code, seat, "bad", False, "it runs", "none", message)
+    room.submit(teacher.code, seats[3], "worse", False, "it runs", "", "NameError: h on line 2")
+    found = room.gallery(teacher)
+    assert found.groups == ()
+    assert found.errors == ((message, 3), ("NameError: h on line 2", 1))
+
+
+def test_a_student_never_reads_another_seats_run_before_the_teacher_shows_it(make_classroom):
+    room = make_classroom()
+    teacher, (mine, theirs, _) = _challenge_class(room)
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    room.submit(teacher.code, theirs, "their secret code", False, "s", "cccc", "")
+    # Everything a student may call, and the class state they poll: no one else's run.
+    seen = [room.poll(teacher.code, mine, True), room.open_challenge(teacher.code),
+            room.my_run(teacher.code, mine), room.shown_run(teacher.code),
+            room.states([teacher.code])]
+    assert "their secret code" not in repr(seen)
+    with pytest.raises(ClassError, match=NOT_TEACHER):
+        room.gallery(Teacher(teacher.code, "not-the-key"))
+    with pytest.raises(ClassError, match=NOT_TEACHER):
+        room.show(Teacher(teacher.code, "not-the-key"), "cccc")
+    version = room.show(teacher, "cccc")
+    shown = room.shown_run(teacher.code)
+    assert (shown.code, shown.seat) == ("their secret code", 0)  # without its seat
+    assert room.poll(teacher.code, mine, True).version == version
+    room.show(teacher, None)
+    assert room.shown_run(teacher.code) is None
+
+
+def test_runs_are_refused_without_an_open_challenge_or_a_seat(make_classroom):
+    room = make_classroom()
+    teacher, (seat, *_) = _challenge_class(room)
+    with pytest.raises(ClassError, match="No challenge is open"):
+        room.submit(teacher.code, seat, "x", True, "s", "aaaa", "")
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    with pytest.raises(ClassError, match="no seat"):
+        room.submit(teacher.code, "", "x", True, "s", "aaaa", "")
+    with pytest.raises(ClassError, match="too long"):
+        room.submit(teacher.code, seat, "x" * 30_000, True, "s", "aaaa", "")
+    with pytest.raises(ClassError, match="No run"):
+        room.show(teacher, "nobody-built-this")
+    room.close_challenge(teacher)
+    with pytest.raises(ClassError, match="No challenge is open"):
+        room.submit(teacher.code, seat, "x", True, "s", "aaaa", "")
+
+
+def test_the_csv_has_a_row_per_student_per_challenge(make_classroom):
+    room = make_classroom()
+    teacher, seats = _challenge_class(room)
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    room.submit(teacher.code, seats[0], "fails", False, "s", "bbbb", "")
+    room.submit(teacher.code, seats[0], 'print("<b>done</b>, ok")', True, "s", "aaaa", "")
+    room.submit(teacher.code, seats[1], "other", False, "s", "cccc", "")
+    room.ask(teacher, "prompt", "Your turn", "Anything", "start")
+    room.submit(teacher.code, seats[2], "ok", True, "s", "aaaa", "")
+    rows = room.challenge_results(teacher)
+    assert [(r.challenge, r.seat, r.passes, r.runs) for r in rows] == [
+        (1, 1, True, 2), (1, 2, False, 1), (2, 3, True, 1)]
+    assert rows[1].seconds_to_pass is None and 0 <= rows[0].seconds_to_pass < 5
+    text = classroom.results_csv([], rows)
+    parsed = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["question"], r["seat"], r["correct"], r["runs"]) for r in parsed] == [
+        ("challenge 1", "1", "yes", "2"), ("challenge 1", "2", "no", "1"), ("challenge 2", "3", "yes", "1")]
+    assert parsed[0]["answer"] == 'print("<b>done</b>, ok")'  # the code, whole, quoted
+    assert not any(seat in text for seat in seats)
+
+
+def test_ending_a_class_deletes_its_challenges_and_runs(make_classroom, store_kind):
+    room = make_classroom()
+    teacher, seats = _challenge_class(room)
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    room.submit(teacher.code, seats[0], "x", True, "s", "aaaa", "")
+    room.show(teacher, "aaaa")
+    room.end(teacher)
+    assert not room.db.keys(f"sd:class:{teacher.code}*")

@@ -7,6 +7,7 @@ One module per idea:
   process; the keys a class owns;
 - ``state``: ``ClassState``, what members see, and which settings of a page travel;
 - ``questions``: how each lesson question is answered and marked;
+- ``gallery``: a challenge's runs, one per seat, grouped by the graph they built;
 - ``results``: the answers as rows, their summaries and the teacher's CSV;
 - ``codes``: class codes, the teacher's key, students' seats, wrong codes counted;
 - ``replicas``: the roll of server processes and the class tabs each holds;
@@ -28,6 +29,7 @@ from stockdemo.classroom.errors import (
     ClassRateLimited,
     ClassUnavailable,
 )
+from stockdemo.classroom.gallery import Asked, ChallengeRow, Gallery, Group, Submission
 from stockdemo.classroom.protocol import CLASS_TTL_S, PRESENCE_S, Classroom, open_classroom
 from stockdemo.classroom.questions import QUESTIONS, Question
 from stockdemo.classroom.results import QuestionSummary, ResultRow, results_csv, summarise
@@ -42,7 +44,8 @@ from stockdemo.classroom.state import (
 )
 from stockdemo.classroom.store import MemoryStore
 
-__all__ = ["CLASS_TTL_S", "ENDED", "LESSON", "LOCKED", "NOT_TEACHER", "PLAYGROUND", "PRESENCE_S",
+__all__ = ["CLASS_TTL_S", "ENDED", "Asked", "ChallengeRow", "Gallery", "Group", "Submission",
+           "LESSON", "LOCKED", "NOT_TEACHER", "PLAYGROUND", "PRESENCE_S",
            "QUESTIONS", "UNAVAILABLE", "ClassError", "ClassRateLimited", "ClassState",
            "ClassUnavailable", "Classroom", "MemoryStore", "Question", "QuestionSummary",
            "ResultRow", "Teacher", "followed_knobs", "new_seat", "open_classroom", "page_params",

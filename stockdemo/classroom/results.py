@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from stockdemo.classroom.gallery import ChallengeRow
 from stockdemo.classroom.questions import QUESTIONS
 from stockdemo.classroom.store import Store, class_key
 from stockdemo.config import STEP
@@ -43,11 +44,13 @@ class ResultRow:
     correct: bool | None  # None: not revealed yet
     seconds: float
 
-    CSV_HEADER = ("question", "seat", "answer", "correct", "seconds_to_answer")
+    # A challenge's row (gallery.ChallengeRow) fills the same columns: "challenge N", the
+    # seat, its final code, whether it passes, seconds to its first pass, and its runs.
+    CSV_HEADER = ("question", "seat", "answer", "correct", "seconds_to_answer", "runs")
 
     def csv_row(self) -> tuple[object, ...]:
         correct = "" if self.correct is None else ("yes" if self.correct else "no")
-        return self.question, self.seat, self.answer, correct, f"{self.seconds:.1f}"
+        return self.question, self.seat, self.answer, correct, f"{self.seconds:.1f}", ""
 
 
 @dataclass(frozen=True)
@@ -66,12 +69,14 @@ class QuestionSummary:
         return None if self.right is None or not self.answers else self.right / self.answers
 
 
-def results_csv(rows: Iterable[ResultRow]) -> str:
-    """The class's answers as CSV text: question, seat, answer, correct, seconds to answer."""
+def results_csv(rows: Iterable[ResultRow], challenges: Iterable[ChallengeRow] = ()) -> str:
+    """The class's answers, then its challenges, as CSV text: question, seat, answer,
+    correct, seconds to answer (a challenge: to its first pass), runs (a challenge's)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(ResultRow.CSV_HEADER)
     writer.writerows(row.csv_row() for row in rows)
+    writer.writerows(row.csv_row() for row in challenges)
     return out.getvalue()
 
 

@@ -74,6 +74,8 @@ class ClassState:
     answer: dict[str, str] | None = field(default=None)  # label, value, detail once revealed
     deadline: float | None = None  # when answers lock (time.time()), if the teacher set a countdown
     opened_at: float | None = None
+    challenge: int | None = None  # the number of the challenge open (1, 2, ...), or None
+    shown: int = 0  # bumped each time the teacher shows a run to the class (0: none shown)
 
     @property
     def settings(self) -> dict[str, str]:
@@ -130,4 +132,6 @@ def state_from_fields(code: str, fields: Mapping[str, str]) -> ClassState | None
         answer=json.loads(answer) if answer else None,
         deadline=float(fields["deadline"]) if fields.get("deadline") else None,
         opened_at=float(fields["opened_at"]) if fields.get("opened_at") else None,
+        challenge=int(fields.get("challenge") or 0) or None,
+        shown=int(fields.get("shown") or 0),
     )

@@ -14,6 +14,9 @@ Keys of class CODE; all expire with the class (``Classroom.ttl_s`` after its las
     sd:class:CODE:answers:N    hash: seat -> {"a": answer, "s": seconds to answer} (HSETNX: one per seat)
     sd:class:CODE:reveals      hash: lesson step -> the live answer revealed for it
     sd:class:CODE:seats        hash: seat -> its number in the class (1, 2, ...), for the results
+    sd:class:CODE:challenges   hash: challenge number -> the challenge asked (gallery.Challenge)
+    sd:class:CODE:runs:N       hash: seat -> its latest run for challenge N (gallery.Submission)
+    sd:class:CODE:shown        the run the teacher shows the class, without its seat
     sd:class:CODE:seen         sorted set: seat -> time of its last poll
     sd:class:CODE:following    sorted set: seat -> time of its last poll while following
     sd:tries:WHO               count of wrong class codes (stockdemo/classroom/codes.py)
@@ -38,6 +41,8 @@ from redis.retry import Retry
 from stockdemo.classroom.errors import UNAVAILABLE, ClassUnavailable
 from stockdemo.config import STEP
 
+MAX_CHALLENGES = 30  # challenges one class may ask: each one's runs are a key of their own
+
 
 def class_key(code: str) -> str:
     """The class's own hash; every other key of the class starts with it."""
@@ -45,10 +50,13 @@ def class_key(code: str) -> str:
 
 
 def class_keys(code: str) -> list[str]:
-    """Every key a class may own: answers for each lesson step, reveals, seats, presence."""
+    """Every key a class may own: answers for each lesson step, reveals, seats, presence,
+    challenges and their runs, the run shown."""
     main = class_key(code)
     return [main, f"{main}:seen", f"{main}:following", f"{main}:reveals", f"{main}:seats",
-            *(f"{main}:answers:{n}" for n in range(STEP.low, STEP.high + 1))]
+            *(f"{main}:answers:{n}" for n in range(STEP.low, STEP.high + 1)),
+            f"{main}:challenges", f"{main}:shown",
+            *(f"{main}:runs:{n}" for n in range(1, MAX_CHALLENGES + 1))]
 
 
 @contextmanager
@@ -170,6 +178,13 @@ class MemoryStore:
             for member in gone:
                 del scores[member]
             return len(gone)
+
+    def zrangebyscore(self, name: str, low: float | str, high: float | str) -> list[str]:
+        """Members scored from ``low`` to ``high`` ("-inf", "+inf" allowed), lowest first."""
+        low, high = float(low), float(high)
+        with self._lock:
+            scores = self._live(name) or {}
+            return [m for m, s in sorted(scores.items(), key=lambda i: i[1]) if low <= s <= high]
 
     def zcard(self, name: str) -> int:
         return len(self._live(name) or {})
