@@ -31,10 +31,11 @@ from stockdemo import host
 # pages of every session (a place in line, a progress bar, a slider elsewhere)
 # go first and training takes what is left; alone, a run goes as fast as before.
 WORKER_NICE = 10
-# When the host runs short of memory the kernel kills the process with the highest
-# score: a worker first (its run is lost, the learner is told), then this parent,
-# never the server (0).
-PARENT_OOM_SCORE_ADJ = 800
+# When the host runs short of memory the kernel kills the process with the highest badness,
+# its resident memory plus oom_score_adj/1000 of the limit: at 1000 any of these outranks
+# the server (0), which goes only when nothing else is left (800 let a server of 500 MB
+# outrank a parent just restarted in 500 MiB). Between parent and worker, the larger goes.
+PARENT_OOM_SCORE_ADJ = 1000
 WORKER_OOM_SCORE_ADJ = 1000
 MAX_FDS = 8  # sockets taken per read: the pool asks for one worker at a time
 
