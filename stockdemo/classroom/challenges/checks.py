@@ -103,16 +103,19 @@ def inputs_of(record: Record) -> list[list[int]]:
     return inputs
 
 
-def ancestors(record: Record, i: int, inputs: list[list[int]] | None = None) -> set[int]:
-    """Every node with a path to node i (i itself not included)."""
-    inputs = inputs_of(record) if inputs is None else inputs
+def downstream(record: Record, sources: set[int]) -> set[int]:
+    """Every node a path leads to from one of ``sources`` (the sources themselves only if
+    another source leads to them)."""
+    consumers: list[list[int]] = [[] for _ in record["nodes"]]
+    for src, dst in record["edges"]:
+        consumers[src].append(dst)
     seen: set[int] = set()
-    todo = list(inputs[i])
+    todo = [d for s in sources for d in consumers[s]]
     while todo:
         j = todo.pop()
         if j not in seen:
             seen.add(j)
-            todo.extend(inputs[j])
+            todo.extend(consumers[j])
     return seen
 
 
@@ -183,11 +186,11 @@ def _skip_add(own: CodeRun, source: str, run: Runner) -> str | None:
     looped = step_nodes(record)
     if not looped:
         return "The graph has no RNN steps to skip past."
-    adds = [i for i, n in enumerate(record["nodes"]) if n["op"] == "AddBackward0"]
-    after = [i for i in adds if ancestors(record, i, inputs) & looped]
-    if any(len(inputs[i]) == 1 for i in after):
+    after_rnn = downstream(record, looped)
+    adds = [i for i in after_rnn if record["nodes"][i]["op"] == "AddBackward0"]
+    if any(len(inputs[i]) == 1 for i in adds):
         return None
-    if after:
+    if adds:
         return ("Every Add after the RNN adds two things that need a gradient: the input "
                 "needs none, so adding it leaves one operand outside the graph.")
     return "No Add takes the RNN's output: the input does not join it anywhere."
@@ -246,17 +249,17 @@ def _grows_with_steps(own: CodeRun, source: str, run: Runner) -> str | None:
 def _softmax_over_steps(own: CodeRun, source: str, run: Runner) -> str | None:
     record = own.graph
     nodes = record["nodes"]
-    inputs = inputs_of(record)
-    looped = step_nodes(record)
-    below = {i: ancestors(record, i, inputs) for i in range(len(nodes))}
-    softmaxes = [i for i, n in enumerate(nodes) if n["op"] == "SoftmaxBackward0" and below[i] & looped]
+    from_steps = step_nodes(record)
+    from_steps |= downstream(record, from_steps)
+    softmaxes = {i for i in from_steps if nodes[i]["op"] == "SoftmaxBackward0"}
     if not softmaxes:
         return "No Softmax computed from the RNN's outputs: nothing weighs the time steps."
-    for i in range(len(nodes)):
-        weighted = [a for a in inputs[i] if any(s == a or s in below[a] for s in softmaxes)]
-        sequences = [b for b in inputs[i] if b not in weighted and (b in looped or below[b] & looped)
-                     and len(nodes[b]["shape"] or ()) >= 3]
-        if weighted and sequences:
+    weighted = softmaxes | downstream(record, softmaxes)
+    # The weights meet a whole sequence (batch, steps, features) that they did not make.
+    for operands in inputs_of(record):
+        if any(a in weighted for a in operands) and any(
+                b not in weighted and b in from_steps and len(nodes[b]["shape"] or ()) >= 3
+                for b in operands):
             return None
     return ("The Softmax's weights never meet the RNN's whole output sequence (batch, steps, "
             "features): only part of it reaches the prediction.")

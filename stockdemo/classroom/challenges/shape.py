@@ -9,11 +9,13 @@ so is the order of the record's nodes.
     shape_key(run.graph)               # '6f1c0a93b2e45d17': 16 hex digits
     difference(teacher.graph, run.graph).added_nodes
 
-The key is colour refinement (the Weisfeiler-Lehman test): every node starts with its own
-label, then takes in the sorted labels of its inputs and of its consumers, round after
-round, until no class of nodes splits further. Node order cannot matter, since nothing
-reads an index. Different graphs can in principle share a key (WL does not tell every
-pair of graphs apart), but not graphs that differ in an op, a shape, an edge or a count.
+The key hashes the graph as a Merkle tree does, in two passes over the edges: each node's
+hash covers its own label and the hashes of its inputs (everything behind it), then a
+second covers its consumers (everything it feeds). The key hashes every node's pair,
+sorted, so node order cannot matter, and graphs that differ in an op, a shape, an edge or
+a count of anything get two keys (barring a collision of 64-bit hashes). Each pass is
+linear in the graph's size: a 2,400-node graph takes milliseconds, where rounds of
+Weisfeiler-Lehman refinement would take one per step of depth.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ from typing import Any
 
 from stockdemo.code_ids import graph_of_record
 from stockdemo.diff import GraphDiff, graph_diff
-
-MAX_ROUNDS = 256  # a chain longer than this is told apart by its counts, not its depth
 
 
 def _hash(text: str) -> str:
@@ -45,16 +45,31 @@ def shape_key(record: dict[str, Any] | None) -> str:
     for src, dst in record["edges"]:
         inputs[dst].append(src)
         consumers[src].append(dst)
-    # Node 0 is the output's grad_fn: marking it tells a graph from the same graph fed onward.
-    labels = [_hash(f"{i == 0}|{n['kind']}|{n['op']}|{n['shape']}") for i, n in enumerate(nodes)]
-    classes = len(set(labels))
-    for _ in range(MAX_ROUNDS):
-        labels = [_hash(f"{labels[i]}<{sorted(labels[j] for j in inputs[i])}"
-                        f">{sorted(labels[j] for j in consumers[i])}") for i in range(len(nodes))]
-        if len(set(labels)) == classes:
-            break  # stable: another round splits no class, so it would add nothing
-        classes = len(set(labels))
-    return _hash(f"{record.get('output_shape')}|{sorted(labels)}")
+    labels = [f"{n['kind']}|{n['op']}|{n['shape']}" for n in nodes]
+    order = _inputs_first(inputs, consumers)
+    behind = [""] * len(nodes)
+    for i in order:  # a node used twice by one op is in its inputs twice, as in the record
+        behind[i] = _hash(f"{labels[i]}<{sorted(behind[j] for j in inputs[i])}")
+    ahead = [""] * len(nodes)
+    for i in reversed(order):
+        ahead[i] = _hash(f"{behind[i]}>{sorted(ahead[j] for j in consumers[i])}")
+    return _hash(f"{record.get('output_shape')}|{sorted(ahead)}")
+
+
+def _inputs_first(inputs: list[list[int]], consumers: list[list[int]]) -> list[int]:
+    """The nodes in an order where every node comes after its inputs (autograd's graph has
+    no cycle; a node on one, which no record holds, is left out)."""
+    waiting = [len(i) for i in inputs]
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    order = []
+    while ready:
+        i = ready.pop()
+        order.append(i)
+        for j in consumers[i]:
+            waiting[j] -= 1
+            if waiting[j] == 0:
+                ready.append(j)
+    return order
 
 
 def difference(reference: dict[str, Any], record: dict[str, Any]) -> GraphDiff:
