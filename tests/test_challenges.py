@@ -56,6 +56,13 @@ def script(body: str, steps: int = 6, cell: str = "nn.RNNCell(3, 8)", after: str
 
 # Each check: (label, whether it passes, program). Variations a class really writes: the fix
 # on other lines, with other names, a partial fix, an unrelated change, an error.
+TRAIN = (RUN, "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+              "for epoch in range(3):\n"
+              "    predictions = model(input_data)\n"
+              "    loss = predictions.pow(2).mean()\n"
+              "    optimizer.zero_grad()\n"
+              "    loss.backward()\n"
+              "    optimizer.step()\n")
 GRU = ("nn.RNNCell(input_dim, hidden_dim)", "nn.GRUCell(input_dim, hidden_dim)")
 LONG_INPUT = (INPUT, "input_data = torch.randn(10, 12, 3)")
 PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
@@ -159,8 +166,10 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
             "            if t % 3 == 0:\n"
             "                h = h.detach()\n") + STEP))),
         ("in the script", True, script("    h = cell(x[:, t], h.detach())\n")),
+        ("then trained for three epochs", True, edit(apply(EDITS["detach"]), TRAIN)),
         ("seed unchanged", False, SEED),
         ("the learner's loop, no detach", False, LOOP),
+        ("no detach, trained for three epochs", False, edit(LOOP, TRAIN)),
         ("detached after the step: nothing left", False,
          edit(LOOP, (STEP, STEP + "            h = h.detach()\n"))),
         ("the input detached, not the state", False,
@@ -211,6 +220,7 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
     "loop": [
         ("the edit", True, LOOP),
         ("the print edit", True, apply(EDITS["print"])),
+        ("then trained for three epochs", True, edit(LOOP, TRAIN)),
         ("a GRU cell, other names", True, edit(LOOP, GRU, (LOOP_HEAD + STEP, (
             "        for step in x.unbind(1):\n"
             "            h = self.cell(step, h)\n")))),
@@ -280,7 +290,8 @@ CASES = [(name, label, source, passes) for name, programs in PROGRAMS.items()
 
 @dataclass
 class Here:
-    """One program run in this process: its names, what it raised, its modules' calls."""
+    """One program run in this process: its names, what it raised, its last forward's module
+    calls, how many times it printed."""
 
     namespace: dict
     error: BaseException | None
@@ -294,8 +305,9 @@ class Here:
 
 
 def here(source: str) -> Here:
-    """Run ``source`` here as the sandbox does (seed 0 first), every module call hooked and
-    every print counted; torch's patched functions (``variants``) restored afterwards."""
+    """Run ``source`` here as the sandbox does (seed 0 first), every print counted, and the
+    module calls of its last forward kept; torch's patched functions (``variants``) restored
+    afterwards."""
     saved = (torch.manual_seed, torch.randn, torch.rand)
     calls: list = []
     prints = [0]
@@ -304,8 +316,19 @@ def here(source: str) -> Here:
         prints[0] += 1
 
     namespace: dict = {"__name__": "__main__", "print": counting_print}
-    handle = torch.nn.modules.module.register_module_forward_hook(
-        lambda module, args, output: calls.append((module, args, output)))
+    # A model's call starts its forward: a training loop's earlier epochs are not this graph's.
+    def enter(module, args):
+        if list(module.children()) and not depth:
+            calls.clear()
+        depth.append(module)
+
+    def leave(module, args, output):
+        depth.pop()
+        calls.append((module, args, output))
+
+    depth: list = []
+    handles = (torch.nn.modules.module.register_module_forward_pre_hook(enter),
+               torch.nn.modules.module.register_module_forward_hook(leave))
     torch.manual_seed(0)
     random.seed(0)
     error = None
@@ -315,7 +338,8 @@ def here(source: str) -> Here:
     except Exception as err:  # noqa: BLE001 - the program's own error is a fact about it
         error = err
     finally:
-        handle.remove()
+        for handle in handles:
+            handle.remove()
         torch.manual_seed, torch.randn, torch.rand = saved
     return Here(namespace, error, calls, prints[0])
 

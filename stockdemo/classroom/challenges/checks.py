@@ -119,6 +119,25 @@ def downstream(record: Record, sources: set[int]) -> set[int]:
     return seen
 
 
+def _loops(record: Record, hidden: bool) -> dict[str, tuple[set[int], set[int]]]:
+    """Loop -> (its iterations that left nodes in the graph, the record's indices of those
+    nodes). A loop around the whole graph with one iteration in it (training epochs: the
+    graph drawn is the last one's) is no step of the model's, and is left out."""
+    meta = graph_of_record(record).meta["code"]
+    hidden_loops = set(meta["hidden_loops"])
+    index = {node_id: i for i, node_id in enumerate(meta["ids"])}
+    found: dict[str, tuple[set[int], set[int]]] = {}
+    for node_id, per_node in meta["loops"].items():
+        for loop, k in per_node:
+            if hidden or loop not in hidden_loops:
+                iterations, members = found.setdefault(loop, (set(), set()))
+                iterations.add(k)
+                members.add(index[node_id])
+    ops_in_graph = sum(n["kind"] == "op" for n in record["nodes"])
+    return {loop: (ks, members) for loop, (ks, members) in found.items()
+            if len(ks) > 1 or len(members) < ops_in_graph}
+
+
 def steps(record: Record, hidden: bool = True) -> dict[str, set[int]]:
     """Loop -> the iterations that left nodes in the graph.
 
@@ -126,21 +145,12 @@ def steps(record: Record, hidden: bool = True) -> dict[str, set[int]]:
     ``hidden``, one torch ran inside a line (nn.RNN's time steps, found by their repeated
     ops: ``code_ids``). Keys are only names, unique within one record.
     """
-    meta = graph_of_record(record).meta["code"]
-    hidden_loops = set(meta["hidden_loops"])
-    found: dict[str, set[int]] = {}
-    for per_node in meta["loops"].values():
-        for loop, k in per_node:
-            if hidden or loop not in hidden_loops:
-                found.setdefault(loop, set()).add(k)
-    return found
+    return {loop: ks for loop, (ks, _) in _loops(record, hidden).items()}
 
 
 def step_nodes(record: Record) -> set[int]:
     """The record's indices of the nodes made inside a loop (the code's own or torch's)."""
-    meta = graph_of_record(record).meta["code"]
-    looped = set(meta["loops"])
-    return {i for i, node_id in enumerate(meta["ids"]) if node_id in looped}
+    return {i for _, members in _loops(record, True).values() for i in members}
 
 
 def most_steps(record: Record, hidden: bool = True) -> int:
