@@ -219,3 +219,19 @@ def _cmdline(pid: int) -> str:
             return f.read().decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_a_run_in_the_server_stops_within_a_heartbeat_when_its_page_lets_go():
+    """A thread cannot be killed: it must stop at its next report, as a worker does."""
+    small = workers.TrainingPool(workers=0, max_waiting=2)
+    try:
+        stream = small.train(dataset_for(LONG), LONG, LONG_LIMIT_S)
+        first_progress(stream)
+        stopped = time.monotonic()
+        stream.close()
+        wait_for(lambda: small.status()["running"] == 0, 10, "the run in the server did not stop")
+        assert time.monotonic() - stopped < train.HEARTBEAT_S + 3
+        quick = dataset_for(QUICK, days=300)
+        assert isinstance(list(small.train(quick, QUICK))[-1], train.TrainResult)  # and the next one runs
+    finally:
+        small.close()
