@@ -18,7 +18,7 @@ from stockdemo.diff import graph_diff
 from stockdemo.edits import EDITS, apply, seed_source
 from stockdemo.graph import Graph
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
-from stockdemo.ui import compat, keys
+from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
 from stockdemo.ui.graph_view import graph_view, replay_control
@@ -170,7 +170,7 @@ def result(source: str, run: CodeRun) -> None:
     shown_picture, trace = picture(source, frame)
     shown = replay_control(lambda: trace, in_url=False, in_view=True) if trace is not None else None
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
-               on_unroll=take_unroll,
+               on_unroll=take_unroll, compare=hooks.ask(hooks.CODE_COMPARISON, shown_picture),
                stage=stage_spec({}, knobs=(), replay=None if trace is None else shown is not None,
                                 figures=run_figures(run, frame), present=presenting(), pin=False,
                                 grows="both"))

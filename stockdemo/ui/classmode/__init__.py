@@ -9,6 +9,7 @@ registers it once per process; the Class page (pages/classroom.py) is its own pa
 - ``bar``: the class line on every page, and a following student's page;
 - ``follow``: the teacher's settings into a follower's controls, and out of the teacher's;
 - ``questions``: a lesson question for a student; ``question_console``: for the teacher;
+- ``challenge``: a challenge on a student's Your code page; ``gallery``: the teacher's side;
 - ``push``, ``rebalance``, ``watch``: the server reruns each student's page the moment the class
   changes (``watch``: a page's side of it);
 - ``join``, ``console``, ``keeper``, ``mover``: joining, the teacher's console, the teacher's
@@ -18,7 +19,7 @@ registers it once per process; the Class page (pages/classroom.py) is its own pa
 from __future__ import annotations
 
 from stockdemo.ui import hooks
-from stockdemo.ui.classmode import bar, follow, join, questions, session
+from stockdemo.ui.classmode import bar, challenge, follow, join, questions, session
 from stockdemo.ui.classmode.console import start_box, teacher_console
 from stockdemo.ui.classmode.join import join_box, student_code
 from stockdemo.ui.classmode.session import leave, teacher
@@ -34,6 +35,7 @@ LISTENERS = (
     (hooks.CONTROLS_LOCKED, follow.following_hint), (hooks.MOVES_SHARED, follow.moves_shared),
     (hooks.STAGE_DRAWN, follow.drawn), (hooks.STAGE_SETTLED, follow.stage_settled),
     (hooks.LESSON_QUESTION, questions.lesson_question), (hooks.LESSON_DRAWN, questions.lesson_drawn),
+    (hooks.CODE_COMPARISON, challenge.comparison),
 )
 
 

@@ -21,6 +21,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from stockdemo.classroom import LESSON, PLAYGROUND, ClassError, ClassState
 from stockdemo.config import CLASS_KEY, show_class_code
 from stockdemo.ui import compat, steps
+from stockdemo.ui.classmode import challenge, gallery
 from stockdemo.ui.classmode.follow import pushed_read, rerun_live_part, take
 from stockdemo.ui.classmode.join import student_code
 from stockdemo.ui.classmode.keeper import keep_teacher
@@ -87,6 +88,8 @@ def class_bar(page: str) -> None:
                    "students who follow see this page, with your settings.")
         if page != PLAYGROUND:  # the stage says its settings itself (publish_settings)
             publish(page, current_params(page, arrived))
+        if page == challenge.CODE_PAGE:
+            gallery.teacher_console(current)
         return
     if code is None:
         return
@@ -192,6 +195,8 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         rerun = rerun or (not full_run and st.session_state.get(DRAWN_BOX) != box_key(state))
     else:
         question_box(state, code, state.question, in_bar=True)
+    if challenge.open_here(state, page):
+        challenge.student_box(state, code)
     if (st.session_state.pop(TOGGLED, False) and not full_run) or redraw:
         # The whole page again, not a part of it: a part's rerun would draw into blocks
         # the browser may never have received ("Bad delta path" in the browser: a blank

@@ -130,12 +130,27 @@ def _results(current: Teacher) -> None:
     """
     try:
         rows, live = class_room().results(current)
+        challenges = class_room().challenge_results(current)
     except ClassError as error:
         say(error)
         return
-    if not rows:
+    if not rows and not challenges:
         st.caption("No answers yet. Each question's answers show here once they come in.")
         return
+    if rows:
+        _summary_table(rows, live)
+    if challenges:
+        st.caption(f"Challenges: {len(challenges)} final runs, "
+                   f"{sum(r.passes for r in challenges)} passing.")
+    st.download_button(
+        "Download every answer (CSV)", results_csv(rows, challenges), on_click="ignore",
+        file_name=f"class-{current.code}-answers.csv", mime="text/csv", icon=":material/download:",
+        key="class_csv", help="Question, seat number, answer, right or not, seconds to answer; a "
+                              "challenge's final code, whether it passes, seconds to its first pass "
+                              "and its runs. Seats are numbers: nothing says who a student is.")
+
+
+def _summary_table(rows: list, live: dict[int, str]) -> None:
     table = pd.DataFrame([{
         "Question": s.question, "Answers": s.answers, "Live answer": s.live or "not revealed",
         "Right": "" if s.right is None else f"{s.right} ({s.share_right:.0%})",
@@ -144,8 +159,3 @@ def _results(current: Teacher) -> None:
     st.dataframe(table, hide_index=True, width="stretch", key="class_summary",
                  alt="One row per question: answers, the live answer, how many were right, "
                      "the median time to answer")
-    st.download_button(
-        "Download every answer (CSV)", results_csv(rows), on_click="ignore",
-        file_name=f"class-{current.code}-answers.csv", mime="text/csv", icon=":material/download:",
-        key="class_csv", help="Question, seat number, answer, right or not, seconds to answer. "
-                              "Seats are numbers: nothing says who a student is.")

@@ -17,6 +17,7 @@ from stockdemo.classroom import PLAYGROUND, ClassError, ClassState
 from stockdemo.config import LAB_GRAPH, LAB_TAB, NODE, PANEL, RUN_KNOBS, STEP, VIEW, RunConfig
 from stockdemo.ui import compat, keys, steps, url_sync
 from stockdemo.ui.caches import cached_picture
+from stockdemo.ui.classmode import challenge
 from stockdemo.ui.classmode.keys import (
     APPLIED,
     APPLIED_AT,
@@ -25,6 +26,7 @@ from stockdemo.ui.classmode.keys import (
     DRAWN,
     DRAWN_AT,
     DRAWN_PAGE,
+    HERE,
     SENT_GRAPH,
     STATE,
 )
@@ -71,7 +73,11 @@ def take(state: ClassState, page: str, full_run: bool) -> bool:
     Asked on every poll, and answered from what the page last drew, not from what
     was last taken: a rerun request that a busy server merged away is asked again.
     ``full_run``: this is a whole-page run, whose widgets come after and take them now.
+    While a challenge is open on the Your code page, the editor is the student's own
+    (``challenge.take``).
     """
+    if challenge.open_here(state, page):
+        return challenge.take(state, full_run)
     applied = st.session_state.get(APPLIED)
     if applied is None or applied[0] != state.version or applied[1] != page:
         _apply(page, state.params)
@@ -181,8 +187,12 @@ def take_settings() -> tuple[RunConfig, str] | None:
 
 
 def following_hint() -> str | None:
-    """Why this tab's controls cannot move (``hooks.CONTROLS_LOCKED``): the hint, while it follows."""
-    return HINT if following() else None
+    """Why this tab's controls cannot move (``hooks.CONTROLS_LOCKED``): the hint, while it
+    follows, except in its editor while the teacher's challenge is open."""
+    if not following():
+        return None
+    seen = st.session_state.get(STATE)
+    return None if challenge.open_here(seen[1] if seen else None, st.session_state.get(HERE)) else HINT
 
 
 def moves_shared() -> bool | None:

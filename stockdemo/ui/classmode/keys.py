@@ -30,6 +30,15 @@ SENT_GRAPH = "class_sent_graph"  # the picture a following tab's stage was last 
 BOX = "class_box"  # what the Lesson's answer box shows in this run
 DRAWN_BOX = "class_drawn_box"  # what the Lesson's answer box last showed, all of it
 
+# --- a challenge on the Your code page (classmode/challenge.py, classmode/gallery.py)
+CHALLENGE_TAKEN = "class_challenge_taken"  # (class, challenge) whose starting code this tab took: once
+SHOWN_TAKEN = "class_shown_taken"  # the class's ``shown`` this tab last drew: a new one reruns the page
+SUBMITTED = "class_submitted"  # (class, challenge, Run number, code) last sent: each Run goes once
+VERDICT = "class_verdict"  # (class, challenge, Verdict) of this tab's last run: said over its editor
+ASK_CHOICE = "class_ask_choice"  # the teacher's pick in "Ask the class": a ready-made edit, or own words
+ASK_PROMPT = "class_ask_prompt"  # the teacher's own words for a challenge
+GALLERY_DRAWN = "class_gallery_drawn"  # (challenge, shown) the teacher's page last drew whole
+
 # --- the teacher's tab keeps its key (classmode/keeper.py)
 KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or "" once forgotten
 ASKED = "_class_keeper_asked"  # the tab was asked once for a key it kept

@@ -1,0 +1,182 @@
+"""A challenge on a student's Your code page: the prompt over an unlocked editor, each Run
+sent to the class with its check's verdict, and the run the teacher shows beside their own.
+
+While the teacher's challenge is open, a following student's editor is theirs: it opens
+once on the challenge's starting code (``take``), and the teacher's code no longer
+replaces it. Each Run the student presses is checked here, on the server, through the
+sandbox (the check may run the code again: two seeds, longer sequences) and sent
+(``Classroom.submit``). Nothing of another student's reaches this page but the run the
+teacher shows, without its seat (``comparison``: compare mode, it as A, the student's as B).
+Every string that came from someone else is drawn as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from stockdemo.classroom import ClassError, ClassState, Submission
+from stockdemo.classroom.challenges import CHALLENGES, Challenge, Verdict, prompt_challenge, shape_key
+from stockdemo.code_link import code_to_link
+from stockdemo.config import CODE
+from stockdemo.diff import graph_diff
+from stockdemo.edits import seed_source
+from stockdemo.sandbox import CodeRun
+from stockdemo.ui import compat, keys
+from stockdemo.ui.caches import cached_code_picture, cached_code_run
+from stockdemo.ui.classmode.keys import (
+    CHALLENGE_TAKEN,
+    SHOWN_TAKEN,
+    STATE,
+    SUBMITTED,
+    TEACHER,
+    VERDICT,
+)
+from stockdemo.ui.classmode.keys import CODE as CLASS_CODE
+from stockdemo.ui.classmode.session import class_room, say, seat
+from stockdemo.view_payload import Comparison, Picture
+
+CODE_PAGE = "pages/code.py"
+SHOWN_LABEL = "Shown to the class"
+
+
+def check_of(challenge_id: str, prompt: str) -> Challenge:
+    """The challenge (and its check) behind an asked one: a ready-made edit's, or the prompt's."""
+    return CHALLENGES.get(challenge_id) or prompt_challenge(prompt)
+
+
+def open_here(state: ClassState | None, page: str | None) -> bool:
+    """A challenge is open and this tab is on the Your code page."""
+    return state is not None and state.challenge is not None and page == CODE_PAGE
+
+
+def take(state: ClassState, full_run: bool) -> bool:
+    """A following student on the Your code page while a challenge is open: the editor opens
+    once on the challenge's starting code, then stays the student's -> whether the page must
+    rerun (a new challenge, or a new run shown to the class)."""
+    fresh = st.session_state.get(CHALLENGE_TAKEN) != (state.code, state.challenge)
+    if fresh:
+        try:
+            asked = class_room().open_challenge(state.code)
+        except ClassError as error:
+            say(error)
+            return False
+        if asked is not None:
+            start = asked.start
+            st.session_state[CODE.name] = "" if start == seed_source() else (code_to_link(start) or "")
+        st.session_state[CHALLENGE_TAKEN] = (state.code, state.challenge)
+    shown = st.session_state.get(SHOWN_TAKEN) != state.shown
+    st.session_state[SHOWN_TAKEN] = state.shown
+    return (fresh or shown) and not full_run
+
+
+def runner(source: str) -> CodeRun:
+    """A check's runs go through the sandbox's fair queue as this session's."""
+    return cached_code_run(source, who=compat.session_id())
+
+
+def error_words(run: CodeRun) -> str:
+    """A failed run's error as the gallery groups it: "RuntimeError: ... (line 14)"."""
+    if run.error is None:
+        return ""
+    line = f" (line {run.error.line})" if run.error.line is not None else ""
+    return f"{run.message}{line}"
+
+
+def send_run(state: ClassState, code: str) -> None:
+    """The student's latest Run, checked, to the class: once per Run pressed."""
+    ran = st.session_state.get(keys.CODE_RAN) or (0, "")
+    sent = (code, state.challenge, ran[0], ran[1])
+    last = st.session_state.get(SUBMITTED)
+    if last is None or last[:2] != sent[:2]:
+        st.session_state[SUBMITTED] = sent  # runs made before the challenge are not its
+        return
+    if last == sent or not ran[0] or not isinstance(ran[1], str):
+        return
+    try:
+        asked = class_room().open_challenge(code)
+    except ClassError as error:
+        say(error)
+        return
+    if asked is None:
+        return
+    run = runner(ran[1])
+    verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], runner, first=run)
+    try:
+        class_room().submit(code, seat(), ran[1], verdict.passes, verdict.sentence,
+                            shape_key(run.graph if run.film else None), error_words(run))
+    except ClassError as error:
+        say(error)
+        return
+    st.session_state[SUBMITTED] = sent
+    st.session_state[VERDICT] = (code, state.challenge, verdict)
+
+
+def student_box(state: ClassState, code: str) -> None:
+    """Over a student's editor while a challenge is open: the prompt, their last verdict,
+    and the run the teacher shows (its code; its graph is beside theirs)."""
+    send_run(state, code)
+    try:
+        asked = class_room().open_challenge(code)
+        shown = class_room().shown_run(code) if state.shown else None
+    except ClassError as error:
+        say(error)
+        return
+    if asked is None:
+        return
+    with st.container(border=True, key="class_challenge"):
+        st.markdown(f":material/assignment: **The teacher's challenge {asked.number}** · "
+                    "your editor is yours: change the code and press Run.")
+        st.text(asked.prompt)
+        kept = st.session_state.get(VERDICT)
+        if kept is not None and kept[:2] == (code, state.challenge):
+            verdict_line(kept[2])
+        else:
+            st.caption("Press **Run** (Ctrl+Enter): each run goes to the teacher, checked on its graph.")
+    if shown is not None:
+        with st.container(border=True, key="class_shown"):
+            st.markdown(f":material/co_present: **{SHOWN_LABEL}**, without a name "
+                        f"({'passes' if shown.passes else 'fails'}): its graph is A, beside yours.")
+            st.code(shown.code, language="python", line_numbers=True)
+
+
+def verdict_line(verdict: Verdict) -> None:
+    """The check's verdict on the student's last run: the sentence, and why it fails."""
+    if verdict.passes:
+        st.success("Your last run passes the check.", icon=":material/check_circle:")
+    else:
+        st.warning("Your last run does not pass yet.", icon=":material/pending:")
+    st.text(verdict.sentence if verdict.passes else f"{verdict.sentence}\n{verdict.reason}".strip())
+
+
+def shown_run(state: ClassState | None, code: str | None) -> Submission | None:
+    """The run the teacher shows this class, if one is shown."""
+    if state is None or not state.shown or code is None:
+        return None
+    try:
+        return class_room().shown_run(code)
+    except ClassError:
+        return None
+
+
+def comparison(picture: Picture) -> Comparison | None:
+    """``hooks.CODE_COMPARISON``: on the Your code page, the run the teacher shows the class
+    as A beside this tab's own (B), for a student and for the teacher; else None."""
+    teacher = st.session_state.get(TEACHER)
+    if teacher is not None:
+        try:
+            state = class_room().poll(teacher.code, None, False)
+        except ClassError:
+            return None
+        code = teacher.code
+    else:
+        code = st.session_state.get(CLASS_CODE)
+        kept = st.session_state.get(STATE)
+        state = kept[1] if kept is not None else None
+    if state is None or state.challenge is None:
+        return None
+    shown = shown_run(state, code)
+    if shown is None or not shown.built:
+        return None
+    a, _ = cached_code_picture(shown.code)
+    return Comparison(a, graph_diff(a.graph, picture.graph), SHOWN_LABEL,
+                      "My run" if teacher is not None else "Your run")

@@ -1,0 +1,207 @@
+"""The teacher's side of a challenge, on the Your code page: "Ask the class", then the gallery.
+
+The gallery groups the class's latest runs by the graph they built (one tile per shape,
+largest first, its verdict, what it adds to or takes from the teacher's own run), says
+the share passing, the time to the first pass, who has not run yet, and errors grouped by
+message; a tile's "Show the class" puts that run beside every student's own, without a
+name. Seat numbers are the only names here, and presenting hides them. Every string a
+student wrote (code, op names, errors) is drawn as text, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import streamlit as st
+
+from stockdemo.classroom import ClassError, Gallery, Group, Teacher
+from stockdemo.classroom.challenges import CHALLENGES, PROMPT, difference
+from stockdemo.edits import EDITS
+from stockdemo.ui import keys
+from stockdemo.ui.caches import cached_code_run
+from stockdemo.ui.classmode.challenge import check_of
+from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN
+from stockdemo.ui.classmode.session import class_room, say
+from stockdemo.ui.routes import presenting
+
+GALLERY_S = 1.0  # the gallery's refresh: runs arrive live
+OWN = "A question of my own"
+TILES = 8  # tiles drawn (two rows of four fit a 1280x720 projector); the rest are counted
+TILES_PER_ROW = 4
+ERRORS = 4  # error messages listed; the rest are counted
+
+
+def teacher_console(current: Teacher) -> None:
+    """On the teacher's Your code page: "Ask the class" while no challenge is open, the
+    gallery while one is."""
+    if CONSOLE_MESSAGE in st.session_state:
+        say(st.session_state.pop(CONSOLE_MESSAGE))
+    try:
+        state = class_room().poll(current.code, None, False)
+    except ClassError as error:
+        say(error)
+        return
+    if state is None:
+        return
+    st.session_state[GALLERY_DRAWN] = (state.challenge, state.shown)
+    if state.challenge is None:
+        ask_box(current)
+    else:
+        gallery_box(current)
+
+
+def ask_box(current: Teacher) -> None:
+    """Pick a ready-made edit as the goal, or write a prompt; every student's editor unlocks,
+    starting from the teacher's code on screen."""
+    titles = {CHALLENGES[name].title: name for name in EDITS if name in CHALLENGES}
+    with st.expander(":material/assignment: Ask the class a challenge", expanded=False):
+        choice = st.pills("The goal", [*titles, OWN], key=ASK_CHOICE, selection_mode="single",
+                          default=next(iter(titles)),
+                          help="A ready-made edit's goal, with its check on the graph; or your "
+                               "own words, checked only for a run that draws a graph.")
+        if choice is None:
+            return
+        if choice == OWN:
+            st.text_area("Your question", key=ASK_PROMPT, max_chars=400,
+                         placeholder="Detach the hidden state, then run it.")
+        else:
+            st.text(CHALLENGES[titles[choice]].prompt)
+        st.button("Ask the class", key="class_ask", type="primary", icon=":material/campaign:",
+                  on_click=_ask, args=(current, titles.get(choice, PROMPT)),
+                  help="Every student's editor unlocks on the code you have now, with the "
+                       "question above it. Your own run stays the reference.")
+
+
+def _ask(current: Teacher, challenge_id: str) -> None:
+    if challenge_id == PROMPT:
+        prompt = (st.session_state.get(ASK_PROMPT) or "").strip()
+        if not prompt:
+            st.session_state[CONSOLE_MESSAGE] = ClassError("Write the question first.")
+            return
+        title = "Your question"
+    else:
+        prompt, title = CHALLENGES[challenge_id].prompt, CHALLENGES[challenge_id].title
+    start = st.session_state.get(keys.CODE_TEXT) or CHALLENGES[challenge_id].start
+    try:
+        class_room().ask(current, challenge_id, title, prompt, start)
+    except ClassError as error:
+        st.session_state[CONSOLE_MESSAGE] = error
+
+
+def _close(current: Teacher) -> None:
+    try:
+        class_room().close_challenge(current)
+    except ClassError as error:
+        st.session_state[CONSOLE_MESSAGE] = error
+
+
+def _show(current: Teacher, shape: str | None) -> None:
+    try:
+        class_room().show(current, shape)
+    except ClassError as error:
+        st.session_state[CONSOLE_MESSAGE] = error
+
+
+def gallery_box(current: Teacher) -> None:
+    """The open challenge's gallery, live."""
+    with st.container(border=True, key="class_gallery"):
+        _gallery(current)
+
+
+@st.fragment(run_every=GALLERY_S)
+def _gallery(current: Teacher) -> None:
+    try:
+        state = class_room().poll(current.code, None, False)
+        found = class_room().gallery(current)
+        shown = class_room().shown_run(current.code)
+    except ClassError as error:
+        say(error)
+        return
+    drawn = st.session_state.get(GALLERY_DRAWN)
+    if state is None or found is None or drawn != (state.challenge, state.shown):
+        # Closed, or another run shown: the page whole (the ask box; the run beside the teacher's).
+        st.rerun(scope="app")
+    hidden = presenting()
+    asked = found.challenge
+    head = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    head.markdown(f":material/assignment: **Challenge {asked.number}**")
+    head.text(asked.title)
+    head.button("Close the challenge", key="class_close", icon=":material/lock:", on_click=_close,
+                args=(current,), help="Students' editors follow your code again; their runs are "
+                                      "kept for the results.")
+    if shown is not None:
+        head.button("Stop showing", key="class_unshow", icon=":material/visibility_off:",
+                    on_click=_show, args=(current, None))
+    st.markdown(" · ".join(summary(found, hidden)))
+    if not found.submissions:
+        st.caption("No run yet: the tiles come in as students press Run.")
+        return
+    reference = cached_code_run(st.session_state.get(keys.CODE_TEXT) or asked.start)
+    groups = found.groups[:TILES]
+    for start in range(0, len(groups), TILES_PER_ROW):
+        row = st.columns(TILES_PER_ROW, gap="small")
+        for column, (i, group) in zip(row, enumerate(groups[start:start + TILES_PER_ROW], start),
+                                      strict=False):
+            with column:
+                tile(current, group, i, reference.graph, hidden,
+                     shown is not None and shown.code == group.runs[0].code)
+    if len(found.groups) > TILES:
+        rest = found.groups[TILES:]
+        st.caption(f"and {len(rest)} more graphs, {sum(g.count for g in rest)} runs")
+    if found.errors:
+        st.markdown(f"**Errors** ({sum(n for _, n in found.errors)} runs built no graph)")
+        st.text("\n".join(f"{n}: {message}" for message, n in found.errors[:ERRORS]))
+        if len(found.errors) > ERRORS:
+            st.caption(f"and {len(found.errors) - ERRORS} other messages")
+    check = check_of(asked.id, asked.prompt).check
+    st.caption("Checked on each run's graph: ")
+    st.text(check.sentence)
+
+
+def summary(found: Gallery, hidden: bool) -> list[str]:
+    """The gallery's figures: runs in, share passing, time to the first pass, who waits."""
+    share = found.share_passing
+    first = found.first_pass_s
+    parts = [f"**{found.count}** ran", f"**{found.passing}** pass"
+             + ("" if share is None else f" ({share:.0%})"),
+             "first pass " + ("not yet" if first is None else f"after **{first:.0f} s**")]
+    if found.waiting:
+        who = "" if hidden else ": seat " + ", ".join(str(s) for s in found.waiting)
+        parts.append(f"**{len(found.waiting)}** connected, not run yet{who}")
+    return parts
+
+
+def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden: bool,
+         on_show: bool) -> None:
+    """One graph the class built: how many, the verdict, its difference from the teacher's run."""
+    with st.container(border=True, key=f"class_tile_{i}"):
+        icon = ":material/check_circle:" if group.passes else ":material/cancel:"
+        st.markdown(f"{icon} **{group.verdict}**")
+        run = cached_code_run(group.runs[0].code)
+        st.text(difference_words(reference, run.graph if run.film else None))
+        if not hidden:
+            st.caption("seat " + ", ".join(str(s) for s in group.seats))
+        if on_show:
+            st.caption(":material/co_present: shown to the class")
+        else:
+            st.button("Show the class", key=f"class_show_{i}", icon=":material/co_present:",
+                      on_click=_show, args=(current, group.shape),
+                      help="Every student sees this run's code and graph beside their own, "
+                           "without a name.")
+
+
+def difference_words(reference: dict | None, record: dict | None) -> str:
+    """What a run's graph adds to and takes from the teacher's: "+1 AddBackward0 · −4 TanhBackward0"."""
+    if record is None:
+        return "no graph"
+    if reference is None:
+        return f"{len(record['nodes'])} nodes"
+    diff = difference(reference, record)
+    added = Counter(n.op or n.kind for n in diff.added_nodes)
+    removed = Counter(n.op or n.kind for n in diff.removed_nodes)
+    if not added and not removed:
+        return "same graph as yours"
+    words = [f"+{n} {op}" for op, n in added.most_common(3)]
+    words += [f"−{n} {op}" for op, n in removed.most_common(3)]
+    more = len(added) + len(removed) - len(words)
+    return " · ".join(words) + (f" · {more} more kinds" if more > 0 else "")
