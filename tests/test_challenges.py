@@ -533,6 +533,14 @@ def test_a_check_given_a_record_it_cannot_read_fails_with_a_reason_and_does_not_
     assert not verdict.passes and "could not read" in verdict.reason
 
 
+def test_a_runner_that_raises_fails_the_verdict_and_does_not_raise():
+    def broken_runner(source: str):
+        raise OSError("no sandbox here")
+
+    verdict = CHALLENGES["if"].check.verdict(SEED, broken_runner)
+    assert not verdict.passes and "OSError" in verdict.reason
+
+
 def test_an_error_is_the_reason_with_the_learners_line():
     source = edit(SEED, (RETURN, "        return self.fc(out[:, -1, :3])\n"))
     verdict = CHALLENGES["skip"].check.verdict(source, run_code)

@@ -13,6 +13,10 @@ or on line 15 gets the same verdict.
 The check is handed the function that runs code (``stockdemo.sandbox.run_code`` in the
 app, anything with its signature in a test), so checking never decides where code runs.
 Pass ``first=`` the run the student already made, and the code is not run again for it.
+
+What each check runs beyond the student's own run (``Verdict.runs`` counts them):
+``CHANGES_WITH_DATA`` and ``STEPS_FOLLOW_DATA`` up to five (other seeds, stopping at the
+first that differs), ``GROWS_WITH_STEPS`` and ``PRINTS_EVERY_STEP`` one, the others none.
 """
 
 from __future__ import annotations
@@ -67,15 +71,12 @@ class Check:
             count += 1
             return run(code)
 
-        own = first if first is not None else counted(source)
-        failed = stopped(own)
-        if failed:
-            return Verdict(False, self.sentence, failed, count)
         try:
-            reason = self.holds(own, source, counted)
-        except Exception as err:  # noqa: BLE001 - a record the check cannot read fails, it never crashes a class
+            own = first if first is not None else counted(source)
+            reason = stopped(own) or self.holds(own, source, counted)
+        except Exception as err:  # noqa: BLE001 - a run the check cannot read fails; it never stops a class
             reason = f"The check could not read this run ({type(err).__name__})."
-        return Verdict(reason is None, self.sentence, reason or "", count)
+        return Verdict(not reason, self.sentence, reason or "", count)
 
 
 def stopped(run: CodeRun, how: str = "Your code") -> str:
