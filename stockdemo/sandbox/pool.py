@@ -308,22 +308,30 @@ class CodePool:
 
     def _lost(self, proc: subprocess.Popen) -> None:
         """The parent died: end its runs with a message; replace it if runs are waiting."""
+        why = _ended(proc.returncode)
         for job in self._running.values():
             job.finish(CodeRun(job.limits, CodeError(
-                "crash", "SandboxRestarted", "The sandbox's warm process stopped while your code "
-                f"ran (exit code {proc.returncode}); it is starting again: run your code again.")))
+                "crash", "SandboxRestarted", f"The sandbox's warm process {why} while your code "
+                "ran; it is starting again: run your code again.")))
         self._running.clear()
         self._failed_starts += not self._ready
         self._proc, self._conn, self._ready = None, None, False
         if self._failed_starts >= FAILED_STARTS and not self._broken:
-            self._broken = (f"The sandbox cannot start on this server (its process ended with code "
-                            f"{proc.returncode} before it was ready); the server's log says why.")
+            self._broken = (f"The sandbox cannot start on this server: its process {why} before it "
+                            "was ready; the server's log says why.")
         if self._broken or self._closed:
             for job in self._waiting:
                 job.finish(unavailable(job.limits, self._broken or "The sandbox was shut down."))
             self._waiting.clear()
         elif self._waiting:
             self._spawn()
+
+
+def _ended(returncode: int | None) -> str:
+    """How the warm process ended, in words: a SIGKILL on a host short of memory is the kernel's."""
+    if returncode == -9:
+        return "was killed, most likely because the server ran short of memory (try a smaller run)"
+    return f"ended (exit code {returncode})"
 
 
 _shared: CodePool | None = None

@@ -14,7 +14,6 @@ import streamlit as st
 
 from stockdemo.code_link import code_from_link, code_to_link
 from stockdemo.config import CODE
-from stockdemo.diff import graph_diff
 from stockdemo.edits import EDITS, apply, seed_source
 from stockdemo.graph import Graph
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
@@ -204,12 +203,17 @@ def frame_label(run: CodeRun, i: int) -> str:
 
 
 def new_since_previous(graph: Graph) -> tuple[str, ...]:
-    """The ids this run's graph has that this tab's previous run had not (ringed on the graph)."""
+    """The ids this run's graph has that this tab's previous run had not (ringed on the graph).
+
+    The tab keeps the previous run's ids, not its graph: a closed tab's session lives on for
+    minutes, and a learner's large graph held there was megabytes the caches' budget never saw.
+    """
+    ids = tuple(n.id for n in graph.nodes)
     previous = st.session_state.get(keys.CODE_PREVIOUS)
-    st.session_state[keys.CODE_PREVIOUS] = graph
-    if previous is None or previous is graph:
+    st.session_state[keys.CODE_PREVIOUS] = frozenset(ids)
+    if previous is None or previous == st.session_state[keys.CODE_PREVIOUS]:
         return ()
-    return tuple(n.id for n in graph_diff(previous, graph).added_nodes)
+    return tuple(i for i in ids if i not in previous)
 
 
 def picture(source: str, frame: int = -1):
