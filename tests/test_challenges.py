@@ -609,10 +609,36 @@ def test_a_parameters_shape_counts_and_its_name_does_not():
     assert {n["param"] for n in renamed.graph["nodes"]} != {n["param"] for n in run_code(SEED).graph["nodes"]}
 
 
-def test_the_difference_from_the_teachers_run_is_the_skips_one_add():
+@pytest.mark.parametrize("teacher, student", [
+    (SEED, apply(EDITS["skip"])),
+    (SEED, edit(SEED, (INPUT, "input_data = torch.randn(10, 6, 3)"))),
+    (SEED, apply(EDITS["attention"])),
+    (LOOP, apply(EDITS["detach"])),
+], ids=["a skip", "one step more", "attention", "a detach"])
+def test_the_difference_from_the_teachers_run_is_the_ops_torch_counts_in_one_and_not_the_other(
+        teacher, student):
+    diff = difference(run_code(teacher).graph, run_code(student).graph)
+    before, after = (Counter(ops_by_type(here(source).predictions)) for source in (teacher, student))
+    assert Counter(n.op for n in diff.added_nodes) == after - before
+    assert Counter(n.op for n in diff.removed_nodes) == before - after
+    assert diff.added_nodes or diff.removed_nodes
+
+
+def test_the_skips_difference_is_one_add_and_its_two_edges():
     teacher, student = run_code(SEED).graph, run_code(apply(EDITS["skip"])).graph
     diff = difference(teacher, student)
-    assert [n.op for n in diff.added_nodes] == ["AddBackward0"]
-    assert not diff.removed_nodes
-    # The ids follow the lines' text: a renamed variable is a new node to compare mode.
-    assert difference(teacher, run_code(SAME_SEED_OTHER_TEXT).graph).added_nodes != ()
+    (add,) = diff.added_nodes
+    assert {d for s, d in diff.added_edges} == {add.id, *{d for s, d in diff.removed_edges}}
+    assert len(diff.added_edges) == 2 and len(diff.removed_edges) == 1 and not diff.reshaped_nodes
+
+
+def test_the_same_graph_from_other_text_differs_in_nothing_whatever_the_node_order():
+    teacher, student = run_code(SEED).graph, run_code(SAME_SEED_OTHER_TEXT).graph
+    assert difference(teacher, student).is_empty
+    order = list(range(len(student["nodes"])))
+    random.Random(1).shuffle(order)
+    where = {old: new for new, old in enumerate(order)}
+    shuffled = {**student, "nodes": [student["nodes"][old] for old in order],
+                "edges": [[where[s], where[d]] for s, d in student["edges"]]}
+    skip = run_code(apply(EDITS["skip"])).graph
+    assert [n.op for n in difference(skip, shuffled).removed_nodes] == ["AddBackward0"]

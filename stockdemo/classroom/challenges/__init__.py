@@ -4,6 +4,7 @@
     challenge = CHALLENGES["detach"]
     verdict = challenge.check.verdict(student_source, run_code, first=student_run)
     tile = shape_key(student_run.graph)         # the gallery's group
+    ringed = difference(teacher_run.graph, student_run.graph).added_nodes
 
 One challenge per ready-made edit of the "Your code" page (``stockdemo.edits.EDITS``),
 under the edit's name, and ``"prompt"``: the teacher's own words, checked only for a run
@@ -15,8 +16,8 @@ A module per idea:
   one check per lesson;
 - ``variants``: the code run again with other random numbers, longer sequences, or its
   prints counted, for checks about change;
-- ``shape``: ``shape_key``, the structure of a graph as one key, and ``difference``
-  against the teacher's reference.
+- ``shape``: ``shape_key``, the structure of a graph as one key; ``difference`` against
+  the teacher's reference and ``matching`` (which node is which), both by structure.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from stockdemo.classroom.challenges.checks import (
     Runner,
     Verdict,
 )
-from stockdemo.classroom.challenges.shape import difference, shape_key
+from stockdemo.classroom.challenges.shape import difference, matching, shape_key
 from stockdemo.edits import EDITS, seed_source
 
 PROMPT = "prompt"
@@ -88,4 +89,4 @@ CHALLENGES: dict[str, Challenge] = {
 }
 
 __all__ = ["CHALLENGES", "PROMPT", "Challenge", "Check", "Runner", "Verdict", "difference",
-           "prompt_challenge", "shape_key"]
+           "matching", "prompt_challenge", "shape_key"]

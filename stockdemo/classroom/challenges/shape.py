@@ -7,7 +7,7 @@ Values, line numbers, file names, loop counters and parameter names are left out
 so is the order of the record's nodes.
 
     shape_key(run.graph)               # '6f1c0a93b2e45d17': 16 hex digits
-    difference(teacher.graph, run.graph).added_nodes
+    difference(teacher.graph, run.graph).added_nodes    # what compare mode rings
 
 The key hashes the graph as a Merkle tree does, in two passes over the edges: each node's
 hash covers its own label and the hashes of its inputs (everything behind it), then a
@@ -23,8 +23,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from stockdemo.code_ids import graph_of_record
-from stockdemo.diff import GraphDiff, graph_diff
+from stockdemo.code_ids import OUTPUT_ID, graph_of_record
+from stockdemo.diff import GraphDiff
 
 
 def _hash(text: str) -> str:
@@ -39,21 +39,34 @@ def shape_key(record: dict[str, Any] | None) -> str:
     """
     if record is None:
         return "none"
-    nodes = record["nodes"]
-    inputs: list[list[int]] = [[] for _ in nodes]
-    consumers: list[list[int]] = [[] for _ in nodes]
-    for src, dst in record["edges"]:
-        inputs[dst].append(src)
-        consumers[src].append(dst)
-    labels = [f"{n['kind']}|{n['op']}|{n['shape']}" for n in nodes]
-    order = _inputs_first(inputs, consumers)
-    behind = [""] * len(nodes)
-    for i in order:  # a node used twice by one op is in its inputs twice, as in the record
-        behind[i] = _hash(f"{labels[i]}<{sorted(behind[j] for j in inputs[i])}")
-    ahead = [""] * len(nodes)
-    for i in reversed(order):
-        ahead[i] = _hash(f"{behind[i]}>{sorted(ahead[j] for j in consumers[i])}")
-    return _hash(f"{record.get('output_shape')}|{sorted(ahead)}")
+    shape = _Structure(record)
+    return _hash(f"{record.get('output_shape')}|{sorted(zip(shape.behind, shape.ahead, strict=True))}")
+
+
+class _Structure:
+    """Each node of a record, hashed with everything behind it and everything ahead of it."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        nodes = record["nodes"]
+        self.inputs: list[list[int]] = [[] for _ in nodes]  # in slot order, as the record has them
+        self.consumers: list[list[int]] = [[] for _ in nodes]
+        for src, dst in record["edges"]:
+            self.inputs[dst].append(src)
+            self.consumers[src].append(dst)
+        self.bare = [f"{n['kind']}|{n['op']}" for n in nodes]
+        self.label = [f"{b}|{n['shape']}" for b, n in zip(self.bare, nodes, strict=True)]
+        order = _inputs_first(self.inputs, self.consumers)
+        self.behind = self._passes(order, self.label, self.inputs, "<")
+        self.ahead = self._passes(order[::-1], self.label, self.consumers, ">")
+        self.ahead_bare = self._passes(order[::-1], self.bare, self.consumers, ">")
+        self.made = [(n["seq"] if n["seq"] is not None else -1, i) for i, n in enumerate(nodes)]
+
+    @staticmethod
+    def _passes(order: list[int], labels: list[str], linked: list[list[int]], way: str) -> list[str]:
+        out = [""] * len(labels)
+        for i in order:  # a node used twice by one op is linked twice, as in the record
+            out[i] = _hash(f"{labels[i]}{way}{sorted(out[j] for j in linked[i])}")
+        return out
 
 
 def _inputs_first(inputs: list[list[int]], consumers: list[list[int]]) -> list[int]:
@@ -72,8 +85,68 @@ def _inputs_first(inputs: list[list[int]], consumers: list[list[int]]) -> list[i
     return order
 
 
+def matching(reference: dict[str, Any], record: dict[str, Any]) -> dict[int, int]:
+    """The nodes of ``reference`` that are there in ``record`` too: index -> index.
+
+    By structure, never by text: first a node with the same place in the same surroundings
+    (everything behind it and ahead of it alike), then the same past only (the nodes before
+    an insertion), then the same future only, shapes aside (the nodes after it), then the
+    inputs and consumers, op by op, of nodes already matched.
+    """
+    a, b = _Structure(reference), _Structure(record)
+    match: dict[int, int] = {}
+    taken: set[int] = set()
+    ops_only = [i for i, links in enumerate(a.inputs) if links]  # leaves join by their consumers
+    for key_a, key_b, among in (
+            (list(zip(a.behind, a.ahead, strict=True)), list(zip(b.behind, b.ahead, strict=True)),
+             range(len(a.label))),
+            (a.behind, b.behind, ops_only),
+            (list(zip(a.bare, a.ahead_bare, strict=True)), list(zip(b.bare, b.ahead_bare, strict=True)),
+             ops_only)):
+        free: dict[object, list[int]] = {}
+        for j in sorted(range(len(b.label)), key=b.made.__getitem__):
+            if j not in taken:
+                free.setdefault(key_b[j], []).append(j)
+        for i in sorted(among, key=a.made.__getitem__):
+            if i not in match and free.get(key_a[i]):
+                match[i] = free[key_a[i]].pop(0)
+                taken.add(match[i])
+    todo = list(match.items())
+    while todo:  # neighbours of a matched pair, same op first with the same shape
+        i, j = todo.pop()
+        for near_a, near_b in ((a.inputs[i], b.inputs[j]), (a.consumers[i], b.consumers[j])):
+            for x in near_a:
+                if x in match:
+                    continue
+                free_b = [y for y in near_b if y not in taken and b.bare[y] == a.bare[x]]
+                if free_b:
+                    y = next((y for y in free_b if b.label[y] == a.label[x]), free_b[0])
+                    match[x] = y
+                    taken.add(y)
+                    todo.append((x, y))
+    return match
+
+
 def difference(reference: dict[str, Any], record: dict[str, Any]) -> GraphDiff:
-    """What ``record``'s graph added and removed against ``reference``'s (the teacher's run),
-    by the stable node ids of ``code_ids``: ``.added_nodes``, ``.removed_nodes``, as compare
-    mode rings them."""
-    return graph_diff(graph_of_record(reference), graph_of_record(record))
+    """What ``record``'s graph added and removed against ``reference``'s (the teacher's run).
+
+    Nodes are matched by structure (``matching``), so a run that built the same graph from
+    other text has an empty difference. ``added_nodes`` and ``added_edges`` carry the ids
+    of ``record``'s Graph (``code_ids.graph_of_record``), ``removed_*`` those of the
+    reference's; ``reshaped_nodes`` pairs a matched node whose tensor shape changed.
+    """
+    old, new = graph_of_record(reference), graph_of_record(record)
+    old_ids, new_ids = old.meta["code"]["ids"], new.meta["code"]["ids"]
+    to_new = {old_ids[i]: new_ids[j] for i, j in matching(reference, record).items()}
+    to_new[OUTPUT_ID] = OUTPUT_ID
+    to_old = {v: k for k, v in to_new.items()}
+    old_edges = {(to_new.get(s), to_new.get(d)) for s, d in old.edges}
+    new_edges = {(to_old.get(s), to_old.get(d)) for s, d in new.edges}
+    return GraphDiff(
+        added_nodes=tuple(n for n in new.nodes if n.id not in to_old),
+        removed_nodes=tuple(n for n in old.nodes if n.id not in to_new),
+        added_edges=tuple(e for e in new.edges if e not in old_edges),
+        removed_edges=tuple(e for e in old.edges if e not in new_edges),
+        reshaped_nodes=tuple((n, new.by_id[to_new[n.id]]) for n in old.nodes
+                             if n.id in to_new and new.by_id[to_new[n.id]].shape != n.shape),
+    )
