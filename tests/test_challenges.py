@@ -146,6 +146,7 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
             "        return self.fc(out[:, -1, :]) + x[:, -1, :1]\n")))),
         ("a residual at every step of the learner's loop", True, edit(LOOP, (STEP, (
             "            h = self.cell(x[:, t], h) + x[:, t, :1]\n")))),
+        ("an LSTM, one fused node", True, edit(apply(EDITS["skip"]), ("rnn=nn.RNN", "rnn=nn.LSTM"))),
         ("seed unchanged", False, SEED),
         ("the output added to itself", False, edit(SEED, (OUT, OUT + "        out = out + out\n"))),
         ("a product, not a sum", False, edit(SEED, (OUT, OUT + "        out = out * x[:, :, :1]\n"))),
@@ -254,6 +255,8 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
         ("softmax of the outputs themselves", True, edit(SEED, (RETURN, (
             "        w = torch.softmax(out, dim=1)\n"
             "        return self.fc((w * out).sum(1))\n")))),
+        ("a GRU", True, edit(apply(EDITS["attention"]), ("rnn=nn.RNN", "rnn=nn.GRU"))),
+        ("an LSTM, one fused node", True, edit(apply(EDITS["attention"]), ("rnn=nn.RNN", "rnn=nn.LSTM"))),
         ("seed unchanged", False, SEED),
         ("the mean over steps, no softmax", False,
          edit(SEED, (RETURN, "        return self.fc(out.mean(dim=1))\n"))),

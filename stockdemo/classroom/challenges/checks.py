@@ -154,6 +154,14 @@ def step_nodes(record: Record) -> set[int]:
     return {i for _, members in _loops(record, True).values() for i in members}
 
 
+def recurrent_nodes(record: Record) -> set[int]:
+    """The RNN's nodes: those made inside a loop, and a fused RNN's one node per layer
+    (nn.LSTM on CPU records ``MkldnnRnnLayerBackward0``, whose steps run inside it)."""
+    fused = {i for i, n in enumerate(record["nodes"])
+             if n["kind"] == "op" and any(w in n["op"].lower() for w in ("rnn", "lstm", "gru"))}
+    return step_nodes(record) | fused
+
+
 def most_steps(record: Record, hidden: bool = True) -> int:
     """The iterations of the longest loop in the graph (0 without a loop)."""
     return max((len(ks) for ks in steps(record, hidden).values()), default=0)
@@ -194,10 +202,10 @@ def _steps_follow_data(own: CodeRun, source: str, run: Runner) -> str | None:
 def _skip_add(own: CodeRun, source: str, run: Runner) -> str | None:
     record = own.graph
     inputs = inputs_of(record)
-    looped = step_nodes(record)
-    if not looped:
-        return "The graph has no RNN steps to skip past."
-    after_rnn = downstream(record, looped)
+    rnn = recurrent_nodes(record)
+    if not rnn:
+        return "The graph has no RNN to skip past: no steps, and no fused RNN node."
+    after_rnn = downstream(record, rnn)
     adds = [i for i in after_rnn if record["nodes"][i]["op"] == "AddBackward0"]
     if any(len(inputs[i]) == 1 for i in adds):
         return None
@@ -260,7 +268,7 @@ def _grows_with_steps(own: CodeRun, source: str, run: Runner) -> str | None:
 def _softmax_over_steps(own: CodeRun, source: str, run: Runner) -> str | None:
     record = own.graph
     nodes = record["nodes"]
-    from_steps = step_nodes(record)
+    from_steps = recurrent_nodes(record)
     from_steps |= downstream(record, from_steps)
     softmaxes = {i for i in from_steps if nodes[i]["op"] == "SoftmaxBackward0"}
     if not softmaxes:
