@@ -19,7 +19,15 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.classroom.challenges import CHALLENGES, PROMPT, Challenge, difference, shape_key
+from stockdemo.classroom.challenges import (
+    CHALLENGES,
+    GRAPH_GROWS,
+    PROMPT,
+    Challenge,
+    difference,
+    prompt_challenge,
+    shape_key,
+)
 from stockdemo.classroom.challenges import checks as C
 from stockdemo.classroom.challenges.checks import SEEDS
 from stockdemo.classroom.challenges.variants import with_longer_sequences, with_seed
@@ -271,6 +279,19 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
         ("softmax without its dim", False,
          edit(apply(EDITS["attention"]), (", dim=1)  # (batch, T)", ")  # (batch, T)"))),
     ],
+    "grows": [
+        ("seed unchanged", True, SEED),
+        ("a GRU", True, edit(SEED, ("rnn=nn.RNN", "rnn=nn.GRU"))),
+        ("the learner's loop", True, LOOP),
+        ("attention", True, apply(EDITS["attention"])),
+        ("two layers", True, edit(SEED, ("num_layers=1", "num_layers=2"))),
+        ("an LSTM, fused in one node", False, edit(SEED, ("rnn=nn.RNN", "rnn=nn.LSTM"))),
+        ("detached at every step", False, apply(EDITS["detach"])),
+        ("a loop of fixed length", False, edit(LOOP, (LOOP_HEAD, "        for t in range(5):\n"))),
+        ("the input's last step, the RNN's output unused", False, edit(SEED, (RETURN, (
+            "        return self.fc(x[:, -1, :].repeat(1, 4)[:, :10])\n")))),
+        ("a shape error", False, edit(SEED, (RETURN, "        return self.fc(out[:, -1, :3])\n"))),
+    ],
     PROMPT: [
         ("seed unchanged", True, SEED),
         ("the detach edit", True, apply(EDITS["detach"])),
@@ -285,6 +306,7 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
         ("predictions detached", False, edit(SEED, (RUN, "predictions = model(input_data).detach()\n"))),
     ],
 }
+CHECKS = {**{name: challenge.check for name, challenge in CHALLENGES.items()}, "grows": GRAPH_GROWS}
 CASES = [(name, label, source, passes) for name, programs in PROGRAMS.items()
          for label, passes, source in programs]
 
@@ -472,6 +494,10 @@ def torch_says(name: str, source: str) -> bool:
         return draws(longer) and loop_steps(longer) > loop_steps(ran) >= 2
     if name == "attention":
         return every_step_weighted(ran)
+    if name == "grows":
+        longer = here(with_longer_sequences(source))
+        return draws(longer) and sum(ops_by_type(longer.predictions).values()) > sum(
+            ops_by_type(ran.predictions).values())
     raise AssertionError(name)
 
 
@@ -479,13 +505,13 @@ def torch_says(name: str, source: str) -> bool:
 def verdicts() -> dict:
     """Every program's verdict from the real sandbox, two checks at a time."""
     with ThreadPoolExecutor(2) as pool:
-        futures = {(name, label): pool.submit(CHALLENGES[name].check.verdict, source, run_code)
+        futures = {(name, label): pool.submit(CHECKS[name].verdict, source, run_code)
                    for name, label, source, _ in CASES}
         return {key: future.result() for key, future in futures.items()}
 
 
 def test_each_check_has_five_programs_that_pass_and_five_that_fail():
-    for name in CHALLENGES:
+    for name in CHECKS:
         marks = Counter(passes for _, passes, _ in PROGRAMS[name])
         assert marks[True] >= 5 and marks[False] >= 5, name
 
@@ -494,7 +520,7 @@ def test_each_check_has_five_programs_that_pass_and_five_that_fail():
 def test_the_checks_verdict_is_the_programs_and_torchs_own_walk_agrees(verdicts, name, label, source, passes):
     verdict = verdicts[name, label]
     assert verdict.passes == passes, verdict.reason
-    assert verdict.sentence == CHALLENGES[name].check.sentence
+    assert verdict.sentence == CHECKS[name].sentence
     assert bool(verdict.reason) == (not passes)  # a failure always says why, a pass says nothing
     assert torch_says(name, source) == passes
 
@@ -506,6 +532,8 @@ def test_every_ready_made_edit_is_a_challenge_and_the_teacher_may_ask_in_words()
     for challenge in CHALLENGES.values():
         assert isinstance(challenge, Challenge) and challenge.start == SEED
         assert challenge.prompt and challenge.check.sentence
+    asked = prompt_challenge("Show that the graph grows with T.", check=GRAPH_GROWS)
+    assert asked.id == PROMPT and asked.check is GRAPH_GROWS and asked.start == SEED
 
 
 def test_each_edit_passes_its_own_challenge_and_the_seed_passes_none():

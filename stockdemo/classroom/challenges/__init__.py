@@ -28,6 +28,7 @@ from stockdemo.classroom.challenges.checks import (
     CHANGES_WITH_DATA,
     COPY_SLICES,
     CUT_AFTER_FIRST_STEP,
+    GRAPH_GROWS,
     GROWS_WITH_STEPS,
     PRINTS_EVERY_STEP,
     RUNS_AND_DRAWS,
@@ -77,9 +78,10 @@ _ASKS: dict[str, tuple[str, Check]] = {
 }
 
 
-def prompt_challenge(prompt: str, title: str = "Your question") -> Challenge:
-    """A challenge in the teacher's own words: it passes any run that draws a graph."""
-    return Challenge(PROMPT, title, prompt, seed_source(), RUNS_AND_DRAWS)
+def prompt_challenge(prompt: str, title: str = "Your question", check: Check = RUNS_AND_DRAWS) -> Challenge:
+    """A challenge in the teacher's own words: by default it passes any run that draws a
+    graph; ``check`` may be any other (``GRAPH_GROWS``: the seed's first claim)."""
+    return Challenge(PROMPT, title, prompt, seed_source(), check)
 
 
 CHALLENGES: dict[str, Challenge] = {
@@ -88,5 +90,5 @@ CHALLENGES: dict[str, Challenge] = {
     PROMPT: prompt_challenge("Change the model as the teacher asks, and run it."),
 }
 
-__all__ = ["CHALLENGES", "PROMPT", "Challenge", "Check", "Runner", "Verdict", "difference",
+__all__ = ["CHALLENGES", "GRAPH_GROWS", "PROMPT", "Challenge", "Check", "Runner", "Verdict", "difference",
            "matching", "prompt_challenge", "shape_key"]

@@ -16,7 +16,9 @@ Pass ``first=`` the run the student already made, and the code is not run again 
 
 What each check runs beyond the student's own run (``Verdict.runs`` counts them):
 ``CHANGES_WITH_DATA`` and ``STEPS_FOLLOW_DATA`` up to five (other seeds, stopping at the
-first that differs), ``GROWS_WITH_STEPS`` and ``PRINTS_EVERY_STEP`` one, the others none.
+first that differs), ``GROWS_WITH_STEPS``, ``GRAPH_GROWS`` and ``PRINTS_EVERY_STEP`` one,
+the others none. ``GRAPH_GROWS`` is the seed's first claim, which the seed itself passes:
+for a prompt or the lesson, not a ready-made edit.
 """
 
 from __future__ import annotations
@@ -265,6 +267,17 @@ def _grows_with_steps(own: CodeRun, source: str, run: Runner) -> str | None:
     return None
 
 
+def _graph_grows(own: CodeRun, source: str, run: Runner) -> str | None:
+    longer = run(with_longer_sequences(source))
+    if stopped(longer):
+        return stopped(longer, "With twice the time steps, your code")
+    short, long = len(own.graph["nodes"]), len(longer.graph["nodes"])
+    if long > short:
+        return None
+    return (f"Twice the time steps recorded {long} nodes, as many as before ({short}): the "
+            "steps run inside one node (a fused nn.LSTM), or the steps are cut or fixed.")
+
+
 def _softmax_over_steps(own: CodeRun, source: str, run: Runner) -> str | None:
     record = own.graph
     nodes = record["nodes"]
@@ -302,5 +315,7 @@ PRINTS_EVERY_STEP = Check("Ordinary Python runs while the graph is recorded: you
                           _prints_every_step)
 GROWS_WITH_STEPS = Check("Your own loop records a block per time step: give it twice the steps "
                          "and it runs more iterations, in a bigger graph.", _grows_with_steps)
+GRAPH_GROWS = Check("The graph grows with the sequence: twice the time steps record a bigger "
+                    "graph, built again by this run.", _graph_grows)
 SOFTMAX_OVER_STEPS = Check("Every time step reaches the prediction: a Softmax computed from the "
                            "RNN weighs its whole output sequence.", _softmax_over_steps)
