@@ -55,11 +55,11 @@ def edit(source: str, *changes: tuple[str, str]) -> str:
     return source
 
 
-def script(body: str, steps: int = 6, cell: str = "nn.RNNCell(3, 8)", after: str = "") -> str:
-    """A class-free script: a cell in the learner's own loop over ``steps`` time steps."""
-    return (f"import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\ncell = {cell}\n"
+def script(body: str, steps: int = 6) -> str:
+    """A class-free script: an nn.RNNCell in the learner's own loop over ``steps`` time steps."""
+    return ("import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\ncell = nn.RNNCell(3, 8)\n"
             f"head = nn.Linear(8, 1)\nx = torch.randn(4, {steps}, 3)\nh = torch.zeros(4, 8)\n"
-            f"for t in range(x.shape[1]):\n{body}{after}predictions = head(h)\n")
+            f"for t in range(x.shape[1]):\n{body}predictions = head(h)\n")
 
 
 # Each check: (label, whether it passes, program). Variations a class really writes: the fix
@@ -341,6 +341,7 @@ def here(source: str) -> Here:
         prints[0] += 1
 
     namespace: dict = {"__name__": "__main__", "print": counting_print}
+
     # A model's call starts its forward: a training loop's earlier epochs are not this graph's.
     def enter(module, args):
         if list(module.children()) and not depth:
@@ -371,12 +372,17 @@ def here(source: str) -> Here:
 
 def walk(output: torch.Tensor) -> set:
     """Every autograd node behind ``output``: torch's own ``next_functions``."""
-    seen, todo = set(), [output.grad_fn]
+    return walk_from(output.grad_fn)
+
+
+def walk_from(fn) -> set:
+    """``fn`` and every autograd node behind it."""
+    seen, todo = set(), [fn]
     while todo:
-        fn = todo.pop()
-        if fn is not None and fn not in seen:
-            seen.add(fn)
-            todo.extend(nxt for nxt, _ in fn.next_functions)
+        f = todo.pop()
+        if f is not None and f not in seen:
+            seen.add(f)
+            todo.extend(nxt for nxt, _ in f.next_functions)
     return seen
 
 
@@ -437,16 +443,6 @@ def skip_add(ran: Here) -> bool:
     recurrent |= {o.grad_fn for outs in step_calls(ran).values() for o in outs}
     return any(type(fn).__name__ == "AddBackward0" and any(nxt is None for nxt, _ in fn.next_functions)
                and walk_from(fn) & recurrent for fn in walk(ran.predictions))
-
-
-def walk_from(fn) -> set:
-    seen, todo = set(), [fn]
-    while todo:
-        f = todo.pop()
-        if f is not None and f not in seen:
-            seen.add(f)
-            todo.extend(nxt for nxt, _ in f.next_functions)
-    return seen
 
 
 def first_step_cut(ran: Here) -> bool:
