@@ -1,10 +1,16 @@
 """Challenges the teacher asks the class: a prompt, the seed to start from, a check on the graph.
 
-    from stockdemo.classroom.challenges import CHALLENGES, shape_key
+    from stockdemo.classroom.challenges import CHALLENGES, difference, shape_key
     challenge = CHALLENGES["detach"]
-    verdict = challenge.check.verdict(student_source, run_code, first=student_run)
+    run = lambda source: run_code(source, who=session)  # a check's own runs queue as the student's
+    verdict = challenge.check.verdict(student_source, run, first=student_run)
     tile = shape_key(student_run.graph)         # the gallery's group
     ringed = difference(teacher_run.graph, student_run.graph).added_nodes
+
+A verdict belongs to a run, not to a tile: checks about change run the code again, and
+loops are not part of the key, so one tile can hold runs that pass and runs that fail
+(an ``if`` that took the same branch at the first seed; one cell step with or without a
+loop around it). Count the verdicts inside a tile.
 
 One challenge per ready-made edit of the "Your code" page (``stockdemo.edits.EDITS``),
 under the edit's name, and ``"prompt"``: the teacher's own words, checked only for a run
