@@ -677,3 +677,12 @@ def test_the_same_graph_from_other_text_differs_in_nothing_whatever_the_node_ord
                 "edges": [[where[s], where[d]] for s, d in student["edges"]]}
     skip = run_code(apply(EDITS["skip"])).graph
     assert [n.op for n in difference(skip, shuffled).removed_nodes] == ["AddBackward0"]
+
+
+def test_one_tile_can_hold_a_pass_and_a_fail_so_verdicts_are_counted_per_run():
+    """The if edit takes the seed's own branch at seed 0: the same graph, another verdict."""
+    seed, branch = run_code(SEED), run_code(apply(EDITS["if"]))
+    assert shape_key(seed.graph) == shape_key(branch.graph)
+    check = CHALLENGES["if"].check
+    assert check.verdict(apply(EDITS["if"]), run_code, first=branch).passes
+    assert not check.verdict(SEED, run_code, first=seed).passes
