@@ -430,3 +430,53 @@ def test_each_seat_has_its_own_bar_timer_so_a_class_does_not_tick_at_once():
     per_second = [sum(int(p - class_bar.POLL_S) == k for p in periods) for k in range(5)]
     assert max(per_second) <= 20, per_second
     assert class_bar.bar_period(None) == class_bar.POLL_S
+
+
+# --------------------------------------------------------------------------- a challenge (#43)
+
+CODE_PAGE = str(ROOT / "pages" / "code.py")
+MARKUP = "<b>bold</b> <script>alert(1)</script> **stars** [link](javascript:alert(1)) :red[red]"
+
+
+def markup_free(at: AppTest) -> bool:
+    """No element drawn as markdown holds a student's markup unescaped."""
+    return not any(tag in e.value for kind in ("markdown", "caption", "warning", "info", "success")
+                   for e in getattr(at, kind) for tag in ("<b>", "<script", "**stars**", "](javascript"))
+
+
+def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text_never_markup():
+    from stockdemo.classroom import new_seat
+    from stockdemo.classroom.challenges import shape_key
+    from stockdemo.edits import EDITS, apply
+    from stockdemo.sandbox import run_code
+    from stockdemo.ui.classmode.gallery import plain
+
+    _, teacher = start_class()
+    room = class_session.class_room()
+    room.ask(teacher, "detach", ".detach()", "Cut the graph", apply(EDITS["loop"]))
+    source = apply(EDITS["loop"]).replace("torch.manual_seed(0)",
+                                          f"torch.manual_seed(0)  # {MARKUP}\nprint({MARKUP!r})")
+    run = run_code(source)
+    assert run.ok and MARKUP in run.printed  # a print with markup in it, run for real
+    student_seat, other_seat = new_seat(), new_seat()
+    for seat in (student_seat, other_seat):
+        room.join(teacher.code, seat)
+    room.submit(teacher.code, other_seat, source, False, "s", shape_key(run.graph), "")
+    room.submit(teacher.code, new_seat(), "x", False, "s", "none", f"RuntimeError: {MARKUP} (line 3)")
+
+    desk = app(CODE_PAGE)
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    assert not desk.exception
+    assert "1 · fails" in texts(desk)
+    assert any(f"1: RuntimeError: {MARKUP} (line 3)" in t.value for t in desk.text)  # the error, as text
+    assert markup_free(desk)
+
+    shape = room.gallery(teacher).groups[0].shape
+    room.show(teacher, shape)
+    student = app(CODE_PAGE, **{"class": teacher.code, "seat": student_seat}).run()
+    assert not student.exception
+    assert any(source.strip() == c.value.strip() for c in student.code)  # the shown code, whole, as code
+    assert markup_free(student)
+    # Op names and anything else put into markdown go through plain(): every mark escaped.
+    assert "<" not in plain(MARKUP).replace("\\<", "") and "*" not in plain("**x**").replace("\\*", "")

@@ -17,9 +17,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from stockdemo.classroom.challenges import CHALLENGES
+from stockdemo.classroom import new_seat, open_classroom
+from stockdemo.classroom.challenges import CHALLENGES, shape_key
 from stockdemo.edits import EDITS, apply
-from tests.browser.class_drive import MAIN, go, join_by_link, see, start_class
+from stockdemo.sandbox import run_code
+from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, see, start_class
 from tests.browser.drive import SHOTS, wait_for_run
 from tests.browser.test_code_browser import (
     VIEW,
@@ -29,6 +31,8 @@ from tests.browser.test_code_browser import (
     text_in_editor,
     wait_for_text,
 )
+from tests.helpers import running_server
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.browser
 
@@ -88,7 +92,7 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
         teacher.screenshot(path=str(SHOTS / "class-challenge-gallery-1440x900.png"))
         assert "seat" in gallery.inner_text()  # seat numbers, outside presenter mode
 
-        tile(teacher, "1 · fails").get_by_role("button", name="Show the class").click()
+        tile(teacher, "1 · fails").get_by_role("button", name="Show", exact=True).click()
         for student in (*students, teacher):
             shown = student.locator(f"{MAIN} .st-key-class_shown") if student is not teacher else None
             if shown is not None:
@@ -98,6 +102,8 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
                 assert not shown.locator("b").count()
             expect(student.locator(VIEW)).to_have_attribute("data-compare", "1", timeout=60_000)
         assert text_in_editor(inline).count(".detach()") == 1  # each keeps their own code beside it
+        expect(inline.locator(VIEW)).to_have_attribute("data-moving", "0")
+        inline.screenshot(path=str(SHOTS / "class-challenge-student-shown.png"))
 
         # Presenting on a 1280x720 projector: the gallery whole on screen, no seat numbers.
         teacher.set_viewport_size({"width": 1280, "height": 720})
@@ -122,3 +128,55 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
     finally:
         for page in pages:
             page.context.close()
+
+
+def test_sixty_students_fit_the_teachers_gallery_on_a_1280x720_projector(browser, tmp_path, monkeypatch):
+    """Sixty runs in eight graphs, and errors, through Redis (as under make serve): the
+    gallery, presenting, is on screen whole, without a seat number."""
+    redis_server = RedisServer(tmp_path).start()
+    monkeypatch.setenv("STOCKDEMO_REDIS_URL", redis_server.url)
+    try:
+        with running_server() as server:
+            teacher, code, _ = start_class(browser, server, viewport=(1280, 720), query="?present=1")
+            try:
+                teacher.goto(f"{server}/code?present=1")  # the sidebar closed, as on a projector
+                wait_for_run(teacher)
+                teacher.locator(MAIN).get_by_text("Ask the class a challenge").click()
+                teacher.locator(f"{MAIN} .st-key-class_ask_choice").get_by_role(
+                    "radio", name=EDITS["detach"].title, exact=True).click()
+                teacher.get_by_role("button", name="Ask the class").click()
+                see(teacher, "No run yet")
+                room = open_classroom(redis_server.url)
+                check = CHALLENGES["detach"].check
+                loop = apply(EDITS["loop"])  # eight graphs: detached, or not cut at one of 7 lengths
+                programs = [apply(EDITS["detach"]),
+                            *(loop.replace("torch.randn(10, 5, 3)", f"torch.randn(10, {t}, 3)")
+                              for t in range(2, 9))]
+                for i in range(60):
+                    seat = new_seat()
+                    room.join(code, seat)
+                    if i % 10 == 9:  # six errors, two messages, one with markup in it
+                        room.submit(code, seat, "boom", False, check.sentence, "none",
+                                    "RuntimeError: <b>shape</b> mismatch (line 14)" if i % 20 == 9
+                                    else "NameError: name 'hh' is not defined (line 15)")
+                        continue
+                    source = programs[i % len(programs)]
+                    run = run_code(source)
+                    verdict = check.verdict(source, run_code, first=run)
+                    room.submit(code, seat, source, verdict.passes, verdict.sentence,
+                                shape_key(run.graph), "")
+                gallery = teacher.locator(f"{MAIN} .st-key-class_gallery")
+                expect(gallery).to_contain_text("60 ran", timeout=60_000)
+                tiles = teacher.locator(f"{MAIN} [class*='st-key-class_tile_']")
+                expect(tiles).to_have_count(8, timeout=60_000)
+                expect(gallery).to_contain_text("<b>shape</b> mismatch")  # as text
+                gallery.scroll_into_view_if_needed()
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                teacher.screenshot(path=str(SHOTS / "class-challenge-gallery-60-1280x720-presenting.png"))
+                assert "seat" not in gallery.inner_text()
+                assert not gallery.locator("b").filter(has_text="shape").count()
+                assert on_screen(teacher, gallery), gallery.bounding_box()
+            finally:
+                teacher.context.close()
+    finally:
+        redis_server.stop()

@@ -37,6 +37,7 @@ from stockdemo.view_payload import Comparison, Picture
 
 CODE_PAGE = "pages/code.py"
 SHOWN_LABEL = "Shown to the class"
+SHOWN_CODE_PX = 220
 
 
 def check_of(challenge_id: str, prompt: str) -> Challenge:
@@ -136,7 +137,8 @@ def student_box(state: ClassState, code: str) -> None:
         with st.container(border=True, key="class_shown"):
             st.markdown(f":material/co_present: **{SHOWN_LABEL}**, without a name "
                         f"({'passes' if shown.passes else 'fails'}): its graph is A, beside yours.")
-            st.code(shown.code, language="python", line_numbers=True)
+            # Scrolled in a box of its own: the student's editor and the two graphs stay near the top.
+            st.code(shown.code, language="python", line_numbers=True, height=SHOWN_CODE_PX)
 
 
 def verdict_line(verdict: Verdict) -> None:

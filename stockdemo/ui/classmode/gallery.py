@@ -10,6 +10,7 @@ student wrote (code, op names, errors) is drawn as text, never as markup.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import streamlit as st
@@ -132,7 +133,7 @@ def _gallery(current: Teacher) -> None:
     if shown is not None:
         head.button("Stop showing", key="class_unshow", icon=":material/visibility_off:",
                     on_click=_show, args=(current, None))
-    st.markdown(" · ".join(summary(found, hidden)))
+    head.markdown(" · ".join(summary(found, hidden)), width="content")
     if not found.submissions:
         st.caption("No run yet: the tiles come in as students press Run.")
         return
@@ -153,9 +154,8 @@ def _gallery(current: Teacher) -> None:
         st.text("\n".join(f"{n}: {message}" for message, n in found.errors[:ERRORS]))
         if len(found.errors) > ERRORS:
             st.caption(f"and {len(found.errors) - ERRORS} other messages")
-    check = check_of(asked.id, asked.prompt).check
-    st.caption("Checked on each run's graph: ")
-    st.text(check.sentence)
+    if not hidden:
+        st.caption("Checked on each run's graph: " + check_of(asked.id, asked.prompt).check.sentence)
 
 
 def summary(found: Gallery, hidden: bool) -> list[str]:
@@ -173,35 +173,47 @@ def summary(found: Gallery, hidden: bool) -> list[str]:
 
 def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden: bool,
          on_show: bool) -> None:
-    """One graph the class built: how many, the verdict, its difference from the teacher's run."""
-    with st.container(border=True, key=f"class_tile_{i}"):
+    """One graph the class built: how many, the verdict, its difference from the teacher's run.
+    Small enough that two rows of four fit a 1280x720 projector."""
+    with st.container(border=True, key=f"class_tile_{i}", gap="small"):
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
         icon = ":material/check_circle:" if group.passes else ":material/cancel:"
-        st.markdown(f"{icon} **{group.verdict}**")
+        row.markdown(f"{icon} **{group.verdict}**", width="content")
+        if on_show:
+            row.caption(":material/co_present: shown", width="content")
+        else:
+            row.button("Show", key=f"class_show_{i}", icon=":material/co_present:",
+                       on_click=_show, args=(current, group.shape), type="tertiary",
+                       help="Show the class this run's code and graph beside each student's "
+                            "own, without a name.")
         run = cached_code_run(group.runs[0].code)
-        st.text(difference_words(reference, run.graph if run.film else None))
+        st.caption(plain(difference_words(reference, run.graph if run.film else None)))
         if not hidden:
             st.caption("seat " + ", ".join(str(s) for s in group.seats))
-        if on_show:
-            st.caption(":material/co_present: shown to the class")
-        else:
-            st.button("Show the class", key=f"class_show_{i}", icon=":material/co_present:",
-                      on_click=_show, args=(current, group.shape),
-                      help="Every student sees this run's code and graph beside their own, "
-                           "without a name.")
 
 
 def difference_words(reference: dict | None, record: dict | None) -> str:
-    """What a run's graph adds to and takes from the teacher's: "+1 AddBackward0 · −4 TanhBackward0"."""
+    """What a run's graph adds to and takes from the teacher's, its two largest changes by
+    op: "+1 Add · −4 Tanh · 2 other ops"."""
     if record is None:
         return "no graph"
     if reference is None:
         return f"{len(record['nodes'])} nodes"
     diff = difference(reference, record)
-    added = Counter(n.op or n.kind for n in diff.added_nodes)
-    removed = Counter(n.op or n.kind for n in diff.removed_nodes)
-    if not added and not removed:
-        return "same graph as yours"
-    words = [f"+{n} {op}" for op, n in added.most_common(3)]
-    words += [f"−{n} {op}" for op, n in removed.most_common(3)]
-    more = len(added) + len(removed) - len(words)
-    return " · ".join(words) + (f" · {more} more kinds" if more > 0 else "")
+    changes = [(n, f"{sign}{n} {op}") for sign, nodes in (("+", diff.added_nodes), ("−", diff.removed_nodes))
+               for op, n in Counter(_short(x.op or x.kind) for x in nodes).items()]
+    if not changes:
+        return "the same graph as yours"
+    changes.sort(key=lambda c: -c[0])
+    words = [w for _, w in changes[:2]]
+    return " · ".join(words) + (f" · {len(changes) - 2} other ops" if len(changes) > 2 else "")
+
+
+def _short(op: str) -> str:
+    """An op's name without autograd's suffix: "AddmmBackward0" -> "Addmm"."""
+    return op.removesuffix("Backward0").removesuffix("Backward1") or op
+
+
+def plain(text: str) -> str:
+    """Text for markdown, every ASCII punctuation mark escaped: drawn as typed, never as markup."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
