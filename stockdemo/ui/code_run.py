@@ -169,7 +169,7 @@ def result(source: str, run: CodeRun) -> None:
     shown_picture, trace = picture(source, frame)
     shown = replay_control(lambda: trace, in_url=False, in_view=True) if trace is not None else None
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
-               on_unroll=take_unroll, compare=hooks.ask(hooks.CODE_COMPARISON, shown_picture),
+               on_unroll=take_unroll, compare=hooks.ask(hooks.CODE_COMPARISON, source, shown_picture),
                stage=stage_spec({}, knobs=(), replay=None if trace is None else shown is not None,
                                 figures=run_figures(run, frame), present=presenting(), pin=False,
                                 grows="both"))

@@ -30,7 +30,7 @@ PAGE_INTRO = "page intro"  # ((the teacher's, a student's) intro) -> the one to 
 CONTROLS_LOCKED = "controls locked"  # () -> why this tab's controls cannot move (a hint), or None
 MOVES_SHARED = "moves shared"  # () -> True when this tab's moves go to others (a class's teacher)
 LESSON_QUESTION = "lesson question"  # (step) -> how the step's question was asked (steps.InClass)
-CODE_COMPARISON = "code comparison"  # (picture of the tab's run) -> a Comparison to draw beside it, or None
+CODE_COMPARISON = "code comparison"  # (code, its picture) on Your code -> a Comparison beside it, or None
 
 EVENTS = frozenset({PAGE_OPENED, KNOB_DRAWN, KNOB_MOVED, SETTINGS_WANTED, SETTINGS_READ, STAGE_DRAWN,
                     STAGE_SETTLED, LESSON_DRAWN, PAGE_INTRO, CONTROLS_LOCKED, MOVES_SHARED,

@@ -92,6 +92,14 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
         teacher.screenshot(path=str(SHOTS / "class-challenge-gallery-1440x900.png"))
         assert "seat" in gallery.inner_text()  # seat numbers, outside presenter mode
 
+        # A tile's verdict puts its run beside the teacher's, what differs ringed: theirs alone.
+        expect(teacher.locator(VIEW)).to_have_attribute("data-compare", "0")
+        tile(teacher, "1 · fails").get_by_role("button", name="1 · fails").click()
+        expect(teacher.locator(VIEW)).to_have_attribute("data-compare", "1", timeout=60_000)
+        expect(teacher.locator(VIEW)).to_have_attribute("data-moving", "0")
+        teacher.screenshot(path=str(SHOTS / "class-challenge-teacher-looks.png"))
+        for student in students:
+            expect(student.locator(VIEW)).to_have_attribute("data-compare", "0")
         tile(teacher, "1 · fails").get_by_role("button", name="Show", exact=True).click()
         for student in (*students, teacher):
             shown = student.locator(f"{MAIN} .st-key-class_shown") if student is not teacher else None

@@ -15,7 +15,15 @@ from __future__ import annotations
 import streamlit as st
 
 from stockdemo.classroom import ClassError, ClassState, Submission
-from stockdemo.classroom.challenges import CHALLENGES, Challenge, Verdict, prompt_challenge, shape_key
+from stockdemo.classroom.challenges import (
+    CHALLENGES,
+    Challenge,
+    Verdict,
+    difference,
+    prompt_challenge,
+    shape_key,
+)
+from stockdemo.code_ids import graph_of_record
 from stockdemo.code_link import code_to_link
 from stockdemo.config import CODE
 from stockdemo.diff import graph_diff
@@ -25,6 +33,7 @@ from stockdemo.ui import compat, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.classmode.keys import (
     CHALLENGE_TAKEN,
+    LOOKED,
     SHOWN_TAKEN,
     STATE,
     SUBMITTED,
@@ -160,15 +169,22 @@ def shown_run(state: ClassState | None, code: str | None) -> Submission | None:
         return None
 
 
-def comparison(picture: Picture) -> Comparison | None:
-    """``hooks.CODE_COMPARISON``: on the Your code page, the run the teacher shows the class
-    as A beside this tab's own (B), for a student and for the teacher; else None."""
+def comparison(source: str, picture: Picture) -> Comparison | None:
+    """``hooks.CODE_COMPARISON``: on the Your code page, a run of the class as A beside this
+    tab's own (B): for a student, the run the teacher shows; for the teacher, the tile they
+    look at, else the run shown. None otherwise."""
     teacher = st.session_state.get(TEACHER)
     if teacher is not None:
         try:
             state = class_room().poll(teacher.code, None, False)
+            looked = st.session_state.get(LOOKED)
+            looking = state is not None and looked is not None and looked[0] == state.challenge
+            found = class_room().gallery(teacher) if looking else None
         except ClassError:
             return None
+        group = None if found is None else found.group(looked[1])
+        if group is not None:
+            return _beside(group.runs[0], source, picture, group.verdict, "My run")
         code = teacher.code
     else:
         code = st.session_state.get(CLASS_CODE)
@@ -177,8 +193,21 @@ def comparison(picture: Picture) -> Comparison | None:
     if state is None or state.challenge is None:
         return None
     shown = shown_run(state, code)
-    if shown is None or not shown.built:
+    return _beside(shown, source, picture, SHOWN_LABEL, "My run" if teacher is not None else "Your run")
+
+
+def _beside(run: Submission | None, source: str, picture: Picture, a_label: str,
+            b_label: str) -> Comparison | None:
+    """A run of the class (A) beside this tab's own (B, ``source`` drawn as ``picture``), what
+    differs coloured: nodes matched by structure, as the gallery's tiles count them, so the
+    same op on another line is no difference; by id when B's picture is another graph of its
+    film than the last."""
+    if run is None or not run.built:
         return None
-    a, _ = cached_code_picture(shown.code)
-    return Comparison(a, graph_diff(a.graph, picture.graph), SHOWN_LABEL,
-                      "My run" if teacher is not None else "Your run")
+    a, _ = cached_code_picture(run.code)
+    a_record, b_run = cached_code_run(run.code).film[-1], cached_code_run(source)
+    if b_run.film and graph_of_record(b_run.film[-1]).by_id.keys() == picture.graph.by_id.keys():
+        diff = difference(a_record, b_run.film[-1])
+    else:
+        diff = graph_diff(a.graph, picture.graph)
+    return Comparison(a, diff, a_label, b_label)

@@ -21,7 +21,7 @@ from stockdemo.edits import EDITS
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_run
 from stockdemo.ui.classmode.challenge import check_of
-from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN
+from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN, LOOKED
 from stockdemo.ui.classmode.session import class_room, say
 from stockdemo.ui.routes import presenting
 
@@ -44,7 +44,7 @@ def teacher_console(current: Teacher) -> None:
         return
     if state is None:
         return
-    st.session_state[GALLERY_DRAWN] = (state.challenge, state.shown)
+    st.session_state[GALLERY_DRAWN] = (state.challenge, state.shown, st.session_state.get(LOOKED))
     if state.challenge is None:
         ask_box(current)
     else:
@@ -96,6 +96,14 @@ def _close(current: Teacher) -> None:
         st.session_state[CONSOLE_MESSAGE] = error
 
 
+def _look(shape: str, looked: bool) -> None:
+    number = st.session_state.get(GALLERY_DRAWN, (None,))[0]
+    if looked:
+        st.session_state.pop(LOOKED, None)
+    else:
+        st.session_state[LOOKED] = (number, shape)
+
+
 def _show(current: Teacher, shape: str | None) -> None:
     try:
         class_room().show(current, shape)
@@ -118,9 +126,10 @@ def _gallery(current: Teacher) -> None:
     except ClassError as error:
         say(error)
         return
-    drawn = st.session_state.get(GALLERY_DRAWN)
-    if state is None or found is None or drawn != (state.challenge, state.shown):
-        # Closed, or another run shown: the page whole (the ask box; the run beside the teacher's).
+    now = None if state is None else (state.challenge, state.shown, st.session_state.get(LOOKED))
+    if found is None or st.session_state.get(GALLERY_DRAWN) != now:
+        # Closed, or another run shown or looked at: the page whole (the ask box; the run
+        # beside the teacher's).
         st.rerun(scope="app")
     hidden = presenting()
     asked = found.challenge
@@ -145,7 +154,8 @@ def _gallery(current: Teacher) -> None:
                                       strict=False):
             with column:
                 tile(current, group, i, reference.graph, hidden,
-                     shown is not None and shown.code == group.runs[0].code)
+                     shown is not None and shown.code == group.runs[0].code,
+                     st.session_state.get(LOOKED) == (asked.number, group.shape))
     if len(found.groups) > TILES:
         rest = found.groups[TILES:]
         st.caption(f"and {len(rest)} more graphs, {sum(g.count for g in rest)} runs")
@@ -172,13 +182,17 @@ def summary(found: Gallery, hidden: bool) -> list[str]:
 
 
 def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden: bool,
-         on_show: bool) -> None:
+         on_show: bool, looked: bool) -> None:
     """One graph the class built: how many, the verdict, its difference from the teacher's run.
-    Small enough that two rows of four fit a 1280x720 projector."""
+    Its verdict is a button: the teacher's graph then has this run beside it, what differs
+    ringed (compare mode), on the teacher's screen alone. Small enough that two rows of four
+    fit a 1280x720 projector."""
     with st.container(border=True, key=f"class_tile_{i}", gap="small"):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
         icon = ":material/check_circle:" if group.passes else ":material/cancel:"
-        row.markdown(f"{icon} **{group.verdict}**", width="content")
+        row.button(group.verdict, key=f"class_look_{i}", icon=icon, type="primary" if looked else "tertiary",
+                   on_click=_look, args=(group.shape, looked),
+                   help="Beside your run, this one's graph, what differs ringed: on your screen only.")
         if on_show:
             row.caption(":material/co_present: shown", width="content")
         else:

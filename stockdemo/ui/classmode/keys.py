@@ -37,7 +37,8 @@ SUBMITTED = "class_submitted"  # (class, challenge, Run number, code) last sent:
 VERDICT = "class_verdict"  # (class, challenge, Verdict) of this tab's last run: said over its editor
 ASK_CHOICE = "class_ask_choice"  # the teacher's pick in "Ask the class": a ready-made edit, or own words
 ASK_PROMPT = "class_ask_prompt"  # the teacher's own words for a challenge
-GALLERY_DRAWN = "class_gallery_drawn"  # (challenge, shown) the teacher's page last drew whole
+GALLERY_DRAWN = "class_gallery_drawn"  # (challenge, shown, looked) the teacher's page last drew whole
+LOOKED = "class_looked"  # (challenge, shape) the tile the teacher looks at beside their own run, alone
 
 # --- the teacher's tab keeps its key (classmode/keeper.py)
 KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or "" once forgotten
