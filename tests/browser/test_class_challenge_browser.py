@@ -23,6 +23,7 @@ from stockdemo.edits import EDITS, apply
 from stockdemo.sandbox import run_code
 from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, see, start_class
 from tests.browser.drive import SHOTS, wait_for_run
+from tests.browser.test_accessibility_browser import TAGS, axe_source, frame_css_applied
 from tests.browser.test_code_browser import (
     VIEW,
     pick,
@@ -40,6 +41,24 @@ STEP = "h = self.cell(x[:, t], h)"
 # Three students: detach in the cell's call; detach on a line of its own; something else.
 SOLVED_INLINE = "h = self.cell(x[:, t], h.detach())"
 OTHER = "h = self.cell(x[:, t], h) * 2  # <b>not</b> a detach"
+
+
+GALLERY_PARTS = [".st-key-class_gallery"]
+STUDENT_PARTS = [".st-key-class_challenge", ".st-key-class_shown", "[data-testid='graph-view']"]
+
+
+def serious_violations_in(page, parts: list[str]) -> list[str]:
+    """axe-core's serious or critical violations inside these parts of the page, one line each."""
+    frame_css_applied(page)
+    if not page.evaluate("() => typeof axe === 'object'"):
+        page.add_script_tag(content=axe_source())
+    violations = page.evaluate(
+        "async ([parts, tags]) => (await axe.run({include: parts.map(p => [p])},"
+        " {runOnly: {type: 'tag', values: tags}})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))",
+        [parts, TAGS])
+    return [f"{v['id']} ({v['impact']}): {v['nodes'][:3]}" for v in violations
+            if v["impact"] in ("serious", "critical")]
 
 
 def tile(teacher, verdict: str):
@@ -112,6 +131,14 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
         assert text_in_editor(inline).count(".detach()") == 1  # each keeps their own code beside it
         expect(inline.locator(VIEW)).to_have_attribute("data-moving", "0")
         inline.screenshot(path=str(SHOTS / "class-challenge-student-shown.png"))
+
+        # axe: the teacher's gallery and a student's challenge view, at a phone's, a laptop's
+        # and a large screen's width.
+        for width in (1920, 1280, 390):
+            for page, parts in ((teacher, GALLERY_PARTS), (inline, STUDENT_PARTS)):
+                page.set_viewport_size({"width": width, "height": 900})
+                found = serious_violations_in(page, parts)
+                assert found == [], f"{width} px:\n" + "\n".join(found)
 
         # Presenting on a 1280x720 projector: the gallery whole on screen, no seat numbers.
         teacher.set_viewport_size({"width": 1280, "height": 720})

@@ -12,6 +12,8 @@ Every string that came from someone else is drawn as text, never as markup.
 
 from __future__ import annotations
 
+import textwrap
+
 import streamlit as st
 
 from stockdemo.classroom import ClassError, ClassState, Submission
@@ -46,7 +48,6 @@ from stockdemo.view_payload import Comparison, Picture
 
 CODE_PAGE = "pages/code.py"
 SHOWN_LABEL = "Shown to the class"
-SHOWN_CODE_PX = 220
 
 
 def check_of(challenge_id: str, prompt: str) -> Challenge:
@@ -146,8 +147,24 @@ def student_box(state: ClassState, code: str) -> None:
         with st.container(border=True, key="class_shown"):
             st.markdown(f":material/co_present: **{SHOWN_LABEL}**, without a name "
                         f"({'passes' if shown.passes else 'fails'}): its graph is A, beside yours.")
-            # Scrolled in a box of its own: the student's editor and the two graphs stay near the top.
-            st.code(shown.code, language="python", line_numbers=True, height=SHOWN_CODE_PX)
+            # Its forward, where a challenge's change is; the whole script folded under it, so
+            # the student's editor and the two graphs stay near the top.
+            st.code(forward_of(shown.code), language="python", wrap_lines=True)
+            with st.expander("The whole script"):
+                st.code(shown.code, language="python", wrap_lines=True)
+
+
+def forward_of(source: str) -> str:
+    """The lines of a script's ``def forward``, to the end of its body; the whole script
+    when it has none."""
+    lines = source.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith("def forward")), None)
+    if start is None:
+        return source
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip()
+                and len(lines[i]) - len(lines[i].lstrip()) <= indent), len(lines))
+    return textwrap.dedent("\n".join(lines[start:end])).rstrip()
 
 
 def verdict_line(verdict: Verdict) -> None:
