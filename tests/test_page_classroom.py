@@ -480,3 +480,31 @@ def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text
     assert markup_free(student)
     # Op names and anything else put into markdown go through plain(): every mark escaped.
     assert "<" not in plain(MARKUP).replace("\\<", "") and "*" not in plain("**x**").replace("\\*", "")
+
+
+def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing_it_locks_it_again():
+    from stockdemo.edits import EDITS, apply
+    from stockdemo.ui.classmode.session import HINT
+    from tests.helpers import graph_sent, view_element
+
+    def editor(at: AppTest) -> dict:
+        return graph_sent(view_element(at, "code_editor"))
+
+    desk, teacher = start_class()
+    desk.switch_page(CODE_PAGE).run()
+    room = class_session.class_room()
+    student = app(CODE_PAGE, **{"class": teacher.code}).run()
+    assert editor(student)["locked"] == HINT  # following: the teacher's code, locked
+    start = apply(EDITS["loop"])
+    room.ask(teacher, "detach", ".detach()", "Cut the graph", start)
+    student.run()
+    student.run()  # the bar takes the challenge, then the page opens on its code
+    sent = editor(student)
+    assert sent["locked"] is None and sent["doc"] == start
+    assert "The teacher's challenge 1" in texts(student)
+    room.close_challenge(teacher)
+    student.run()
+    student.run()
+    sent = editor(student)
+    assert sent["locked"] == HINT and sent["doc"] != start  # the teacher's own code again
+    assert "The teacher's challenge 1" not in texts(student)
