@@ -508,3 +508,21 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     sent = editor(student)
     assert sent["locked"] == HINT and sent["doc"] != start  # the teacher's own code again
     assert "The teacher's challenge 1" not in texts(student)
+
+
+def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
+    from stockdemo.classroom import new_seat
+    from stockdemo.edits import EDITS, apply
+    from tests.helpers import graph_sent, view_element
+
+    desk, teacher = start_class()
+    desk.switch_page(CODE_PAGE).run()
+    room = class_session.class_room()
+    seat = new_seat()
+    room.ask(teacher, "detach", ".detach()", "Cut the graph", apply(EDITS["loop"]))
+    mine = apply(EDITS["detach"])
+    room.join(teacher.code, seat)
+    room.submit(teacher.code, seat, mine, True, "s", "aaaa", "")
+    student = app(CODE_PAGE, **{"class": teacher.code, "seat": seat}).run()  # a new session
+    student.run()
+    assert graph_sent(view_element(student, "code_editor"))["doc"] == mine

@@ -62,17 +62,19 @@ def open_here(state: ClassState | None, page: str | None) -> bool:
 
 def take(state: ClassState, full_run: bool) -> bool:
     """A following student on the Your code page while a challenge is open: the editor opens
-    once on the challenge's starting code, then stays the student's -> whether the page must
+    once on the challenge's starting code (or, after a reload, on the seat's last run), then
+    stays the student's -> whether the page must
     rerun (a new challenge, or a new run shown to the class)."""
     fresh = st.session_state.get(CHALLENGE_TAKEN) != (state.code, state.challenge)
     if fresh:
         try:
             asked = class_room().open_challenge(state.code)
+            mine = class_room().my_run(state.code, seat())  # a reload goes on from its last run
         except ClassError as error:
             say(error)
             return False
         if asked is not None:
-            start = asked.start
+            start = mine.code if mine is not None else asked.start
             st.session_state[CODE.name] = "" if start == seed_source() else (code_to_link(start) or "")
         st.session_state[CHALLENGE_TAKEN] = (state.code, state.challenge)
     shown = st.session_state.get(SHOWN_TAKEN) != state.shown
