@@ -34,8 +34,20 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        b.new_context = _watching(b.new_context)
         yield b
         b.close()
+
+
+def _watching(new_context):
+    """``browser.new_context`` whose pages watch their runs from the first script on (drive.watch_runs)."""
+    from tests.browser.drive import watch_runs
+
+    def new_watched_context(*args, **kwargs):
+        context = new_context(*args, **kwargs)
+        watch_runs(context)
+        return context
+    return new_watched_context
 
 
 @pytest.fixture

@@ -6,19 +6,76 @@ from pathlib import Path
 
 from tests.browser.conftest import SHOTS
 
+# Watches the page's socket to Streamlit: each rerun or stop the page sends is pending until the
+# server reports a run that started after it has finished (ForwardMsg new_session, then
+# script_finished with any status but "early, for a rerun"). Installed before the page's own
+# scripts run (see ``watch_runs``); the messages are read at their top level only.
+RUN_WATCH_JS = """
+(() => {
+  if (window.__sdRuns) return;
+  const s = window.__sdRuns = {pending: false, started: false};
+  const varint = (b, i) => { let v = 0, m = 1; for (;;) { const x = b[i++]; v += (x & 127) * m;
+      if (x < 128) return [v, i]; m *= 128; } };
+  const fields = (b) => { const out = []; let i = 0;
+    while (i < b.length) { let t, v; [t, i] = varint(b, i); const wire = t & 7;
+      if (wire === 0) { [v, i] = varint(b, i); out.push([t >> 3, v]); }
+      else if (wire === 2) { [v, i] = varint(b, i); out.push([t >> 3, null]); i += v; }
+      else if (wire === 1) i += 8; else if (wire === 5) i += 4; else break; }
+    return out; };
+  const received = (b) => { for (const [field, value] of fields(b)) {
+      if (field === 4 && s.pending) s.started = true;                   // new_session: a run began
+      if (field === 6 && value !== 2 && s.started) s.pending = false;  // script_finished
+  } };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!this.__sdWatched) {
+      this.__sdWatched = true;
+      this.addEventListener('message', (e) => {
+        if (e.data instanceof ArrayBuffer) received(new Uint8Array(e.data));
+        else if (e.data instanceof Blob) e.data.arrayBuffer().then(a => received(new Uint8Array(a)));
+      });
+    }
+    const b = data instanceof Uint8Array ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : null;
+    if (b && b.length && b[0] === 0x5a) { s.pending = true; s.started = false; }   // rerun_script
+    if (b && b.length && b[0] === 0x3a) { s.pending = true; s.started = true; }    // stop_script
+    return send.call(this, data);
+  };
+})();
+"""
+RUN_FINISHED_JS = """
+() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return !!window.__sdRuns && !window.__sdRuns.pending && !!app
+      && app.getAttribute('data-test-script-state') === 'notRunning';
+}
+"""
 
-def wait_for_run(page, timeout: float = 60_000, ready: str = "h1") -> None:
-    """Wait like Streamlit's own e2e tests: a short pause, then the app not running.
 
-    ``ready`` must also be on the page: before the first run starts the app
-    also reads "notRunning", so on a busy machine the pause alone can pass early.
+def watch_runs(context) -> None:
+    """Make every page of ``context`` watch its runs from its first script on (see RUN_WATCH_JS)."""
+    if not getattr(context, "_sd_watching", False):
+        context.add_init_script(RUN_WATCH_JS)
+        context._sd_watching = True
+
+
+def wait_for_run(page, timeout: float = 60_000, ready: str | None = "h1") -> None:
+    """Wait until every run the page asked for so far has finished, and ``ready`` is on it.
+
+    A click, a key or a page load makes the page send a rerun to the server; that rerun counts
+    as finished only once the server has started a run after it and reported the run's end,
+    so a caller cannot return before its action's run is over. A page opened before its
+    context was watched (``watch_runs``) is watched from now on; for that first call, the app
+    reporting "notRunning" after a run of its own (not its "initial" state) is the signal.
     """
-    page.wait_for_timeout(300)
+    if not page.evaluate("() => !!window.__sdRuns"):
+        watch_runs(page.context)
+        page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
+                               timeout=timeout)
+        page.evaluate(RUN_WATCH_JS)
+    else:
+        page.wait_for_function(RUN_FINISHED_JS, timeout=timeout)
     if ready:
         page.wait_for_selector(ready, timeout=timeout)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
-                           timeout=timeout)
-    page.wait_for_timeout(200)
 
 
 # Streamlit's theme breakpoint ("md"): an "auto" sidebar is closed at or below it. Streamlit

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.drive import screenshot, wait_for_run
+from tests.browser.drive import screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -24,5 +24,5 @@ def test_debugging_deep_link_draws_heatmap_gradients_prints_and_inspector(server
     # Streamlit scrolls an inner element, so a full-page screenshot holds only the
     # viewport: make it as tall as the page once everything has been drawn.
     page.set_viewport_size({"width": 1440, "height": 2700})
-    page.wait_for_timeout(1500)
+    wait_quiet(page)
     screenshot(page, "debugging")

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from stockdemo import lab
 from stockdemo.lab_figures import report
 from stockdemo.layout import layout
-from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run
+from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +80,7 @@ def test_a_slider_reruns_the_experiment_and_redraws_its_graph(server, page):
     assert int(carried.get_attribute("data-nodes")) == len(
         layout(seven.after.graph, "auto", max_nodes=None).nodes)
     page.set_viewport_size({"width": 1440, "height": 2600})
-    page.wait_for_timeout(1500)
+    wait_quiet(page)
     screenshot(page, "lab_carried")
 
 

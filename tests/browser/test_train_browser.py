@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.drive import screenshot, wait_for_run
+from tests.browser.drive import screenshot, wait_for_run, wait_quiet
 from tests.helpers import running_server
 
 pytestmark = pytest.mark.browser
@@ -30,7 +30,7 @@ def test_train_page_trains_and_shows_metrics_chart_and_step_graph(server, page):
     assert "Not financial advice" in text
     assert page.query_selector_all("[data-testid='stException']") == []
     page.set_viewport_size({"width": 1440, "height": 3400})  # Streamlit scrolls inside: grow to see it all
-    page.wait_for_timeout(800)
+    wait_quiet(page)
     screenshot(page, "train")
 
 
@@ -40,8 +40,8 @@ def test_stop_interrupts_a_long_training_run(own_server, page):
     page.goto(f"{server}/train?seq_len=60&hidden_size=128&num_layers=2&cell=lstm_loop&epochs=200")
     wait_for_run(page)
     page.get_by_role("button", name="Train").click()
-    page.wait_for_selector("[data-testid='stProgress']", timeout=30_000)
-    page.wait_for_timeout(1500)
+    # Stop lands mid-training: once the bar reports an epoch running or done.
+    page.locator("[data-testid='stProgress']").get_by_text("Epoch ").wait_for(timeout=60_000)
     page.locator("[data-testid='stMainBlockContainer']").get_by_role("button", name="Stop").click()
     # generous: on a busy CI box the interrupted epoch itself can take seconds
     wait_for_run(page, timeout=60_000)
