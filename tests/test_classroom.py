@@ -916,3 +916,15 @@ def test_ending_a_class_deletes_its_challenges_and_runs(make_classroom, store_ki
     room.show(teacher, "aaaa")
     room.end(teacher)
     assert not room.db.keys(f"sd:class:{teacher.code}*")
+
+
+def test_one_graph_that_passes_for_one_program_and_fails_for_another_is_two_tiles(make_classroom):
+    room = make_classroom()
+    teacher, seats = _challenge_class(room)
+    room.ask(teacher, "if", "if on the data", "Branch on the data", "start")
+    room.submit(teacher.code, seats[0], "branches", True, "s", "aaaa", "")
+    room.submit(teacher.code, seats[1], "never branches", False, "s", "aaaa", "")
+    found = room.gallery(teacher)
+    assert [(g.verdict, g.shape) for g in found.groups] == [("1 · passes", "aaaa"), ("1 · fails", "aaaa")]
+    room.show(teacher, found.groups[1].key)
+    assert room.shown_run(teacher.code).code == "never branches"

@@ -100,6 +100,12 @@ class Group:
     runs: tuple[Submission, ...]  # earliest first: runs[0] is the group's representative
 
     @property
+    def key(self) -> str:
+        """The tile's key: its shape and verdict (one graph can pass a check over two runs
+        for one program and fail it for another)."""
+        return f"{self.shape}|{int(self.passes)}"
+
+    @property
     def count(self) -> int:
         return len(self.runs)
 
@@ -145,8 +151,9 @@ class Gallery:
         firsts = [s.first_pass for s in self.submissions if s.first_pass is not None]
         return None if not firsts else max(0.0, min(firsts) - self.challenge.asked_at)
 
-    def group(self, shape: str) -> Group | None:
-        return next((g for g in self.groups if g.shape == shape), None)
+    def group(self, key: str) -> Group | None:
+        """The tile of this key (``Group.key``); a bare shape key names its first tile."""
+        return next((g for g in self.groups if key in (g.key, g.shape)), None)
 
 
 def gallery(challenge: Asked, submissions: Iterable[Submission],

@@ -276,8 +276,9 @@ class Classroom:
                        [int(seats[s]) for s in connected if s in seats])
 
     def show(self, teacher: Teacher, shape: str | None) -> int:
-        """Show the class the first run of the open challenge's group ``shape``, without its
-        seat; None hides it. -> the class's new version."""
+        """Show the class the first run of the open challenge's tile ``shape`` (its
+        ``Group.key``, or a shape key), without its seat; None hides it. -> the class's new
+        version."""
         fields = self._authorise(teacher)
         main = class_key(teacher.code)
         if shape is None:

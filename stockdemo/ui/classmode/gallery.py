@@ -155,7 +155,7 @@ def _gallery(current: Teacher) -> None:
             with column:
                 tile(current, group, i, reference.graph, hidden,
                      shown is not None and shown.code == group.runs[0].code,
-                     st.session_state.get(LOOKED) == (asked.number, group.shape))
+                     st.session_state.get(LOOKED) == (asked.number, group.key))
     if len(found.groups) > TILES:
         rest = found.groups[TILES:]
         st.caption(f"and {len(rest)} more graphs, {sum(g.count for g in rest)} runs")
@@ -191,13 +191,13 @@ def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden:
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
         icon = ":material/check_circle:" if group.passes else ":material/cancel:"
         row.button(group.verdict, key=f"class_look_{i}", icon=icon, type="primary" if looked else "tertiary",
-                   on_click=_look, args=(group.shape, looked),
+                   on_click=_look, args=(group.key, looked),
                    help="Beside your run, this one's graph, what differs ringed: on your screen only.")
         if on_show:
             row.caption(":material/co_present: shown", width="content")
         else:
             row.button("Show", key=f"class_show_{i}", icon=":material/co_present:",
-                       on_click=_show, args=(current, group.shape), type="tertiary",
+                       on_click=_show, args=(current, group.key), type="tertiary",
                        help="Show the class this run's code and graph beside each student's "
                             "own, without a name.")
         run = cached_code_run(group.runs[0].code)
