@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.helpers import wait_until
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000
@@ -84,17 +85,21 @@ class SmallHost:
 
     def remove(self, timeout: float = 10.0) -> None:
         """SIGKILL whatever is left inside (only what we started lives there), then remove both folders."""
-        deadline = time.monotonic() + timeout
-        while self.memory.exists() and time.monotonic() < deadline:
+        def emptied() -> bool:
+            if not self.memory.exists():
+                return True
             for pid in self.pids():
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            try:
-                self.memory.rmdir()
-            except OSError:  # busy until its last process is reaped
-                time.sleep(0.1)
+            self.memory.rmdir()  # OSError (busy) until its last process is reaped: try again
+            return True
+
+        try:
+            wait_until(emptied, timeout, f"{self.memory} emptied and removed")
+        except AssertionError:
+            pass  # as before: what is left is left, the cpu folder still goes
         if self.cpu.exists():
             self.cpu.rmdir()
 

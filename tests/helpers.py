@@ -86,20 +86,45 @@ def server_command(port: int, *options: str, script: Path = ROOT / "app.py") -> 
             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *options]
 
 
+# How often wait_until looks again: short beside what it waits for (a process, a port, a state).
+POLL_S = 0.05
+
+
+def wait_until(condition: Callable[[], object], timeout: float, what: str, interval: float = POLL_S):
+    """Poll ``condition`` until it returns something true -> that value; past ``timeout`` s, fail.
+
+    ``condition`` may raise OSError (a port not open yet): that counts as not yet.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except OSError:
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:.0f} s")
+        time.sleep(interval)  # the poll's tick: the one pause every wait for a condition shares
+
+
 def wait_healthy(proc: subprocess.Popen, port: int, timeout: float = 60.0) -> float:
     """Wait until the server answers /_stcore/health -> seconds waited. Raises if it exits or hangs."""
     started = time.monotonic()
-    while time.monotonic() - started < timeout:
+
+    def healthy() -> bool:
         if proc.poll() is not None:
             out = proc.stdout.read() if proc.stdout else ""
             raise RuntimeError(f"streamlit exited early:\n{out}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
-                return time.monotonic() - started
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"streamlit did not answer on /_stcore/health within {timeout:.0f} s")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
+            return True
+
+    try:
+        wait_until(healthy, timeout, "streamlit answering /_stcore/health")
+    except AssertionError:
+        proc.kill()
+        raise RuntimeError(f"streamlit did not answer on /_stcore/health within {timeout:.0f} s") from None
+    return time.monotonic() - started
 
 
 def start_server(port: int, *options: str, script: Path = ROOT / "app.py") -> subprocess.Popen:

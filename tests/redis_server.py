@@ -9,10 +9,11 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import wait_until
 
 
 def free_port() -> int:
@@ -44,17 +45,18 @@ class RedisServer:
              str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
              "--save", "", "--protected-mode", "yes"],
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return self
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"redis-server did not answer on port {self.port}")
+
+        def pong() -> bool:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+
+        try:
+            wait_until(pong, 10, f"redis-server answering PING on port {self.port}")
+        except AssertionError:
+            self.stop()
+            raise
+        return self
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

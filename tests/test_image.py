@@ -26,7 +26,7 @@ from concurrent.futures import Future
 import pytest
 
 from deploy import image
-from tests.helpers import ROOT, in_background
+from tests.helpers import ROOT, in_background, wait_until
 from tests.test_sandbox_hostile import check_container_runs, run_in_container
 
 PORT = 8501
@@ -60,10 +60,12 @@ def wait_healthy(name: str) -> float:
     """Until the app answers inside the container -> seconds waited."""
     started = time.monotonic()
     check = "import urllib.request as u; u.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=2)"
-    while time.monotonic() - started < START_TIMEOUT_S:
-        if exec_in(name, "python", "-c", check).returncode == 0:
-            return time.monotonic() - started
-        time.sleep(1)
+    try:
+        wait_until(lambda: exec_in(name, "python", "-c", check).returncode == 0, START_TIMEOUT_S,
+                   "the app answering in its container", interval=1)
+        return time.monotonic() - started
+    except AssertionError:
+        pass
     cmd, env = engine()
     logs = subprocess.run([*cmd, "logs", name], env=env, capture_output=True, text=True)
     pytest.fail(f"the container did not answer within {START_TIMEOUT_S} s:\n{logs.stdout}{logs.stderr}")

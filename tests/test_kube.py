@@ -55,7 +55,7 @@ import yaml
 
 from deploy import image
 from deploy.serve import haproxy_config
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, free_port, wait_until
 from tests.session_probe import GraphSession, playground
 from tests.test_image import built_image, engine
 from tests.test_sandbox_hostile import check_container_runs, run_in_container
@@ -131,7 +131,7 @@ def kubelet(probe: dict, container: dict, host_ports: dict[str, int], need: int 
             if failures >= threshold:
                 pytest.fail(f"probe {get['path']} on {url} failed {failures} times in a row")
         if successes < need:
-            time.sleep(period)
+            time.sleep(period)  # the probe's own period: the kubelet's clock is what is copied here
     return time.monotonic() - started
 
 
@@ -225,10 +225,8 @@ def test_the_probes_make_the_pods_ready(cluster):
     ping = cluster.podman("exec", "stockdemo-redis-redis", *redis["readinessProbe"]["exec"]["command"])
     assert ping.stdout.strip() == "PONG"
     # Both app pods in the balancer: each answers its health check through it.
-    deadline = time.monotonic() + 30
-    while not all(http_ok(f"{cluster.url}/_stcore/health", 2) for _ in range(4)):
-        assert time.monotonic() < deadline, "HAProxy does not reach the pods"
-        time.sleep(1)
+    wait_until(lambda: all(http_ok(f"{cluster.url}/_stcore/health", 2) for _ in range(4)), 30,
+               "HAProxy reaching the pods", interval=1)
 
 
 def test_the_sandbox_in_a_pod_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop(cluster):

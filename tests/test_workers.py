@@ -11,6 +11,7 @@ import pytest
 from stockdemo import data, train, train_worker, windows, workers
 from stockdemo.config import TrainConfig
 from tests.cgroups import oom_score_adj, smaps
+from tests.helpers import wait_until
 
 QUICK = TrainConfig(source="synthetic", series="gbm", epochs=4, seed=3)
 # About 1.5 s per epoch (train.estimated_seconds), 200 epochs allowed: it runs until stopped.
@@ -45,11 +46,7 @@ def idle_pool_after(request):
 
 
 def wait_for(condition, seconds: float, message: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(message)
-        time.sleep(0.05)
+    wait_until(condition, seconds, message)
 
 
 def first_progress(stream) -> train.Progress:

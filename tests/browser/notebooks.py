@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from pathlib import Path
 import nbformat
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, free_port, wait_until
 
 NO_NEWS = {"fetchNews": "false", "checkForUpdates": False}
 VIEW = ".jp-OutputArea .gv[data-drawn-graph]"
@@ -65,17 +64,16 @@ def _serving(command: list[str], folder: Path, env: dict[str, str], url: str, pr
                             env={**os.environ, "PYTHONPATH": str(ROOT), **env},
                             stdout=log, stderr=subprocess.STDOUT)
     try:
-        started = time.monotonic()
-        while True:
+        def answering() -> bool:
             if proc.poll() is not None:
                 raise RuntimeError(f"{command[0]} exited: {log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(url + probe, timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() - started > timeout:
-                    raise RuntimeError(f"{command[0]} did not answer within {timeout:.0f} s") from None
-                time.sleep(0.2)
+            with urllib.request.urlopen(url + probe, timeout=1):
+                return True
+
+        try:
+            wait_until(answering, timeout, f"{command[0]} answering", interval=0.2)
+        except AssertionError:
+            raise RuntimeError(f"{command[0]} did not answer within {timeout:.0f} s") from None
         yield url
     finally:
         proc.terminate()
