@@ -1,5 +1,7 @@
-"""Shared test set-up: one torch thread (as on the server), and the app's root."""
+"""Shared test set-up: one torch thread (as on the server), the app's root, and the servers
+tests start (`make serve`'s set-up, a redis-server)."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,32 @@ def clear_caches():
     st.cache_resource.clear()
     clear_held()
     yield
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """A real redis-server of the test module's own -> its URL."""
+    from tests.redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def served(request):
+    """``make serve``'s set-up for the test module: HAProxy, redis-server and its replicas
+    (``SERVE_REPLICAS`` in the module, 2 unless it says) -> the running bench.load.Target."""
+    from bench.load import Target
+
+    for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
+        if not os.path.exists(program):
+            pytest.fail(f"{program} is missing: apt-get install haproxy redis-server "
+                        "(.ci/run installs them). These tests are required.")
+    target = Target("serve", replicas=getattr(request.module, "SERVE_REPLICAS", 2))
+    try:
+        target.wait_ready()
+        yield target
+    finally:
+        target.stop()
+        os.unlink(target.log.name)

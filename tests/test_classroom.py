@@ -37,13 +37,6 @@ from tests.helpers import run_async
 from tests.redis_server import RedisServer
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server.url
-    server.stop()
-
-
 @pytest.fixture(params=["memory", "redis"])
 def store_kind(request):
     return request.param

@@ -16,7 +16,6 @@ import os
 import threading
 import time
 
-import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -26,21 +25,6 @@ from tests.helpers import run_async
 
 LECTURE, FLOODER = "127.0.0.2", "127.0.0.3"
 LEARNERS, ARRIVAL_S = 300, 20.0
-
-
-@pytest.fixture(scope="module")
-def served():
-    for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
-        if not os.path.exists(program):
-            pytest.fail(f"{program} is missing: apt-get install haproxy redis-server "
-                        "(.ci/run installs them). These tests are required.")
-    target = Target("serve", replicas=2)
-    try:
-        target.wait_ready()
-        yield target
-    finally:
-        target.stop()
-        os.unlink(target.log.name)
 
 
 def page_loads(base: str, source: str, n: int, threads: int = 8, forwarded_for: str = "") -> dict:

@@ -10,14 +10,6 @@ from streamlit.proto.ClientState_pb2 import ClientState
 from stockdemo.classroom import Classroom, MemoryStore, new_seat, open_classroom, replicas
 from stockdemo.ui.classmode import push as class_push
 from stockdemo.ui.classmode import rebalance
-from tests.redis_server import RedisServer
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server.url
-    server.stop()
 
 
 @pytest.fixture(params=["memory", "redis"])

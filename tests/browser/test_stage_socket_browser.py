@@ -12,13 +12,11 @@ The knobs state of a run travels in Streamlit's stream with the request number (
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from bench.load import Target
 from deploy.replica_limits import STAGE_SOCKET, STREAM_PATH
 from stockdemo import RunConfig, run
 from stockdemo.diff import graph_diff
@@ -28,18 +26,7 @@ from tests.browser.test_stage_browser import open_stage, t_slider
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def served():
-    for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
-        if not os.path.exists(program):
-            pytest.fail(f"{program} is missing: apt-get install haproxy redis-server")
-    target = Target("serve", replicas=1)
-    try:
-        target.wait_ready()
-        yield target.url
-    finally:
-        target.stop()
-        os.unlink(target.log.name)
+SERVE_REPLICAS = 1  # the served fixture (tests/conftest.py): one replica
 
 
 class Wire:
@@ -113,7 +100,7 @@ def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         wire = Wire(page)
-        view = open_stage(page, served)
+        view = open_stage(page, served.url)
         final = drag_t(page, wire, 5, 30)
         expect(view).to_have_attribute("data-nodes", nodes(final), timeout=30_000)
         moves = wire.on_socket(down=True)
