@@ -108,6 +108,15 @@ def wait_until(condition: Callable[[], object], timeout: float, what: str, inter
         time.sleep(interval)  # the poll's tick: the one pause every wait for a condition shares
 
 
+def alive(pid: int) -> bool:
+    """Is process ``pid`` running (neither gone nor a zombie waiting to be reaped)?"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def wait_healthy(proc: subprocess.Popen, port: int, timeout: float = 60.0) -> float:
     """Wait until the server answers /_stcore/health -> seconds waited. Raises if it exits or hangs."""
     started = time.monotonic()

@@ -29,7 +29,7 @@ from stockdemo.sandbox.drawing import graph_dot
 from stockdemo.sandbox.limits import SPECS
 from stockdemo.sandbox.pool import clean_env
 from stockdemo.sandbox.protocol import BadResult, check_child_result
-from tests.helpers import ROOT
+from tests.helpers import ROOT, alive, wait_until
 
 LOOP = '''\
 import torch
@@ -253,16 +253,17 @@ def test_a_full_queue_is_refused_at_once_and_a_killed_parent_is_replaced():
         parent = pool.status()["pid"]
         import threading
 
+        # a program that sleeps on purpose: it holds the one place until its wall clock ends
         slow = threading.Thread(target=pool.run, args=("import time\ntime.sleep(100)\n", Limits(wall_s=3)))
         slow.start()
-        time.sleep(0.5)
+        wait_until(lambda: pool.status()["running"] == 1, 30, "the slow run in the one place")
         started = time.monotonic()
         refused = pool.run(SEED_CODE, Limits())
         assert refused.status == "unavailable" and "Every place in the sandbox is taken" in refused.message
         assert time.monotonic() - started < 0.5
         slow.join()
         os.kill(parent, signal.SIGKILL)
-        time.sleep(0.5)
+        wait_until(lambda: not alive(parent), 10, "the killed parent dead")
         again = pool.run(SEED_CODE, Limits())
         assert again.ok, again.message
         assert pool.status()["pid"] != parent
@@ -347,7 +348,7 @@ def test_a_run_starved_by_busy_pages_is_told_the_server_was_busy_not_that_its_co
 def test_a_sleep_past_the_wall_clock_is_still_named_as_the_codes_own_wait():
     pool = CodePool(slots=1)
     try:
-        run = pool.run("import time\ntime.sleep(30)\n", Limits(wall_s=1))
+        run = pool.run("import time\ntime.sleep(30)\n", Limits(wall_s=1))  # the sleep is the code under test
         assert run.error is not None and run.error.limit == "wall_s"
         assert "a sleep, a wait, or a long loop" in run.message and "busy" not in run.message
     finally:

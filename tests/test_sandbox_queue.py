@@ -15,7 +15,9 @@ import pytest
 
 from stockdemo.sandbox import SEED_CODE, Limits
 from stockdemo.sandbox.pool import PER_SESSION, CodePool
+from tests.helpers import wait_until
 
+# A learner's program that holds its slot for {s} seconds: its sleep is the program under test.
 HOLD = "import time\ntime.sleep({s})\npredictions = None\n"
 
 
@@ -50,10 +52,7 @@ def send(pool: CodePool, source: str, who: str, ended: list, limits: Limits | No
 
 
 def until(condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the pool never got there"
-        time.sleep(0.01)  # polling the pool's own state: no event of its to wait on
+    wait_until(condition, timeout, "the pool getting there", interval=0.01)
 
 
 def test_sixty_sessions_pressing_run_together_are_all_queued_and_all_run():

@@ -17,7 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from bench.load import Session, Target, descendants
-from tests.helpers import run_async, wait_until
+from tests.helpers import alive, run_async, wait_until
 
 
 def wait_healthy_port(port: int, timeout: float = 60.0) -> None:
@@ -179,14 +179,6 @@ def test_ctrl_c_stops_every_process_it_started():
     assert len(started) >= 3  # a replica, haproxy, redis-server
     target.proc.send_signal(signal.SIGINT)
     target.proc.wait(timeout=30)
-    wait_until(lambda: not any(_alive(p) for p in started), 10, "every process it started gone")
+    wait_until(lambda: not any(alive(p) for p in started), 10, "every process it started gone")
     target.stop()
     os.unlink(target.log.name)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
