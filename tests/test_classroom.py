@@ -42,15 +42,42 @@ def store_kind(request):
     return request.param
 
 
+class Clock:
+    """The classroom's clock, moved by the test: the Classroom's time, the memory store's expiry,
+    and on Redis every key's time to live, shortened as if that long had passed."""
+
+    def __init__(self) -> None:
+        self.now = time.time()  # near the real time, as ClassState reads it when given no time
+        self.redis: list = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for db in self.redis:
+            for key in db.scan_iter("*"):
+                left = db.pttl(key)
+                if left > 0:
+                    db.pexpire(key, left - int(seconds * 1000)) if left > seconds * 1000 else db.delete(key)
+
+
 @pytest.fixture
-def make_classroom(store_kind, redis_url):
-    """Classrooms over one shared store: two of them are two replicas."""
-    memory = MemoryStore()
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def make_classroom(store_kind, redis_url, clock):
+    """Classrooms over one shared store: two of them are two replicas. Time is ``clock``'s."""
+    memory = MemoryStore(clock=clock)
 
     def make(**kwargs) -> Classroom:
         if store_kind == "memory":
-            return Classroom(memory, **kwargs)
-        return Classroom(open_classroom(redis_url).db, **kwargs)
+            return Classroom(memory, clock=clock, **kwargs)
+        db = open_classroom(redis_url).db
+        clock.redis.append(db)
+        return Classroom(db, clock=clock, **kwargs)
 
     return make
 
@@ -134,12 +161,12 @@ def test_each_process_pushes_every_change_once_to_each_member_it_holds(make_clas
     assert pusher.members == {} and pusher.versions == {}
 
 
-def test_a_countdown_that_runs_out_is_pushed_without_a_new_version(make_classroom):
+def test_a_countdown_that_runs_out_is_pushed_without_a_new_version(make_classroom, clock):
     room = make_classroom()
     teacher = room.start()
     room.open_question(teacher, 3, countdown_s=1)
     version, bar = room.versions([teacher.code])[teacher.code]
-    time.sleep(1.1)
+    clock.advance(1.1)
     later_version, later_bar = room.versions([teacher.code])[teacher.code]
     assert later_version == version and later_bar != bar  # the bar now says "locked"
 
@@ -174,7 +201,7 @@ def test_a_student_cannot_steer_or_reveal(make_classroom):
     assert room.move(teacher, {"seq_len": "50"}) == before.version + 1  # the real key works
 
 
-def test_a_burst_of_wrong_codes_is_slowed_down(make_classroom, monkeypatch):
+def test_a_burst_of_wrong_codes_is_slowed_down(make_classroom, monkeypatch, clock):
     monkeypatch.setattr(seats, "TRIES_WINDOW_S", 2)
     room = make_classroom()
     code = room.start().code
@@ -185,7 +212,7 @@ def test_a_burst_of_wrong_codes_is_slowed_down(make_classroom, monkeypatch):
     with pytest.raises(ClassError, match=r"Too many wrong codes: wait \d+ s"):
         room.join(code, attacker)  # even the right code waits out the window
     assert room.join(code, new_seat()) == code  # another student is not held up
-    time.sleep(2.2)
+    clock.advance(2.2)
     assert room.join(code, attacker) == code
 
 
@@ -293,7 +320,7 @@ def test_thirty_students_in_six_processes_give_exactly_thirty_answers(redis_url)
     assert room.distribution(teacher, 3) == {"4": 30}
 
 
-def test_presence_counts_connected_and_following_students(make_classroom):
+def test_presence_counts_connected_and_following_students(make_classroom, clock):
     room = make_classroom(presence_s=0.5)
     teacher = room.start()
     seats = [new_seat() for _ in range(3)]
@@ -303,23 +330,23 @@ def test_presence_counts_connected_and_following_students(make_classroom):
     assert room.presence(teacher) == (3, 2)
     room.poll(teacher.code, seats[1], False)
     assert room.presence(teacher) == (3, 1)
-    time.sleep(0.7)
+    clock.advance(0.7)
     room.poll(teacher.code, seats[0], True)
     assert room.presence(teacher) == (1, 1)  # the others closed their tabs
 
 
-def test_a_class_expires_after_its_last_activity(make_classroom):
+def test_a_class_expires_after_its_last_activity(make_classroom, clock):
     room = make_classroom(ttl_s=2)
     teacher = room.start()
     room.open_question(teacher, 3)
     seat = new_seat()
     room.answer(teacher.code, seat, "4")
-    time.sleep(1.2)
+    clock.advance(1.2)
     room.move(teacher, {"seq_len": "9"})  # activity: the clock starts again
-    time.sleep(1.2)
+    clock.advance(1.2)
     assert room.poll(teacher.code, None, False).settings == {"seq_len": "9"}
     assert room.my_answer(teacher.code, seat, 3) == "4"
-    time.sleep(2.3)
+    clock.advance(2.3)
     assert room.poll(teacher.code, None, False) is None
     assert room.my_answer(teacher.code, seat, 3) is None
     with pytest.raises(ClassError, match=f"No class has the code {show_class_code(teacher.code)}"):
@@ -531,7 +558,7 @@ def test_a_student_is_never_sent_the_answer_before_the_reveal(make_classroom):
 
 # --- questions as teachers run them ---------------------------------------------
 
-def test_the_countdown_locks_answers(make_classroom, monkeypatch):
+def test_the_countdown_locks_answers(make_classroom, monkeypatch, clock):
     monkeypatch.setattr(protocol, "LOCK_GRACE_S", 0.0)
     room = make_classroom()
     teacher = room.start()
@@ -539,9 +566,9 @@ def test_the_countdown_locks_answers(make_classroom, monkeypatch):
     early = new_seat()
     assert room.answer(teacher.code, early, "4") == "4"
     state = room.poll(teacher.code, None, False)
-    assert 0 < state.seconds_left() <= 1 and not state.locked()
-    time.sleep(1.1)
-    assert room.poll(teacher.code, None, False).locked()
+    assert 0 < state.seconds_left(clock()) <= 1 and not state.locked(clock())
+    clock.advance(1.1)
+    assert room.poll(teacher.code, None, False).locked(clock())
     with pytest.raises(ClassError, match="Time is up"):
         room.answer(teacher.code, new_seat(), "5")
     assert room.distribution(teacher, 3) == {"4": 1}
@@ -629,7 +656,7 @@ def test_a_seat_keeps_its_number_across_replicas_and_rejoins(make_classroom):
             seats.seat_number(room.db, teacher.code, second)) == (1, 2)
 
 
-def test_the_class_data_expires_with_every_new_key(make_classroom, store_kind):
+def test_the_class_data_expires_with_every_new_key(make_classroom, store_kind, clock):
     room = make_classroom(ttl_s=2)
     teacher = room.start()
     seat = new_seat()
@@ -640,18 +667,18 @@ def test_the_class_data_expires_with_every_new_key(make_classroom, store_kind):
     keys = room.db.keys(f"sd:class:{teacher.code}*")
     assert {f"sd:class:{teacher.code}:reveals", f"sd:class:{teacher.code}:seats"} <= set(keys)
     assert all(0 < room.db.ttl(k) <= 2 for k in keys)
-    time.sleep(2.3)
+    clock.advance(2.3)
     assert room.db.keys(f"sd:class:{teacher.code}*") == []
 
 
-def test_a_servers_heartbeat_keeps_its_connected_seats_present(make_classroom):
+def test_a_servers_heartbeat_keeps_its_connected_seats_present(make_classroom, clock):
     """What class_push.Pusher sends every 2 s for the tabs it holds, instead of each tab polling."""
     room = make_classroom(presence_s=0.5)
     teacher = room.start()
     following, exploring = new_seat(), new_seat()
     room.heartbeat({teacher.code: [(following, True), (exploring, False), ("not a seat", True)]})
     assert room.presence(teacher) == (2, 1)
-    time.sleep(0.7)
+    clock.advance(0.7)
     room.heartbeat({teacher.code: [(following, True)]})
     assert room.presence(teacher) == (1, 1)  # the other tab closed
 

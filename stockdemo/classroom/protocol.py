@@ -20,7 +20,7 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from urllib.parse import urlencode
 
 from stockdemo.classroom.codes import (
@@ -78,10 +78,11 @@ class Classroom:
     """Class state over a store: start, join, follow, answer, reveal, results, end."""
 
     def __init__(self, store: Store, ttl_s: float = CLASS_TTL_S,
-                 presence_s: float = PRESENCE_S) -> None:
+                 presence_s: float = PRESENCE_S, clock: Callable[[], float] = time.time) -> None:
         self.db = store
         self.ttl_s = int(math.ceil(ttl_s))
         self.presence_s = presence_s
+        self.clock = clock  # wall-clock seconds: countdowns, presence; tests pass one they move
 
     @property
     def shared(self) -> bool:
@@ -168,7 +169,7 @@ class Classroom:
         """
         number, _ = STEP.parse(step)
         seconds, _ = COUNTDOWN.parse(countdown_s)
-        now = time.time()
+        now = self.clock()
         return self._update(teacher, {"question": number, "revealed": 0, "answer": "",
                                       "opened_at": repr(now),
                                       "deadline": repr(now + seconds) if seconds else ""})
@@ -205,7 +206,7 @@ class Classroom:
         return self._presence(teacher.code)
 
     def _presence(self, code: str) -> tuple[int, int]:
-        since = time.time() - self.presence_s
+        since = self.clock() - self.presence_s
         main = class_key(code)
         with reachable():
             pipe = self.db.pipeline()
@@ -244,7 +245,7 @@ class Classroom:
         if not isinstance(start, str) or len(start) > MAX_CODE:
             raise ClassError("The starting code is too long.")
         asked = Asked(number, str(challenge_id)[:MAX_KEY], str(title)[:MAX_KEY],
-                          str(prompt)[:MAX_TEXT], start, time.time())
+                          str(prompt)[:MAX_TEXT], start, self.clock())
         self._update(teacher, {"challenge": number, "shown": 0},
                      extra=[(f"{main}:challenges", str(number), asked.to_json())])
         return number
@@ -266,7 +267,7 @@ class Classroom:
             pipe.hget(f"{main}:challenges", str(number))
             pipe.hgetall(f"{main}:runs:{number}")
             pipe.hgetall(f"{main}:seats")
-            pipe.zrangebyscore(f"{main}:seen", time.time() - self.presence_s, "+inf")
+            pipe.zrangebyscore(f"{main}:seen", self.clock() - self.presence_s, "+inf")
             asked, runs, seats, connected = pipe.execute()
         if asked is None:
             return None
@@ -346,7 +347,7 @@ class Classroom:
             pipe = self.db.pipeline(transaction=False)  # a read and a heartbeat: no MULTI needed
             pipe.hgetall(main)
             if seat is not None:
-                now = time.time()
+                now = self.clock()
                 pipe.zadd(f"{main}:seen", {seat: now})
                 if following:
                     pipe.zadd(f"{main}:following", {seat: now})
@@ -360,7 +361,7 @@ class Classroom:
     def heartbeat(self, present: Mapping[str, Iterable[tuple[str, bool]]]) -> None:
         """Seats a server holds connected, per class: {code: [(seat, following)]}, in one
         round trip. What a student's poll does for one seat, for all of them at once."""
-        now = time.time()
+        now = self.clock()
         with reachable():
             pipe = self.db.pipeline(transaction=False)
             for code, seats in present.items():
@@ -385,7 +386,7 @@ class Classroom:
         the teacher acts: any new version reruns a student's live part, a new bar (a
         new page, question or reveal, or a countdown that ran out) reruns the class bar.
         """
-        now = time.time()
+        now = self.clock()
         return {code: version_of(state, now) for code, state in self.states(codes).items()}
 
     def states(self, codes: Iterable[str]) -> dict[str, ClassState | None]:
@@ -416,7 +417,7 @@ class Classroom:
             raise ClassError("No question is open.")
         if state.revealed:
             raise ClassError("The answer has been revealed: answers are closed.")
-        now = time.time()
+        now = self.clock()
         if state.deadline is not None and now > state.deadline + LOCK_GRACE_S:
             raise ClassError(LOCKED)
         value, message = QUESTIONS[state.question].parse(raw)
@@ -478,7 +479,7 @@ class Classroom:
         if state.challenge is None:
             raise ClassError("No challenge is open.")
         name = f"{main}:runs:{state.challenge}"
-        now = time.time()
+        now = self.clock()
         with reachable():
             number = seat_number(self.db, code, seat)
             before = self.db.hget(name, seat)

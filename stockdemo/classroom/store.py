@@ -85,7 +85,8 @@ def connect(redis_url: str | None) -> Store:
 class MemoryStore:
     """A dict with expiry times that answers like a redis-server."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock  # seconds, for expiry; tests pass one they move
         self._data: dict[str, object] = {}
         self._expires: dict[str, float] = {}
         self._lock = threading.RLock()
@@ -93,7 +94,7 @@ class MemoryStore:
 
     def _live(self, name: str, make: Callable[[], object] | None = None):
         with self._lock:
-            if name in self._expires and self._expires[name] <= time.monotonic():
+            if name in self._expires and self._expires[name] <= self.clock():
                 self._data.pop(name, None)
                 self._expires.pop(name, None)
             if name not in self._data and make is not None:
@@ -194,7 +195,7 @@ class MemoryStore:
             self._sweep()
             if self._live(name) is None or (nx and name in self._expires):
                 return False
-            self._expires[name] = time.monotonic() + seconds
+            self._expires[name] = self.clock() + seconds
             return True
 
     def _sweep(self) -> None:
@@ -203,7 +204,7 @@ class MemoryStore:
         self._writes += 1
         if self._writes % 1000:
             return
-        now = time.monotonic()
+        now = self.clock()
         for name in [n for n, at in self._expires.items() if at <= now]:
             self._data.pop(name, None)
             del self._expires[name]
@@ -214,7 +215,7 @@ class MemoryStore:
                 return -2
             if name not in self._expires:
                 return -1
-            return math.ceil(self._expires[name] - time.monotonic())
+            return math.ceil(self._expires[name] - self.clock())
 
     def delete(self, *names: str) -> int:
         with self._lock:
