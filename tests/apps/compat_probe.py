@@ -9,12 +9,12 @@ class push asks for a student's part).
 import json
 import os
 import threading
-import time
 from pathlib import Path
 
 import streamlit as st
 
 from stockdemo.ui import compat
+from tests.helpers import wait_until
 
 OUT = Path(os.environ["STOCKDEMO_COMPAT_OUT"])
 HERE = os.path.realpath(__file__)
@@ -27,9 +27,10 @@ def say(**seen) -> None:
 
 def push_when_idle(session, request) -> None:
     """As the class push does: wait until the tab's run is over, then rerun its fragment."""
-    deadline = time.monotonic() + 20
-    while compat.busy(session) and time.monotonic() < deadline:
-        time.sleep(0.03)
+    try:
+        wait_until(lambda: not compat.busy(session), 20, "the tab's run over", interval=0.03)
+    except AssertionError:
+        pass  # said below: the push went out on a busy tab
     say(kind="push", idle=not compat.busy(session))
     compat.event_loop().call_soon_threadsafe(compat.rerun_session, session, request)
 

@@ -5,6 +5,7 @@ Its file missing is a failure, not a skip: the check must run.
 """
 
 import pytest
+from playwright.sync_api import expect
 
 from stockdemo import theme
 from stockdemo.code_link import code_to_link
@@ -114,8 +115,7 @@ def test_on_a_phone_the_sidebar_starts_closed_and_opens_on_request(server, brows
         assert page.get_by_role("heading", name="Playground").is_visible()
         screenshot(page, "phone_playground")
         page.locator("[data-testid='stExpandSidebarButton']").click()
-        page.wait_for_timeout(500)
-        assert sidebar.get_attribute("data-collapsed") == "false"
+        expect(sidebar).to_have_attribute("data-collapsed", "false")
     finally:
         context.close()
 

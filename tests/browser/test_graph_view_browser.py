@@ -8,7 +8,6 @@ browser must draw each node where the server placed it.
 from __future__ import annotations
 
 import re
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -16,7 +15,8 @@ from playwright.sync_api import expect
 
 from stockdemo import RunConfig, run
 from stockdemo.layout import layout
-from tests.browser.drive import screenshot, wait_for_run
+from tests.browser.drive import screenshot, wait_for_run, wait_quiet
+from tests.helpers import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -38,14 +38,17 @@ def attr(view, name: str) -> str:
 
 def until(view, name: str, holds, timeout: float = 10.0) -> float:
     """Wait until ``holds(float(data-<name>))``: the view updates on its next animation frame."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = float(attr(view, name) or "nan")
-        if holds(value):
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"data-{name} is {value}")
-        time.sleep(0.02)
+    seen: list[float] = []
+
+    def read_holds() -> bool:
+        seen.append(float(attr(view, name) or "nan"))
+        return holds(seen[-1])
+
+    try:
+        wait_until(read_holds, timeout, f"data-{name}", interval=0.02)
+    except AssertionError:
+        raise AssertionError(f"data-{name} is {seen[-1]}") from None
+    return seen[-1]
 
 
 def screen_xy(page, view, node) -> tuple[float, float]:
@@ -213,7 +216,8 @@ def test_pinch_and_tap_on_a_phone(browser, server):
         close = page.locator("[data-testid='stSidebarCollapseButton'] button")
         if close.is_visible():  # a phone may open with the menu over the page
             close.tap()
-            page.wait_for_timeout(500)
+            page.wait_for_selector("[data-testid='stSidebar'][data-collapsed='true']")
+            wait_quiet(page)  # the menu's slide is over
         view.scroll_into_view_if_needed()
         fitted = float(attr(view, "scale"))
         box = view.locator("canvas").bounding_box()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from stockdemo import inspection, lab, live
 from stockdemo.config import RunConfig
-from tests.browser.drive import screenshot, wait_for_run
+from tests.browser.drive import screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -196,7 +196,7 @@ def test_train_the_curves_part_live_beside_the_button_and_the_table_answers(serv
     table.scroll_into_view_if_needed()
     expect(screen.get_by_test_id("stMain")).to_contain_text("Persistence (tomorrow = today)")
     verdict = screen.get_by_test_id("stAlert").filter(has_text=re.compile("baseline wins|beats both"))
-    screen.wait_for_timeout(300)
+    wait_quiet(screen)  # the scroll has come to rest
     assert shown(screen, table), (table.bounding_box(), screen.viewport_size)
     assert verdict.count() == 1
 

@@ -88,7 +88,7 @@ def test_a_mouse_drag_draws_the_graphs_it_crosses_and_ends_on_the_last(page, ser
     page.evaluate("() => { window.__down = true; }")
     for t in range(6, 31):
         page.mouse.move(x_of(t), y)
-        page.wait_for_timeout(60)
+        page.wait_for_timeout(60)  # a hand's pace: graphs drawn while the mouse is down is what is tested
     page.evaluate("() => { window.__down = false; }")
     page.mouse.up()
     final = int(t_slider(page).input_value())
@@ -128,8 +128,9 @@ def test_reduced_motion_draws_the_new_graph_without_a_transition(browser, server
         view.evaluate(RECORDER)
         t_slider(page).focus()
         page.keyboard.press("ArrowRight")
-        expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
-        page.wait_for_timeout(500)
+        # the new graph's first frame is drawn: a transition would have set data-moving=1 by then
+        page.wait_for_function(f"() => window.__drawn.some(d => d.nodes === '{nodes(seq_len=6)}')",
+                               timeout=30_000)
         assert not page.evaluate("window.__moving")
     finally:
         context.close()

@@ -21,7 +21,7 @@ from deploy.replica_limits import STAGE_SOCKET, STREAM_PATH
 from stockdemo import RunConfig, run
 from stockdemo.diff import graph_diff
 from tests.browser.drive import wait_for_run
-from tests.browser.test_stage_browser import open_stage, t_slider
+from tests.browser.test_stage_browser import VIEW, open_stage, t_slider
 
 pytestmark = pytest.mark.browser
 
@@ -75,8 +75,9 @@ def drag_t(page, wire: Wire, start: int, end: int) -> int:
     wire.down = True
     for t in range(start + 1, end + 1):
         page.mouse.move(x_of(t), y)
-        page.wait_for_timeout(60)
-    page.wait_for_timeout(400)  # the last answers arrive with the mouse still down
+        page.wait_for_timeout(60)  # a hand's pace: answers while the mouse is down are what is tested
+    # the last value drawn with the mouse still down (by the stage socket, or by a run)
+    expect(page.locator(VIEW)).to_have_attribute("data-nodes", nodes(end), timeout=30_000)
     wire.down = False
     page.mouse.up()
     return int(t_slider(page).input_value())
