@@ -7,6 +7,8 @@ Positions are read through the view's documented test hook: ``el.gvScreenBox(id,
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -97,8 +99,9 @@ def test_a_mouse_drag_draws_the_graphs_it_crosses_and_ends_on_the_last(page, ser
     during = {d["graph"] for d in drawn if d["down"]}
     assert len(during) >= 3, drawn  # drawn while the mouse was still down
     assert drawn[-1]["nodes"] == nodes(seq_len=final)  # the last value is never dropped
+    # the stage settles (the page's panels and link follow) once the last picture has stood a moment
+    expect(page).to_have_url(re.compile(rf"seq_len={final}\b"), timeout=30_000)
     wait_for_run(page)
-    assert f"seq_len={final}" in page.url
 
 
 def test_a_node_in_both_runs_keeps_its_place_when_the_camera_keeps_its_scale(page, server):
@@ -202,8 +205,8 @@ def test_a_phone_steps_t_by_exactly_one(browser, server):
         view.get_by_role("button", name="Sequence length T: one less").tap()
         expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
         expect(t_slider(page)).to_have_value("6")
+        expect(page).to_have_url(re.compile(r"seq_len=6\b"), timeout=30_000)  # the stage settled on 6
         wait_for_run(page)
-        assert "seq_len=6" in page.url
         screenshot(page, "stage_phone")
     finally:
         context.close()
