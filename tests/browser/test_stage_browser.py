@@ -131,9 +131,9 @@ def test_reduced_motion_draws_the_new_graph_without_a_transition(browser, server
         view.evaluate(RECORDER)
         t_slider(page).focus()
         page.keyboard.press("ArrowRight")
-        # the new graph's first frame is drawn: a transition would have set data-moving=1 by then
-        page.wait_for_function(f"() => window.__drawn.some(d => d.nodes === '{nodes(seq_len=6)}')",
-                               timeout=30_000)
+        # settled on 6 (the new picture stood still a while, the panels followed): no frame moved
+        expect(page).to_have_url(re.compile(r"seq_len=6\b"), timeout=30_000)
+        wait_for_run(page)
         assert not page.evaluate("window.__moving")
     finally:
         context.close()
@@ -167,7 +167,9 @@ def test_compare_mode_rings_what_t6_added_to_t5_and_its_link_reopens_it(page, se
     assert len(diff.added_nodes) == 4 and view.get_attribute("data-removed") == "0"
     assert view.get_attribute("data-added-edges") == str(len(diff.added_edges))
     expect(view.locator(".gv-pane-label").nth(1)).to_contain_text("4 nodes A lacks")
+    expect(page).to_have_url(re.compile(r"seq_len=6\b"), timeout=30_000)  # the stage settled on 6
     wait_for_run(page)
+    expect(view).to_have_attribute("data-moving", "0")  # pixels are read from a still picture
     for node in diff.added_nodes:  # ringed in B's colour
         assert node.id.startswith("L0.t5/")
         assert near(ring_colour(view, node.id, "b")[:3], ADDED), node.id
