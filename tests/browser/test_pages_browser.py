@@ -4,6 +4,7 @@ Runs against `streamlit run app.py` on a free loopback port, driven by
 Playwright with Debian's chromium.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def test_playground_slider_by_keyboard_grows_the_drawn_graph(server, page):
     expect(view).not_to_have_attribute("data-nodes", str(before), timeout=20_000)
     assert int(view.get_attribute("data-nodes")) > before
     assert view.get_attribute("data-drawn-graph") == view.get_attribute("data-graph")
-    assert "seq_len=6" in page.url
+    expect(page).to_have_url(re.compile(r"seq_len=6\b"), timeout=30_000)  # the stage settled on 6
     assert error_boxes(page) == [] and real_console_errors(page) == []
     screenshot(page, "playground_after_slider")
 
