@@ -13,7 +13,11 @@ from tests.browser.conftest import SHOTS
 RUN_WATCH_JS = """
 (() => {
   if (window.__sdRuns) return;
-  const s = window.__sdRuns = {pending: false, started: false};
+  // inputAt: the last input (or the page's load); a rerun it causes is sent a moment later.
+  const s = window.__sdRuns = {pending: false, started: false, inputAt: performance.now(), sentAt: -1};
+  for (const kind of ['pointerdown', 'keydown', 'input', 'paste', 'change']) {
+    window.addEventListener(kind, () => { s.inputAt = performance.now(); }, true);
+  }
   const varint = (b, i) => { let v = 0, m = 1; for (;;) { const x = b[i++]; v += (x & 127) * m;
       if (x < 128) return [v, i]; m *= 128; } };
   const fields = (b) => { const out = []; let i = 0;
@@ -36,17 +40,21 @@ RUN_WATCH_JS = """
       });
     }
     const b = data instanceof Uint8Array ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : null;
-    if (b && b.length && b[0] === 0x5a) { s.pending = true; s.started = false; }   // rerun_script
+    if (b && b.length && b[0] === 0x5a) { s.pending = true; s.started = false; s.sentAt = performance.now(); }
     if (b && b.length && b[0] === 0x3a) { s.pending = true; s.started = true; }    // stop_script
     return send.call(this, data);
   };
 })();
 """
+# An input with no rerun sent since is given SEND_GRACE_MS for its rerun to leave (a widget
+# sends it from its own handler, after the event): the one time-based part, a bound on a
+# condition (a send) that an input causing no rerun never meets.
+SEND_GRACE_MS = 300
 RUN_FINISHED_JS = """
-() => {
-  const app = document.querySelector("[data-testid='stApp']");
-  return !!window.__sdRuns && !window.__sdRuns.pending && !!app
-      && app.getAttribute('data-test-script-state') === 'notRunning';
+(grace) => {
+  const s = window.__sdRuns, app = document.querySelector("[data-testid='stApp']");
+  if (!s || s.pending || !app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  return s.sentAt >= s.inputAt || performance.now() - s.inputAt > grace;
 }
 """
 
@@ -73,7 +81,7 @@ def wait_for_run(page, timeout: float = 60_000, ready: str | None = "h1") -> Non
                                timeout=timeout)
         page.evaluate(RUN_WATCH_JS)
     else:
-        page.wait_for_function(RUN_FINISHED_JS, timeout=timeout)
+        page.wait_for_function(RUN_FINISHED_JS, arg=SEND_GRACE_MS, timeout=timeout)
     if ready:
         page.wait_for_selector(ready, timeout=timeout)
 
