@@ -175,14 +175,23 @@ def _runs_and_draws(own: CodeRun, source: str, run: Runner) -> str | None:
     return None  # Check.verdict already failed a run without a graph
 
 
-def _changes_with_data(own: CodeRun, source: str, run: Runner) -> str | None:
-    key = shape_key(own.graph)
+def _differs_with_data(own: CodeRun, source: str, run: Runner, measure) -> str | None:
+    """Run the code under ``SEEDS`` in turn -> None at the first graph ``measure`` tells from
+    the code's own, why a run stopped, or "" when every graph measured the same."""
+    mine = measure(own.graph)
     for k in SEEDS:
         other = run(with_seed(source, k))
         if stopped(other):
             return stopped(other, f"With other random numbers (seed {k}), your code")
-        if shape_key(other.graph) != key:
+        if measure(other.graph) != mine:
             return None
+    return ""
+
+
+def _changes_with_data(own: CodeRun, source: str, run: Runner) -> str | None:
+    why = _differs_with_data(own, source, run, shape_key)
+    if why != "":
+        return why
     return (f"{len(SEEDS) + 1} different inputs all recorded the same graph: nothing in the "
             "code decides by the data which ops run.")
 
@@ -191,12 +200,9 @@ def _steps_follow_data(own: CodeRun, source: str, run: Runner) -> str | None:
     count = most_steps(own.graph)
     if not count:
         return "The graph has no steps: no loop of yours, and no nn.RNN, left nodes in it."
-    for k in SEEDS:
-        other = run(with_seed(source, k))
-        if stopped(other):
-            return stopped(other, f"With other random numbers (seed {k}), your code")
-        if most_steps(other.graph) != count:
-            return None
+    why = _differs_with_data(own, source, run, most_steps)
+    if why != "":
+        return why
     return (f"{len(SEEDS) + 1} different inputs all recorded {count} step{'s' * (count != 1)}: "
             "the number of steps does not depend on the data.")
 
