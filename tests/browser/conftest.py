@@ -16,12 +16,34 @@ __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "SHOTS", "free_port", "start_ser
 SHOTS = ROOT / "artifacts" / "screenshots"
 
 
+# A cold machine's first page (torch read from disk, the sandbox's parent warming up, Chromium's
+# first paint) has taken over a minute on CI, where a warm one takes seconds: the session's
+# server serves its first page once, with room for that, before any test times its pages.
+FIRST_PAGE_MS = 300_000
+
+
 @pytest.fixture(scope="session")
-def server():
-    """A fresh server for the test session: yields its base URL."""
+def server(browser):
+    """A fresh server for the test session, its first page served: yields its base URL."""
+    import time
+
     port = free_port()
     proc = start_server(port)
-    yield f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}"
+    context = browser.new_context()
+    started = time.monotonic()
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning'] h1",
+                               timeout=FIRST_PAGE_MS)
+    except Exception as e:
+        stop_server(proc)
+        pytest.fail(f"the server's first page did not finish within {FIRST_PAGE_MS // 1000} s: {e}")
+    finally:
+        context.close()
+    print(f"\nfirst page served in {time.monotonic() - started:.1f} s")
+    yield url
     stop_server(proc)
 
 
