@@ -25,7 +25,7 @@ from tests.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop
 
 PAGES = {"home": "/", "playground": "/playground", "train": "/train",
          "static": "/static_vs_dynamic", "debugging": "/debugging", "lab": "/lab",
-         "lesson": "/lesson", "class": "/classroom"}
+         "lesson": "/lesson", "code": "/code", "class": "/classroom"}
 SIZES = {"1440x900": ((1440, 900), ""), "1280x720-present": ((1280, 720), "?present=1")}
 GRAPHS = "[data-testid='graph-view']"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
