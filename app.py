@@ -4,8 +4,8 @@ import streamlit as st
 
 from stockdemo import ui
 from stockdemo.config import RunConfig
-from stockdemo.live import printed
-from stockdemo.reproduce import reproduce_code
+from stockdemo.live.reproduce import reproduce_code
+from stockdemo.live.run import printed
 
 ui.setup_page(
     "Dynamic graphs, live", ":material/home:",

@@ -250,7 +250,7 @@ PAGES = {  # tool -> (drawn when this is true, the nodes drawn, the element zoom
     "torchvista": ("document.querySelectorAll('g[class^=\"node_\"]').length > 0",
                    "document.querySelectorAll('g[class^=\"node_\"]').length",
                    "[id^='graph_'] > svg"),
-    # The handout's poster (stockdemo/poster.py) or, where it has none, the view drawn.
+    # The handout's poster (stockdemo/render/poster.py) or, where it has none, the view drawn.
     "stockdemo": ("!!document.querySelector(\"[data-testid='graph-poster'], [data-testid='graph-view']"
                   "[data-drawn-graph]\")",
                   "+document.querySelector(\"[data-testid='graph-view']\").dataset.nodes",

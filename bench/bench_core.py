@@ -27,13 +27,13 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from stockdemo.capture import capture_graph  # noqa: E402
 from stockdemo.cells import CELLS  # noqa: E402
 from stockdemo.config import RunConfig  # noqa: E402
-from stockdemo.dot import render_dot  # noqa: E402
-from stockdemo.layout import layout  # noqa: E402
-from stockdemo.live import build  # noqa: E402
-from stockdemo.replay import trace_run  # noqa: E402
+from stockdemo.graph.capture import capture_graph  # noqa: E402
+from stockdemo.layout.steps import layout  # noqa: E402
+from stockdemo.live.run import build  # noqa: E402
+from stockdemo.render.dot import render_dot  # noqa: E402
+from stockdemo.replay.model import trace_run  # noqa: E402
 
 SIZES = ((5, 1), (50, 3), (200, 4))
 

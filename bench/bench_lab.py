@@ -20,8 +20,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from stockdemo import lab, lab_figures  # noqa: E402
+from stockdemo import lab
 from stockdemo.config import LAB_CELLS, LAB_YEAR  # noqa: E402
+from stockdemo.lab import figures as lab_figures  # noqa: E402
 
 
 def main(repeats: int = 7) -> None:

@@ -33,7 +33,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from stockdemo import static  # noqa: E402
+from stockdemo import static_graphs as static  # noqa: E402
 from stockdemo.config import RunConfig  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "static_vs_dynamic.py")

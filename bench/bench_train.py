@@ -26,8 +26,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from stockdemo import data, train  # noqa: E402
 from stockdemo.config import TrainConfig  # noqa: E402
+from stockdemo.train import prices as data
+from stockdemo.train import training as train  # noqa: E402
 
 # The page's redraw cadence (stockdemo/ui/training.py CHART_EVERY_S), not imported: that
 # module imports Streamlit, and this benchmark times the core alone.

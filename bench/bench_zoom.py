@@ -44,9 +44,9 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from stockdemo.handout import SCRIPT, STYLE, _inline_json, _inline_script, theme_variables  # noqa: E402
-from stockdemo.picture import Picture  # noqa: E402
-from stockdemo.view_payload import view_json  # noqa: E402
+from stockdemo.layout.picture import Picture  # noqa: E402
+from stockdemo.render.handout import SCRIPT, STYLE, _inline_json, _inline_script, theme_variables  # noqa: E402
+from stockdemo.render.payload import view_json  # noqa: E402
 
 KEEP = ROOT / "artifacts" / "zoom"
 HEIGHT = 760  # px: the view's box, as a notebook widget or a handout gives it

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.load import Session, load_line  # noqa: E402
 from stockdemo import host  # noqa: E402
-from stockdemo.code_link import code_to_link  # noqa: E402
+from stockdemo.code.link import code_to_link  # noqa: E402
 from tests.cgroups import SmallHost, available, smaps  # noqa: E402
 from tests.helpers import ROOT, free_port, server_command, wait_healthy  # noqa: E402
 

@@ -2,7 +2,7 @@
 
     python bench/handout_cost.py [--moves 60]
 
-1. The handout (``stockdemo.handout.run_handout``, what ``python -m stockdemo graph
+1. The handout (``stockdemo.render.handout.run_handout``, what ``python -m stockdemo graph
    --format html`` writes) at the default run and at GRU T = 200, L = 4, in the
    view the app picks (``auto``) and unrolled: bytes, and seconds to build the
    file from a picture and trace already made (what a click on the download
@@ -33,9 +33,9 @@ import load  # noqa: E402
 
 def handout_figures() -> list[str]:
     from stockdemo import RunConfig, run
-    from stockdemo.handout import run_handout
-    from stockdemo.layout import layout
-    from stockdemo.replay import trace_run
+    from stockdemo.layout.steps import layout
+    from stockdemo.render.handout import run_handout
+    from stockdemo.replay.model import trace_run
 
     lines = []
     for config in (RunConfig(), RunConfig(cell="gru", seq_len=200, num_layers=4)):

@@ -28,9 +28,9 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from stockdemo.config import RunConfig  # noqa: E402
-from stockdemo.dot import write_dot  # noqa: E402
-from stockdemo.layout import layout  # noqa: E402
-from stockdemo.live import run  # noqa: E402
+from stockdemo.layout.steps import layout  # noqa: E402
+from stockdemo.live.run import run  # noqa: E402
+from stockdemo.render.dot import write_dot  # noqa: E402
 
 CONFIG = RunConfig(seq_len=100, hidden_size=32)
 

@@ -119,7 +119,7 @@ def pressure(url: str, server: int, shots: Path | None) -> list[str]:
     """A long training run and a 200 MB code run at once, then Train again -> what the learner read."""
     from playwright.sync_api import sync_playwright
 
-    from stockdemo.code_link import code_to_link
+    from stockdemo.code.link import code_to_link
 
     said = []
     with sync_playwright() as p:

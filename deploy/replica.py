@@ -30,8 +30,8 @@ def main(options: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
     from streamlit.web import cli
 
-    from stockdemo import workers
     from stockdemo.classroom import replicas
+    from stockdemo.train import pool as workers
 
     if "--cold" in options:
         options = [o for o in options if o != "--cold"]

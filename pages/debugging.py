@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from stockdemo import inspection, ui
+from stockdemo import ui
 from stockdemo.config import PRINT_STEP
+from stockdemo.live import inspection
 
 ui.setup_page(
     "Debugging", ":material/bug_report:",

@@ -6,7 +6,7 @@ import streamlit as st
 
 from stockdemo import figures, ui
 from stockdemo.config import CELL_LABELS
-from stockdemo.reproduce import reproduce_code
+from stockdemo.live.reproduce import reproduce_code
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(

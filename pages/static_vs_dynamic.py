@@ -4,7 +4,8 @@ import time
 
 import streamlit as st
 
-from stockdemo import static, ui
+from stockdemo import static_graphs as static
+from stockdemo import ui
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(

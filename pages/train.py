@@ -2,9 +2,11 @@
 
 import streamlit as st
 
-from stockdemo import data, figures, train, ui
+from stockdemo import figures, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
-from stockdemo.layout import layout
+from stockdemo.layout.steps import layout
+from stockdemo.train import prices as data
+from stockdemo.train import training as train
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(

@@ -8,11 +8,11 @@ import os
 # is the fast setting. A caller's OMP_NUM_THREADS wins.
 os.environ.setdefault("OMP_NUM_THREADS", os.environ.get("STOCKDEMO_TORCH_THREADS", "1"))
 
-from stockdemo.capture import capture_graph
 from stockdemo.config import RunConfig
-from stockdemo.diff import graph_diff
 from stockdemo.graph import Graph
-from stockdemo.live import RunResult, run
+from stockdemo.graph.capture import capture_graph
+from stockdemo.graph.diff import graph_diff
+from stockdemo.live.run import RunResult, run
 from stockdemo.model import StockPredictor
 
 __all__ = ["Graph", "RunConfig", "RunResult", "StockPredictor", "capture_graph", "graph_diff", "run"]

@@ -13,12 +13,12 @@ import json
 import sys
 
 from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
-from stockdemo.dot import render_dot
 from stockdemo.graph import count_text
-from stockdemo.layout import layout
-from stockdemo.live import run
-from stockdemo.poster import svg_file
-from stockdemo.replay import trace_run
+from stockdemo.layout.steps import layout
+from stockdemo.live.run import run
+from stockdemo.render.dot import render_dot
+from stockdemo.render.poster import svg_file
+from stockdemo.replay.model import trace_run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +83,7 @@ def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
 
 def _handout(config: RunConfig, graph, view: str) -> str:
     """The run's graph, every node placed, with its replay: one self-contained HTML file."""
-    from stockdemo.handout import run_handout
+    from stockdemo.render.handout import run_handout
 
     return run_handout(config, layout(graph, view, max_nodes=None), trace_run(config))
 
@@ -107,8 +107,8 @@ def _trace(args: argparse.Namespace) -> int:
 
 
 def _code(args: argparse.Namespace) -> int:
+    from stockdemo.code.drawing import graph_dot, graph_html
     from stockdemo.sandbox import run_code
-    from stockdemo.sandbox.drawing import graph_dot, graph_html
 
     if len(args.file) > 1 and (args.format != "json" or args.output):
         print("error: several files give JSON lines on standard output: drop --format and -o",

@@ -362,7 +362,7 @@ LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
 PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
 
 # --- Your code (pages/code.py) ---------------------------------------------------
-# The code of the last run, compressed (stockdemo/code_link.py reads it, bounded): a link
+# The code of the last run, compressed (stockdemo/code/link.py reads it, bounded): a link
 # reopens the same code and graph, and a class's followers take the teacher's.
 # 20,000 characters of Python (the sandbox's bound) compress well under 12,000.
 CODE = TextKnob("code", "Your code", "The code of the last run, compressed.", max_len=12_000)

@@ -15,10 +15,10 @@ from stockdemo import theme
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
-from stockdemo.inspection import LOSS, Inspection
-from stockdemo.live import RunResult
-from stockdemo.train import MA_ROW, PERSISTENCE_ROW, Progress, TrainResult
-from stockdemo.windows import WARMUP, Dataset
+from stockdemo.live.inspection import LOSS, Inspection
+from stockdemo.live.run import RunResult
+from stockdemo.train.training import MA_ROW, PERSISTENCE_ROW, Progress, TrainResult
+from stockdemo.train.windows import WARMUP, Dataset
 
 PALETTE = list(theme.PALETTE)
 FONT = {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE, "color": theme.TEXT}

@@ -12,12 +12,16 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stockdemo import data, inspection, lab, static, train
+from stockdemo import lab
+from stockdemo import static_graphs as static
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
-from stockdemo.live import printed, run
+from stockdemo.live import inspection
+from stockdemo.live.run import printed, run
+from stockdemo.train import prices as data
+from stockdemo.train import training as train
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ a plain Python ``for`` loop over ``nn.RNNCell`` / ``nn.GRUCell`` /
 ``nn.LSTMCell`` whose autograd graph grows with the sequence length for every
 cell (on CPU the built-in ``nn.LSTM`` runs as one fused kernel and records one
 node per layer). The cells a run can use are declared in stockdemo/cells.py;
-the code a learner sees for a run is this file's own source (stockdemo/reproduce.py).
+the code a learner sees for a run is this file's own source (stockdemo/live/reproduce.py).
 """
 
 from __future__ import annotations

@@ -148,8 +148,8 @@ def role(pid: int, tree: dict[int, tuple[int, str]], server: int) -> str:
     if "stockdemo.sandbox.parent" in cmd:
         forked = "stockdemo.sandbox.parent" in tree.get(parent, (0, ""))[1]
         return "sandbox child" if forked else "sandbox parent"
-    if "stockdemo.train_worker" in cmd:
-        if "stockdemo.train_worker" in tree.get(parent, (0, ""))[1]:
+    if "stockdemo.train.worker" in cmd:
+        if "stockdemo.train.worker" in tree.get(parent, (0, ""))[1]:
             return "training worker"  # forked from the training pool's warm parent
         return "training parent" if "--parent" in cmd else "training worker"
     return cmd.split()[0].rsplit("/", 1)[-1] if cmd else "?"

@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from stockdemo.code_graph import CODE_FILE, LineRecorder, ops_by_type
+from stockdemo.graph.recorder import CODE_FILE, LineRecorder, ops_by_type
 from tests.helpers import ROOT
 
 CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.py"))

@@ -1,4 +1,8 @@
-"""The import contract of ``stockdemo/ui/``: layers, each importing only its own or those below.
+"""The import contract of ``stockdemo/``: the core's stages in order, then ``ui/``'s own layers.
+
+Each module of the package belongs to one stage (CORE_LAYERS, by its folder or its name at
+the top) and imports only its own stage and those below; inside ``ui/`` the same holds for
+its layers (LAYERS).
 
 Read from the source (``tests/import_graph.py``, ``ast``): an import inside a function or
 under ``if TYPE_CHECKING`` counts as much as one at the top. docs/architecture.md draws
@@ -14,6 +18,26 @@ import pytest
 from tests.import_graph import ROOT, cycles, graph, imports, modules
 
 UI = "stockdemo.ui"
+# The core, bottom first: what happens to a run, stage by stage. A module may import modules
+# of its own stage and of the stages below it. Names are stockdemo's folders and top-level
+# modules; "__init__" is the package's facade (``stockdemo.run``, ``stockdemo.show``).
+CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation: knobs, looks, the host, the model, the settings",
+     ("knobs", "theme", "heap", "host", "model", "cells", "config", "zoo")),
+    ("graph: the record of a run, its ids and its diff", ("graph",)),
+    ("live: one run of the model", ("live",)),
+    ("train: prices, windows, training and its workers", ("train",)),
+    ("layout: where each node goes", ("layout",)),
+    ("replay: the order the run happened in", ("replay",)),
+    ("render: payload, DOT, poster, handout, node table", ("render",)),
+    ("sandbox: learners' code, run apart", ("sandbox",)),
+    ("code: the learner's code made a drawing", ("code",)),
+    ("experiments: the Lab, static graphs, figures, the lesson",
+     ("figures", "static_graphs", "lab", "lesson")),
+    ("front doors: the notebook, the classroom, the command line", ("notebook", "classroom", "__main__")),
+    ("the package's facade", ("__init__",)),
+    ("ui: the Streamlit app, layered below (LAYERS)", ("ui",)),
+)
 # Bottom first. A module may import modules of its own layer and of the layers below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base: Streamlit's private API, session keys, routes, hooks, built JS",
@@ -68,6 +92,51 @@ def upward_imports() -> list[str]:
 def test_no_module_of_ui_imports_from_a_layer_above_it():
     found = upward_imports()
     assert not found, "upward imports in stockdemo/ui:\n" + "\n".join(found)
+
+
+def core_layer_of(module: str) -> int | None:
+    """The index in CORE_LAYERS of any module of stockdemo (None: it has no stage)."""
+    parts = module.split(".")
+    unit = parts[1] if len(parts) > 1 else "__init__"
+    return next((i for i, (_, members) in enumerate(CORE_LAYERS) if unit in members), None)
+
+
+def test_every_module_of_stockdemo_has_a_stage():
+    unplaced = [name for name in modules() if core_layer_of(name) is None]
+    assert not unplaced, f"add these to a stage in tests/test_architecture.py CORE_LAYERS: {unplaced}"
+
+
+def core_upward_imports(root=ROOT) -> list[str]:
+    """Every import in stockdemo of a module of a higher stage, as 'file:line: a (stage) -> b (stage)'."""
+    found_modules = modules(root)
+    known = set(found_modules)
+    found = []
+    for name, path in found_modules.items():
+        here = core_layer_of(name)
+        for target, line in imports(name, path, known):
+            there = core_layer_of(target)
+            if here is not None and there is not None and there > here:
+                found.append(f"{path.relative_to(root)}:{line}: {name} ({CORE_LAYERS[here][0]}) "
+                             f"imports {target} ({CORE_LAYERS[there][0]})")
+    return found
+
+
+def test_no_module_of_stockdemo_imports_from_a_stage_above_it():
+    found = core_upward_imports()
+    assert not found, "upward imports in stockdemo:\n" + "\n".join(found)
+
+
+def test_the_stage_check_sees_an_upward_import_in_the_core(tmp_path):
+    """Broken on purpose: the graph's record importing the layout is caught, with its line."""
+    core = tmp_path / "stockdemo"
+    (core / "graph").mkdir(parents=True)
+    (core / "layout").mkdir()
+    for path in ("__init__.py", "graph/__init__.py", "layout/__init__.py", "layout/steps.py"):
+        (core / path).write_text("")
+    (core / "graph" / "ids.py").write_text("import re\n\ndef f():\n    from stockdemo.layout import steps\n")
+    found = core_upward_imports(tmp_path)
+    assert len(found) == 1 and found[0].startswith("stockdemo/graph/ids.py:4: stockdemo.graph.ids (graph")
+    assert "imports stockdemo.layout.steps (layout" in found[0]
 
 
 def test_no_import_circle_anywhere_in_stockdemo():

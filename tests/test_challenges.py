@@ -31,8 +31,8 @@ from stockdemo.classroom.challenges import (
 from stockdemo.classroom.challenges import checks as C
 from stockdemo.classroom.challenges.checks import SEEDS
 from stockdemo.classroom.challenges.variants import with_longer_sequences, with_seed
-from stockdemo.code_graph import ops_by_type
-from stockdemo.edits import EDITS, apply, seed_source
+from stockdemo.code.edits import EDITS, apply, seed_source
+from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import run_code
 
 SEED = seed_source()

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.code_graph import GraphTooBig, LineRecorder, ops_by_type, raw_graph
+from stockdemo.graph.recorder import GraphTooBig, LineRecorder, ops_by_type, raw_graph
 from stockdemo.model import StockPredictor
 
 LOOP = '''\

@@ -8,14 +8,14 @@ from collections import Counter
 import pytest
 import torch
 
-from stockdemo.code_graph import LineRecorder, ops_by_type
-from stockdemo.code_ids import graph_of_record, periodic_runs
-from stockdemo.code_layout import CodePicture, layout_code
-from stockdemo.code_view import picture_of_record, picture_of_run, record_script
-from stockdemo.diff import graph_diff
-from stockdemo.edits import EDITS, apply, seed_source
+from stockdemo.code.edits import EDITS, apply, seed_source
+from stockdemo.code.view import picture_of_record, picture_of_run, record_script
+from stockdemo.graph.diff import graph_diff
+from stockdemo.graph.ids import graph_of_record, periodic_runs
+from stockdemo.graph.recorder import LineRecorder, ops_by_type
+from stockdemo.layout.by_code import CodePicture, layout_code
 from stockdemo.model import StockPredictor
-from stockdemo.view_payload import view_payload
+from stockdemo.render.payload import view_payload
 
 SCRIPTS = {"seed": seed_source()} | {name: apply(edit) for name, edit in EDITS.items()}
 

@@ -6,8 +6,8 @@ import zlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stockdemo.code_link import MAX_CODE_CHARS, MAX_LINK_CHARS, code_from_link, code_to_link
-from stockdemo.edits import EDITS, apply
+from stockdemo.code.edits import EDITS, apply
+from stockdemo.code.link import MAX_CODE_CHARS, MAX_LINK_CHARS, code_from_link, code_to_link
 from stockdemo.sandbox import SEED_CODE
 
 

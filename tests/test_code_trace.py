@@ -1,4 +1,4 @@
-"""The replay of any recorded run (stockdemo.code_trace), checked against torch itself."""
+"""The replay of any recorded run (stockdemo.replay.record), checked against torch itself."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.capture import walk_grad_fns
-from stockdemo.code_graph import LineRecorder, raw_graph
-from stockdemo.code_ids import graph_of_record
-from stockdemo.code_trace import trace_of_record
+from stockdemo.graph.capture import walk_grad_fns
+from stockdemo.graph.ids import graph_of_record
+from stockdemo.graph.recorder import LineRecorder, raw_graph
+from stockdemo.replay.record import trace_of_record
 
 HIDDEN = 5
 

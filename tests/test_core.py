@@ -13,11 +13,11 @@ from torch import nn
 from stockdemo import RunConfig, StockPredictor, capture_graph, graph_diff, run
 from stockdemo.cells import CELLS
 from stockdemo.config import KNOBS, RUN_KNOBS
-from stockdemo.dot import render_dot
 from stockdemo.graph import FUSED_OP, op_name
-from stockdemo.live import build
+from stockdemo.live.reproduce import reproduce_code
+from stockdemo.live.run import build
 from stockdemo.model import LoopRNN
-from stockdemo.reproduce import reproduce_code
+from stockdemo.render.dot import render_dot
 
 MAX = RunConfig(seq_len=200, hidden_size=256, num_layers=4, batch_size=64, input_size=16)
 

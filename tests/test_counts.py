@@ -16,10 +16,10 @@ from streamlit.testing.v1 import AppTest
 
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import NodeCounts, count_nodes
-from stockdemo.layout import layout
-from stockdemo.live import build
-from stockdemo.node_table import node_table
-from stockdemo.replay import trace_run
+from stockdemo.layout.steps import layout
+from stockdemo.live.run import build
+from stockdemo.render.node_table import node_table
+from stockdemo.replay.model import trace_run
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
 

@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stockdemo import data, windows
 from stockdemo.config import TrainConfig
-from stockdemo.data import read_prices_csv
-from stockdemo.windows import DataError
+from stockdemo.train import prices as data
+from stockdemo.train import windows
+from stockdemo.train.prices import read_prices_csv
+from stockdemo.train.windows import DataError
 
 BUNDLED_SHA256 = "5abadf99b2d394f920120a27de6f0df129859d71d4cfb0bf661bcc99446ab1fd"
 EXPORT = (b"Date,Open,High,Low,Close,Adj Close,Volume\n"

@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stockdemo.config import RunConfig
-from stockdemo.dot import dot_id, dot_statements, render_dot
-from stockdemo.layout import layout
-from stockdemo.live import run
+from stockdemo.layout.steps import layout
+from stockdemo.live.run import run
+from stockdemo.render.dot import dot_id, dot_statements, render_dot
 
 CASES = [(cell, view, seq_len) for cell in ("rnn", "gru", "lstm", "lstm_loop")
          for view in ("unrolled", "rolled") for seq_len in (1, 6)]

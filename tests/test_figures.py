@@ -9,8 +9,8 @@ import pytest
 
 from stockdemo import figures
 from stockdemo.config import RunConfig
-from stockdemo.inspection import inspect_run
-from stockdemo.live import run, size_sweep
+from stockdemo.live.inspection import inspect_run
+from stockdemo.live.run import run, size_sweep
 
 CONFIGS = [RunConfig(), RunConfig(seq_len=1, batch_size=1, input_size=3),
            RunConfig(seq_len=200, batch_size=64, cell="lstm", num_layers=4)]
@@ -88,8 +88,9 @@ def test_debugging_figures_are_in_checked_form_and_stack_one_panel_per_layer(lay
 def test_train_figures_are_in_checked_form_with_the_best_epoch_marked_as_add_vline_would():
     """The best epoch's line is named in the legend, not by an annotation above the plot,
     which sat on the chart's title when the best epoch came early."""
-    from stockdemo import data, train
     from stockdemo.config import TrainConfig
+    from stockdemo.train import prices as data
+    from stockdemo.train import training as train
     config = TrainConfig(epochs=2, source="synthetic")
     dataset, _ = data.load_dataset(config)
     result = train.run_training(dataset, config)

@@ -7,11 +7,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import RunConfig, lesson, run
-from stockdemo.diff import graph_diff
-from stockdemo.layout import NODE_BUDGET, layout
-from stockdemo.node_table import node_table, node_table_alt
-from stockdemo.replay import trace_run
-from stockdemo.view_payload import graph_key, node_text, selected_from_url, view_payload
+from stockdemo.graph.diff import graph_diff
+from stockdemo.layout.steps import NODE_BUDGET, layout
+from stockdemo.render.node_table import node_table, node_table_alt
+from stockdemo.render.payload import graph_key, node_text, selected_from_url, view_payload
+from stockdemo.replay.model import trace_run
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, send_from_view
 

@@ -1,4 +1,4 @@
-"""stockdemo.handout: one self-contained HTML file per graph, and the CLI's --format html."""
+"""stockdemo.render.handout: one self-contained HTML file per graph, and the CLI's --format html."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from html.parser import HTMLParser
 
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
-from stockdemo.handout import POLICY, handout_html, run_handout, view_file_name, view_handout
-from stockdemo.layout import layout
-from stockdemo.node_table import node_table
-from stockdemo.replay import trace_run
-from stockdemo.view_payload import view_payload
+from stockdemo.layout.steps import layout
+from stockdemo.render.handout import POLICY, handout_html, run_handout, view_file_name, view_handout
+from stockdemo.render.node_table import node_table
+from stockdemo.render.payload import view_payload
+from stockdemo.replay.model import trace_run
 
 
 class Parts(HTMLParser):

@@ -6,11 +6,11 @@ import sys
 import pytest
 import torch
 
-from stockdemo import inspection
-from stockdemo.capture import capture_graph
 from stockdemo.cells import CELLS
 from stockdemo.config import PRINT_STEP, RunConfig
-from stockdemo.live import build
+from stockdemo.graph.capture import capture_graph
+from stockdemo.live import inspection
+from stockdemo.live.run import build
 
 
 def test_package_module_does_not_replace_the_standard_library_inspect():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from stockdemo import lab
-from stockdemo.data import BUNDLED
+from stockdemo.train.prices import BUNDLED
 
 
 def grad_fns(output: torch.Tensor) -> set:

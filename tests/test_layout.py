@@ -7,8 +7,8 @@ import pytest
 from stockdemo.cells import CELLS
 from stockdemo.config import RunConfig
 from stockdemo.graph import STEP, Graph
-from stockdemo.layout import layout
-from stockdemo.live import run
+from stockdemo.layout.steps import layout
+from stockdemo.live.run import run
 
 GROWING = ("rnn", "gru", "rnn_loop", "gru_loop", "lstm_loop")  # nn.LSTM on CPU: one fused node
 
@@ -164,8 +164,8 @@ def test_step_t_of_every_layer_stands_in_one_column(cell):
 @pytest.mark.parametrize("view", ["unrolled", "rolled"])
 def test_placement_reads_only_the_sizes_of_the_styles_boxes(view):
     """Placement and styling are apart: other box texts of the same sizes move nothing."""
-    from stockdemo import blocks as layers
-    from stockdemo import layout as placing
+    from stockdemo.layout import blocks as layers
+    from stockdemo.layout import steps as placing
 
     class Plain(placing._Style):
         def box(self, n):

@@ -14,11 +14,12 @@ import torch
 from torch import nn
 
 import stockdemo
-from stockdemo import RunConfig, live
-from stockdemo.code_graph import ops_by_type
-from stockdemo.diff import graph_diff
-from stockdemo.layout import layout
-from stockdemo.view_payload import node_text
+from stockdemo import RunConfig
+from stockdemo.graph.diff import graph_diff
+from stockdemo.graph.recorder import ops_by_type
+from stockdemo.layout.steps import layout
+from stockdemo.live import run as live
+from stockdemo.render.payload import node_text
 from tests.conftest import ROOT
 
 
@@ -188,7 +189,7 @@ def test_save_writes_one_offline_file_with_the_payload_and_the_view():
 
 
 def test_save_as_svg_writes_the_picture_alone(tmp_path):
-    """For slides: the boxes of the view, as an SVG any viewer opens (stockdemo.poster)."""
+    """For slides: the boxes of the view, as an SVG any viewer opens (stockdemo.render.poster)."""
     model, x = loop_run(3)
     widget = stockdemo.show(model, x)
     root = ET.parse(widget.save(tmp_path / "graph.SVG")).getroot()

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from stockdemo.view_payload import node_text
+from stockdemo.render.payload import node_text
 from tests.conftest import ROOT
 
 SETUP = """\
@@ -25,7 +25,7 @@ import json
 import torch
 from torch import nn
 import stockdemo
-from stockdemo.code_graph import ops_by_type
+from stockdemo.graph.recorder import ops_by_type
 from stockdemo.cells import recurrent_layer
 from stockdemo.model import StockPredictor
 """

@@ -32,8 +32,8 @@ import torch
 from packaging.requirements import Requirement
 
 from stockdemo import RunConfig, StockPredictor, run
-from stockdemo.handout import _inline_script
-from stockdemo.layout import layout
+from stockdemo.layout.steps import layout
+from stockdemo.render.handout import _inline_script
 from tests.conftest import ROOT
 from tests.helpers import in_background
 
@@ -220,8 +220,8 @@ USE = """
 import json, pathlib, sys
 import stockdemo
 from stockdemo import RunConfig, run
-from stockdemo.handout import SCRIPT, view_handout
-from stockdemo.layout import layout
+from stockdemo.render.handout import SCRIPT, view_handout
+from stockdemo.layout.steps import layout
 
 config = RunConfig()
 result = run(config)
@@ -331,7 +331,7 @@ def test_without_the_app_extra_only_the_streamlit_side_fails_to_import(venv, tmp
     failed = json.loads(done.stdout)
     app_only = _closure(declared()["app"]) - _closure(declared()[""])
     dists = metadata.packages_distributions()
-    assert "stockdemo.handout" not in failed and "stockdemo.live" not in failed
+    assert "stockdemo.render.handout" not in failed and "stockdemo.live.run" not in failed
     for module, missing in failed.items():
         owners = {_norm(d) for d in dists.get(missing.split(".")[0], [])}
         assert owners & app_only, f"{module} needs {missing}, which the core should have brought"

@@ -447,7 +447,7 @@ def markup_free(at: AppTest) -> bool:
 def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text_never_markup():
     from stockdemo.classroom import new_seat
     from stockdemo.classroom.challenges import shape_key
-    from stockdemo.edits import EDITS, apply
+    from stockdemo.code.edits import EDITS, apply
     from stockdemo.sandbox import run_code
     from stockdemo.ui.classmode.gallery import plain
 
@@ -483,7 +483,7 @@ def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text
 
 
 def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing_it_locks_it_again():
-    from stockdemo.edits import EDITS, apply
+    from stockdemo.code.edits import EDITS, apply
     from stockdemo.ui.classmode.session import HINT
     from tests.helpers import graph_sent, view_element
 
@@ -512,7 +512,7 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
 
 def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
     from stockdemo.classroom import new_seat
-    from stockdemo.edits import EDITS, apply
+    from stockdemo.code.edits import EDITS, apply
     from tests.helpers import graph_sent, view_element
 
     desk, teacher = start_class()

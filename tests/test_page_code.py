@@ -16,9 +16,9 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from stockdemo.code_graph import ops_by_type
-from stockdemo.code_link import MAX_CODE_CHARS, code_to_link
-from stockdemo.edits import EDITS, apply
+from stockdemo.code.edits import EDITS, apply
+from stockdemo.code.link import MAX_CODE_CHARS, code_to_link
+from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, metrics, send_from_view, view_element

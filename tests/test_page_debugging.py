@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import inspection
 from stockdemo.config import RunConfig
+from stockdemo.live import inspection
 from tests.helpers import plotly_values as values
 
 PAGE = "../pages/debugging.py"

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from stockdemo import lab
-from stockdemo.lab_figures import report
-from stockdemo.layout import layout
+from stockdemo.lab.figures import report
+from stockdemo.layout.steps import layout
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, metric, metrics
 from tests.test_hostile_urls import assert_controls_in_bounds, nasty

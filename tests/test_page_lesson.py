@@ -6,10 +6,14 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import data, inspection, lab, static, train
+from stockdemo import lab
+from stockdemo import static_graphs as static
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.lesson import STEPS
-from stockdemo.live import build, run
+from stockdemo.live import inspection
+from stockdemo.live.run import build, run
+from stockdemo.train import prices as data
+from stockdemo.train import training as train
 from tests.conftest import ROOT
 from tests.helpers import metric
 

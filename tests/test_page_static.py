@@ -3,9 +3,9 @@
 import torch
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import static
+from stockdemo import static_graphs as static
 from stockdemo.config import RunConfig
-from stockdemo.view_payload import node_text
+from stockdemo.render.payload import node_text
 from tests.helpers import graph_sent, metric, metrics
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file

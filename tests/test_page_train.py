@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import data, train
 from stockdemo.config import EPOCHS, TrainConfig
-from stockdemo.view_payload import node_text
+from stockdemo.render.payload import node_text
+from stockdemo.train import prices as data
+from stockdemo.train import training as train
 from tests.helpers import graph_sent, plotly_values
 from tests.test_data import BAD_FILES
 

@@ -1,4 +1,4 @@
-"""stockdemo.poster: the picture as a static SVG, in a handout before its script and as a file.
+"""stockdemo.render.poster: the picture as a static SVG, in a handout before its script and as a file.
 
 Checked against the Picture it draws (every box, edge and frame, with the view's colours),
 parsed as XML, as an SVG viewer would.
@@ -14,9 +14,9 @@ import pytest
 
 from stockdemo import RunConfig, run, theme
 from stockdemo.__main__ import main as cli
-from stockdemo.handout import GRAPH_PX, handout_html, view_handout
-from stockdemo.layout import layout
-from stockdemo.poster import MAX_BOXES, box_height, fit_scale, poster_html, svg_file
+from stockdemo.layout.steps import layout
+from stockdemo.render.handout import GRAPH_PX, handout_html, view_handout
+from stockdemo.render.poster import MAX_BOXES, box_height, fit_scale, poster_html, svg_file
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -14,14 +14,14 @@ import pytest
 import torch
 from torch.autograd.graph import GradientEdge
 
-from stockdemo import train
 from stockdemo.cells import CELLS
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
-from stockdemo.data import load_dataset
 from stockdemo.graph import HEAD, STEP
-from stockdemo.live import build, run
+from stockdemo.live.run import build, run
 from stockdemo.model import LoopRNN, StockPredictor
-from stockdemo.replay import trace_first_training_step, trace_run, trace_training_step
+from stockdemo.replay.model import trace_first_training_step, trace_run, trace_training_step
+from stockdemo.train import training as train
+from stockdemo.train.prices import load_dataset
 
 from .conftest import ROOT
 

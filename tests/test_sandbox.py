@@ -22,10 +22,10 @@ import time
 import pytest
 import torch
 
-from stockdemo.code_graph import ops_by_type, raw_graph
-from stockdemo.code_ids import graph_of_record
+from stockdemo.code.drawing import graph_dot
+from stockdemo.graph.ids import graph_of_record
+from stockdemo.graph.recorder import ops_by_type, raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
-from stockdemo.sandbox.drawing import graph_dot
 from stockdemo.sandbox.limits import SPECS
 from stockdemo.sandbox.pool import clean_env
 from stockdemo.sandbox.protocol import BadResult, check_child_result

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from stockdemo.code_graph import ops_by_type
+from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import SEED_CODE, Limits, run_code
 from stockdemo.sandbox.limits import SPEC
 from tests.helpers import ROOT

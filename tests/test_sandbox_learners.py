@@ -17,7 +17,7 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.code_graph import CODE_FILE, LineRecorder, ops_by_type
+from stockdemo.graph.recorder import CODE_FILE, LineRecorder, ops_by_type
 from stockdemo.sandbox import SEED_CODE, Limits, run_code
 from tests.helpers import ROOT
 from tests.test_sandbox import here

@@ -13,7 +13,7 @@ import pytest
 
 from stockdemo import RunConfig, run
 from stockdemo.config import CELL, SEQ_LEN
-from stockdemo.diff import graph_diff
+from stockdemo.graph.diff import graph_diff
 from stockdemo.ui import stage_route
 from stockdemo.ui.stage import STAGE_KNOBS
 

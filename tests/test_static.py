@@ -10,10 +10,10 @@ import pytest
 import torch
 from torch._dynamo.testing import CompileCounter
 
-from stockdemo import static
+from stockdemo import static_graphs as static
 from stockdemo.config import RunConfig
-from stockdemo.dot import dot_id
-from stockdemo.live import build
+from stockdemo.live.run import build
+from stockdemo.render.dot import dot_id
 
 DEFAULT = RunConfig()
 

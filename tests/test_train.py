@@ -9,10 +9,13 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
-from stockdemo import data, figures, train, windows
+from stockdemo import figures
 from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.graph import OUTPUT_ID
-from stockdemo.live import run
+from stockdemo.live.run import run
+from stockdemo.train import prices as data
+from stockdemo.train import training as train
+from stockdemo.train import windows
 
 
 def small_dataset(config: TrainConfig, days: int = 300) -> windows.Dataset:

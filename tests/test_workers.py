@@ -8,8 +8,12 @@ import time
 
 import pytest
 
-from stockdemo import data, train, train_worker, windows, workers
 from stockdemo.config import TrainConfig
+from stockdemo.train import pool as workers
+from stockdemo.train import prices as data
+from stockdemo.train import training as train
+from stockdemo.train import windows
+from stockdemo.train import worker as train_worker
 from tests.cgroups import oom_score_adj, smaps
 from tests.helpers import wait_until
 

@@ -15,7 +15,7 @@ import torch
 from stockdemo.config import LAB_CELL, LAB_T, SEED, RunConfig
 from stockdemo.knobs import Knob, KnobConfig, knob_fields
 from stockdemo.lab.saved import Snapshot
-from stockdemo.live import build
+from stockdemo.live.run import build
 from stockdemo.model import StockPredictor
 
 BREAK_BATCH = 32  # windows per batch in the break-it experiments

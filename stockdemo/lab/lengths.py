@@ -12,12 +12,12 @@ import numpy as np
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
 
-from stockdemo.capture import capture_graph
 from stockdemo.config import CUT, LAB_CELL, LAB_TICKER, LAB_YEAR, LONG_LEN, SEED, SHORT_LEN, WEEKS
 from stockdemo.graph import POST as POST_ROLE
 from stockdemo.graph import PRE as PRE_ROLE
 from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.graph import Graph
+from stockdemo.graph.capture import capture_graph
 from stockdemo.knobs import Knob, knob_fields
 from stockdemo.lab.experiment import LabConfig, seeded_model
 from stockdemo.lab.prices import daily_returns

@@ -7,7 +7,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from stockdemo import data
+from stockdemo.train import prices as data
 
 FIRST_YEAR = 2007  # the break-it experiments read daily returns from here on
 

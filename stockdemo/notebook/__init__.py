@@ -14,7 +14,7 @@ The widget is the app's own view (built from ``frontend/graph_view/src/widget.js
 that made a node), forward and backward replay, transitions. Which graph and layout a
 model gets: ``stockdemo.notebook.record``.
 
-The contract with the browser is the view's payload (``stockdemo.view_payload``): the
+The contract with the browser is the view's payload (``stockdemo.render.payload``): the
 trait ``payload`` holds its JSON text, the view's box ``height`` px high (no filling the
 window: a notebook's output has no height of its own). Values that come back: ``selected``,
 the id of the box the learner clicked, or None; ``unroll``, the ids of rolled boxes (the
@@ -34,11 +34,11 @@ except ImportError as e:  # the notebook extra is not installed
     raise ImportError("stockdemo.show needs anywidget: pip install 'stockdemo[notebook]'") from e
 import traitlets
 
-from stockdemo.diff import graph_diff
-from stockdemo.handout import handout_html, size_facts, theme_variables
+from stockdemo.graph.diff import graph_diff
 from stockdemo.notebook.record import Run, record, unrolled
-from stockdemo.poster import svg_file
-from stockdemo.view_payload import HEIGHT, Comparison, view_json
+from stockdemo.render.handout import handout_html, size_facts, theme_variables
+from stockdemo.render.payload import HEIGHT, Comparison, view_json
+from stockdemo.render.poster import svg_file
 
 __all__ = ["GraphWidget", "compare", "show"]
 
@@ -91,8 +91,8 @@ class GraphWidget(anywidget.AnyWidget):
             self.payload = self._payload(())
 
     def save(self, path: str | Path) -> Path:
-        """Write the run on screen as one HTML file that opens offline (``stockdemo.handout``),
-        or, for a name ending in ``.svg``, its picture as a static SVG (``stockdemo.poster``)."""
+        """Write the run on screen as one HTML file that opens offline (``stockdemo.render.handout``),
+        or, for a name ending in ``.svg``, its picture as a static SVG (``stockdemo.render.poster``)."""
         run = self.run
         out = Path(path)
         if out.suffix.lower() == ".svg":

@@ -3,12 +3,12 @@
 Which graph, and which layout:
 
 - a ``StockPredictor`` on ``(batch, seq_len, features)``: the app's own path, so the
-  picture is the Playground's (``stockdemo.replay.trace_model``: ``capture_graph``'s ids,
-  steps x layers laid out by ``stockdemo.layout.layout``, the replay of that same run);
-- any other model, or a function: the general record (``stockdemo.code_graph``), each node
+  picture is the Playground's (``stockdemo.replay.model.trace_model``: ``capture_graph``'s ids,
+  steps x layers laid out by ``stockdemo.layout.steps.layout``, the replay of that same run);
+- any other model, or a function: the general record (``stockdemo.graph.recorder``), each node
   on the line of the caller's code that made it (a notebook cell's), with a real
-  backward for the replay (``stockdemo.code_trace``), laid out by its code
-  (``stockdemo.code_view.picture_of_record``: repeated iterations roll up, and a rolled
+  backward for the replay (``stockdemo.replay.record``), laid out by its code
+  (``stockdemo.code.view.picture_of_record``: repeated iterations roll up, and a rolled
   box can be drawn unrolled, ``unrolled``);
 - an output tensor (``show(output)``): its graph as recorded, with no lines (nothing was
   watching when it ran) and no replay (a backward would free the learner's graph).
@@ -27,15 +27,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from stockdemo.code_graph import LineRecorder, is_callers_file, raw_graph
-from stockdemo.code_trace import trace_of_record
-from stockdemo.code_view import picture_of_record
+from stockdemo.code.view import drawing_of_record, draws_steps_and_layers, picture_of_record
 from stockdemo.graph import Graph
-from stockdemo.layout import layout
-from stockdemo.model import StockPredictor
-from stockdemo.picture import Picture
-from stockdemo.replay import Trace, trace_model
-from stockdemo.view_payload import shape_text
+from stockdemo.graph.recorder import LineRecorder, is_callers_file, raw_graph
+from stockdemo.layout.picture import Picture
+from stockdemo.layout.steps import layout
+from stockdemo.render.payload import shape_text
+from stockdemo.replay.model import trace_model
+from stockdemo.replay.trace import Trace
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -58,7 +57,7 @@ class Run:
 def record(target: Any, *inputs: Any, view: str = "auto") -> Run:
     """``record(model, *inputs)`` runs ``model(*inputs)`` once; ``record(output)`` takes a tensor.
 
-    ``view``: "auto", "rolled" or "unrolled" (``stockdemo.layout``'s views). Raises
+    ``view``: "auto", "rolled" or "unrolled" (``stockdemo.layout.steps``'s views). Raises
     TypeError for anything else, ValueError when nothing in the run needs a gradient.
     """
     if isinstance(target, torch.Tensor):
@@ -74,8 +73,7 @@ def record(target: Any, *inputs: Any, view: str = "auto") -> Run:
 
 
 def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
-    if isinstance(target, StockPredictor) and len(inputs) == 1 and isinstance(inputs[0], torch.Tensor) \
-            and inputs[0].dim() == 3:
+    if inputs and draws_steps_and_layers(target, inputs):
         graph, trace = trace_model(target, inputs[0])
         return Run(layout(graph, view, max_nodes=None), trace, label)
     lines = LineRecorder(is_callers=_callers)
@@ -89,10 +87,7 @@ def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
 def general_run(raw: dict[str, Any], view: str, label: str,
                 file_label: Callable[[str], str] | None = None) -> Run:
     """A ``raw_graph`` record -> its Run: its picture by its code, and its replay if recorded."""
-    picture = picture_of_record(raw, view)
-    trace = None
-    if "replay" in raw:
-        trace = trace_of_record(raw, picture.graph, file_label=file_label or cell_name)
+    picture, trace = drawing_of_record(raw, view, file_label=file_label or cell_name)
     return Run(picture, trace, label, raw)
 
 

@@ -18,7 +18,7 @@ import sys
 
 import torch
 
-from stockdemo.code_graph import CODE_FILE
+from stockdemo.graph.recorder import CODE_FILE
 
 LEARNER_FILE = CODE_FILE
 # Frames that act for themselves: what torch or stockdemo opens on its own (a stack

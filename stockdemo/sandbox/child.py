@@ -5,7 +5,7 @@ as stdin, stdout and stderr), walls itself in (``kernel.confine``), then
 runs the code as a script under ``exec(compile(source, "<your code>",
 "exec"))`` with ``print`` going to the print pipe (``BoundedOutput``), takes
 the tensor the script names ``predictions`` and records its autograd graph
-with ``stockdemo.code_graph`` (each node on the learner's line and loop
+with ``stockdemo.graph.recorder`` (each node on the learner's line and loop
 iteration). Each ``backward()`` (or ``torch.autograd.grad``) the code calls
 is recorded too, just before it frees its graph: a training loop's graphs,
 one per iteration (``graphs``; at most ``MAX_GRAPHS`` kept, all counted). The
@@ -35,7 +35,7 @@ from typing import NoReturn
 import torch
 from torch import nn
 
-from stockdemo.code_graph import CODE_FILE, GraphTooBig, LineRecorder, raw_graph
+from stockdemo.graph.recorder import CODE_FILE, GraphTooBig, LineRecorder, raw_graph
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits

@@ -41,8 +41,8 @@ from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, C
 from stockdemo.sandbox.seed import SEED_CODE
 
 MAX_CHILDREN = 16
-OOM_SCORE_ADJ = 1000  # as training workers (stockdemo.train_worker)
-# As training workers (stockdemo.workers.WORKER_NICE): inside this process's session, its own
+OOM_SCORE_ADJ = 1000  # as training workers (stockdemo.train.worker)
+# As training workers (stockdemo.train.pool.WORKER_NICE): inside this process's session, its own
 # work yields; the runs themselves yield to every page (kernel.yield_cpu).
 NICE = 10
 MAX_REQUEST = 16 * 2**20

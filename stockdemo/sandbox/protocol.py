@@ -26,7 +26,7 @@ server.
     feature off, pool busy, no sandbox here); ``line`` is the line of the
     learner's code (1-based) or None;
   - ``shape``: the output's shape, or None;
-  - ``graph``: None, or ``stockdemo.code_graph.raw_graph``'s record (nodes,
+  - ``graph``: None, or ``stockdemo.graph.recorder.raw_graph``'s record (nodes,
     edges, files, texts, output_shape, and ``replay``: the real backward()'s
     order, gradient norms, saved tensors and errors), at most ``graph_nodes`` nodes;
   - ``graphs``: the graphs the code's own ``backward()`` calls freed, oldest

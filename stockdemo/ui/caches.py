@@ -21,17 +21,22 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
 
-from stockdemo import data, figures, heap, host, inspection, lab, lab_figures, lesson, static
-from stockdemo.code_graph import CODE_FILE
+from stockdemo import figures, heap, host, lab, lesson
+from stockdemo import static_graphs as static
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
-from stockdemo.diff import describe_diff, graph_diff
-from stockdemo.dot import Rendering, render_dot
 from stockdemo.graph import Graph
-from stockdemo.layout import layout
-from stockdemo.live import RunResult, run, size_sweep
-from stockdemo.picture import Picture
-from stockdemo.replay import Trace, trace_run
+from stockdemo.graph.diff import describe_diff, graph_diff
+from stockdemo.graph.recorder import CODE_FILE
+from stockdemo.lab import figures as lab_figures
+from stockdemo.layout.picture import Picture
+from stockdemo.layout.steps import layout
+from stockdemo.live import inspection
+from stockdemo.live.run import RunResult, run, size_sweep
+from stockdemo.render.dot import Rendering, render_dot
+from stockdemo.replay.model import trace_run
+from stockdemo.replay.trace import Trace
 from stockdemo.sandbox import CodeRun, run_code
+from stockdemo.train import prices as data
 
 # (function, arguments) -> (value, its bytes), least recently used first; shared by every
 # ``held`` cache, so the budget goes to whatever was used last, whichever page it serves.
@@ -396,13 +401,8 @@ def cached_code_picture(source: str, unroll: frozenset[str] = frozenset(),
     ``frame``: which of the run's graphs (``CodeRun.film``, -1 the last); the graph of
     predictions has a replay, the graphs its backward() calls freed have none.
     """
-    from stockdemo.code_ids import graph_of_record
-    from stockdemo.code_layout import layout_code
-    from stockdemo.code_trace import trace_of_record
+    from stockdemo.code.view import drawing_of_record
 
-    raw = cached_code_run(source).film[frame]
-    graph = graph_of_record(raw)
     lines = source.splitlines(True)
-    trace = trace_of_record(raw, graph, getlines=lambda f: lines if f == CODE_FILE else []) \
-        if "replay" in raw else None
-    return layout_code(graph, "auto", unroll=unroll), trace
+    return drawing_of_record(cached_code_run(source).film[frame], unroll=unroll,
+                             getlines=lambda f: lines if f == CODE_FILE else [])

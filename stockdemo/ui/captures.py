@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from stockdemo import static
+from stockdemo import static_graphs as static
 from stockdemo.config import RunConfig
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_export

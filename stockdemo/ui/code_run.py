@@ -12,9 +12,9 @@ import time
 
 import streamlit as st
 
-from stockdemo.code_link import code_from_link, code_to_link
+from stockdemo.code.edits import EDITS, apply, seed_source
+from stockdemo.code.link import code_from_link, code_to_link
 from stockdemo.config import CODE
-from stockdemo.edits import EDITS, apply, seed_source
 from stockdemo.graph import Graph
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
 from stockdemo.ui import compat, hooks, keys

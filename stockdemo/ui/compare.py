@@ -10,13 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 from stockdemo.config import CELL, COMPARE, RUN_KNOBS, RunConfig, compare_text, parse_compare
-from stockdemo.diff import graph_diff
+from stockdemo.graph.diff import graph_diff
+from stockdemo.render.payload import Comparison
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.caches import CONFIGS, cached_picture, cached_run
 from stockdemo.ui.routes import share_link
 from stockdemo.ui.stage import STAGE_KNOBS
 from stockdemo.ui.url_sync import to_url
-from stockdemo.view_payload import Comparison
 
 
 def compare_config() -> RunConfig | None:

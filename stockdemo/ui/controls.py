@@ -7,7 +7,6 @@ import hashlib
 
 import streamlit as st
 
-from stockdemo import data
 from stockdemo.config import (
     BATCH_SIZE,
     CELL,
@@ -38,6 +37,7 @@ from stockdemo.config import (
     RunConfig,
     TrainConfig,
 )
+from stockdemo.train import prices as data
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.caches import cached_prices_table
 from stockdemo.ui.compare import set_comparison

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from stockdemo import figures
-from stockdemo.live import RunResult
+from stockdemo.live.run import RunResult
 
 
 def run_downloads(result: RunResult, dot: Callable[[], str]) -> None:

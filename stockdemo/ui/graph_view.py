@@ -1,12 +1,12 @@
 """The interactive graph view: a Streamlit component drawing a laid-out Picture.
 
-The server places every node (``stockdemo.layout.layout``); the browser only
+The server places every node (``stockdemo.layout.steps.layout``); the browser only
 draws, on a canvas, pans and zooms it (d3-zoom), and replays a Trace of the run
-(``stockdemo.replay``). The CSS ships in ``graph_view/`` next to this file, the
+(``stockdemo.replay.model``). The CSS ships in ``graph_view/`` next to this file, the
 JavaScript in ``static/graph_view.js``; both are built from ``frontend/graph_view``
 (``npm ci && npm run build``).
 
-The payload (the contract with the browser) is built by ``stockdemo.view_payload``.
+The payload (the contract with the browser) is built by ``stockdemo.render.payload``.
 
 Test hooks on the view's root (``[data-testid='graph-view']``): ``el.gvScreenBox(id, pane)``,
 the box node ``id`` is drawn in on the last frame, in client pixels (``pane``: "a" or "b" in
@@ -28,10 +28,17 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from stockdemo.config import ChoiceKnob, RunConfig
-from stockdemo.handout import view_file_name, view_handout
-from stockdemo.node_table import node_table, node_table_alt
-from stockdemo.picture import Picture
-from stockdemo.replay import trace_first_training_step
+from stockdemo.layout.picture import Picture
+from stockdemo.render.handout import view_file_name, view_handout
+from stockdemo.render.node_table import node_table, node_table_alt
+from stockdemo.render.payload import (
+    HEIGHT,
+    Comparison,
+    inspector_link,
+    selected_from_url,
+    view_json,
+)
+from stockdemo.replay.model import trace_first_training_step
 from stockdemo.ui import keys
 from stockdemo.ui.assets import component_js
 from stockdemo.ui.caches import cached_picture, cached_trace
@@ -39,18 +46,11 @@ from stockdemo.ui.compare import take_pin
 from stockdemo.ui.stage import REPLAY_HELP, take_stage_knobs
 from stockdemo.ui.stage_route import catch_up
 from stockdemo.ui.url_sync import to_url
-from stockdemo.view_payload import (
-    HEIGHT,
-    Comparison,
-    inspector_link,
-    selected_from_url,
-    view_json,
-)
 
 if TYPE_CHECKING:
-    from stockdemo.data import Dataset
-    from stockdemo.replay import Trace
-    from stockdemo.train import TrainResult
+    from stockdemo.replay.trace import Trace
+    from stockdemo.train.prices import Dataset
+    from stockdemo.train.training import TrainResult
 
 ASSETS = Path(__file__).with_name("graph_view")
 # The drawing code is a file Streamlit serves (server.enableStaticServing, from static/
@@ -135,7 +135,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
                on_unroll: Callable[[], None] | None = None) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
-    ``trace``: a ``stockdemo.replay.Trace`` of the same run turns the replay on.
+    ``trace``: a ``stockdemo.replay.trace.Trace`` of the same run turns the replay on.
     ``new_ids``: graph node ids new since the previous run, marked on the graph.
     ``settings``: the run's URL settings; given, the selected node links to the
     Debugging page's inspector for the same run.

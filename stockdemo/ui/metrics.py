@@ -9,7 +9,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from stockdemo.graph import count_text
-from stockdemo.live import RunResult
+from stockdemo.live.run import RunResult
 
 
 class Metric(NamedTuple):

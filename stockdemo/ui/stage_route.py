@@ -39,12 +39,12 @@ from starlette.websockets import WebSocketDisconnect
 
 from stockdemo import heap, host
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
+from stockdemo.render.payload import HEIGHT, static_payload, view_json
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_picture, cached_run, change_since, keep_run, kept
 from stockdemo.ui.compare import drawn_on_stage
 from stockdemo.ui.metrics import run_figures
 from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_spec
-from stockdemo.view_payload import HEIGHT, static_payload, view_json
 
 # Set by the process that serves the socket (deploy/replica_app.py): its path.
 SOCKET_ENV = "STOCKDEMO_STAGE_SOCKET"

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 
-from stockdemo import host, workers
+from stockdemo import host
 from stockdemo.sandbox import pool
+from stockdemo.train import pool as workers
 from stockdemo.ui.caches import held_status
 
 

@@ -16,10 +16,12 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from stockdemo import figures, train, workers
+from stockdemo import figures
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, TrainConfig
-from stockdemo.data import Dataset
-from stockdemo.train import TrainResult
+from stockdemo.train import pool as workers
+from stockdemo.train import training as train
+from stockdemo.train.prices import Dataset
+from stockdemo.train.training import TrainResult
 from stockdemo.ui import compat, keys
 
 _JOB, _RESULT, _PARTIAL = keys.TRAIN_JOB, keys.TRAIN_RESULT, keys.TRAIN_PARTIAL

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from stockdemo import inspection
 from stockdemo.config import (
     COMPARE,
     LAB_GRAPH,
@@ -22,6 +21,7 @@ from stockdemo.config import (
     url_value,
 )
 from stockdemo.graph import Graph
+from stockdemo.live import inspection
 from stockdemo.ui import keys
 
 Knob = IntKnob | ChoiceKnob | TextKnob

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import theme
-from stockdemo.code_link import code_to_link
+from stockdemo.code.link import code_to_link
 from stockdemo.ui import PAGES, page_url
 from tests.browser.drive import screenshot, settle_at, sidebar_closed, wait_for_run
 from tests.helpers import ROOT

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from stockdemo.classroom import new_seat, open_classroom
 from stockdemo.classroom.challenges import CHALLENGES, shape_key
-from stockdemo.edits import EDITS, apply
+from stockdemo.code.edits import EDITS, apply
 from stockdemo.sandbox import run_code
 from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, see, start_class
 from tests.browser.drive import SHOTS, wait_for_run

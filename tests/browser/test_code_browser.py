@@ -2,7 +2,7 @@
 edits that glide, errors on the learner's line, prints, hover, links, a class, rolled loops.
 
 Every count is autograd's own: the code is run here too (``tests.test_sandbox.here``) and
-its graph walked from ``predictions`` (``stockdemo.code_graph.ops_by_type``). Positions are
+its graph walked from ``predictions`` (``stockdemo.graph.recorder.ops_by_type``). Positions are
 read through the view's test hooks (``el.gvScreenBox(id)``, ``el.gvNew()``,
 stockdemo/ui/graph_view.py) and the editor's (``el.ceText()``, stockdemo/ui/code_editor.py).
 All tests share the session's one server and one browser; none sleeps a fixed time.
@@ -16,11 +16,11 @@ from collections import Counter
 import pytest
 from playwright.sync_api import expect
 
-from stockdemo.code_graph import ops_by_type
-from stockdemo.code_ids import graph_of_record
-from stockdemo.code_layout import layout_code
-from stockdemo.code_link import code_to_link
-from stockdemo.edits import EDITS, apply
+from stockdemo.code.edits import EDITS, apply
+from stockdemo.code.link import code_to_link
+from stockdemo.graph.ids import graph_of_record
+from stockdemo.graph.recorder import ops_by_type
+from stockdemo.layout.by_code import layout_code
 from stockdemo.sandbox import SEED_CODE, run_code
 from stockdemo.ui.classmode.session import HINT
 from tests.browser.class_drive import go, join_by_link, start_class

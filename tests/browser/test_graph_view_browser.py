@@ -1,7 +1,7 @@
 """The interactive graph view in Chromium: zoom, hover, select by click and by link, replay,
 the keyboard, and a phone's touch screen.
 
-Node positions come from ``stockdemo.layout.layout`` run here on the same config: the
+Node positions come from ``stockdemo.layout.steps.layout`` run here on the same config: the
 browser must draw each node where the server placed it.
 """
 
@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import RunConfig, run
-from stockdemo.layout import layout
+from stockdemo.layout.steps import layout
 from tests.browser.drive import screenshot, wait_for_run, wait_quiet
 from tests.helpers import wait_until
 

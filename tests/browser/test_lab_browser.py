@@ -6,8 +6,8 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import lab
-from stockdemo.lab_figures import report
-from stockdemo.layout import layout
+from stockdemo.lab.figures import report
+from stockdemo.layout.steps import layout
 from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser

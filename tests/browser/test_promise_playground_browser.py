@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import RunConfig
-from stockdemo.live import build
+from stockdemo.live.run import build
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser

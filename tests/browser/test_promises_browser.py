@@ -16,8 +16,10 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from stockdemo import inspection, lab, live
+from stockdemo import lab
 from stockdemo.config import RunConfig
+from stockdemo.live import inspection
+from stockdemo.live import run as live
 from tests.browser.drive import screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser

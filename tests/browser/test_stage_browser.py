@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from stockdemo import RunConfig, run
-from stockdemo.diff import graph_diff
+from stockdemo.graph.diff import graph_diff
 from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from deploy.replica_limits import STAGE_SOCKET, STREAM_PATH
 from stockdemo import RunConfig, run
-from stockdemo.diff import graph_diff
+from stockdemo.graph.diff import graph_diff
 from tests.browser.drive import wait_for_run
 from tests.browser.test_stage_browser import VIEW, open_stage, t_slider
 

@@ -1,6 +1,6 @@
 // The names the browser and the server share, each declared once here and imported by
 // every module that uses it. What the server sends the graph view is one JSON payload,
-// documented in the docstring of stockdemo/view_payload.py; what comes back, and the
+// documented in the docstring of stockdemo/render/payload.py; what comes back, and the
 // names the page's small components share with the view, are below. Python reads the
 // same keys: stockdemo/ui/graph_view.py and stage.py (the view and the settle listener),
 // class_session.py (the teacher's keeper), classroom.py (the mover).

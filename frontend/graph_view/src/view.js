@@ -1,6 +1,6 @@
 // The graph view: one object per component instance holding the view's state and its
 // elements, built from the parts (toolbar, stage, camera, input, side panel, replay) and
-// brought up to date by each payload from Python (stockdemo/view_payload.py's docstring).
+// brought up to date by each payload from Python (stockdemo/render/payload.py's docstring).
 //
 // The parts are modules of functions over this object; each module's header names the
 // fields it owns. Here: `data` (the payload), `p` (the picture prepared by picture.js),

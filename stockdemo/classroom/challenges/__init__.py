@@ -12,7 +12,7 @@ loops are not part of the key, so one tile can hold runs that pass and runs that
 (an ``if`` that took the same branch at the first seed; one cell step with or without a
 loop around it). Count the verdicts inside a tile.
 
-One challenge per ready-made edit of the "Your code" page (``stockdemo.edits.EDITS``),
+One challenge per ready-made edit of the "Your code" page (``stockdemo.code.edits.EDITS``),
 under the edit's name, and ``"prompt"``: the teacher's own words, checked only for a run
 that draws a graph (``prompt_challenge`` makes one with the teacher's text).
 
@@ -46,7 +46,7 @@ from stockdemo.classroom.challenges.checks import (
     Verdict,
 )
 from stockdemo.classroom.challenges.shape import difference, matching, shape_key
-from stockdemo.edits import EDITS, seed_source
+from stockdemo.code.edits import EDITS, seed_source
 
 PROMPT = "prompt"
 

@@ -35,7 +35,7 @@ from stockdemo.classroom.challenges.variants import (
     with_longer_sequences,
     with_seed,
 )
-from stockdemo.code_ids import graph_of_record
+from stockdemo.graph.ids import graph_of_record
 from stockdemo.sandbox.protocol import CodeRun
 
 Runner = Callable[[str], CodeRun]  # source -> its run: stockdemo.sandbox.run_code

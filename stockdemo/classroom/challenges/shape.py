@@ -23,8 +23,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from stockdemo.code_ids import OUTPUT_ID, graph_of_record
-from stockdemo.diff import GraphDiff
+from stockdemo.graph.diff import GraphDiff
+from stockdemo.graph.ids import OUTPUT_ID, graph_of_record
 
 
 def _hash(text: str) -> str:

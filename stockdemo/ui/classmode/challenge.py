@@ -25,11 +25,12 @@ from stockdemo.classroom.challenges import (
     prompt_challenge,
     shape_key,
 )
-from stockdemo.code_ids import graph_of_record
-from stockdemo.code_link import code_to_link
+from stockdemo.code.edits import seed_source
+from stockdemo.code.link import code_to_link
 from stockdemo.config import CODE
-from stockdemo.diff import graph_diff
-from stockdemo.edits import seed_source
+from stockdemo.graph.diff import graph_diff
+from stockdemo.graph.ids import graph_of_record
+from stockdemo.render.payload import Comparison, Picture
 from stockdemo.sandbox import CodeRun
 from stockdemo.ui import compat, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
@@ -44,7 +45,6 @@ from stockdemo.ui.classmode.keys import (
 )
 from stockdemo.ui.classmode.keys import CODE as CLASS_CODE
 from stockdemo.ui.classmode.session import class_room, say, seat
-from stockdemo.view_payload import Comparison, Picture
 
 CODE_PAGE = "pages/code.py"
 SHOWN_LABEL = "Shown to the class"

@@ -15,6 +15,7 @@ import streamlit as st
 from stockdemo import classroom, lab
 from stockdemo.classroom import PLAYGROUND, ClassError, ClassState
 from stockdemo.config import LAB_GRAPH, LAB_TAB, NODE, PANEL, RUN_KNOBS, STEP, VIEW, RunConfig
+from stockdemo.render.payload import graph_key
 from stockdemo.ui import compat, keys, steps, url_sync
 from stockdemo.ui.caches import cached_picture
 from stockdemo.ui.classmode import challenge
@@ -42,7 +43,6 @@ from stockdemo.ui.classmode.session import (
     widget_value,
 )
 from stockdemo.ui.classmode.watch import given_state, latest_state, watch_class
-from stockdemo.view_payload import graph_key
 
 
 def _pushed_state(code: str) -> ClassState | None:

@@ -17,7 +17,7 @@ import streamlit as st
 
 from stockdemo.classroom import ClassError, Gallery, Group, Teacher
 from stockdemo.classroom.challenges import CHALLENGES, PROMPT, difference
-from stockdemo.edits import EDITS
+from stockdemo.code.edits import EDITS
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_run
 from stockdemo.ui.classmode.challenge import check_of
