@@ -659,12 +659,13 @@ def test_the_difference_from_the_teachers_run_is_the_ops_torch_counts_in_one_and
     assert diff.added_nodes or diff.removed_nodes
 
 
-def test_the_skips_difference_is_one_add_and_its_two_edges():
+def test_the_skips_difference_is_one_add_its_two_edges_and_the_data_entering_it():
     teacher, student = run_code(SEED).graph, run_code(apply(EDITS["skip"])).graph
     diff = difference(teacher, student)
     (add,) = diff.added_nodes
     assert {d for s, d in diff.added_edges} == {add.id, *{d for s, d in diff.removed_edges}}
-    assert len(diff.added_edges) == 2 and len(diff.removed_edges) == 1 and not diff.reshaped_nodes
+    assert len(diff.added_edges) == 3 and len(diff.removed_edges) == 1 and not diff.reshaped_nodes
+    assert ("input/input_data", add.id) in diff.added_edges  # x[:, :, :1] jumps past the RNN
 
 
 def test_the_same_graph_from_other_text_differs_in_nothing_whatever_the_node_order():
@@ -674,7 +675,8 @@ def test_the_same_graph_from_other_text_differs_in_nothing_whatever_the_node_ord
     random.Random(1).shuffle(order)
     where = {old: new for new, old in enumerate(order)}
     shuffled = {**student, "nodes": [student["nodes"][old] for old in order],
-                "edges": [[where[s], where[d]] for s, d in student["edges"]]}
+                "edges": [[where[s], where[d]] for s, d in student["edges"]],
+                "inputs": [{**i, "to": [where[d] for d in i["to"]]} for i in student["inputs"]]}
     skip = run_code(apply(EDITS["skip"])).graph
     assert [n.op for n in difference(skip, shuffled).removed_nodes] == ["AddBackward0"]
 

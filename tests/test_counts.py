@@ -1,5 +1,8 @@
 """One definition of a node: every place that prints a count for a run agrees, and says what it counts.
 
+The seed's count is one number on every surface: the Playground, Your code, the notebook
+widget and the command line (``NodeCounts``, in ``stockdemo.graph``).
+
 The expected counts come from torch itself (a walk of ``grad_fn.next_functions``),
 not from ``stockdemo.graph``; then one config goes through every place that
 prints a count: the Playground's metrics and captions, the replay's status
@@ -14,12 +17,14 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import stockdemo
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import NodeCounts, count_nodes
 from stockdemo.layout.steps import layout
 from stockdemo.live.run import build
 from stockdemo.render.node_table import node_table
 from stockdemo.replay.model import trace_run
+from stockdemo.sandbox.seed import SEED_CODE
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
 
@@ -153,6 +158,35 @@ def test_the_lesson_answers_count_like_the_playground():
     assert f"one more block: {longer['operations'] - seed['operations']} operations" in gain.detail
     at = playground(SEED)
     assert metric(at, "Graph nodes") == str(seed["nodes"])  # the page the lesson's step links to
+
+
+def test_the_seeds_graph_nodes_is_one_number_on_every_surface(tmp_path):
+    """The Playground, Your code (the seed's own script, run in the sandbox), the notebook
+    widget and both commands print the seed's "Graph nodes" alike: torch's grad_fns and
+    AccumulateGrads, plus where the data enters (the script's ``input_data``) and the output."""
+    seed = counted_by_torch(SEED)
+    expected = f"{seed['nodes']:,}"
+    assert metric(playground(SEED), "Graph nodes") == expected
+
+    code = AppTest.from_file(str(ROOT / "pages" / "code.py"), default_timeout=120).run()
+    assert not code.exception, [e.message for e in code.exception]
+    assert metric(code, "Graph nodes") == expected
+    assert metric_help(code, "Graph nodes") == summary_of(seed) + "."
+
+    x, model = build(SEED)
+    widget = json.loads(stockdemo.show(model, x).payload)
+    assert widget["counts"]["nodes"] == seed["nodes"] and widget["counts"]["summary"] == summary_of(seed)
+
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SEED.to_params().items()]
+    graph = subprocess.run([sys.executable, "-m", "stockdemo", "graph", *flags, "--format", "json"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(graph.stdout)["stats"]["nodes"] == seed["nodes"]
+    script = tmp_path / "seed.py"
+    script.write_text(SEED_CODE)
+    ran = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["nodes"] == seed["nodes"]
 
 
 def test_the_other_pages_that_count_a_runs_nodes_count_the_same():

@@ -68,7 +68,9 @@ def test_the_page_opens_with_the_seed_and_the_graph_its_run_recorded():
     namespace, _, printed = here(SEED_CODE)
     assert sent["printed"] == printed  # print(predictions): the same numbers as here
     assert metrics(at)["Output shape"] == str(tuple(namespace["predictions"].shape))
-    assert metrics(at)["Graph nodes"] == str(sum(autograd_ops(SEED_CODE).values()))
+    # torch's own nodes, and the two the view draws as the Playground does: the data
+    # (input_data) where it enters, and the output
+    assert metrics(at)["Graph nodes"] == str(sum(autograd_ops(SEED_CODE).values()) + 2)
     assert "code" not in at.query_params  # the seed needs no link
 
 
@@ -236,7 +238,7 @@ def test_a_training_loop_shows_every_graph_it_built_each_as_torch_walked_it_at_i
         at = stepper.set_value(i).run()
         [stepper] = at.select_slider
         assert drawn_ops(at) == walks[i], f"graph {i + 1}"
-        assert metrics(at)["Graph nodes"] == str(sum(walks[i].values()))
+        assert metrics(at)["Graph nodes"] == str(sum(walks[i].values()) + 2)  # + x and the loss
 
 
 def test_a_graph_that_changes_size_each_iteration_is_drawn_at_each_size(monkeypatch):

@@ -119,6 +119,6 @@ def record_script(source: str, filename: str = CODE_FILE, name: str = "predictio
             if isinstance(value, nn.Module):
                 for key, p in value.named_parameters():
                     params.setdefault(key, p)
-        return raw_graph(namespace[name], lines, params), namespace
+        return raw_graph(namespace[name], lines, params, inputs=namespace), namespace
     finally:
         linecache.cache.pop(filename, None)

@@ -13,6 +13,7 @@ id is therefore built from what an edit elsewhere does not change:
     a3f9c1@3/Addmm0      the first Addmm made by line "h = cell(x[:, t], h)" at t 3
     param/cell.weight_hh a named parameter; leaf/<consumer id>/0 an unnamed leaf
     output               the run's output
+    input/x              the script's data x (a tensor needing no gradient), where it entered
 
 ``graph_of_record(raw)`` keeps what the layout needs in ``Graph.meta["code"]``: each
 node's line and loops, the lines' text, and each loop's name ("t" for ``for t in``).
@@ -28,6 +29,7 @@ from typing import Any
 from stockdemo.graph import Graph, Node, op_name
 
 OUTPUT_ID = "output"
+INPUT_PREFIX = "input/"  # input/x: the script's tensor x, where it entered the graph
 
 
 def line_key(text: str) -> str:
@@ -106,6 +108,10 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     edges = list(dict.fromkeys((ids[s], ids[d]) for s, d in raw["edges"]))
     if nodes:
         edges.append((ids[0], OUTPUT_ID))
+    for data in raw.get("inputs", ()):  # where the script's data entered: drawn, as the Playground's x
+        input_id = f"{INPUT_PREFIX}{data['name']}"
+        graph_nodes.append(Node(input_id, "input", f"input {data['name']}", shape=tuple(data["shape"])))
+        edges += [(input_id, ids[j]) for j in data["to"]]
     headers = {key for per_node in loops.values() for key, _ in per_node}
     meta = {
         "unrolled": False,  # no steps x layers: stockdemo.layout.steps's own views do not apply

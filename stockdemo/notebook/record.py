@@ -80,7 +80,8 @@ def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
     with torch.enable_grad(), lines:
         out = target(*inputs)
     params = dict(target.named_parameters()) if isinstance(target, nn.Module) else {}
-    raw = raw_graph(_first_tensor(out), lines, params, replay=True)
+    data = {"x": inputs[0]} if len(inputs) == 1 else {f"x{i}": x for i, x in enumerate(inputs, 1)}
+    raw = raw_graph(_first_tensor(out), lines, params, replay=True, inputs=data)
     return general_run(raw, view, label)
 
 

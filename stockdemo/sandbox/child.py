@@ -131,7 +131,8 @@ class BoundedRecorder(LineRecorder):
         if len(self.graphs) >= MAX_GRAPHS or room <= 0:
             return
         try:
-            graph = raw_graph(root, self, _parameters(self.namespace), max_nodes=room)
+            graph = raw_graph(root, self, _parameters(self.namespace), max_nodes=room,
+                              inputs=_data(self.namespace))
         except GraphTooBig:
             return  # counted, not drawn: the node limit is over every graph kept
         site = self._site(sys._getframe(1))
@@ -234,7 +235,7 @@ def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attemp
             predictions = _predictions(namespace, source)
             shape = list(predictions.shape)
             graph = raw_graph(predictions, lines, _parameters(namespace), max_nodes=limits.graph_nodes,
-                              replay=True)
+                              replay=True, inputs=_data(namespace))
             graphs, freed = lines.kept(limits.graph_nodes - len(graph["nodes"]), predictions)
     except BaseException as exc:  # noqa: BLE001 - every way the learner's code can end is reported
         error = describe(exc, limits, attempts)
@@ -298,6 +299,12 @@ def _parameters(namespace: dict) -> dict[str, torch.Tensor]:
         if isinstance(value, torch.Tensor) and value.requires_grad and value.grad_fn is None:
             names.setdefault(var, value)
     return names
+
+
+def _data(namespace: dict) -> dict[str, torch.Tensor]:
+    """The script's own tensors that need no gradient: its data (``x``), drawn where it enters."""
+    return {k: v for k, v in list(namespace.items())[:1000]
+            if type(v) is torch.Tensor and not v.requires_grad and not k.startswith("_")}
 
 
 def describe(exc: BaseException, limits: Limits, attempts: Attempts) -> dict:

@@ -47,6 +47,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from stockdemo.graph.ids import graph_of_record
+from stockdemo.graph.recorder import MAX_INPUTS
 from stockdemo.sandbox.limits import SPEC, Limits
 
 MAX_RESULT_BYTES = 32 * 2**20
@@ -128,9 +130,9 @@ def check_graph(raw: object, max_nodes: int) -> dict | None:
     """code_graph.raw_graph's record, rebuilt from checked fields only."""
     if raw is None:
         return None
-    if not isinstance(raw, dict) or set(raw) - {"replay"} != {"nodes", "edges", "files", "texts",
-                                                               "output_shape"}:
-        raise BadResult("graph: expected nodes, edges, files, texts, output_shape, replay")
+    if not isinstance(raw, dict) or set(raw) - {"replay", "inputs"} != {"nodes", "edges", "files", "texts",
+                                                                         "output_shape"}:
+        raise BadResult("graph: expected nodes, edges, files, texts, output_shape, inputs, replay")
     files = [_str(f, MAX_NAME, "graph file") for f in _list(raw["files"], 64, "graph files")]
     raw_nodes = _list(raw["nodes"], max_nodes, "graph nodes")
     n = len(raw_nodes)
@@ -161,9 +163,26 @@ def check_graph(raw: object, max_nodes: int) -> dict | None:
     texts = {_str(k, 40, "text key"): _str(v, MAX_TEXT, "text") for k, v in raw["texts"].items()}
     graph = {"nodes": nodes, "edges": edges, "files": files, "texts": texts,
              "output_shape": _shape(raw["output_shape"], "output shape", none=False)}
+    if "inputs" in raw:
+        graph["inputs"] = check_inputs(raw["inputs"], n)
     if "replay" in raw:
         graph["replay"] = check_replay(raw["replay"], n)
     return graph
+
+
+def check_inputs(raw: object, n: int) -> list[dict]:
+    """Where data entered a graph of ``n`` nodes (``raw_graph``'s ``inputs``), rebuilt from
+    checked fields: a name is a Python identifier, as the script's own names are."""
+    inputs = []
+    for item in _list(raw, MAX_INPUTS, "inputs"):
+        if not isinstance(item, dict) or set(item) != {"name", "shape", "to"}:
+            raise BadResult("graph input: expected name, shape, to")
+        name = _str(item["name"], MAX_NAME, "input name")
+        if not name.isidentifier():
+            raise BadResult("graph input: a name is an identifier")
+        inputs.append({"name": name, "shape": _shape(item["shape"], "input shape", none=False),
+                       "to": [_int(i, 0, n - 1, "input node") for i in _list(item["to"], n, "input nodes")]})
+    return inputs
 
 
 def check_graphs(raw: object, graph: dict | None, max_nodes: int) -> list[dict]:
@@ -310,20 +329,22 @@ class CodeRun:
     def to_dict(self) -> dict[str, Any]:
         """The command line's JSON (and a test's view): counts, printed text, shape, error, limits."""
         graph = self.graph
+        counted = None if graph is None else graph_of_record(graph).counts  # as every page counts
+        counts = [graph_of_record(g).counts for g in self.film]
         return {
             "status": self.status,
-            "nodes": 0 if graph is None else len(graph["nodes"]),
-            "edges": 0 if graph is None else len(graph["edges"]),
+            "nodes": 0 if counted is None else counted.nodes,
+            "edges": 0 if counted is None else counted.edges,
             "ops_by_type": self.ops_by_type,
             "printed": self.printed,
             "shape": None if self.shape is None else list(self.shape),
             "error": None if self.error is None else {
                 "kind": self.error.kind, "type": self.error.type, "message": self.error.message,
                 "line": self.error.line, "limit": self.error.limit},
-            "graphs": [{"nodes": len(g["nodes"]), "edges": len(g["edges"]),
+            "graphs": [{"nodes": c.nodes, "edges": c.edges,
                         "ops_by_type": dict(Counter(n["op"] for n in g["nodes"]).most_common()),
                         "freed_by_backward": g is not self.graph}
-                       for g in self.film],
+                       for g, c in zip(self.film, counts, strict=True)],
             "backward_calls": self.built,
             "graphs_in_words": self.film_words,
             "refused": list(self.refused),

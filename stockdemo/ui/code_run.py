@@ -15,13 +15,13 @@ import streamlit as st
 from stockdemo.code.edits import EDITS, apply, seed_source
 from stockdemo.code.link import code_from_link, code_to_link
 from stockdemo.config import CODE
-from stockdemo.graph import Graph
+from stockdemo.graph import Graph, NodeCounts
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
 from stockdemo.ui.graph_view import graph_view, replay_control
-from stockdemo.ui.metrics import Metric, metric_row
+from stockdemo.ui.metrics import Metric, metric_row, nodes_metric
 from stockdemo.ui.routes import presenting
 from stockdemo.ui.stage import stage_spec
 from stockdemo.ui.url_sync import to_url
@@ -171,8 +171,8 @@ def result(source: str, run: CodeRun) -> None:
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
                on_unroll=take_unroll, compare=hooks.ask(hooks.CODE_COMPARISON, source, shown_picture),
                stage=stage_spec({}, knobs=(), replay=None if trace is None else shown is not None,
-                                figures=run_figures(run, frame), present=presenting(), pin=False,
-                                grows="both"))
+                                figures=run_figures(run, shown_picture.graph.counts), present=presenting(),
+                                pin=False, grows="both"))
 
 
 def film_frame(source: str, run: CodeRun) -> int:
@@ -237,13 +237,12 @@ def take_unroll() -> None:
     st.session_state[keys.CODE_UNROLL] = (source, frozenset(i for i in asked if i in allowed), allowed)
 
 
-def run_figures(run: CodeRun, frame: int = -1) -> list[Metric]:
-    """The run's figures, as on the Playground: the output's shape, the graph's size (of the
-    film's graph on screen), the time."""
-    nodes = len(run.film[frame]["nodes"]) if run.film else 0
+def run_figures(run: CodeRun, counts: NodeCounts | None = None) -> list[Metric]:
+    """The run's figures, as on the Playground: the output's shape, the size of the graph on
+    screen (``counts``, None for no graph: counted as the Playground counts), the time."""
     return [
         Metric("Output shape", str(run.shape) if run.shape is not None else "–"),
-        Metric("Graph nodes", f"{nodes:,}", help="Autograd nodes behind predictions, parameters included."),
+        nodes_metric(counts),
         Metric("Run", f"{run.seconds * 1e3:.0f} ms",
                help="From the sandbox's fork to its answer: your code, its graph and a backward()."),
     ]

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from stockdemo.graph import count_text
+from stockdemo.graph import NodeCounts, count_text
 from stockdemo.live.run import RunResult
 
 
@@ -47,6 +47,14 @@ def metric_row(metrics: Iterable[Metric], where=st) -> None:
     where.markdown(f'<dl class="sd-metrics">{"".join(items)}</dl>', unsafe_allow_html=True)
 
 
+def nodes_metric(counts: NodeCounts | None, delta: int | None = None) -> Metric:
+    """"Graph nodes", the one count every page shows for a run (``NodeCounts.nodes``), and what
+    it counts in words; "–" where the run made no graph."""
+    if counts is None:
+        return Metric("Graph nodes", "–")
+    return Metric("Graph nodes", f"{counts.nodes:,}", delta=delta, help=counts.summary() + ".")
+
+
 def run_figures(result: RunResult, delta: int | None, elapsed_ms: float) -> list[Metric]:
     """Output shape, parameters, graph size and times of one run: the stage draws them over its graph."""
     counts = result.graph.counts
@@ -55,7 +63,7 @@ def run_figures(result: RunResult, delta: int | None, elapsed_ms: float) -> list
         Metric("Parameters", f"{result.parameter_count:,}",
                help=f"Numbers the model learns, held in the graph's "
                     f"{count_text(counts.parameters, 'parameter')}."),
-        Metric("Graph nodes", f"{counts.nodes:,}", delta=delta, help=counts.summary() + "."),
+        nodes_metric(counts, delta),
         Metric("Graph edges", f"{counts.edges:,}", help="Arrows between nodes: which node's output "
                                                         "feeds which."),
         Metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",

@@ -21,10 +21,12 @@ Weisfeiler-Lehman refinement would take one per step of depth.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
+from stockdemo.graph import Graph
 from stockdemo.graph.diff import GraphDiff
-from stockdemo.graph.ids import OUTPUT_ID, graph_of_record
+from stockdemo.graph.ids import INPUT_PREFIX, OUTPUT_ID, graph_of_record
 
 
 def _hash(text: str) -> str:
@@ -127,6 +129,24 @@ def matching(reference: dict[str, Any], record: dict[str, Any]) -> dict[int, int
     return match
 
 
+def _same_inputs(old: Graph, new: Graph, to_new: dict[str, str]) -> dict[str, str]:
+    """The data both graphs take: by the script's name for it, else (renamed) by a node it
+    enters in both."""
+    def fed(graph: Graph, input_id: str, rename: Callable[[str], str | None] = str) -> set:
+        return {rename(d) for s, d in graph.edges if s == input_id}
+
+    olds = [i for i in old.by_id if i.startswith(INPUT_PREFIX)]
+    news = [i for i in new.by_id if i.startswith(INPUT_PREFIX)]
+    same = {i: i for i in olds if i in news}
+    for i in olds:
+        if i not in same:
+            where = fed(old, i, to_new.get)
+            j = next((j for j in news if j not in same.values() and where & fed(new, j)), None)
+            if j is not None:
+                same[i] = j
+    return same
+
+
 def difference(reference: dict[str, Any], record: dict[str, Any]) -> GraphDiff:
     """What ``record``'s graph added and removed against ``reference``'s (the teacher's run).
 
@@ -139,6 +159,7 @@ def difference(reference: dict[str, Any], record: dict[str, Any]) -> GraphDiff:
     old_ids, new_ids = old.meta["code"]["ids"], new.meta["code"]["ids"]
     to_new = {old_ids[i]: new_ids[j] for i, j in matching(reference, record).items()}
     to_new[OUTPUT_ID] = OUTPUT_ID
+    to_new.update(_same_inputs(old, new, to_new))
     to_old = {v: k for k, v in to_new.items()}
     old_edges = {(to_new.get(s), to_new.get(d)) for s, d in old.edges}
     new_edges = {(to_old.get(s), to_old.get(d)) for s, d in new.edges}
