@@ -10,8 +10,9 @@ from stockdemo import RunConfig, lesson, run
 from stockdemo.graph.diff import graph_diff
 from stockdemo.layout.steps import NODE_BUDGET, layout
 from stockdemo.render.node_table import node_table, node_table_alt
-from stockdemo.render.payload import graph_key, node_text, selected_from_url, view_payload
+from stockdemo.render.payload import graph_key, node_text, view_payload
 from stockdemo.replay.model import trace_run
+from stockdemo.ui.url_sync import selected_from_url
 from tests.conftest import ROOT
 from tests.helpers import graph_sent, send_from_view
 

@@ -168,6 +168,11 @@ def count_nodes(graph: Graph) -> NodeCounts:
                       len(graph.edges))
 
 
+def shape_text(shape: tuple[int, ...]) -> str:
+    """(10, 1) -> '10×1'; () -> 'scalar'."""
+    return "×".join(map(str, shape)) if shape else "scalar"
+
+
 @lru_cache(maxsize=512)
 def op_name(op: str | None) -> str:
     """'AddmmBackward0' -> 'Addmm'; 'torch::autograd::AccumulateGrad' -> 'AccumulateGrad'."""

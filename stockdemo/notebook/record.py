@@ -28,11 +28,10 @@ import torch
 from torch import nn
 
 from stockdemo.code.view import drawing_of_record, draws_steps_and_layers, picture_of_record
-from stockdemo.graph import Graph
+from stockdemo.graph import Graph, shape_text
 from stockdemo.graph.recorder import LineRecorder, is_callers_file, raw_graph
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.steps import layout
-from stockdemo.render.payload import shape_text
 from stockdemo.replay.model import trace_model
 from stockdemo.replay.trace import Trace
 

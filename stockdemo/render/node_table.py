@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stockdemo.graph import op_name
+from stockdemo.graph import op_name, shape_text
 from stockdemo.layout.picture import Picture
-from stockdemo.render.payload import shape_text
 
 if TYPE_CHECKING:
     import pandas as pd

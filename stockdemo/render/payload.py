@@ -81,15 +81,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import threading
-import weakref
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
 
-from stockdemo import host, theme
+from stockdemo import theme
+from stockdemo.graph import shape_text
 from stockdemo.graph.diff import GraphDiff
 from stockdemo.layout.picture import Picture
 from stockdemo.replay.trace import replay_status
@@ -97,6 +94,7 @@ from stockdemo.replay.trace import replay_status
 if TYPE_CHECKING:
     from stockdemo.replay.trace import Trace
 
+Statics = Callable[[Picture], tuple[str, dict[str, int]]]  # picture -> (its part's JSON, id -> box)
 HEIGHT = 560  # px: the graph's box on a laptop; fullscreen gives it the screen
 
 COLORS = {
@@ -149,14 +147,16 @@ def view_payload(picture: Picture, trace: Trace | None = None, new_ids: Iterable
 def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[str] = (),
               selected: str | None = None, height: int = HEIGHT,
               stage: dict[str, Any] | None = None, compare: Comparison | None = None,
-              fill: bool = False) -> str:
+              fill: bool = False, statics: Statics | None = None) -> str:
     """``view_payload`` as the JSON text the browser parses, the picture's part encoded once.
 
     The component is given this text, not a dict: Streamlit encodes a dict twice
     on every rerun (once to send, once sorted for the element's identity) and
-    looks for dataframes in it; a text is sent as it is.
+    looks for dataframes in it; a text is sent as it is. ``statics``: where the pictures'
+    parts come from (``static_payload``, or a cache of it).
     """
-    static_json, drawn = static_payload(picture)
+    statics = statics or static_payload
+    static_json, drawn = statics(picture)
     new = sorted({drawn[g] for g in new_ids if g in drawn})
     rest = {
         "box_height": height,
@@ -170,12 +170,12 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
     text = f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
     if compare is None:
         return text[:-1] + ',"compare":null}'
-    return text[:-1] + f',"compare":{_compare_json(compare, drawn)}}}'
+    return text[:-1] + f',"compare":{_compare_json(compare, drawn, statics)}}}'
 
 
-def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
-    """Run A's picture (its cached part of a payload, as is) and what B added and lost, by box."""
-    a_json, drawn_a = static_payload(cmp.a)
+def _compare_json(cmp: Comparison, drawn_b: dict[str, int], statics: Statics) -> str:
+    """Run A's picture (its part of a payload, as is) and what B added and lost, by box."""
+    a_json, drawn_a = statics(cmp.a)
     diff = cmp.diff
     rest = {
         "a_label": cmp.a_label,
@@ -190,42 +190,6 @@ def _compare_json(cmp: Comparison, drawn_b: dict[str, int]) -> str:
     return '{"a":' + a_json + "," + json.dumps(rest, separators=(",", ":"))[1:]
 
 
-# The parts of a payload that depend on the picture alone, kept for the last pictures
-# drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
-# and comes back over them. Kept for as many pictures as the pages' picture caches hold
-# (ui.caches.cached_picture: 48, and the Playground's T at its defaults, 199, kept for
-# good), within a byte budget: a quarter of the caches' (host.cache_budget), which holds
-# the pictures themselves. Keyed by identity (pictures come from a shared cache), with a
-# weak reference to the picture so a recycled id cannot match and a picture the caches
-# dropped is not kept alive here.
-_STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]]]] = OrderedDict()
-_STATIC_LOCK = threading.Lock()
-_STATIC_KEEP = 256
-_STATIC_BYTES = host.cache_budget() // 4
-_static_bytes = 0
-
-
-def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
-    """-> (the picture's part of the payload as JSON text, graph node id -> drawn index)."""
-    global _static_bytes
-    with _STATIC_LOCK:
-        hit = _STATIC.get(id(picture))
-        if hit is not None and hit[0]() is picture:
-            _STATIC.move_to_end(id(picture))
-            return hit[1]
-    built = _build_static(picture)
-    with _STATIC_LOCK:
-        old = _STATIC.pop(id(picture), None)
-        if old is not None:
-            _static_bytes -= len(old[1][0])
-        _STATIC[id(picture)] = (weakref.ref(picture), built)
-        _static_bytes += len(built[0])
-        while len(_STATIC) > _STATIC_KEEP or (_static_bytes > _STATIC_BYTES and len(_STATIC) > 1):
-            _, (_, (text, _)) = _STATIC.popitem(last=False)
-            _static_bytes -= len(text)
-    return built
-
-
 def graph_key(picture: Picture) -> str:
     """The payload's ``graph``: changes whenever what is drawn changes (a new shape changes
     a label). The browser keeps its zoom and replay while it stays the same, and names
@@ -237,7 +201,12 @@ def graph_key(picture: Picture) -> str:
     return digest.hexdigest()
 
 
-def _build_static(picture: Picture) -> tuple[str, dict[str, int]]:
+def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
+    """-> (the picture's part of the payload as JSON text, graph node id -> drawn index).
+
+    It depends on the picture alone: the app keeps it per picture (``ui.caches.cached_static_payload``)
+    and hands that to ``view_json``.
+    """
     placed = picture.nodes
     index = {p.id: i for i, p in enumerate(placed)}
     kinds = sorted({p.kind for p in placed})
@@ -341,11 +310,6 @@ def _selected_node(picture: Picture, selected: str | None, drawn: dict[str, int]
             "stands_for": picture.stands_for.get(picture.drawn_as[node.id])}
 
 
-def shape_text(shape: tuple[int, ...]) -> str:
-    """(10, 1) -> '10×1'; () -> 'scalar'."""
-    return "×".join(map(str, shape)) if shape else "scalar"
-
-
 def _drawn_index(picture: Picture, index: dict[str, int]) -> dict[str, int]:
     """Every graph node id (and every drawn id) -> index of the box drawn for it."""
     out = {drawn_id: i for drawn_id, i in index.items()}
@@ -417,20 +381,3 @@ def _trace_payload(trace: Trace, picture: Picture, drawn: dict[str, int]) -> dic
         "error": trace.second_backward_error,
         "status": replay_status(trace.root, picture.counts, len(forward), len(backward)),
     }
-
-
-def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str | None]:
-    """The URL's ``node`` values -> (graph node id, None) or (None, message). Never raises."""
-    if not raw:
-        return None, None
-    value = str(raw[-1]).strip()
-    if value in picture.drawn_as:
-        return value, None
-    shown = value if len(value) <= 60 else value[:57] + "..."
-    return None, (f"The link names node `{shown}`, which this run's graph does not have "
-                  "(node ids look like `L0.t4/Tanh0`), so no node is selected.")
-
-
-def inspector_link(node_id: str, settings: dict[str, str]) -> str:
-    """The Debugging page's inspector for one node, with the run's settings."""
-    return "/debugging?" + urlencode({**settings, "node": node_id})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 
@@ -33,6 +34,7 @@ from stockdemo.layout.steps import layout
 from stockdemo.live import inspection
 from stockdemo.live.run import RunResult, run, size_sweep
 from stockdemo.render.dot import Rendering, render_dot
+from stockdemo.render.payload import static_payload
 from stockdemo.replay.model import trace_run
 from stockdemo.replay.trace import Trace
 from stockdemo.sandbox import CodeRun, run_code
@@ -122,6 +124,42 @@ def clear_held() -> None:
         _HELD.clear()
         _HELD_COUNT.clear()
         held_bytes = 0
+
+
+# The parts of a payload that depend on the picture alone, kept for the last pictures
+# drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
+# and comes back over them. Kept for as many pictures as the pages' picture caches hold
+# (cached_picture: 48, and the Playground's T at its defaults, 199, kept for
+# good), within a byte budget: a quarter of the caches' (host.cache_budget), which holds
+# the pictures themselves. Keyed by identity (pictures come from a shared cache), with a
+# weak reference to the picture so a recycled id cannot match and a picture the caches
+# dropped is not kept alive here.
+_STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]]]] = OrderedDict()
+_STATIC_LOCK = threading.Lock()
+_STATIC_KEEP = 256
+_STATIC_BYTES = host.cache_budget() // 4
+_static_bytes = 0
+
+
+def cached_static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
+    """``render.payload.static_payload``, kept per picture: hand it to ``view_json(statics=)``."""
+    global _static_bytes
+    with _STATIC_LOCK:
+        hit = _STATIC.get(id(picture))
+        if hit is not None and hit[0]() is picture:
+            _STATIC.move_to_end(id(picture))
+            return hit[1]
+    built = static_payload(picture)
+    with _STATIC_LOCK:
+        old = _STATIC.pop(id(picture), None)
+        if old is not None:
+            _static_bytes -= len(old[1][0])
+        _STATIC[id(picture)] = (weakref.ref(picture), built)
+        _static_bytes += len(built[0])
+        while len(_STATIC) > _STATIC_KEEP or (_static_bytes > _STATIC_BYTES and len(_STATIC) > 1):
+            _, (_, (text, _)) = _STATIC.popitem(last=False)
+            _static_bytes -= len(text)
+    return built
 
 
 def held_status() -> dict[str, int]:

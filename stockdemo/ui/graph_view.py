@@ -31,21 +31,16 @@ from stockdemo.config import ChoiceKnob, RunConfig
 from stockdemo.layout.picture import Picture
 from stockdemo.render.handout import view_file_name, view_handout
 from stockdemo.render.node_table import node_table, node_table_alt
-from stockdemo.render.payload import (
-    HEIGHT,
-    Comparison,
-    inspector_link,
-    selected_from_url,
-    view_json,
-)
+from stockdemo.render.payload import HEIGHT, Comparison, view_json
 from stockdemo.replay.model import trace_first_training_step
 from stockdemo.ui import keys
 from stockdemo.ui.assets import component_js
-from stockdemo.ui.caches import cached_picture, cached_trace
+from stockdemo.ui.caches import cached_picture, cached_static_payload, cached_trace
 from stockdemo.ui.compare import take_pin
+from stockdemo.ui.routes import inspector_link
 from stockdemo.ui.stage import REPLAY_HELP, take_stage_knobs
 from stockdemo.ui.stage_route import catch_up
-from stockdemo.ui.url_sync import to_url
+from stockdemo.ui.url_sync import selected_from_url, to_url
 
 if TYPE_CHECKING:
     from stockdemo.replay.trace import Trace
@@ -166,7 +161,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     if on_unroll is not None:
         callbacks["on_unroll_change"] = on_unroll
     data = view_json(picture, trace, new_ids, selected, HEIGHT if height is None else height, stage,
-                     compare, fill=height is None)
+                     compare, fill=height is None, statics=cached_static_payload)
     _COMPONENT(data=data, key=key,
                height="content", on_selected_change=lambda: _sync_selection(key, url_key), **callbacks)
     if selected is not None and settings is not None:

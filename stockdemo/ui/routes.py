@@ -85,3 +85,8 @@ def share_link(path: str, params: dict[str, str]) -> str:
         params = {**params, PRESENT.name: "1"}
     params = {k: url_value(k, v) for k, v in params.items()}
     return absolute(page_url(path)) + ("?" + urlencode(params) if params else "")
+
+
+def inspector_link(node_id: str, settings: dict[str, str]) -> str:
+    """The Debugging page's inspector for one node, with the run's settings."""
+    return page_url("pages/debugging.py") + "?" + urlencode({**settings, "node": node_id})

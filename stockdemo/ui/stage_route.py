@@ -39,9 +39,16 @@ from starlette.websockets import WebSocketDisconnect
 
 from stockdemo import heap, host
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
-from stockdemo.render.payload import HEIGHT, static_payload, view_json
+from stockdemo.render.payload import HEIGHT, view_json
 from stockdemo.ui import compat, hooks, keys
-from stockdemo.ui.caches import cached_picture, cached_run, change_since, keep_run, kept
+from stockdemo.ui.caches import (
+    cached_picture,
+    cached_run,
+    cached_static_payload,
+    change_since,
+    keep_run,
+    kept,
+)
 from stockdemo.ui.compare import drawn_on_stage
 from stockdemo.ui.metrics import run_figures
 from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_spec
@@ -171,7 +178,8 @@ def answer(move: _Move) -> str:
     figures = run_figures(result, record["delta"], (time.perf_counter() - move.started) * 1e3)
     stage = stage_spec(move.values, change=record["change"], replay=False, figures=figures,
                        present=seat.present, req=move.req, redraw=seat.redraw, direct=seat.url)
-    payload = view_json(picture, None, record["new"], None, HEIGHT, stage, None, fill=True)
+    payload = view_json(picture, None, record["new"], None, HEIGHT, stage, None, fill=True,
+                        statics=cached_static_payload)
     with _LOCK:
         if _SEATS.get(move.token) is seat:
             seat.previous, seat.served = record, (config, move.req)
@@ -225,7 +233,7 @@ def warm_stage(budget: int | None = None) -> int:
     for count, seq_len in enumerate(seq_lens, 1):
         config = RunConfig(seq_len=seq_len)
         picture = keep_run(config, VIEW.default)
-        static_payload(picture)
+        cached_static_payload(picture)
         held += heap.size_of(picture) + heap.size_of(cached_run(config))
         if held >= budget:
             return count

@@ -21,6 +21,7 @@ from stockdemo.config import (
     url_value,
 )
 from stockdemo.graph import Graph
+from stockdemo.layout.picture import Picture
 from stockdemo.live import inspection
 from stockdemo.ui import keys
 
@@ -110,3 +111,15 @@ def node_from_url(graph: Graph, default: str) -> None:
         st.warning(st.session_state[done_key], icon=":material/link_off:")
     if st.session_state.get(NODE.name) not in graph.by_id:
         st.session_state[NODE.name] = default
+
+
+def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str | None]:
+    """The URL's ``node`` values -> (graph node id, None) or (None, message). Never raises."""
+    if not raw:
+        return None, None
+    value = str(raw[-1]).strip()
+    if value in picture.drawn_as:
+        return value, None
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    return None, (f"The link names node `{shown}`, which this run's graph does not have "
+                  "(node ids look like `L0.t4/Tanh0`), so no node is selected.")
