@@ -28,7 +28,7 @@ import igraph
 
 from stockdemo import theme
 from stockdemo.graph import Graph, Node, op_name
-from stockdemo.layout.loops import Block, Blocks, Path
+from stockdemo.layout.loops import Block, LoopBlocks, Path
 from stockdemo.layout.picture import INCH, Frame, Picture, PlacedEdge, PlacedNode, box_size
 from stockdemo.layout.steps import BLOCK_GAP, CAPTION_H, COL, MARGIN, NODE_BUDGET, short_param
 
@@ -112,14 +112,14 @@ def layout_code(graph: Graph, view: str = "auto", budget: int = NODE_BUDGET,
     gc_was_enabled = gc.isenabled()
     gc.disable()  # many small acyclic objects: a collection midway would scan torch's heap
     try:
-        return _Layout(Blocks(graph), rolled, unroll).picture()
+        return _Layout(LoopBlocks(graph), rolled, unroll).picture()
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
 class _Layout:
-    def __init__(self, blocks: Blocks, rolled: bool, unroll: frozenset[str]) -> None:
+    def __init__(self, blocks: LoopBlocks, rolled: bool, unroll: frozenset[str]) -> None:
         self.blocks = blocks
         self.graph = blocks.graph
         self.rolled = rolled

@@ -34,7 +34,7 @@ class Block:
     members: list[str] = field(default_factory=list)  # node ids directly in this block
     loops: dict[str, dict[int, Block]] = field(default_factory=dict)  # loop -> iteration -> block
     edges: list[tuple[str, str]] = field(default_factory=list)  # among items: member ids, loop keys
-    signature: int = -1  # equal for blocks of equal structure (Blocks._sign)
+    signature: int = -1  # equal for blocks of equal structure (LoopBlocks._sign)
 
     def iterations(self, loop: str) -> list[int]:
         return sorted(self.loops[loop])
@@ -55,7 +55,7 @@ class Run:
         return self.iterations[1:-1] if len(self.iterations) >= MIN_RUN else ()
 
 
-class Blocks:
+class LoopBlocks:
     """A code graph's block tree, with each block's signature and each loop's runs."""
 
     def __init__(self, graph: Graph) -> None:
