@@ -73,7 +73,7 @@ with a stage, ``knobs`` (``{knob name: value, "req": n}``, sent one request at a
 time while the learner drags), ``replay`` (the view's own "Replay this run" toggle)
 and the trigger ``pin`` ("pin" or "unpin" run A); with folds, ``unroll`` (the folds to
 draw unrolled: ``folds.unrolled`` and the one clicked). Once the learner stops, the
-stage's settle listener (``stockdemo.ui.stage.settle_listener``) fires ``settled``.
+stage's settle listener (``stockdemo.ui.stage_watch.settle_listener``) fires ``settled``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// The teacher's keeper (stockdemo/ui/class_session.py's keep_teacher): the teacher's key
+// The teacher's keeper (stockdemo/ui/classmode/keeper.py's keep_teacher): the teacher's key
 // lives in this tab's sessionStorage, never in a link (the address bar is on the
 // projector). `data` is one of {save: "code:key"}, {forget: true} or {ask: true}; asked,
 // the tab hands back the key it kept as the trigger `restored`.

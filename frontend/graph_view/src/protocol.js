@@ -3,7 +3,7 @@
 // documented in the docstring of stockdemo/render/payload.py; what comes back, and the
 // names the page's small components share with the view, are below. Python reads the
 // same keys: stockdemo/ui/graph_view.py and stage.py (the view and the settle listener),
-// class_session.py (the teacher's keeper), classroom.py (the mover).
+// classmode/keeper.py (the teacher's keeper), classmode/mover.py (the mover).
 
 /**
  * Fired on `window` by a stage once its learner stops moving (pacing.js), with
