@@ -118,3 +118,78 @@ def test_the_stale_check_tells_a_moved_module_from_a_present_one(line, stale):
     bad = [p for p in PATH.findall(line) if not _path_exists(p)]
     bad += [d for d in DOTTED.findall(line) if not _module_exists(d)]
     assert bool(bad) == stale
+
+
+DECISIONS = ROOT / "docs" / "decisions.md"
+INDEX_START, INDEX_END = "<!-- index: python -m tests.test_docs writes it -->", "<!-- /index -->"
+# A decision's module: the first path in its heading, else its section's; short paths are
+# read from the core's folders (sandbox/kernel.py is stockdemo/sandbox/).
+_WHERE = re.compile(r"`([\w./{},-]+\.(?:py|js|toml)|[\w./-]+/)`|\(([\w./]+\.(?:py|js)),")
+
+
+def _module_of(heading: str) -> str | None:
+    for a, b in _WHERE.findall(heading):
+        path = (a or b).split(" ")[0]
+        if path.startswith(("stockdemo/", "frontend/", "bench/", "tests/", "deploy/", "pyproject")):
+            top = path
+        elif (CORE / path.split("/")[0]).exists():
+            top = "stockdemo/" + path
+        elif path.endswith(".js"):
+            top = "frontend/graph_view/"
+        else:
+            continue
+        parts = top.split("/")
+        if parts[0] == "stockdemo" and len(parts) > 2:
+            return "/".join(parts[:2]) + "/"  # a folder of the core
+        if parts[0] == "frontend" and len(parts) > 1:
+            return "/".join(parts[:2]) + "/"
+        return top if not top.startswith(("bench/", "tests/", "deploy/")) else parts[0] + "/"
+    return None
+
+
+def _anchor(heading: str, seen: dict[str, int]) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+    n = seen.get(slug, 0)
+    seen[slug] = n + 1
+    return slug if n == 0 else f"{slug}-{n}"
+
+
+def decisions_index(text: str) -> str:
+    """The index of docs/decisions.md by module: every decision (### and ####) under the module
+    it is about, linked."""
+    body = text.split(INDEX_END)[-1]
+    groups: dict[str, list[str]] = {}
+    seen: dict[str, int] = {}
+    section = None
+    for line in body.splitlines():
+        m = re.match(r"^(#{2,4}) (.+)$", line)
+        if not m:
+            continue
+        level, heading = len(m.group(1)), m.group(2).strip()
+        anchor = _anchor(heading, seen)
+        if level == 2:
+            section = _module_of(heading)
+            continue
+        module = _module_of(heading) or section or "elsewhere"
+        groups.setdefault(module, []).append(f"[{heading}](#{anchor})")
+    lines = [INDEX_START, "", "By module:", ""]
+    for module, items in sorted(groups.items()):
+        lines += [f"- **`{module}`**", *(f"  - {item}" for item in items)]
+    return "\n".join([*lines, "", INDEX_END])
+
+
+def test_decisions_are_indexed_by_module_and_the_index_is_current():
+    text = DECISIONS.read_text(encoding="utf-8")
+    assert INDEX_START in text and INDEX_END in text
+    current = text[text.index(INDEX_START):text.index(INDEX_END) + len(INDEX_END)]
+    assert current == decisions_index(text), "run: .venv/bin/python -m tests.test_docs"
+    assert not re.search(r"^#+ .*\((?:stop|issue|task) ", text, re.M), "headings name modules, not sessions"
+
+
+if __name__ == "__main__":
+    text = DECISIONS.read_text(encoding="utf-8")
+    head, rest = (text.split(INDEX_START)[0], text.split(INDEX_END)[-1]) if INDEX_START in text \
+        else (text[:text.index("\n## ")] + "\n\n", text[text.index("\n## "):])
+    index = decisions_index(text)
+    DECISIONS.write_text(f"{head.rstrip()}\n\n{index}\n\n{rest.lstrip()}", encoding="utf-8")
