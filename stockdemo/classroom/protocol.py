@@ -399,12 +399,9 @@ class Classroom:
             values = pipe.execute()
         return {code: state_from_fields(code, fields) for code, fields in zip(codes, values, strict=True)}
 
-    def answer(self, code: str, seat: object, raw: object) -> str:
-        """A student's answer to the open question -> the answer as counted.
-
-        Refused, with a message: no seat, no open question, revealed already, the
-        countdown ran out, a value of the wrong kind or out of bounds, or a second answer.
-        """
+    def _seated(self, code: str, seat: object) -> tuple[str, ClassState]:
+        """(the class's key, its state) for a student's action; refused without a seat, or once
+        the class has ended."""
         if parse_seat(seat) is None:
             raise ClassError("This tab has no seat in the class: join again.")
         main = class_key(code)
@@ -413,6 +410,15 @@ class Classroom:
         state = state_from_fields(code, fields)
         if state is None:
             raise ClassError(ENDED)
+        return main, state
+
+    def answer(self, code: str, seat: object, raw: object) -> str:
+        """A student's answer to the open question -> the answer as counted.
+
+        Refused, with a message: no seat, no open question, revealed already, the
+        countdown ran out, a value of the wrong kind or out of bounds, or a second answer.
+        """
+        main, state = self._seated(code, seat)
         if state.question is None:
             raise ClassError("No question is open.")
         if state.revealed:
@@ -466,16 +472,9 @@ class Classroom:
                shape: str, error: str) -> Submission:
         """A student's run for the open challenge (its verdict and graph's shape computed by
         the server) -> the submission kept: the latest run per seat, runs counted."""
-        if parse_seat(seat) is None:
-            raise ClassError("This tab has no seat in the class: join again.")
+        main, state = self._seated(code, seat)
         if not isinstance(source, str) or len(source) > MAX_CODE:
             raise ClassError("That code is too long to send to the class.")
-        main = class_key(code)
-        with reachable():
-            fields = self.db.hgetall(main)
-        state = state_from_fields(code, fields)
-        if state is None:
-            raise ClassError(ENDED)
         if state.challenge is None:
             raise ClassError("No challenge is open.")
         name = f"{main}:runs:{state.challenge}"

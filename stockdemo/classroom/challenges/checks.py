@@ -188,23 +188,25 @@ def _differs_with_data(own: CodeRun, source: str, run: Runner, measure) -> str |
     return ""
 
 
+def _data_decides(own: CodeRun, source: str, run: Runner, measure: Callable[[dict], object],
+                  same: str) -> str | None:
+    """None when the data changes ``measure`` of the graph; else why not (``same``: what every
+    input recorded alike)."""
+    why = _differs_with_data(own, source, run, measure)
+    return why if why != "" else f"{len(SEEDS) + 1} different inputs all recorded {same}"
+
+
 def _changes_with_data(own: CodeRun, source: str, run: Runner) -> str | None:
-    why = _differs_with_data(own, source, run, shape_key)
-    if why != "":
-        return why
-    return (f"{len(SEEDS) + 1} different inputs all recorded the same graph: nothing in the "
-            "code decides by the data which ops run.")
+    return _data_decides(own, source, run, shape_key, "the same graph: nothing in the code decides "
+                         "by the data which ops run.")
 
 
 def _steps_follow_data(own: CodeRun, source: str, run: Runner) -> str | None:
     count = most_steps(own.graph)
     if not count:
         return "The graph has no steps: no loop of yours, and no nn.RNN, left nodes in it."
-    why = _differs_with_data(own, source, run, most_steps)
-    if why != "":
-        return why
-    return (f"{len(SEEDS) + 1} different inputs all recorded {count} step{'s' * (count != 1)}: "
-            "the number of steps does not depend on the data.")
+    return _data_decides(own, source, run, most_steps, f"{count} step{'s' * (count != 1)}: the number "
+                         "of steps does not depend on the data.")
 
 
 def _skip_add(own: CodeRun, source: str, run: Runner) -> str | None:
