@@ -486,7 +486,7 @@ def main() -> None:
         print(f"torchviz and torchview {NO_DOT} (Debian's package); their rows will say so.")
     from playwright.sync_api import sync_playwright
 
-    from tests.helpers import CHROMIUM, CHROMIUM_ARGS
+    from harness.helpers import CHROMIUM, CHROMIUM_ARGS
 
     rows = []
     with sync_playwright() as p:

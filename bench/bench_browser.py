@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from harness.drive import wait_for_run  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server  # noqa: E402
 from stockdemo.config import KNOBS  # noqa: E402
-from tests.browser.drive import wait_for_run  # noqa: E402
-from tests.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server  # noqa: E402
 
 VIEW = "[data-testid='graph-view']"
 LARGEST = {"seq_len": 200, "num_layers": 4, "cell": "gru", "view": "unrolled"}

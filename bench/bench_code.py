@@ -51,8 +51,8 @@ import load  # noqa: E402  bench/load.py: the target, the websocket Session, the
 from playwright.sync_api import sync_playwright  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-from tests.browser.drive import wait_for_run  # noqa: E402
-from tests.helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from harness.drive import wait_for_run  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 VIEW = "[data-testid='graph-view']"
 RETURN_LINE = "return self.fc(out[:, -1, :])"

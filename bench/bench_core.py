@@ -99,8 +99,8 @@ def browser_layout(rows: list[dict], repeats: int) -> dict[tuple, float]:
     """Median click -> SVG drawn, through st.graphviz_chart in headless Chromium."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.drive import wait_for_run
-    from tests.helpers import CHROMIUM, CHROMIUM_ARGS, free_port
+    from harness.drive import wait_for_run
+    from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port
 
     probe_dir = Path(tempfile.mkdtemp(prefix="stockdemo-probe-"))
     for r in rows:

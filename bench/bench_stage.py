@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.browser.drive import wait_for_run  # noqa: E402
-from tests.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
+from harness.drive import wait_for_run  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
 
 VIEW = "[data-testid='graph-view']"
 VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 768, True),

@@ -211,7 +211,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from tests.helpers import CHROMIUM, CHROMIUM_ARGS
+    from harness.helpers import CHROMIUM, CHROMIUM_ARGS
 
     places = [(text, scale) for key, text, scale in PLACES if key in args.places.split(",")]
     with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:

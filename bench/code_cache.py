@@ -6,7 +6,7 @@ Each program is a hand-written RNNCell loop of ``--steps`` steps (7 autograd nod
 step: about 8,700 nodes at 1,240, within the sandbox's 10,000), distinct by its seed,
 opened as a teacher's link does (``/code?code=...``) by a session over Streamlit's
 websocket (bench/load.py's ``Session``). The server runs in a cgroup of
-``--memory-mib`` and ``--cpus`` (tests/cgroups.py; 0: no limit), so it sizes its
+``--memory-mib`` and ``--cpus`` (harness/cgroups.py; 0: no limit), so it sizes its
 caches as such a host would. Printed: the server's PSS before, every ten programs
 and after, its growth beside the cache budget (``host.cache_budget`` for that
 memory; ``STOCKDEMO_CACHE_MB`` overrides it), and errors (a program whose run did
@@ -26,10 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.load import Session, load_line  # noqa: E402
+from harness.cgroups import SmallHost, available, smaps  # noqa: E402
+from harness.helpers import ROOT, free_port, server_command, wait_healthy  # noqa: E402
 from stockdemo import host  # noqa: E402
 from stockdemo.code.link import code_to_link  # noqa: E402
-from tests.cgroups import SmallHost, available, smaps  # noqa: E402
-from tests.helpers import ROOT, free_port, server_command, wait_healthy  # noqa: E402
 
 PROGRAM = """import torch
 from torch import nn

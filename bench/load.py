@@ -108,7 +108,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from tests.helpers import free_port, page_paths, server_command  # noqa: E402
+from harness.helpers import free_port, page_paths, server_command  # noqa: E402
 
 CORES = len(os.sched_getaffinity(0))
 RSS_EVERY_S = 2.0  # memory sampling interval

@@ -2,7 +2,7 @@
 
     python bench/notebook_zoom.py [--frames 12] [--only TEXT]
 
-Starts JupyterLab (tests.browser.notebooks.py), runs a notebook whose cells call
+Starts JupyterLab (harness.notebooks.py), runs a notebook whose cells call
 ``stockdemo.show`` on large graphs, and for each widget dispatches wheel events on its
 canvas, zooming in from the whole graph and back out. Printed per graph: the time from
 the call to the payload in Python (``show``, in the kernel), the boxes drawn of the
@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.browser.notebooks import jupyterlab, open_notebook, run_cell, write_notebook  # noqa: E402
-from tests.helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from harness.notebooks import jupyterlab, open_notebook, run_cell, write_notebook  # noqa: E402
 
 SETUP = """\
 import json, time

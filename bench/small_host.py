@@ -11,7 +11,7 @@ workers, the sandbox's warm parent; /proc/PID/smaps_rollup), the p95 of the
 moves and their errors, and the cgroup's peak memory and OOM kills.
 ``--memory-mib 0`` sets no limit (the PSS table's figures); ``--root`` tours
 another copy of the app (``git archive COMMIT | tar -x -C DIR``: the figures
-before a change). Needs root and cgroup v1 (tests/cgroups.py). Exit status 1
+before a change). Needs root and cgroup v1 (harness/cgroups.py). Exit status 1
 when the server died or the kernel killed anything.
 
 ``--pressure`` (say at ``--memory-mib 500``): no tour, but memory short on purpose: a
@@ -36,8 +36,8 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.load import burst_page, load_line, pct  # noqa: E402
-from tests.cgroups import SmallHost, available, memory_by_process, oom_score_adj  # noqa: E402
-from tests.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, server_command, wait_healthy  # noqa: E402
+from harness.cgroups import SmallHost, available, memory_by_process, oom_score_adj  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, server_command, wait_healthy  # noqa: E402
 
 PAGES = ("/", "/playground", "/code", "/train", "/static_vs_dynamic", "/debugging", "/lab", "/lesson",
          "/classroom")

@@ -27,7 +27,7 @@ def main() -> None:
     sys.path.insert(0, str(root))
     from streamlit.testing.v1 import AppTest
 
-    from tests.helpers import graph_sent, send_from_view, stage_values, view_element
+    from harness.helpers import graph_sent, send_from_view, stage_values, view_element
 
     at = AppTest.from_file(str(root / "pages" / "playground.py"), default_timeout=120).run()
     times = []

@@ -20,8 +20,8 @@ from pathlib import Path
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from harness.helpers import ROOT
 from stockdemo.graph.recorder import CODE_FILE, LineRecorder, ops_by_type
-from tests.helpers import ROOT
 
 CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.py"))
 SEED = 0  # stockdemo.sandbox.child.SEED

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import wait_until
+from harness.helpers import wait_until
 
 
 def free_port() -> int:

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
+from harness.helpers import run_async
 from stockdemo import classroom
 from stockdemo.classroom import (
     ENDED,
@@ -33,7 +34,6 @@ from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import push as class_push
 from tests.class_students import answer_twice, student_process
 from tests.conftest import ROOT
-from tests.helpers import run_async
 from tests.redis_server import RedisServer
 
 

@@ -21,7 +21,7 @@ from websockets.exceptions import InvalidStatus
 
 from bench.flood import SourceSession
 from bench.load import Target
-from tests.helpers import run_async
+from harness.helpers import run_async
 
 LECTURE, FLOODER = "127.0.0.2", "127.0.0.3"
 LEARNERS, ARRIVAL_S = 300, 20.0

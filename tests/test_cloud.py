@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from packaging.requirements import Requirement
 
-from tests.helpers import ROOT
+from harness.helpers import ROOT
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 

@@ -36,8 +36,8 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import (
 )
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import ROOT, free_port, run_async, start_server, stop_server
 from stockdemo.ui import compat
-from tests.helpers import ROOT, free_port, run_async, start_server, stop_server
 
 PROBE = ROOT / "tests" / "apps" / "compat_probe.py"
 

@@ -18,6 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import stockdemo
+from harness.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import NodeCounts, count_nodes
 from stockdemo.layout.steps import layout
@@ -26,7 +27,6 @@ from stockdemo.render.node_table import node_table
 from stockdemo.replay.model import trace_run
 from stockdemo.sandbox.seed import SEED_CODE
 from tests.conftest import ROOT
-from tests.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
 
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
 SEED = RunConfig()  # the seed snippet's run: where the issue found 38, 36 and 30 for one graph

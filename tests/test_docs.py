@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.helpers import ROOT
+from harness.helpers import ROOT
 
 README = ROOT / "README.md"
 CORE = ROOT / "stockdemo"

@@ -4,7 +4,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.helpers import ROOT
+from harness.helpers import ROOT
 
 
 def _fresh(code: str) -> str:

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import graph_sent
 from stockdemo import config
 from stockdemo.ui import PAGES
 from tests.conftest import ROOT
-from tests.helpers import graph_sent
 
 KNOBS = {k.name: k for k in vars(config).values() if isinstance(k, config.IntKnob | config.ChoiceKnob)}
 EXISTING = [path for path, _, _ in PAGES if (ROOT / path).exists()]

@@ -26,7 +26,7 @@ from concurrent.futures import Future
 import pytest
 
 from deploy import image
-from tests.helpers import ROOT, in_background, wait_until
+from harness.helpers import ROOT, in_background, wait_until
 from tests.test_sandbox_hostile import check_container_runs, run_in_container
 
 PORT = 8501

@@ -55,7 +55,7 @@ import yaml
 
 from deploy import image
 from deploy.serve import haproxy_config
-from tests.helpers import ROOT, free_port, wait_until
+from harness.helpers import ROOT, free_port, wait_until
 from tests.session_probe import GraphSession, playground
 from tests.test_image import built_image, engine
 from tests.test_sandbox_hostile import check_container_runs, run_in_container

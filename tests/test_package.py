@@ -31,11 +31,11 @@ import pytest
 import torch
 from packaging.requirements import Requirement
 
+from harness.helpers import in_background
 from stockdemo import RunConfig, StockPredictor, run
 from stockdemo.layout.steps import layout
 from stockdemo.render.handout import _inline_script
 from tests.conftest import ROOT
-from tests.helpers import in_background
 
 VENVS = ROOT / "artifacts" / "package-venv"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

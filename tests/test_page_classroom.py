@@ -9,13 +9,13 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import metrics, move_stage, stage_values
 from stockdemo.classroom import UNAVAILABLE, Teacher
 from stockdemo.config import show_class_code
 from stockdemo.lesson import STEPS
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import session as class_session
 from tests.conftest import ROOT
-from tests.helpers import metrics, move_stage, stage_values
 from tests.redis_server import RedisServer
 
 CLASS_PAGE = str(ROOT / "pages" / "classroom.py")
@@ -483,9 +483,9 @@ def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text
 
 
 def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing_it_locks_it_again():
+    from harness.helpers import graph_sent, view_element
     from stockdemo.code.edits import EDITS, apply
     from stockdemo.ui.classmode.session import HINT
-    from tests.helpers import graph_sent, view_element
 
     def editor(at: AppTest) -> dict:
         return graph_sent(view_element(at, "code_editor"))
@@ -511,9 +511,9 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
 
 
 def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
+    from harness.helpers import graph_sent, view_element
     from stockdemo.classroom import new_seat
     from stockdemo.code.edits import EDITS, apply
-    from tests.helpers import graph_sent, view_element
 
     desk, teacher = start_class()
     desk.switch_page(CODE_PAGE).run()

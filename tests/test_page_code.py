@@ -16,12 +16,12 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import graph_sent, metrics, send_from_view, view_element
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.code.link import MAX_CODE_CHARS, code_to_link
 from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE
 from tests.conftest import ROOT
-from tests.helpers import graph_sent, metrics, send_from_view, view_element
 from tests.test_sandbox import SHAPE_ERROR, here
 
 PAGE = str(ROOT / "pages" / "code.py")

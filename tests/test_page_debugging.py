@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import plotly_values as values
 from stockdemo.config import RunConfig
 from stockdemo.live import inspection
-from tests.helpers import plotly_values as values
 
 PAGE = "../pages/debugging.py"
 

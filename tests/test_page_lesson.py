@@ -6,6 +6,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import metric
 from stockdemo import lab
 from stockdemo import static_graphs as static
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
@@ -15,7 +16,6 @@ from stockdemo.live.run import build, run
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
 from tests.conftest import ROOT
-from tests.helpers import metric
 
 PAGE = str(ROOT / "pages" / "lesson.py")
 

@@ -8,10 +8,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from stockdemo import RunConfig, run
-from stockdemo.config import KNOBS
-from tests.conftest import ROOT
-from tests.helpers import (
+from harness.helpers import (
     graph_sent,
     metric,
     metric_deltas,
@@ -20,6 +17,9 @@ from tests.helpers import (
     send_from_view,
     stage_values,
 )
+from stockdemo import RunConfig, run
+from stockdemo.config import KNOBS
+from tests.conftest import ROOT
 
 PAGE = str(ROOT / "pages" / "playground.py")
 

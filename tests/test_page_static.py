@@ -3,10 +3,10 @@
 import torch
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import graph_sent, metric, metrics
 from stockdemo import static_graphs as static
 from stockdemo.config import RunConfig
 from stockdemo.render.payload import node_text
-from tests.helpers import graph_sent, metric, metrics
 
 PAGE = "../pages/static_vs_dynamic.py"  # resolved against this file
 TIMEOUT = 180

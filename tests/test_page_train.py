@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import graph_sent, plotly_values
 from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.render.payload import node_text
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
-from tests.helpers import graph_sent, plotly_values
 from tests.test_data import BAD_FILES
 
 PAGE = "../pages/train.py"

@@ -15,7 +15,7 @@ import pytest
 
 from deploy import replica_limits
 from deploy.replica_limits import ReplicaLimits, is_page_load
-from tests.helpers import run_async
+from harness.helpers import run_async
 
 RETRY_S = 20
 

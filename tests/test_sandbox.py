@@ -22,6 +22,7 @@ import time
 import pytest
 import torch
 
+from harness.helpers import ROOT, alive, wait_until
 from stockdemo.code.drawing import graph_dot
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.recorder import ops_by_type, raw_graph
@@ -29,7 +30,6 @@ from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_ena
 from stockdemo.sandbox.limits import SPECS
 from stockdemo.sandbox.pool import clean_env
 from stockdemo.sandbox.protocol import BadResult, check_child_result
-from tests.helpers import ROOT, alive, wait_until
 
 LOOP = '''\
 import torch

@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from harness.helpers import ROOT
 from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import SEED_CODE, Limits, run_code
 from stockdemo.sandbox.limits import SPEC
-from tests.helpers import ROOT
 
 HOSTILE = sorted((ROOT / "tests" / "hostile").glob("*.py"))
 SECRET_NAME = "STOCKDEMO_HOSTILE_SECRET"

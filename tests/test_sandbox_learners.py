@@ -17,9 +17,9 @@ import pytest
 import torch
 from torch import nn
 
+from harness.helpers import ROOT
 from stockdemo.graph.recorder import CODE_FILE, LineRecorder, ops_by_type
 from stockdemo.sandbox import SEED_CODE, Limits, run_code
-from tests.helpers import ROOT
 from tests.test_sandbox import here
 
 INITS = ("orthogonal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",

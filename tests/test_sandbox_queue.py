@@ -13,9 +13,9 @@ import time
 
 import pytest
 
+from harness.helpers import wait_until
 from stockdemo.sandbox import SEED_CODE, Limits
 from stockdemo.sandbox.pool import PER_SESSION, CodePool
-from tests.helpers import wait_until
 
 # A learner's program that holds its slot for {s} seconds: its sleep is the program under test.
 HOLD = "import time\ntime.sleep({s})\npredictions = None\n"

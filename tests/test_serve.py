@@ -17,7 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from bench.load import Session, Target, descendants
-from tests.helpers import alive, run_async, wait_until
+from harness.helpers import alive, run_async, wait_until
 
 
 def wait_healthy_port(port: int, timeout: float = 60.0) -> None:

@@ -8,14 +8,14 @@ import time
 
 import pytest
 
+from harness.cgroups import oom_score_adj, smaps
+from harness.helpers import wait_until
 from stockdemo.config import TrainConfig
 from stockdemo.train import pool as workers
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
 from stockdemo.train import windows
 from stockdemo.train import worker as train_worker
-from tests.cgroups import oom_score_adj, smaps
-from tests.helpers import wait_until
 
 QUICK = TrainConfig(source="synthetic", series="gbm", epochs=4, seed=3)
 # About 1.5 s per epoch (train.estimated_seconds), 200 epochs allowed: it runs until stopped.

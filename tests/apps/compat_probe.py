@@ -13,8 +13,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from harness.helpers import wait_until
 from stockdemo.ui import compat
-from tests.helpers import wait_until
 
 OUT = Path(os.environ["STOCKDEMO_COMPAT_OUT"])
 HERE = os.path.realpath(__file__)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.drive import SHOTS, wait_for_run
+from harness.drive import SHOTS, wait_for_run
 
 MAIN = "[data-testid='stMain']"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server
+from harness.drive import SHOTS
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "SHOTS", "free_port", "start_server"]
-SHOTS = ROOT / "artifacts" / "screenshots"
 
 
 # A cold machine's first page (torch read from disk, the sandbox's parent warming up, Chromium's
@@ -63,7 +63,7 @@ def browser():
 
 def _watching(new_context):
     """``browser.new_context`` whose pages watch their runs from the first script on (drive.watch_runs)."""
-    from tests.browser.drive import watch_runs
+    from harness.drive import watch_runs
 
     def new_watched_context(*args, **kwargs):
         context = new_context(*args, **kwargs)

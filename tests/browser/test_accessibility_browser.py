@@ -7,11 +7,11 @@ Its file missing is a failure, not a skip: the check must run.
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import screenshot, settle_at, sidebar_closed, wait_for_run
+from harness.helpers import ROOT
 from stockdemo import theme
 from stockdemo.code.link import code_to_link
 from stockdemo.ui import PAGES, page_url
-from tests.browser.drive import screenshot, settle_at, sidebar_closed, wait_for_run
-from tests.helpers import ROOT
 from tests.test_sandbox import SHAPE_ERROR
 
 pytestmark = pytest.mark.browser

@@ -20,9 +20,9 @@ import re
 
 import pytest
 
+from harness.drive import settle_at, sidebar_closed, wait_for_run, wait_quiet
 from stockdemo.config import url_value
 from tests.browser.charts import chart_layouts, collisions
-from tests.browser.drive import settle_at, sidebar_closed, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 

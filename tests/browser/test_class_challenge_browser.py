@@ -17,12 +17,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import SHOTS, wait_for_run
+from harness.helpers import running_server
 from stockdemo.classroom import new_seat, open_classroom
 from stockdemo.classroom.challenges import CHALLENGES, shape_key
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.sandbox import run_code
 from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, see, start_class
-from tests.browser.drive import SHOTS, wait_for_run
 from tests.browser.test_accessibility_browser import TAGS, axe_source, frame_css_applied
 from tests.browser.test_code_browser import (
     VIEW,
@@ -32,7 +33,6 @@ from tests.browser.test_code_browser import (
     text_in_editor,
     wait_for_text,
 )
-from tests.helpers import running_server
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.browser

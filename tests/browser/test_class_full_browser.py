@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bench.load import Target
-from tests.browser.drive import wait_for_run
+from harness.drive import wait_for_run
 from tests.browser.test_pages_browser import STREAMLIT_PROBES
 
 CAPACITY = 3

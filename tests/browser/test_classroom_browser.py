@@ -4,9 +4,9 @@ from urllib.parse import urlencode
 
 import pytest
 
+from harness.drive import screenshot, wait_for_run
 from stockdemo import RunConfig, run
 from stockdemo.config import url_value
-from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 

@@ -16,6 +16,7 @@ from collections import Counter
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import SHOTS, wait_for_run
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.code.link import code_to_link
 from stockdemo.graph.ids import graph_of_record
@@ -24,7 +25,6 @@ from stockdemo.layout.by_code import layout_code
 from stockdemo.sandbox import SEED_CODE, run_code
 from stockdemo.ui.classmode.session import HINT
 from tests.browser.class_drive import go, join_by_link, start_class
-from tests.browser.drive import SHOTS, wait_for_run
 from tests.test_page_code import LONG_LOOP
 from tests.test_sandbox import here
 

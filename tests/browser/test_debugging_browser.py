@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.drive import screenshot, wait_for_run, wait_quiet
+from harness.drive import screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.drive import wait_for_run
+from harness.helpers import stop_server
 from tests.browser.conftest import ROOT, free_port, start_server
-from tests.browser.drive import wait_for_run
-from tests.helpers import stop_server
 
 pytestmark = pytest.mark.browser
 APP = ROOT / "tests" / "browser" / "apps" / "presses_app.py"

@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import screenshot, wait_for_run, wait_quiet
+from harness.helpers import wait_until
 from stockdemo import RunConfig, run
 from stockdemo.layout.steps import layout
-from tests.browser.drive import screenshot, wait_for_run, wait_quiet
-from tests.helpers import wait_until
 
 pytestmark = pytest.mark.browser
 

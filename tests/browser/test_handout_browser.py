@@ -10,11 +10,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import wait_for_run
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
 from stockdemo.layout.steps import layout
 from tests.browser.conftest import SHOTS
-from tests.browser.drive import wait_for_run
 from tests.browser.test_graph_view_browser import VIEW, attr, second_backward_error, until
 
 pytestmark = pytest.mark.browser

@@ -12,11 +12,11 @@ import pytest
 from playwright.sync_api import FileChooser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.drive import screenshot, wait_for_run
 from stockdemo import RunConfig, run
 from stockdemo.config import PRESENT
 from stockdemo.lesson import STEPS
 from stockdemo.ui import PAGES, page_url
-from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 

@@ -5,10 +5,10 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import overflowing_metrics, screenshot, wait_for_run, wait_quiet
 from stockdemo import lab
 from stockdemo.lab.figures import report
 from stockdemo.layout.steps import layout
-from tests.browser.drive import overflowing_metrics, screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 

@@ -5,8 +5,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import screenshot, wait_for_run
 from stockdemo.lesson import STEPS
-from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 

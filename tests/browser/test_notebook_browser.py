@@ -17,8 +17,8 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
+from harness.notebooks import VIEW, jupyterlab, marimo_app, open_notebook, run_cell, write_notebook
 from tests.browser.conftest import SHOTS
-from tests.browser.notebooks import VIEW, jupyterlab, marimo_app, open_notebook, run_cell, write_notebook
 from tests.browser.test_graph_view_browser import attr, until
 from tests.browser.test_handout_browser import offline, open_handout  # noqa: F401 (a fixture)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import overflowing_metrics, screenshot, settle_at, sidebar_closed, wait_for_run
 from stockdemo.ui import PAGES, page_url
-from tests.browser.drive import overflowing_metrics, screenshot, settle_at, sidebar_closed, wait_for_run
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import screenshot, wait_for_run
 from stockdemo import RunConfig
 from stockdemo.live.run import build
-from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 

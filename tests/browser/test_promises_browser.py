@@ -16,11 +16,11 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import screenshot, wait_for_run, wait_quiet
 from stockdemo import lab
 from stockdemo.config import RunConfig
 from stockdemo.live import inspection
 from stockdemo.live import run as live
-from tests.browser.drive import screenshot, wait_for_run, wait_quiet
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """The app as Streamlit Community Cloud's smallest host runs it: 690 MiB and one CPU (a cgroup).
 
-`streamlit run app.py` inside a cgroup v1 of 690 MiB and a one-CPU quota (tests/cgroups.py),
+`streamlit run app.py` inside a cgroup v1 of 690 MiB and a one-CPU quota (harness/cgroups.py),
 toured in Chromium: every page, Your code with two ready-made edits, one training run.
 Before #44 the kernel killed the server on the fourth page (two training workers, each its
 own torch); the server must live, with no OOM kill at all.
@@ -14,10 +14,10 @@ import subprocess
 import pytest
 from playwright.sync_api import expect
 
+from harness.cgroups import SmallHost, available, memory_by_process, oom_score_adj
+from harness.drive import wait_for_run
+from harness.helpers import ROOT, free_port, server_command, stop_server, wait_healthy
 from stockdemo.ui import PAGES, page_url
-from tests.browser.drive import wait_for_run
-from tests.cgroups import SmallHost, available, memory_by_process, oom_score_adj
-from tests.helpers import ROOT, free_port, server_command, stop_server, wait_healthy
 
 pytestmark = pytest.mark.browser
 LIMIT_MIB = 690

@@ -12,9 +12,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.drive import screenshot, wait_for_run
 from stockdemo import RunConfig, run
 from stockdemo.graph.diff import graph_diff
-from tests.browser.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 

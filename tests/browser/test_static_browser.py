@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.drive import screenshot, wait_for_run
+from harness.drive import screenshot, wait_for_run
 
 pytestmark = pytest.mark.browser
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.browser.drive import screenshot, wait_for_run, wait_quiet
-from tests.helpers import running_server
+from harness.drive import screenshot, wait_for_run, wait_quiet
+from harness.helpers import running_server
 
 pytestmark = pytest.mark.browser
 

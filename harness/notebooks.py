@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.helpers import ROOT, free_port, wait_until
+from harness.helpers import ROOT, free_port, wait_until
 
 NO_NEWS = {"fetchNews": "false", "checkForUpdates": False}
 VIEW = ".jp-OutputArea .gv[data-drawn-graph]"

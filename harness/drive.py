@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.browser.conftest import SHOTS
+from harness.helpers import ROOT
+
+SHOTS = ROOT / "artifacts" / "screenshots"  # what the browser tests and benchmarks shoot
 
 # Watches the page's socket to Streamlit: each rerun or stop the page sends is pending until the
 # server reports a run that started after it has finished (ForwardMsg new_session, then

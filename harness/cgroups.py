@@ -3,7 +3,7 @@
 What tests and benchmarks share to run the app as Streamlit Community Cloud would
 (690 MiB, one CPU): make the cgroup, start a process in it, read what happened
 (peak memory, OOM kills), and the memory of each of the app's processes by PSS.
-No ``stockdemo`` import here (see tests/helpers.py). Needs root and cgroup v1's
+No ``stockdemo`` import here (see harness/helpers.py). Needs root and cgroup v1's
 ``memory`` and ``cpu`` controllers mounted under /sys/fs/cgroup, as on this machine.
 """
 
@@ -14,7 +14,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers import wait_until
+from harness.helpers import wait_until
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000
