@@ -81,6 +81,11 @@ class Check:
         return Verdict(not reason, self.sentence, reason or "", count)
 
 
+def check(sentence: str) -> Callable[[Predicate], Check]:
+    """Declares a check: the sentence a student reads, over the predicate it decorates."""
+    return lambda holds: Check(sentence, holds)
+
+
 def stopped(run: CodeRun, how: str = "Your code") -> str:
     """Why a run drew no graph, in words ("" if it drew one)."""
     if not run.ok:
@@ -171,7 +176,9 @@ def most_steps(record: Record, hidden: bool = True) -> int:
 
 # --- the checks ---------------------------------------------------------------------------
 
-def _runs_and_draws(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("Your code runs and draws a graph: `predictions` has autograd nodes "
+       "behind it.")
+def RUNS_AND_DRAWS(own: CodeRun, source: str, run: Runner) -> str | None:
     return None  # Check.verdict already failed a run without a graph
 
 
@@ -188,6 +195,16 @@ def _differs_with_data(own: CodeRun, source: str, run: Runner, measure) -> str |
     return ""
 
 
+def _doubled(own: CodeRun, source: str, run: Runner,
+             grew: Callable[[Record, Record], str | None]) -> str | None:
+    """Run the code with twice the time steps -> why that run stopped, or what ``grew`` says of
+    (the code's own graph, the longer run's)."""
+    longer = run(with_longer_sequences(source))
+    if stopped(longer):
+        return stopped(longer, "With twice the time steps, your code")
+    return grew(own.graph, longer.graph)
+
+
 def _data_decides(own: CodeRun, source: str, run: Runner, measure: Callable[[dict], object],
                   same: str) -> str | None:
     """None when the data changes ``measure`` of the graph; else why not (``same``: what every
@@ -196,12 +213,16 @@ def _data_decides(own: CodeRun, source: str, run: Runner, measure: Callable[[dic
     return why if why != "" else f"{len(SEEDS) + 1} different inputs all recorded {same}"
 
 
-def _changes_with_data(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("Two different inputs record two different graphs: the data picks "
+       "which ops run.")
+def CHANGES_WITH_DATA(own: CodeRun, source: str, run: Runner) -> str | None:
     return _data_decides(own, source, run, shape_key, "the same graph: nothing in the code decides "
                          "by the data which ops run.")
 
 
-def _steps_follow_data(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("The data decides how many steps run: two different inputs record "
+       "different numbers of steps.")
+def STEPS_FOLLOW_DATA(own: CodeRun, source: str, run: Runner) -> str | None:
     count = most_steps(own.graph)
     if not count:
         return "The graph has no steps: no loop of yours, and no nn.RNN, left nodes in it."
@@ -209,7 +230,9 @@ def _steps_follow_data(own: CodeRun, source: str, run: Runner) -> str | None:
                          "of steps does not depend on the data.")
 
 
-def _skip_add(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("An Add joins the RNN's output and the input: one AddBackward0 after the RNN, its "
+       "other operand the data, which needs no gradient.")
+def SKIP_ADD(own: CodeRun, source: str, run: Runner) -> str | None:
     record = own.graph
     inputs = inputs_of(record)
     rnn = recurrent_nodes(record)
@@ -225,7 +248,9 @@ def _skip_add(own: CodeRun, source: str, run: Runner) -> str | None:
     return "No Add takes the RNN's output: the input does not join it anywhere."
 
 
-def _cut_after_first_step(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("The graph stops growing after the detach: the last step still "
+       "reaches the output, no path leads back to the first.")
+def CUT_AFTER_FIRST_STEP(own: CodeRun, source: str, run: Runner) -> str | None:
     mine = steps(own.graph, hidden=False)
     if not mine:
         if steps(own.graph):
@@ -237,14 +262,17 @@ def _cut_after_first_step(own: CodeRun, source: str, run: Runner) -> str | None:
     return "The first time step still reaches the output: nothing cuts the path back to it."
 
 
-def _copy_slices(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("Writing into part of a tensor is recorded: the graph has a CopySlices node.")
+def COPY_SLICES(own: CodeRun, source: str, run: Runner) -> str | None:
     if ops(own.graph)["CopySlices"]:
         return None
     return ("No CopySlices in the graph: nothing wrote into part of a tensor that needs a "
             "gradient (a write into the input, which needs none, records nothing).")
 
 
-def _prints_every_step(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("Ordinary Python runs while the graph is recorded: your print ran at "
+       "every step of your loop, and the graph has no node for it.")
+def PRINTS_EVERY_STEP(own: CodeRun, source: str, run: Runner) -> str | None:
     count = most_steps(own.graph, hidden=False)
     if count < 2:
         return ("The graph has no loop of yours with several steps in it: print in a loop over "
@@ -260,33 +288,38 @@ def _prints_every_step(own: CodeRun, source: str, run: Runner) -> str | None:
     return None
 
 
-def _grows_with_steps(own: CodeRun, source: str, run: Runner) -> str | None:
-    longer = run(with_longer_sequences(source))
-    if stopped(longer):
-        return stopped(longer, "With twice the time steps, your code")
-    short, long = most_steps(own.graph, hidden=False), most_steps(longer.graph, hidden=False)
-    if short < 2:
-        if most_steps(own.graph):
-            return "The graph has steps, but nn.RNN made them: no loop of yours records a step."
-        return "The graph has no loop of yours with several steps in it."
-    if long <= short or len(longer.graph["nodes"]) <= len(own.graph["nodes"]):
+@check("Your own loop records a block per time step: give it twice the steps "
+       "and it runs more iterations, in a bigger graph.")
+def GROWS_WITH_STEPS(own: CodeRun, source: str, run: Runner) -> str | None:
+    short = most_steps(own.graph, hidden=False)
+
+    def grew(mine: Record, longer: Record) -> str | None:
+        if short < 2:
+            if most_steps(mine):
+                return "The graph has steps, but nn.RNN made them: no loop of yours records a step."
+            return "The graph has no loop of yours with several steps in it."
+        long = most_steps(longer, hidden=False)
+        if long > short and len(longer["nodes"]) > len(mine["nodes"]):
+            return None
         return (f"With twice the time steps your loop still left {long} iterations in the graph "
                 f"(against {short}): it does not follow the sequence's length.")
-    return None
+    return _doubled(own, source, run, grew)
 
 
-def _graph_grows(own: CodeRun, source: str, run: Runner) -> str | None:
-    longer = run(with_longer_sequences(source))
-    if stopped(longer):
-        return stopped(longer, "With twice the time steps, your code")
-    short, long = len(own.graph["nodes"]), len(longer.graph["nodes"])
-    if long > short:
-        return None
-    return (f"Twice the time steps recorded {long} nodes, as many as before ({short}): the "
+@check("The graph grows with the sequence: twice the time steps record a bigger "
+       "graph, built again by this run.")
+def GRAPH_GROWS(own: CodeRun, source: str, run: Runner) -> str | None:
+    def grew(mine: Record, longer: Record) -> str | None:
+        short, long = len(mine["nodes"]), len(longer["nodes"])
+        return None if long > short else (
+            f"Twice the time steps recorded {long} nodes, as many as before ({short}): the "
             "steps run inside one node (a fused nn.LSTM), or the steps are cut or fixed.")
+    return _doubled(own, source, run, grew)
 
 
-def _softmax_over_steps(own: CodeRun, source: str, run: Runner) -> str | None:
+@check("Every time step reaches the prediction: a Softmax computed from the "
+       "RNN weighs its whole output sequence.")
+def SOFTMAX_OVER_STEPS(own: CodeRun, source: str, run: Runner) -> str | None:
     record = own.graph
     nodes = record["nodes"]
     from_steps = recurrent_nodes(record)
@@ -305,25 +338,3 @@ def _softmax_over_steps(own: CodeRun, source: str, run: Runner) -> str | None:
             "features): only part of it reaches the prediction.")
 
 
-RUNS_AND_DRAWS = Check("Your code runs and draws a graph: `predictions` has autograd nodes "
-                       "behind it.", _runs_and_draws)
-CHANGES_WITH_DATA = Check("Two different inputs record two different graphs: the data picks "
-                          "which ops run.", _changes_with_data)
-STEPS_FOLLOW_DATA = Check("The data decides how many steps run: two different inputs record "
-                          "different numbers of steps.", _steps_follow_data)
-SKIP_ADD = Check("An Add joins the RNN's output and the input: one AddBackward0 after the RNN, its "
-                 "other operand the data, which needs no gradient.", _skip_add)
-CUT_AFTER_FIRST_STEP = Check("The graph stops growing after the detach: the last step still "
-                             "reaches the output, no path leads back to the first.",
-                             _cut_after_first_step)
-COPY_SLICES = Check("Writing into part of a tensor is recorded: the graph has a CopySlices node.",
-                    _copy_slices)
-PRINTS_EVERY_STEP = Check("Ordinary Python runs while the graph is recorded: your print ran at "
-                          "every step of your loop, and the graph has no node for it.",
-                          _prints_every_step)
-GROWS_WITH_STEPS = Check("Your own loop records a block per time step: give it twice the steps "
-                         "and it runs more iterations, in a bigger graph.", _grows_with_steps)
-GRAPH_GROWS = Check("The graph grows with the sequence: twice the time steps record a bigger "
-                    "graph, built again by this run.", _graph_grows)
-SOFTMAX_OVER_STEPS = Check("Every time step reaches the prediction: a Softmax computed from the "
-                           "RNN weighs its whole output sequence.", _softmax_over_steps)
