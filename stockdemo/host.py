@@ -19,8 +19,11 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 CGROUP = Path("/sys/fs/cgroup")
 NO_LIMIT = 2**60  # cgroup v1 writes "no limit" as a number near 2^63
@@ -196,3 +199,25 @@ def memory_used() -> dict[str, float]:
     if used and used.isdigit():
         out["used_mb"] = round(int(used) / MB)
     return out
+
+
+T = TypeVar("T")
+
+
+class PerProcess(Generic[T]):
+    """One ``make()`` for the whole server process, made on first use: its pools."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        with self._lock:
+            if self._value is None:
+                self._value = self._make()
+            return self._value
+
+    def made(self) -> T | None:
+        """The value if it was made, without making it (an operator's figures ask)."""
+        return self._value

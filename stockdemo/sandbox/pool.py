@@ -334,17 +334,12 @@ def _ended(returncode: int | None) -> str:
     return f"ended (exit code {returncode})"
 
 
-_shared: CodePool | None = None
-_shared_lock = threading.Lock()
+SHARED: host.PerProcess[CodePool] = host.PerProcess(CodePool)
 
 
 def shared_pool() -> CodePool:
     """The one pool of this server process, created on first use."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = CodePool()
-        return _shared
+    return SHARED.get()
 
 
 def run_code(source: str, limits: Limits | None = None, who: str | None = None,

@@ -512,15 +512,15 @@ def _kill(pid: int) -> None:
         pass
 
 
-_shared: TrainingPool | None = None
-_shared_lock = threading.Lock()
+def _started() -> TrainingPool:
+    made = TrainingPool()
+    made.start()
+    return made
+
+
+SHARED: host.PerProcess[TrainingPool] = host.PerProcess(_started)
 
 
 def shared_pool() -> TrainingPool:
     """The one pool of this server process, created and started on first use."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = TrainingPool()
-            _shared.start()
-        return _shared
+    return SHARED.get()

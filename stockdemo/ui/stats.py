@@ -34,11 +34,11 @@ def stats() -> dict:
         "server_pss_mb": pss_mb(os.getpid()),
         "caches": held_status(),
     }
-    training = workers._shared
+    training = workers.SHARED.made()
     if training is not None:
         out["training"] = {**training.status(), "parent_pss_mb": pss_mb(training.parent_pid() or -1),
                            "worker_pss_mb": [pss_mb(p) for p in training.worker_pids()]}
-    sandbox = pool._shared
+    sandbox = pool.SHARED.made()
     if sandbox is not None:
         status = sandbox.status()
         out["sandbox"] = {**{k: status[k] for k in ("ready", "running", "waiting", "slots")},
