@@ -60,11 +60,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import load  # noqa: E402  bench/load.py: the protocol session client
 import redis  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+
+from harness import sessions  # noqa: E402  the session client
 
 TARGET_MOVE_P95_S = 0.5
 TARGET_PAGE_P95_S = 1.0
@@ -95,7 +96,7 @@ class Seen:
     seq_len: int | None
 
 
-class Member(load.Session):
+class Member(sessions.Session):
     """One browser tab on any page, read continuously: runs, buttons, forms, auto-reruns."""
 
     def __init__(self, base: str, page: str, query: dict[str, str], timeout: float):
@@ -415,7 +416,7 @@ async def answer(member: Member, step: int, value: str, timeout: float, opened: 
 class Class:
     """A running class under load: the servers, the teacher, the students, what was measured."""
 
-    target: load.Target
+    target: sessions.Target
     teacher: Member
     students: list[Member]
     code: str
@@ -516,7 +517,7 @@ class Class:
         """Each teacher's action, when, and how long its students took: the report's slowest."""
         done = [g for g in got if g is not None]
         self.out.setdefault("actions", []).append(
-            (started - self.out.get("t0", started), what, load.pct(done, 50) if done else None,
+            (started - self.out.get("t0", started), what, sessions.pct(done, 50) if done else None,
              max(done, default=None), sum(g is None or g > 1.0 for g in got)))
 
     async def go(self, page: str, query: dict[str, str], follow_timeout: float,
@@ -614,11 +615,11 @@ class Class:
         await self.teacher.run_page()
 
 
-async def start(args, target: load.Target | None = None) -> Class:
+async def start(args, target: sessions.Target | None = None) -> Class:
     """The servers (``target``: already running ones, kept running by ``stop``), the class started."""
     owns_target = target is None
     if target is None:
-        target = load.Target("serve", replicas=2)
+        target = sessions.Target("serve", replicas=2)
         target.wait_ready()
         target.wait_settled()
     state = target.state()
@@ -661,9 +662,9 @@ async def drive(args) -> dict:
         out["t0"] = time.perf_counter()
         replicas = {r["name"]: r["pid"] for r in room.target.state()["replicas"]}
         # What following costs while nothing moves: every student's heartbeat.
-        cpu0, t0 = {n: load.cpu_s(p) for n, p in replicas.items()}, time.monotonic()
+        cpu0, t0 = {n: sessions.cpu_s(p) for n, p in replicas.items()}, time.monotonic()
         await asyncio.sleep(5.0)
-        out["idle_cores"] = {n: round((load.cpu_s(p) - cpu0[n]) / (time.monotonic() - t0), 2)
+        out["idle_cores"] = {n: round((sessions.cpu_s(p) - cpu0[n]) / (time.monotonic() - t0), 2)
                              for n, p in replicas.items()}
         for value in MOVES[:args.moves]:
             await room.move(value, args.follow_timeout)
@@ -672,10 +673,10 @@ async def drive(args) -> dict:
                                  for s in room.students)
         for page, query in TOUR:
             # A page change's CPU on each replica, per student there (the teacher's run included).
-            cpu0 = {n: load.cpu_s(p) for n, p in replicas.items()}
+            cpu0 = {n: sessions.cpu_s(p) for n, p in replicas.items()}
             await room.go(page, query, args.follow_timeout)
             there = {n: sum(s.replica == n for s in room.students) for n in replicas}
-            per = {n: round(1000 * (load.cpu_s(p) - cpu0[n]) / max(1, there[n]), 1)
+            per = {n: round(1000 * (sessions.cpu_s(p) - cpu0[n]) / max(1, there[n]), 1)
                    for n, p in replicas.items()}
             name = page + "".join(f" {k}={v}" for k, v in query.items())
             out.setdefault("page_cpu", []).append((name, per))
@@ -821,19 +822,20 @@ def report(out: dict, args) -> int:
               "the Redis restart and the answers)")
     if moves:
         print(f"teacher's move -> student's finished rerun with the new T, {len(moves)} (student, move) "
-              f"pairs: p50 {load.pct(moves, 50):.2f} s, p95 {load.pct(moves, 95):.2f} s, "
+              f"pairs: p50 {sessions.pct(moves, 50):.2f} s, p95 {sessions.pct(moves, 95):.2f} s, "
               f"max {max(moves):.2f} s (target p95 <= {TARGET_MOVE_P95_S} s)")
         print("  the last student of each move: "
               + ", ".join("never" if m is None else f"{m:.2f} s" for m in out.get("by_move", [])))
-        ok = ok and (not timed or load.pct(moves, 95) <= TARGET_MOVE_P95_S)
+        ok = ok and (not timed or sessions.pct(moves, 95) <= TARGET_MOVE_P95_S)
     if pages:
         print(f"teacher's page change -> student's finished run of that page with the teacher's "
-              f"settings, {len(pages)} pairs: p50 {load.pct(pages, 50):.2f} s, "
-              f"p95 {load.pct(pages, 95):.2f} s, max {max(pages):.2f} s "
+              f"settings, {len(pages)} pairs: p50 {sessions.pct(pages, 50):.2f} s, "
+              f"p95 {sessions.pct(pages, 95):.2f} s, max {max(pages):.2f} s "
               f"(target p95 <= {TARGET_PAGE_P95_S} s)")
         for name, got in out.get("by_page", {}).items():
-            print(f"  {name:24s} p50 {load.pct(got, 50):.2f} s, p95 {load.pct(got, 95):.2f} s ({len(got)})")
-        ok = ok and (not timed or load.pct(pages, 95) <= TARGET_PAGE_P95_S)
+            print(f"  {name:24s} p50 {sessions.pct(got, 50):.2f} s, "
+                  f"p95 {sessions.pct(got, 95):.2f} s ({len(got)})")
+        ok = ok and (not timed or sessions.pct(pages, 95) <= TARGET_PAGE_P95_S)
     for name, per in out.get("page_cpu", []):
         print(f"  {name:24s} replica CPU per student there: "
               + ", ".join(f"{n} {ms:.1f} ms" for n, ms in per.items()))
@@ -913,7 +915,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    print(load.reference_line(), flush=True)
+    print(sessions.reference_line(), flush=True)
     out = asyncio.run(chaos(args) if args.chaos else drive(args))
     return report(out, args)
 

@@ -54,9 +54,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import load  # noqa: E402  bench/load.py: the websocket Session, the target, the figures
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+
+from harness import sessions  # noqa: E402  the session client
 
 SCHOOL = "127.0.0.2"  # the class's one NAT address
 FLOODER = "127.0.0.3"
@@ -68,7 +69,7 @@ HTTP_CONNECTIONS = 8
 TARGET_P95_S = 0.5
 
 
-class SourceSession(load.Session):
+class SourceSession(sessions.Session):
     """A learner's tab whose every connection leaves from ``source`` (a loopback address)."""
 
     def __init__(self, *args, source: str, **kwargs) -> None:
@@ -253,22 +254,22 @@ def flooder_main(kind: str, base: str, seconds: float) -> None:
 
 # --------------------------------------------------------------------------- the class
 
-def move(s: load.Session, rng: random.Random) -> None:
-    """A student's move: T a few steps on the Playground's stage, else any slider (load.nudge)."""
+def move(s: sessions.Session, rng: random.Random) -> None:
+    """A student's move: T a few steps on the Playground's stage, else any slider (sessions.nudge)."""
     if s.stage is not None and "seq_len" in s.stage["values"]:
-        low, high = load.SLIDERS["seq_len"]
+        low, high = sessions.SLIDERS["seq_len"]
         current = int(s.value("seq_len"))
         s.set_value("seq_len", rng.choice([v for v in range(low, high + 1)
                                            if v != current and abs(v - current) <= 5]))
     else:
-        load.nudge(s, rng)
+        sessions.nudge(s, rng)
 
 
-async def students_work(target: load.Target, n: int, seconds: float, seed: int) -> dict:
+async def students_work(target: sessions.Target, n: int, seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
     base = target.url
     sessions = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
-    tally = load.Tally()
+    tally = sessions.Tally()
     refused: list[str] = []
     by_replica: dict[str, list[float]] = {}
     await asyncio.gather(*(s.open() for s in sessions))
@@ -297,13 +298,13 @@ async def students_work(target: load.Target, n: int, seconds: float, seed: int) 
         await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     return {"moves": len(tally.times), "graphs": sum(len({g for _, g, _ in s.graphs}) for s in sessions),
             "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
-            "pss_mb": round(pss), "p50": load.pct(tally.times, 50),
-            "p95": load.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
+            "pss_mb": round(pss), "p50": sessions.pct(tally.times, 50),
+            "p95": sessions.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
             "errors": tally.errors + refused,
-            "p95_by_replica": {r: round(load.pct(t, 95), 2) for r, t in sorted(by_replica.items())}}
+            "p95_by_replica": {r: round(sessions.pct(t, 95), 2) for r, t in sorted(by_replica.items())}}
 
 
-def phase(target: load.Target, flood: str | None, args) -> dict:
+def phase(target: sessions.Target, flood: str | None, args) -> dict:
     proc = None
     if flood:
         proc = subprocess.Popen([sys.executable, __file__, "--flooder", flood, "--url", target.url,
@@ -315,7 +316,7 @@ def phase(target: load.Target, flood: str | None, args) -> dict:
         out, _ = proc.communicate(timeout=120)
         flooder = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"error": "no output"}
     return {"flood": flood or "none", "students": students, "flooder": flooder,
-            "load": load.load_line()}
+            "load": sessions.load_line()}
 
 
 def line(result: dict) -> str:
@@ -362,8 +363,8 @@ def main() -> int:
     if not loopback_aliases_work():
         print("flood: cannot bind 127.0.0.2/127.0.0.3 here", file=sys.stderr)
         return 1
-    print(load.reference_line(), flush=True)
-    target = load.Target("serve")
+    print(sessions.reference_line(), flush=True)
+    target = sessions.Target("serve")
     results = []
     try:
         target.wait_ready()

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import load  # noqa: E402
+from harness import sessions  # noqa: E402  the session client
 
 
 def handout_figures() -> list[str]:
@@ -55,9 +55,9 @@ def handout_figures() -> list[str]:
     return lines
 
 
-async def moves(target: load.Target, n: int) -> tuple[list[float], float]:
+async def moves(target: sessions.Target, n: int) -> tuple[list[float], float]:
     """-> (seconds per move, server CPU seconds over the timed moves)."""
-    s = load.Session(target.url, "playground")
+    s = sessions.Session(target.url, "playground")
     await s.open()
     try:
         await s.run()
@@ -78,7 +78,7 @@ async def moves(target: load.Target, n: int) -> tuple[list[float], float]:
 
 
 def cpu_per_move(n: int) -> str:
-    target = load.Target("single")
+    target = sessions.Target("single")
     try:
         target.wait_ready()
         target.wait_settled()
@@ -96,13 +96,13 @@ def main() -> int:
     ap.add_argument("--only", choices=("files", "cpu"), help="one half (cpu: also on a tree without "
                                                              "the handout, to compare)")
     args = ap.parse_args()
-    print(load.reference_line(), flush=True)
+    print(sessions.reference_line(), flush=True)
     if args.only != "cpu":
         for line in handout_figures():
             print(line, flush=True)
     if args.only != "files":
         print(cpu_per_move(args.moves), flush=True)
-    print(load.load_line())
+    print(sessions.load_line())
     return 0
 
 

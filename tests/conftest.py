@@ -52,8 +52,8 @@ def redis_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def served(request):
     """``make serve``'s set-up for the test module: HAProxy, redis-server and its replicas
-    (``SERVE_REPLICAS`` in the module, 2 unless it says) -> the running bench.load.Target."""
-    from bench.load import Target
+    (``SERVE_REPLICAS`` in the module, 2 unless it says) -> the running harness.sessions.Target."""
+    from harness.sessions import Target
 
     for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
         if not os.path.exists(program):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.load import Session  # noqa: E402
+from harness.sessions import Session  # noqa: E402
 
 
 class GraphSession(Session):

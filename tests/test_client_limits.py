@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from bench.flood import SourceSession
-from bench.load import Target
+from harness.sessions import Target
 from harness.helpers import run_async
 
 LECTURE, FLOODER = "127.0.0.2", "127.0.0.3"

@@ -177,7 +177,7 @@ def test_on_a_real_server_each_door_opens_and_a_fragment_reruns_from_a_run_and_f
     """The probe page (tests/apps/compat_probe.py) calls every function of compat.py in a real
     session; its fragment must run three times (its own run, compat.rerun_fragment, a push
     from another thread through the server's event loop) and the page once."""
-    from bench.load import Session
+    from harness.sessions import Session
 
     out = tmp_path / "seen.jsonl"
     monkeypatch.setenv("STOCKDEMO_COMPAT_OUT", str(out))

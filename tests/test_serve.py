@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from bench.load import Session, Target, descendants
+from harness.sessions import Session, Target, descendants
 from harness.helpers import alive, run_async, wait_until
 
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.load import Target
+from harness.sessions import Target
 from harness.drive import wait_for_run
 from tests.browser.test_pages_browser import STREAMLIT_PROBES
 
