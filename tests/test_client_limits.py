@@ -20,8 +20,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from bench.flood import SourceSession
-from harness.sessions import Target
 from harness.helpers import run_async
+from harness.sessions import Target
 
 LECTURE, FLOODER = "127.0.0.2", "127.0.0.3"
 LEARNERS, ARRIVAL_S = 300, 20.0

@@ -16,8 +16,8 @@ import urllib.request
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from harness.sessions import Session, Target, descendants
 from harness.helpers import alive, run_async, wait_until
+from harness.sessions import Session, Target, descendants
 
 
 def wait_healthy_port(port: int, timeout: float = 60.0) -> None:

@@ -13,8 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness.sessions import Target
 from harness.drive import wait_for_run
+from harness.sessions import Target
 from tests.browser.test_pages_browser import STREAMLIT_PROBES
 
 CAPACITY = 3
