@@ -203,7 +203,7 @@ def test_a_pool_of_no_workers_trains_in_a_thread_of_the_server_and_starts_no_pro
 
 def _training_children() -> set[int]:
     children = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent_of(int(p)) == os.getpid()]
-    return {p for p in children if "train_worker" in _cmdline(p)}
+    return {p for p in children if "stockdemo.train.worker" in _cmdline(p)}
 
 
 def _parent_of(pid: int) -> int:
