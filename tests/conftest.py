@@ -12,20 +12,34 @@ ROOT = Path(__file__).resolve().parent.parent
 torch.set_num_threads(1)
 
 
+BUILDS: list = []  # the builds to start; the browser tests' server starts them once it is warm
+
+
 def pytest_collection_finish(session):
-    # The container image and the wheel's environment take minutes to build: started now,
-    # one after the other, beside the tests before the ones that use them, not in front.
+    # The container image and the wheel's environment take minutes to build: started beside
+    # the tests before the ones that use them, not in front. Not beside a cold server's first
+    # page, though: on a fresh machine the image's debootstrap beside it kept that page from
+    # finishing for minutes (CI, twice), so with browser tests selected their server starts
+    # the builds once its first page is served (tests/browser/conftest.py).
     if session.config.option.collectonly:
         return
     files = {item.path.name for item in session.items}
     if files & {"test_image.py", "test_kube.py"}:
         from tests.test_image import start_build
 
-        start_build()
+        BUILDS.append(start_build)
     if "test_package.py" in files:
         from tests.test_package import start_package
 
-        start_package()
+        BUILDS.append(start_package)
+    if not any("browser" in item.path.parts for item in session.items):
+        start_builds()
+
+
+def start_builds() -> None:
+    """Start the builds collected, once (each queues behind the one before)."""
+    while BUILDS:
+        BUILDS.pop(0)()
 
 
 @pytest.fixture

@@ -78,7 +78,7 @@ def container():
     print(f"image: built in {figures['seconds']:.0f} s, {figures['mb']:.0f} MB")
     name = f"stockdemo-test-{uuid.uuid4().hex[:8]}"
     subprocess.run([*cmd, "run", "-d", "--name", name, "--network", "none",
-                    "-v", f"{ROOT / 'bench'}:/probe/bench:ro", "-v", f"{ROOT / 'tests'}:/probe/tests:ro",
+                    "-v", f"{ROOT / 'harness'}:/probe/harness:ro", "-v", f"{ROOT / 'tests'}:/probe/tests:ro",
                     image.TAG], env=env, check=True, capture_output=True)
     try:
         print(f"image: the app answered {wait_healthy(name):.1f} s after the container started")
