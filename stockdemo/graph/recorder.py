@@ -34,7 +34,8 @@ sends it over a pipe; the notebook widget and the page lay it out):
 - ``output_shape``: the output's shape.
 - ``inputs`` (when ``raw_graph`` is given named tensors): where data entered the graph, as
   ``{"name", "shape", "to"}``: a tensor that needs no gradient (the learner's ``x``), and
-  the indices of the nodes first made by each torch call that took it, or a view of it.
+  for each torch call that took it (or a view of it), the index of the call's first node
+  with an empty input slot (data has no edge in autograd), else of its first node.
 
 The recorder uses a ``TorchFunctionMode`` (every torch call made from Python, this thread
 only: a call's nodes are those created while it ran, which sequence numbers tell) and a
