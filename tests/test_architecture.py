@@ -12,6 +12,7 @@ the layers and says where each kind of change goes.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import pytest
 
@@ -77,15 +78,22 @@ def test_every_module_of_ui_has_a_layer():
 
 def upward_imports() -> list[str]:
     """Every import in stockdemo/ui of a module in a higher layer, as 'file:line: a (layer) -> b (layer)'."""
-    known = set(modules())
+    def ui_layer(module: str) -> int | None:
+        return layer_of(module) if module == UI or module.startswith(UI + ".") else None
+    return _upward(ui_modules(), set(modules()), ui_layer, LAYERS, ROOT)
+
+
+def _upward(checked: dict, known: set[str], layer: Callable[[str], int | None],
+            layers: tuple, root) -> list[str]:
+    """Every import in ``checked`` of a module in a higher layer, with its file and line."""
     found = []
-    for name, path in ui_modules().items():
-        here = layer_of(name)
+    for name, path in checked.items():
+        here = layer(name)
         for target, line in imports(name, path, known):
-            there = layer_of(target) if target == UI or target.startswith(UI + ".") else None
-            if there is not None and here is not None and there > here:
-                found.append(f"{path.relative_to(ROOT)}:{line}: {name} ({LAYERS[here][0]}) imports "
-                             f"{target} ({LAYERS[there][0]})")
+            there = layer(target)
+            if here is not None and there is not None and there > here:
+                found.append(f"{path.relative_to(root)}:{line}: {name} ({layers[here][0]}) "
+                             f"imports {target} ({layers[there][0]})")
     return found
 
 
@@ -109,16 +117,7 @@ def test_every_module_of_stockdemo_has_a_stage():
 def core_upward_imports(root=ROOT) -> list[str]:
     """Every import in stockdemo of a module of a higher stage, as 'file:line: a (stage) -> b (stage)'."""
     found_modules = modules(root)
-    known = set(found_modules)
-    found = []
-    for name, path in found_modules.items():
-        here = core_layer_of(name)
-        for target, line in imports(name, path, known):
-            there = core_layer_of(target)
-            if here is not None and there is not None and there > here:
-                found.append(f"{path.relative_to(root)}:{line}: {name} ({CORE_LAYERS[here][0]}) "
-                             f"imports {target} ({CORE_LAYERS[there][0]})")
-    return found
+    return _upward(found_modules, set(found_modules), core_layer_of, CORE_LAYERS, root)
 
 
 def test_no_module_of_stockdemo_imports_from_a_stage_above_it():
