@@ -10,6 +10,12 @@ ui.setup_page(
     "Pick **skip connection** above the editor, or type your own change into `forward`, and "
     "press **Ctrl+Enter**: the graph beside it is the one *your* run recorded.",
     __file__, stage=True,
+    class_intros=(
+        "Pick an edit or type your own and press **Ctrl+Enter**: the class sees your code and its "
+        "graph. **Ask the class a challenge** and every student tries it in their own editor.",
+        "The teacher's code and graph; when the teacher asks a challenge, the editor is yours: "
+        "change the code and press **Ctrl+Enter** to see the graph *your* run recorded.",
+    ),
 )
 ui.url_messages("pages/code.py")
 if not code_run.enabled():

@@ -482,6 +482,11 @@ def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text
     assert "<" not in plain(MARKUP).replace("\\<", "") and "*" not in plain("**x**").replace("\\*", "")
 
 
+def edits_offered(at: AppTest) -> bool:
+    """The Your code page offers its ready-made edits (their pills are drawn)."""
+    return any(p.proto.id.endswith("code_edit") for p in at.get("button_group"))
+
+
 def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing_it_locks_it_again():
     from harness.helpers import graph_sent, view_element
     from stockdemo.code.edits import EDITS, apply
@@ -502,12 +507,17 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     sent = editor(student)
     assert sent["locked"] is None and sent["doc"] == start
     assert "The teacher's challenge 1" in texts(student)
+    assert not edits_offered(student)  # the answer is theirs to write
+    own = app(CODE_PAGE)
+    own.session_state["class_teacher"] = teacher
+    assert edits_offered(own.run())  # the teacher keeps them
     room.close_challenge(teacher)
     student.run()
     student.run()
     sent = editor(student)
     assert sent["locked"] == HINT and sent["doc"] != start  # the teacher's own code again
     assert "The teacher's challenge 1" not in texts(student)
+    assert edits_offered(student)
 
 
 def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
@@ -526,3 +536,12 @@ def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
     student = app(CODE_PAGE, **{"class": teacher.code, "seat": seat}).run()  # a new session
     student.run()
     assert graph_sent(view_element(student, "code_editor"))["doc"] == mine
+
+
+def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less_indented():
+    from stockdemo.ui.classmode.challenge import change_of
+
+    start = "def forward(self, x):\n    for t in x:\n        h = g(h)\n    return h\n"
+    assert change_of(start, start.replace("h = g(h)", "h = g(h) * 2")).splitlines() == [
+        " for t in x:", "-    h = g(h)", "+    h = g(h) * 2", " return h"]
+    assert change_of(start, start) == start.rstrip()  # nothing changed: its forward, whole

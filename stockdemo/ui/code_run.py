@@ -74,7 +74,10 @@ def take_run(code: str, n: int) -> None:
 
 
 def edits_picker() -> None:
-    """One click to a ready-made edit (the seed with it, shown as a diff), or back to the seed."""
+    """One click to a ready-made edit (the seed with it, shown as a diff), or back to the seed;
+    none while class mode says why not (a student answering the teacher's challenge)."""
+    if hooks.ask(hooks.CODE_EDITS_OFF) is not None:
+        return
     st.pills("Try a ready-made edit", [RESET, *(edit.title for edit in EDITS.values())],
              key=keys.CODE_EDIT, selection_mode="single", on_change=_pick_edit,
              label_visibility="collapsed",

@@ -129,6 +129,9 @@ FRAME_CSS = f"""<style>
 {_tokens("keyword", "function", "class-name", "builtin")} {{ color: {theme.CODE_KEYWORD}; }}
 {_tokens("boolean", "number", "string", "constant")} {{ color: {theme.CODE_LITERAL}; }}
 {_tokens("comment", "operator", "punctuation")} {{ color: {theme.CODE_COMMENT}; }}
+{_tokens("deleted.line", "deleted.prefix")} {{ color: {theme.DELTA_DOWN}; }}
+{_tokens("inserted.line", "inserted.prefix")} {{ color: {theme.DELTA_UP}; }}
+{_tokens("unchanged.line")} {{ color: {theme.CODE_COMMENT}; }}
 {METRIC_CSS}
 {CODE_CSS}
 </style>"""

@@ -61,13 +61,29 @@ def serious_violations_in(page, parts: list[str]) -> list[str]:
             if v["impact"] in ("serious", "critical")]
 
 
+def within_reach(student, rows_px: int = 120) -> bool:
+    """The Run button, and the top ``rows_px`` of the editor and of the graph view, are on
+    screen without scrolling."""
+    height = student.viewport_size["height"]
+    run = student.locator(".ce-run").bounding_box()
+    parts = [student.locator(".cm-editor").first,
+             student.locator(VIEW)]
+    boxes = [p.bounding_box() for p in parts]
+    return (run is not None and run["y"] + run["height"] <= height
+            and all(b is not None and b["y"] + rows_px <= height for b in boxes))
+
+
 def tile(teacher, verdict: str):
     return teacher.locator(f"{MAIN} [class*='st-key-class_tile_']").filter(has_text=verdict)
 
 
 def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_class(browser, server):
     teacher, _, link = start_class(browser, server, viewport=(1440, 900))
-    students = [join_by_link(browser, link)[0] for _ in range(3)]
+    # The first student on a small laptop's 1280x720: the challenge must leave their editor
+    # and graph on screen.
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    students = [join_by_link(browser, link, viewport=(1280, 720) if i == 0 else (1280, 900))[0]
+                for i in range(3)]
     pages = (teacher, *students)
     try:
         go(teacher, "code")
@@ -100,6 +116,9 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
         for student, words in ((inline, "passes the check"), (own_line, "passes the check"),
                                (other, "does not pass yet")):
             see(student, words, timeout=90_000)
+        expect(inline.locator(VIEW)).to_have_attribute("data-moving", "0")
+        inline.screenshot(path=str(SHOTS / "class-challenge-student-1280x720.png"))
+        assert within_reach(inline), "the challenge pushed the editor or the graph below the fold"
 
         expect(tile(teacher, "2 · passes")).to_have_count(1, timeout=60_000)
         expect(tile(teacher, "1 · fails")).to_have_count(1)
@@ -131,6 +150,7 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
         assert text_in_editor(inline).count(".detach()") == 1  # each keeps their own code beside it
         expect(inline.locator(VIEW)).to_have_attribute("data-moving", "0")
         inline.screenshot(path=str(SHOTS / "class-challenge-student-shown.png"))
+        assert within_reach(inline), "the shown run pushed the editor or the graph below the fold"
 
         # axe: the teacher's gallery and a student's challenge view, at a phone's, a laptop's
         # and a large screen's width.

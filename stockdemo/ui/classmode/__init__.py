@@ -35,7 +35,7 @@ LISTENERS = (
     (hooks.CONTROLS_LOCKED, follow.following_hint), (hooks.MOVES_SHARED, follow.moves_shared),
     (hooks.STAGE_DRAWN, follow.drawn), (hooks.STAGE_SETTLED, follow.stage_settled),
     (hooks.LESSON_QUESTION, questions.lesson_question), (hooks.LESSON_DRAWN, questions.lesson_drawn),
-    (hooks.CODE_COMPARISON, challenge.comparison),
+    (hooks.CODE_COMPARISON, challenge.comparison), (hooks.CODE_EDITS_OFF, follow.edits_off),
 )
 
 

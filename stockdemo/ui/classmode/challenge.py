@@ -12,6 +12,7 @@ Every string that came from someone else is drawn as text, never as markup.
 
 from __future__ import annotations
 
+import difflib
 import textwrap
 
 import streamlit as st
@@ -136,24 +137,44 @@ def student_box(state: ClassState, code: str) -> None:
         return
     if asked is None:
         return
-    with st.container(border=True, key="class_challenge"):
-        st.markdown(f":material/assignment: **The teacher's challenge {asked.number}** · "
-                    "your editor is yours: change the code and press Run.")
-        st.text(asked.prompt)
-        kept = st.session_state.get(VERDICT)
-        if kept is not None and kept[:2] == (code, state.challenge):
-            verdict_line(kept[2])
-        else:
-            st.caption("Press **Run** (Ctrl+Enter): each run goes to the teacher, checked on its graph.")
-    if shown is not None:
-        with st.container(border=True, key="class_shown"):
-            st.markdown(f":material/co_present: **{SHOWN_LABEL}**, without a name "
-                        f"({'passes' if shown.passes else 'fails'}): its graph is A, beside yours.")
-            # Its forward, where a challenge's change is; the whole script folded under it, so
-            # the student's editor and the two graphs stay near the top.
-            st.code(forward_of(shown.code), language="python", wrap_lines=True)
-            with st.expander("The whole script"):
-                st.code(shown.code, language="python", wrap_lines=True)
+    # Compact, so that at 1280x720 the student's editor and the two graphs stay on screen:
+    # the prompt beside the title, the verdict in one line, and the shown run's change
+    # only, beside them.
+    with st.container(border=True, key="class_challenge", gap="small"):
+        mine, theirs = st.columns(2, gap="medium") if shown is not None else (st.container(), None)
+        with mine:
+            head = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            head.markdown(f":material/assignment: **The teacher's challenge {asked.number}**",
+                          width="content")
+            head.text(asked.prompt)
+            kept = st.session_state.get(VERDICT)
+            if kept is not None and kept[:2] == (code, state.challenge):
+                verdict_line(kept[2])
+            else:
+                st.caption("Your editor is yours: change the code and press **Run** (Ctrl+Enter). "
+                           "Each run goes to the teacher, checked on its graph.")
+        if theirs is not None:
+            with theirs, st.container(key="class_shown", gap="small"):
+                head = st.container(horizontal=True, vertical_alignment="center", gap="small")
+                head.markdown(f":material/co_present: **{SHOWN_LABEL}**, no name "
+                              f"({'passes' if shown.passes else 'fails'}): graph A, beside yours.",
+                              width="content")
+                with head.popover("The whole script", icon=":material/description:"):
+                    st.code(shown.code, language="python", wrap_lines=True)
+                # Its change to the challenge's code, where the answer is, in a few lines.
+                st.code(change_of(asked.start, shown.code), language="diff", wrap_lines=True)
+
+
+def change_of(start: str, source: str, context: int = 1) -> str:
+    """The lines ``source`` changes in ``start``, as a unified diff's hunks without headers
+    (``-`` taken out, ``+`` put in, one line of context around each): a shown run's answer in
+    a few lines. The forward (or the whole script) when nothing differs line by line."""
+    lines = list(difflib.unified_diff(start.splitlines(), source.splitlines(), lineterm="", n=context))
+    hunks = [line for line in lines[2:] if not line.startswith("@@")]
+    if not hunks:
+        return forward_of(source)
+    body = textwrap.dedent("\n".join(line[1:] for line in hunks)).splitlines()  # less indent
+    return "\n".join(f"{line[0]}{text}" for line, text in zip(hunks, body, strict=True))
 
 
 def forward_of(source: str) -> str:
@@ -170,12 +191,14 @@ def forward_of(source: str) -> str:
 
 
 def verdict_line(verdict: Verdict) -> None:
-    """The check's verdict on the student's last run: the sentence, and why it fails."""
+    """The check's verdict on the student's last run, in one line: passes or not, and the
+    check's sentence (with why it fails), as text."""
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if verdict.passes:
-        st.success("Your last run passes the check.", icon=":material/check_circle:")
+        row.markdown(":green-badge[:material/check_circle: Your last run passes the check.]", width="content")
     else:
-        st.warning("Your last run does not pass yet.", icon=":material/pending:")
-    st.text(verdict.sentence if verdict.passes else f"{verdict.sentence}\n{verdict.reason}".strip())
+        row.markdown(":orange-badge[:material/pending: Your last run does not pass yet.]", width="content")
+    row.text(verdict.sentence if verdict.passes else f"{verdict.sentence} {verdict.reason}".strip())
 
 
 def shown_run(state: ClassState | None, code: str | None) -> Submission | None:

@@ -44,6 +44,8 @@ from stockdemo.ui.classmode.session import (
 )
 from stockdemo.ui.classmode.watch import given_state, latest_state, watch_class
 
+EDITS_OFF = "The teacher's challenge is open: the change is yours to write."
+
 
 def _pushed_state(code: str) -> ClassState | None:
     """The class as the push thread read it a moment ago; None if it has not, or if that read
@@ -193,6 +195,16 @@ def following_hint() -> str | None:
         return None
     seen = st.session_state.get(STATE)
     return None if challenge.open_here(seen[1] if seen else None, st.session_state.get(HERE)) else HINT
+
+
+def edits_off() -> str | None:
+    """Why the Your code page offers no ready-made edits (``hooks.CODE_EDITS_OFF``): a
+    following student answers the teacher's challenge in their own words (one of those edits
+    may be its answer)."""
+    if not following():
+        return None
+    seen = st.session_state.get(STATE)
+    return EDITS_OFF if challenge.open_here(seen[1] if seen else None, st.session_state.get(HERE)) else None
 
 
 def moves_shared() -> bool | None:
