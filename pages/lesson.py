@@ -36,7 +36,15 @@ def live() -> None:
                    disabled=number == total or held, on_click=ui.go_to_step, args=(number + 1,),
                    width="stretch", type="primary")
 
-    st.header(f"{number}. {step.title}", anchor=False)
+    if isinstance(step.settings, lesson.CodeSettings):
+        # The class's turn at the code: its teacher asks the challenge from the title's row,
+        # on screen above the question's console.
+        title, ask = st.columns([3, 2], vertical_alignment="center")
+        title.header(f"{number}. {step.title}", anchor=False)
+        with ask, st.container(horizontal=True, horizontal_alignment="right"):
+            ui.lesson_challenge(step.settings.challenge, step.settings.source)
+    else:
+        st.header(f"{number}. {step.title}", anchor=False)
     st.markdown(step.context)
     # In class mode the question is the class's: asked once, answered, revealed by the teacher.
     in_class = ui.lesson_question(number)

@@ -278,7 +278,7 @@ COMPARE_PRESETS: tuple[tuple[str, str, dict[str, str], dict[str, str]], ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", "Lesson step", 1, 1, 9, 1,
+STEP = IntKnob("step", "Lesson step", 1, 1, 10, 1,
                "The lesson's experiment on screen; Back and Next move it.")
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
 NODE = TextKnob("node", "Node",

@@ -1,4 +1,5 @@
-"""The guided lesson: eight experiments and an optional ninth, declared as data, each answered live.
+"""The guided lesson: eight experiments, the class's turn at the code, and an optional tenth,
+declared as data, each answered live.
 
 A step names the page and settings that show one idea, asks the class a
 question, and computes the answer from the core, never from a constant: when
@@ -11,15 +12,20 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from stockdemo import lab
 from stockdemo import static_graphs as static
 from stockdemo.cells import CELL_LABELS
-from stockdemo.config import PAGE_KNOBS, RunConfig, TrainConfig
+from stockdemo.code.edits import EDITS, apply
+from stockdemo.code.link import code_to_link
+from stockdemo.config import CODE, PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
+from stockdemo.graph.ids import graph_of_record
 from stockdemo.live import inspection
 from stockdemo.live.run import printed, run
+from stockdemo.sandbox import run_code
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
 
@@ -34,6 +40,29 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class CodeSettings:
+    """A Your code step's settings: the code the page opens on, and the ready-made edit
+    that answers its question (in a class, the challenge the teacher asks: its id)."""
+
+    source: str
+    challenge: str
+
+    KNOBS: ClassVar[tuple] = (CODE,)
+
+    @property
+    def code(self) -> str:
+        """The page's ``?code=``: the source, compressed as a link carries it."""
+        return code_to_link(self.source) or ""
+
+    @property
+    def answer_source(self) -> str:
+        return apply(EDITS[self.challenge])
+
+
+Settings = RunConfig | TrainConfig | lab.LengthsConfig | CodeSettings
+
+
+@dataclass(frozen=True)
 class Step:
     title: str
     context: str  # one sentence
@@ -41,8 +70,8 @@ class Step:
     page: str  # page file relative to the app root
     link_label: str
     # what the linked page opens with, and what the answer runs
-    settings: RunConfig | TrainConfig | lab.LengthsConfig
-    answer: Callable[[RunConfig | TrainConfig | lab.LengthsConfig], Answer]
+    settings: Settings
+    answer: Callable[[Settings], Answer]
 
     @property
     def link_knobs(self) -> tuple[str, ...]:
@@ -179,6 +208,21 @@ def padded_weeks(config: lab.LengthsConfig) -> Answer:
                   f"Packed with `pack_padded_sequence`: {packed} to each week run alone ({sizes}).")
 
 
+def cut_by_detach(settings: CodeSettings) -> Answer:
+    """The loop written out, then with ``h.detach()`` in it: both run in the sandbox, as a
+    learner's code runs; the nodes each graph holds, counted as the page counts them."""
+    before, after = run_code(settings.source), run_code(settings.answer_source)
+    for ran in (before, after):
+        if not ran.ok or ran.graph is None:
+            raise RuntimeError(f"the lesson's code did not run in the sandbox: {ran.status}")
+    kept, whole = (graph_of_record(r.graph).counts.nodes for r in (after, before))
+    return Answer("Nodes the graph keeps, T = 5", f"{kept} of {whole}",
+                  f"The loop records {whole} nodes; detached at each step, {kept}: only the last "
+                  "step's block reaches the output, and `backward()` stops there.")
+
+
+LOOP_WRITTEN_OUT = CodeSettings(apply(EDITS["loop"]), "detach")
+
 STEPS: tuple[Step, ...] = (
     Step("What is a computation graph?",
          "Every operation the model runs is written down as a node; `backward()` walks that "
@@ -220,6 +264,11 @@ STEPS: tuple[Step, ...] = (
          "Will it beat the naive forecast *tomorrow's price = today's*?",
          "pages/train.py", "Open Train and predict, press Train", TrainConfig(),
          honest_baseline),
+    Step("Your turn: cut the graph",
+         "Your code has the loop written out; `h.detach()` keeps a tensor's value, not its history.",
+         "Detach the hidden state in the loop: how many nodes will be left?",
+         "pages/code.py", "Open Your code on the loop, detach it and press Run", LOOP_WRITTEN_OUT,
+         cut_by_detach),
     Step("Optional: weeks of different lengths",
          "A holiday week has four trading days; to batch it with five-day weeks we pad it with zeros.",
          "Does the padding change the short weeks' predictions?",

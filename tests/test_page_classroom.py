@@ -545,3 +545,24 @@ def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less
     assert change_of(start, start.replace("h = g(h)", "h = g(h) * 2")).splitlines() == [
         " for t in x:", "-    h = g(h)", "+    h = g(h) * 2", " return h"]
     assert change_of(start, start) == start.rstrip()  # nothing changed: its forward, whole
+
+
+def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_one_else():
+    from stockdemo.lesson import LOOP_WRITTEN_OUT, STEPS
+
+    number = next(i for i, s in enumerate(STEPS, start=1) if s.settings is LOOP_WRITTEN_OUT)
+    _, teacher = start_class()
+    room = class_session.class_room()
+    alone = app(LESSON, step=str(number)).run()  # not in a class: the step asks the room itself
+    assert not alone.exception and not [b for b in alone.button if b.key == "lesson_ask"]
+    student = app(LESSON, step=str(number), **{"class": teacher.code}).run()
+    assert not student.exception and not [b for b in student.button if b.key == "lesson_ask"]
+    desk = app(LESSON, step=str(number))
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    assert not desk.exception
+    assert desk.button(key="lesson_ask").label == "Ask the class: .detach()"
+    assert room.open_challenge(teacher.code) is None
+    desk.button(key="lesson_ask").click().run()  # then on to Your code, where the gallery fills
+    asked = room.open_challenge(teacher.code)
+    assert asked is not None and asked.id == "detach" and asked.start == LOOP_WRITTEN_OUT.source

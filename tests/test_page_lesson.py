@@ -1,5 +1,7 @@
 """Lesson page through AppTest: every step's revealed answer is what a live run shows."""
 
+import contextlib
+import io
 from urllib.parse import urlencode
 
 import pytest
@@ -7,7 +9,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from harness.helpers import metric
-from stockdemo import lab
+from stockdemo import lab, lesson
 from stockdemo import static_graphs as static
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.lesson import STEPS
@@ -95,8 +97,34 @@ def check_padded_weeks(value: str, detail: str) -> None:
     assert f"{sum(len(w) < 5 for w in weeks)} of {len(weeks)} weeks" in detail
 
 
+def grad_fn_walk(source: str) -> tuple[int, int]:
+    """The script run here (our own ready-made code, not a learner's), its ``predictions``'
+    graph walked through torch's own ``next_functions`` -> (backward functions, Tanh among them)."""
+    names: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(source, "<lesson>", "exec"), names)  # noqa: S102
+    seen, todo = set(), [names["predictions"].grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn is not None and fn not in seen:
+            seen.add(fn)
+            todo.extend(f for f, _ in fn.next_functions)
+    return len(seen), sum(type(fn).__name__ == "TanhBackward0" for fn in seen)
+
+
+def check_cut_by_detach(value: str, detail: str) -> None:
+    settings = lesson.LOOP_WRITTEN_OUT
+    walks = map(grad_fn_walk, (settings.source, settings.answer_source))
+    (whole_fns, whole_tanh), (kept_fns, kept_tanh) = walks
+    assert (whole_tanh, kept_tanh) == (5, 1)  # torch's own walk: one step's block is left of five
+    kept, whole = map(int, value.split(" of "))
+    # The page's count adds the run's input and output boxes to torch's backward functions.
+    assert (kept, whole) == (kept_fns + 2, whole_fns + 2)
+    assert f"records {whole} nodes" in detail and f"detached at each step, {kept}" in detail
+
+
 CHECKS = (check_grad_fn, check_seed_shape, check_node_gain, check_blocks, check_fused_lstm,
-          check_recompiles, check_vanishing, check_baseline, check_padded_weeks)
+          check_recompiles, check_vanishing, check_baseline, check_cut_by_detach, check_padded_weeks)
 
 
 def test_lesson_has_one_step_per_value_of_the_step_knob():

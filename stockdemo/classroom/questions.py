@@ -102,5 +102,6 @@ QUESTIONS: dict[int, Question] = {
     6: Question("number", 0, 10),
     7: Question("choice", choices=("smaller", "bigger", "about the same")),
     8: Question("choice", choices=("Yes", "No")),
-    9: Question("choice", choices=("Yes", "No")),
+    9: Question("number", 0, 100),
+    10: Question("choice", choices=("Yes", "No")),
 }

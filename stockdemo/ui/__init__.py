@@ -58,6 +58,7 @@ from stockdemo.ui.stage_route import direct_moves
 from stockdemo.ui.stage_watch import settle_listener, stage_settled
 from stockdemo.ui.steps import (
     go_to_step,
+    lesson_challenge,
     lesson_drawn,
     lesson_question,
     lesson_step,
@@ -89,7 +90,8 @@ __all__ = [
     "cached_size_sweep", "cached_trace", "capped_knob_widget", "change_since_previous",
     "chart_after_graph", "compare_bar", "compare_config", "comparison", "controls_locked",
     "debug_controls", "direct_moves", "drawn_on_stage", "fx_graph", "go_to_step", "graph_picker",
-    "knob_row", "knob_widget", "leave_for_training", "lesson_drawn", "lesson_question", "lesson_step",
+    "knob_row", "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_question",
+    "lesson_step",
     "metric_row", "more_settings", "node_from_url", "number_box", "outcome_box", "page_link",
     "page_source", "page_url", "panel_picker", "presenting", "presets_bar", "recompile_count",
     "recompiles", "replay_control", "reveal_step", "run_controls", "run_downloads", "run_figures",

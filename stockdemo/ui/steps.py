@@ -75,6 +75,12 @@ def lesson_question(number: int) -> InClass | None:
     return hooks.ask(hooks.LESSON_QUESTION, number)
 
 
+def lesson_challenge(challenge: str, source: str) -> None:
+    """A Your code step: a listener may offer to ask it of a class (class mode: its teacher's
+    "Ask the class" button, which opens Your code with the challenge open)."""
+    hooks.ask(hooks.LESSON_CHALLENGE, challenge, source)
+
+
 def lesson_drawn() -> None:
     """Last in the Lesson's live part: the step is drawn, all of it (``hooks.LESSON_DRAWN``).
 

@@ -19,7 +19,7 @@ registers it once per process; the Class page (pages/classroom.py) is its own pa
 from __future__ import annotations
 
 from stockdemo.ui import hooks
-from stockdemo.ui.classmode import bar, challenge, follow, join, questions, session
+from stockdemo.ui.classmode import bar, challenge, follow, gallery, join, questions, session
 from stockdemo.ui.classmode.console import start_box, teacher_console
 from stockdemo.ui.classmode.join import join_box, student_code
 from stockdemo.ui.classmode.session import leave, teacher
@@ -36,6 +36,7 @@ LISTENERS = (
     (hooks.STAGE_DRAWN, follow.drawn), (hooks.STAGE_SETTLED, follow.stage_settled),
     (hooks.LESSON_QUESTION, questions.lesson_question), (hooks.LESSON_DRAWN, questions.lesson_drawn),
     (hooks.CODE_COMPARISON, challenge.comparison), (hooks.CODE_EDITS_OFF, follow.edits_off),
+    (hooks.LESSON_CHALLENGE, gallery.lesson_challenge),
 )
 
 

@@ -18,12 +18,14 @@ import streamlit as st
 from stockdemo.classroom import ClassError, Gallery, Group, Teacher
 from stockdemo.classroom.challenges import CHALLENGES, PROMPT, difference
 from stockdemo.code.edits import EDITS
+from stockdemo.code.link import code_to_link
+from stockdemo.config import CODE
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_run
-from stockdemo.ui.classmode.challenge import check_of
+from stockdemo.ui.classmode.challenge import CODE_PAGE, check_of
 from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN, LOOKED
-from stockdemo.ui.classmode.session import class_room, say
-from stockdemo.ui.routes import presenting
+from stockdemo.ui.classmode.session import class_room, say, teacher
+from stockdemo.ui.routes import ROOT, presenting
 
 GALLERY_S = 1.0  # the gallery's refresh: runs arrive live
 OWN = "A question of my own"
@@ -71,6 +73,27 @@ def ask_box(current: Teacher) -> None:
                   on_click=_ask, args=(current, titles.get(choice, PROMPT)),
                   help="Every student's editor unlocks on the code you have now, with the "
                        "question above it. Your own run stays the reference.")
+
+
+def lesson_challenge(challenge_id: str, source: str) -> bool | None:
+    """``hooks.LESSON_CHALLENGE``: on the Lesson's Your code step, the class's teacher asks its
+    challenge from here, starting from the step's code, and goes to Your code, where the
+    gallery fills (the class follows). None for anyone else."""
+    current = teacher()
+    asked = CHALLENGES.get(challenge_id)
+    if current is None or asked is None:
+        return None
+    if st.button(f"Ask the class: {asked.title}", key="lesson_ask", type="primary",
+                 icon=":material/campaign:",
+                 help="Every student's editor unlocks on this step's code, with the question above "
+                      "it; you see their graphs come in, grouped, on Your code."):
+        try:
+            class_room().ask(current, challenge_id, asked.title, asked.prompt, source)
+        except ClassError as error:
+            say(error)
+            return True
+        st.switch_page(str(ROOT / CODE_PAGE), query_params={CODE.name: code_to_link(source) or ""})
+    return True
 
 
 def _ask(current: Teacher, challenge_id: str) -> None:
