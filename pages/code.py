@@ -12,7 +12,7 @@ ui.setup_page(
     __file__, stage=True,
     class_intros=(
         "Pick an edit or type your own and press **Ctrl+Enter**: the class sees your code and its "
-        "graph. **Ask the class a challenge** and every student tries it in their own editor.",
+        "graph. Pose a challenge below and every student tries it in their own editor.",
         "The teacher's code and graph; when the teacher asks a challenge, the editor is yours: "
         "change the code and press **Ctrl+Enter** to see the graph *your* run recorded.",
     ),

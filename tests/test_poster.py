@@ -16,7 +16,7 @@ from stockdemo import RunConfig, run, theme
 from stockdemo.__main__ import main as cli
 from stockdemo.layout.steps import layout
 from stockdemo.render.handout import GRAPH_PX, handout_html, view_handout
-from stockdemo.render.poster import MAX_BOXES, box_height, fit_scale, poster_html, svg_file
+from stockdemo.render.poster import MAX_BOXES, box_height, fit_scale, poster_html, svg_file, thumbnail_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -128,3 +128,19 @@ def test_the_command_line_writes_the_svg_with_no_graphviz(tmp_path, capsys, monk
     root = ET.parse(path).getroot()
     assert len(boxes(root)) == len(picture.nodes)
     assert f"{picture.counts.nodes} nodes" in capsys.readouterr().err
+
+
+def test_a_thumbnail_fits_its_box_draws_every_box_and_rings_exactly_the_ones_asked(seed):
+    ringed = [p.id for p in seed.nodes if p.kind == "op"][:3]
+    root = ET.fromstring(thumbnail_svg(seed, ringed, 240, 44))
+    assert (root.get("width"), root.get("height")) == ("240", "44")
+    assert len(boxes(root)) == len(seed.nodes)
+    rings = [r for g in root.iter(f"{SVG}g") if g.get("stroke") == theme.GREEN for r in g.iter(f"{SVG}rect")]
+    assert len(rings) == 3
+    by_id = {p.id: p for p in seed.nodes}
+    for ring, node in zip(rings, (by_id[i] for i in ringed), strict=True):  # around each box, in order
+        assert float(ring.get("x")) < node.x - node.w / 2 and float(ring.get("y")) < node.y - node.h / 2
+    x, y, w, h = map(float, root.get("viewBox").split())
+    assert x <= 0 and y <= 0 and w >= seed.width and h >= seed.height  # the whole picture, fitted
+    assert abs(w / h - 240 / 44) < 0.01  # not stretched
+    assert not [g for g in ET.fromstring(thumbnail_svg(seed, [], 240, 44)).iter(f"{SVG}g")]

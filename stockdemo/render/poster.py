@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable
 
 from stockdemo import theme
 from stockdemo.layout.picture import Picture, PlacedNode
@@ -207,6 +208,27 @@ def svg_file(picture: Picture) -> str:
             f"<style>{shapes(FONT_FAMILY)}</style>"
             f'<rect x="{-PAD_PX}" y="{-PAD_PX}" width="{_n(w)}" height="{_n(h)}" fill="#FFFFFF"/>'
             f"{drawing(picture, 1.0)}</svg>\n")
+
+
+def thumbnail_svg(picture: Picture, ringed: Iterable[str], width_px: int, height_px: int) -> str:
+    """A graph small, as an SVG file of its own, ``width_px`` by ``height_px``: the picture
+    fitted (labels only where readable, as the view draws them), the boxes whose ids are in
+    ``ringed`` ringed in compare mode's colour for what one graph adds to another. A
+    gallery's tile: its shape at a glance, and where it differs."""
+    ringed = set(ringed)
+    scale = min((width_px - 4) / max(picture.width, 1), (height_px - 4) / max(picture.height, 1), MAX_SCALE)
+    gap, line = 2.5 / scale, 2.5 / scale
+    rings = "".join(f'<rect x="{_n(p.x - p.w / 2 - gap)}" y="{_n(p.y - p.h / 2 - gap)}" '
+                    f'width="{_n(p.w + 2 * gap)}" height="{_n(p.h + 2 * gap)}"/>'
+                    for p in picture.nodes if p.id in ringed)
+    ring_group = (f'<g fill="none" stroke="{theme.GREEN}" stroke-width="{_n(line)}">{rings}</g>'
+                  if rings else "")
+    ox = (width_px / scale - picture.width) / 2
+    oy = (height_px / scale - picture.height) / 2
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="sd-graph" width="{width_px}" '
+            f'height="{height_px}" viewBox="{_n(-ox)} {_n(-oy)} {_n(width_px / scale)} '
+            f'{_n(height_px / scale)}" role="img" aria-label="{_about(picture)}">'
+            f"<style>{shapes(FONT_FAMILY)}</style>{drawing(picture, scale)}{ring_group}</svg>")
 
 
 def poster_html(picture: Picture, width_px: float, most_px: int) -> str:

@@ -35,6 +35,15 @@ def on_screen(page, locator) -> bool:
             and box["y"] + box["height"] <= size["height"] and box["x"] + box["width"] <= size["width"])
 
 
+def in_full_view(page, locator) -> bool:
+    """The element is inside the window and below Streamlit's header bar (opaque, fixed at
+    the top: what scrolls under it is hidden), without scrolling."""
+    header = page.locator("[data-testid='stHeader']").bounding_box()
+    box = locator.bounding_box()
+    top = header["y"] + header["height"] if header is not None else 0
+    return on_screen(page, locator) and box["y"] >= top
+
+
 def start_class(browser, server: str, viewport=(1440, 900), query: str = ""):
     """A teacher's tab with a class started -> (page, class code, join link)."""
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})

@@ -23,7 +23,7 @@ from stockdemo.classroom import new_seat, open_classroom
 from stockdemo.classroom.challenges import CHALLENGES, shape_key
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.sandbox import run_code
-from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, see, start_class
+from tests.browser.class_drive import MAIN, go, in_full_view, join_by_link, on_screen, see, start_class
 from tests.browser.test_accessibility_browser import TAGS, axe_source, frame_css_applied
 from tests.browser.test_code_browser import (
     VIEW,
@@ -225,12 +225,13 @@ def test_sixty_students_fit_the_teachers_gallery_on_a_1280x720_projector(browser
                 tiles = teacher.locator(f"{MAIN} [class*='st-key-class_tile_']")
                 expect(tiles).to_have_count(8, timeout=60_000)
                 expect(gallery).to_contain_text("<b>shape</b> mismatch")  # as text
-                gallery.scroll_into_view_if_needed()
+                # Scrolled as a teacher would, to its end: whole, and clear of the header bar.
+                gallery.evaluate("e => e.scrollIntoView({block: 'end'})")
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 teacher.screenshot(path=str(SHOTS / "class-challenge-gallery-60-1280x720-presenting.png"))
+                assert in_full_view(teacher, gallery), gallery.bounding_box()
                 assert "seat" not in gallery.inner_text()
                 assert not gallery.locator("b").filter(has_text="shape").count()
-                assert on_screen(teacher, gallery), gallery.bounding_box()
             finally:
                 teacher.context.close()
     finally:

@@ -20,8 +20,10 @@ from stockdemo.classroom.challenges import CHALLENGES, PROMPT, difference
 from stockdemo.code.edits import EDITS
 from stockdemo.code.link import code_to_link
 from stockdemo.config import CODE
+from stockdemo.graph.diff import GraphDiff
+from stockdemo.render.poster import thumbnail_svg
 from stockdemo.ui import keys
-from stockdemo.ui.caches import cached_code_run
+from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.classmode.challenge import CODE_PAGE, check_of
 from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN, LOOKED
 from stockdemo.ui.classmode.session import class_room, say, teacher
@@ -32,6 +34,7 @@ OWN = "A question of my own"
 TILES = 8  # tiles drawn (two rows of four fit a 1280x720 projector); the rest are counted
 TILES_PER_ROW = 4
 ERRORS = 4  # error messages listed; the rest are counted
+THUMB_W, THUMB_H = 240, 44  # px: a tile's drawing of its graph (a tile is ~250 px wide at 1280)
 
 
 def teacher_console(current: Teacher) -> None:
@@ -171,8 +174,9 @@ def _gallery(current: Teacher) -> None:
         return
     reference = cached_code_run(st.session_state.get(keys.CODE_TEXT) or asked.start)
     groups = found.groups[:TILES]
+    rows = st.container(gap="small")
     for start in range(0, len(groups), TILES_PER_ROW):
-        row = st.columns(TILES_PER_ROW, gap="small")
+        row = rows.columns(TILES_PER_ROW, gap="small")
         for column, (i, group) in zip(row, enumerate(groups[start:start + TILES_PER_ROW], start),
                                       strict=False):
             with column:
@@ -183,10 +187,13 @@ def _gallery(current: Teacher) -> None:
         rest = found.groups[TILES:]
         st.caption(f"and {len(rest)} more graphs, {sum(g.count for g in rest)} runs")
     if found.errors:
-        st.markdown(f"**Errors** ({sum(n for _, n in found.errors)} runs built no graph)")
-        st.text("\n".join(f"{n}: {message}" for message, n in found.errors[:ERRORS]))
+        # The count, and beside it a message a line (a student's words, as typed).
+        lines = [f"{n}: {message}" for message, n in found.errors[:ERRORS]]
         if len(found.errors) > ERRORS:
-            st.caption(f"and {len(found.errors) - ERRORS} other messages")
+            lines.append(f"and {len(found.errors) - ERRORS} other messages")
+        row = st.container(horizontal=True, gap="medium")
+        row.markdown(f"**Errors**: {sum(n for _, n in found.errors)} runs built no graph", width="content")
+        row.text("\n".join(lines))
     if not hidden:
         st.caption("Checked on each run's graph: " + check_of(asked.id, asked.prompt).check.sentence)
 
@@ -210,7 +217,7 @@ def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden:
     Its verdict is a button: the teacher's graph then has this run beside it, what differs
     ringed (compare mode), on the teacher's screen alone. Small enough that two rows of four
     fit a 1280x720 projector."""
-    with st.container(border=True, key=f"class_tile_{i}", gap="small"):
+    with st.container(border=True, key=f"class_tile_{i}", gap=None):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
         icon = ":material/check_circle:" if group.passes else ":material/cancel:"
         row.button(group.verdict, key=f"class_look_{i}", icon=icon, type="primary" if looked else "tertiary",
@@ -224,26 +231,36 @@ def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden:
                        help="Show the class this run's code and graph beside each student's "
                             "own, without a name.")
         run = cached_code_run(group.runs[0].code)
-        st.caption(plain(difference_words(reference, run.graph if run.film else None)))
+        record = run.graph if run.film else None
+        diff = None if record is None or reference is None else difference(reference, record)
+        words = plain(difference_words(diff, record))
+        if record is not None:
+            # Its graph small, what it adds to the teacher's ringed (compare mode's colour), and
+            # in words what it adds and takes, as the image's caption.
+            picture, _ = cached_code_picture(group.runs[0].code)
+            added = {n.id for n in diff.added_nodes} if diff is not None else set()
+            st.image(thumbnail_svg(picture, added, THUMB_W, THUMB_H), caption=words,
+                     alt=f"Its graph: {picture.counts.nodes} nodes, {len(added)} not in yours, ringed.")
+        else:
+            st.caption(words)
         if not hidden:
             st.caption("seat " + ", ".join(str(s) for s in group.seats))
 
 
-def difference_words(reference: dict | None, record: dict | None) -> str:
-    """What a run's graph adds to and takes from the teacher's, its two largest changes by
-    op: "+1 Add · −4 Tanh · 2 other ops"."""
+def difference_words(diff: GraphDiff | None, record: dict | None) -> str:
+    """What a run's graph adds to and takes from the teacher's (``diff``, None without the
+    teacher's), its two largest changes by op: "+1 Add · −4 Tanh"."""
     if record is None:
         return "no graph"
-    if reference is None:
+    if diff is None:
         return f"{len(record['nodes'])} nodes"
-    diff = difference(reference, record)
     changes = [(n, f"{sign}{n} {op}") for sign, nodes in (("+", diff.added_nodes), ("−", diff.removed_nodes))
                for op, n in Counter(_short(x.op or x.kind) for x in nodes).items()]
     if not changes:
         return "the same graph as yours"
     changes.sort(key=lambda c: -c[0])
     words = [w for _, w in changes[:2]]
-    return " · ".join(words) + (f" · {len(changes) - 2} other ops" if len(changes) > 2 else "")
+    return " · ".join(words) + (" …" if len(changes) > 2 else "")
 
 
 def _short(op: str) -> str:
