@@ -49,6 +49,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import redis  # noqa: E402
 from class_load import FINISHED, Class, Member, start, stop  # noqa: E402
+from load import profile_start, profile_stop  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
 from harness import sessions  # noqa: E402  the session client
@@ -65,6 +66,20 @@ FAILS = "Your last run does not pass yet."
 # The sandbox's refusals (stockdemo/sandbox/pool.py, CodePool._refusal and its time-out).
 REFUSALS = ("Every place in the sandbox is taken", "Your previous runs are still waiting",
             "The sandbox is busy", "The sandbox did not answer in time")
+
+
+def sandbox_runs_cpu_s(target: sessions.Target) -> float:
+    """CPU seconds of the sandbox's runs that ended: its warm parents' reaped children."""
+    total = 0.0
+    for pid in sessions.descendants(target.proc.pid):
+        try:
+            if b"stockdemo.sandbox.parent" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def load() -> str:
@@ -207,7 +222,8 @@ async def class_runs(room: Class, start_code: str, args, out: dict) -> list:
     rng = random.Random(43)
     delays = sorted(rng.uniform(0, args.spread) for _ in room.students)
     t0 = time.perf_counter()
-    cpu0 = room.target.cpu_s()
+    cpu0, runs0 = room.target.cpu_s(), sandbox_runs_cpu_s(room.target)
+    spy = profile_start(room.target, args.profile) if args.profile else None
 
     async def one(s: Coder, source: str, delay: float) -> tuple[float, dict | None]:
         await asyncio.sleep(max(0.0, t0 + delay - time.perf_counter()))
@@ -233,6 +249,9 @@ async def class_runs(room: Class, start_code: str, args, out: dict) -> list:
     out["gallery_pass"] = None if gallery is None else gallery[1]
     out["gallery_load"] = load()
     out["burst_cpu_s"] = room.target.cpu_s() - cpu0
+    out["runs_cpu_s"] = sandbox_runs_cpu_s(room.target) - runs0
+    if spy is not None:
+        profile_stop(spy, args.profile, top=25)
     out["burst_wall_s"] = time.perf_counter() - t0
     return programs
 
@@ -312,8 +331,9 @@ def report(out: dict, args) -> int:
     print(f"last press -> the teacher's gallery says \"{n} ran\": "
           + ("never" if gallery_s is None else f"{gallery_s:.2f} s, {out.get('gallery_pass')} pass")
           + f" (target <= {TARGET_GALLERY_S:.0f} s)  ({out.get('gallery_load')})")
-    print(f"the servers' CPU over the class's runs: {out.get('burst_cpu_s', 0):.1f} s in "
-          f"{out.get('burst_wall_s', 0):.1f} s; runs in Redis: {out.get('redis_before')} of {n}")
+    print(f"CPU from the first press to the gallery's count ({out.get('burst_wall_s', 0):.1f} s): servers "
+          f"{out.get('burst_cpu_s', 0):.1f} s, the sandbox's runs {out.get('runs_cpu_s', 0):.1f} s; "
+          f"runs in Redis: {out.get('redis_before')} of {n}")
     ok = (refused <= TARGET_REFUSED and not out.get("missing") and not out.get("wrong")
           and gallery_s is not None and gallery_s <= TARGET_GALLERY_S
           and out.get("gallery_pass") == out.get("seen_pass")
@@ -354,10 +374,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--follow-timeout", type=float, default=15.0,
                     help="s for every student to follow one action")
     ap.add_argument("--no-kill", dest="kill", action="store_false", help="keep both replicas alive")
-    ap.add_argument("--cpu-shares", type=int, default=0,
-                    help="run the class (servers and this client) in a cpu cgroup of its own with this "
-                         "weight (cgroup v1, root; the box's other work weighs 1024 a session): as on a "
-                         "host of its own, where nothing else competes for the cores. 0: as it is")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="py-spy's raw samples of the first replica from the first press to the gallery's "
+                         "count, to FILE")
     args = ap.parse_args(argv)
     if not 2 <= args.students <= 100 or not 0 <= args.spread <= 10:
         ap.error("--students must be 2..100 and --spread 0..10")
@@ -367,21 +386,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     print(sessions.reference_line(), flush=True)
-    box = None
-    if args.cpu_shares:
-        from harness.cgroups import SmallHost, available
-
-        if (why := available()) is not None:
-            sys.exit(f"--cpu-shares: {why}")
-        box = SmallHost(f"stockdemo-class-{os.getpid()}", None, None, args.cpu_shares)
-        box.join()  # the servers started from here are in it too (and the sandbox's runs, no autogroup)
-        print(f"the class in cgroup {box.cpu} with cpu.shares {args.cpu_shares}", flush=True)
-    try:
-        out = asyncio.run(drive(args))
-    finally:
-        if box is not None:
-            box.leave()
-            box.remove()
+    out = asyncio.run(drive(args))
     return report(out, args)
 
 

@@ -46,7 +46,6 @@ class SmallHost:
     name: str
     memory_mib: int | None
     cpus: float | None
-    cpu_shares: int | None = None  # its weight against the rest of the box (v1's default: 1024)
 
     def __post_init__(self) -> None:
         self.memory = CGROUP_ROOT / "memory" / own_path("memory").lstrip("/") / self.name
@@ -58,20 +57,12 @@ class SmallHost:
         if self.cpus:
             (self.cpu / "cpu.cfs_period_us").write_text(str(PERIOD_US))
             (self.cpu / "cpu.cfs_quota_us").write_text(str(int(self.cpus * PERIOD_US)))
-        if self.cpu_shares:
-            (self.cpu / "cpu.shares").write_text(str(self.cpu_shares))
 
     def join(self) -> None:
         """Move the calling process into both cgroups (``preexec_fn`` of the server's Popen)."""
         pid = str(os.getpid())
         (self.memory / "cgroup.procs").write_text(pid)
         (self.cpu / "cgroup.procs").write_text(pid)
-
-    def leave(self) -> None:
-        """Move the calling process back where it was (before ``remove``, which kills what is inside)."""
-        pid = str(os.getpid())
-        (self.memory.parent / "cgroup.procs").write_text(pid)
-        (self.cpu.parent / "cgroup.procs").write_text(pid)
 
     def pids(self) -> list[int]:
         return [int(p) for p in (self.memory / "cgroup.procs").read_text().split()]
