@@ -152,8 +152,10 @@ class Coder(Member):
 
     def result(self, sent: float, n: int) -> dict | None:
         """The press's result on screen, once a finished run shows all of it: {"at": seconds
-        after ``sent``, "passes", "refused"}; None until then."""
-        answered = next((at for at, data in self.editor_seen if at >= sent and data.get("ran", 0) >= n), None)
+        after ``sent``, "passes", "refused", "sandbox_s": its run's time in the sandbox as the
+        editor says it}; None until then."""
+        answered, status = next(((at, data.get("status", "")) for at, data in self.editor_seen
+                                 if at >= sent and data.get("ran", 0) >= n), (None, ""))
         verdict = next(((at, t.startswith(PASSES)) for at, t in self.log
                         if at >= sent and (t.startswith(PASSES) or t.startswith(FAILS))), None)
         refused = any(at >= sent and any(w in t for w in REFUSALS) for at, t in self.log)
@@ -164,7 +166,9 @@ class Coder(Member):
         done = next((r.at for r in self.runs if r.at >= ready and r.status in FINISHED), None)
         if done is None:
             return None
-        return {"at": done - sent, "passes": verdict[1], "refused": refused}
+        ran = re.fullmatch(r"Ran in (\d+) ms\.", status)  # the run in the sandbox, fork to answer
+        return {"at": done - sent, "passes": verdict[1], "refused": refused,
+                "sandbox_s": int(ran[1]) / 1e3 if ran else None}
 
 
 def gallery_line(teacher: Member, since: float, count: int) -> tuple[float, int] | None:
@@ -327,6 +331,9 @@ def report(out: dict, args) -> int:
           f"drawn), {len(shown)} students: p50 {sessions.pct(shown, 50):.2f} s, "
           f"p95 {sessions.pct(shown, 95):.2f} s, max {max(shown, default=float('nan')):.2f} s  "
           f"({out.get('results_load')})")
+    in_sandbox = [r["sandbox_s"] for r in results if r is not None and r.get("sandbox_s") is not None]
+    print(f"  of which the run in the sandbox (fork to answer, the editor's \"Ran in\"): "
+          f"p50 {sessions.pct(in_sandbox, 50):.2f} s, max {max(in_sandbox, default=float('nan')):.2f} s")
     gallery_s = out.get("gallery_s")
     print(f"last press -> the teacher's gallery says \"{n} ran\": "
           + ("never" if gallery_s is None else f"{gallery_s:.2f} s, {out.get('gallery_pass')} pass")
