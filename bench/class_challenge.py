@@ -152,13 +152,13 @@ class Coder(Member):
 
     def result(self, sent: float, n: int) -> dict | None:
         """The press's result on screen, once a finished run shows all of it: {"at": seconds
-        after ``sent``, "passes", "refused", "sandbox_s": its run's time in the sandbox as the
-        editor says it}; None until then."""
+        after ``sent``, "passes", "refused" (the refusal's words, or None), "sandbox_s": its
+        run's time in the sandbox as the editor says it}; None until then."""
         answered, status = next(((at, data.get("status", "")) for at, data in self.editor_seen
                                  if at >= sent and data.get("ran", 0) >= n), (None, ""))
         verdict = next(((at, t.startswith(PASSES)) for at, t in self.log
                         if at >= sent and (t.startswith(PASSES) or t.startswith(FAILS))), None)
-        refused = any(at >= sent and any(w in t for w in REFUSALS) for at, t in self.log)
+        refused = next((t for at, t in self.log if at >= sent and any(w in t for w in REFUSALS)), None)
         graph = next((at for at in self.graph_at if at >= sent), None)
         if answered is None or verdict is None or (graph is None and not refused):
             return None
@@ -316,7 +316,8 @@ def report(out: dict, args) -> int:
     n = args.students
     results = out.get("results", [])
     shown = [r["at"] for r in results if r is not None and not r["refused"]]
-    refused = sum(r is not None and r["refused"] for r in results)
+    refusals = [r["refused"] for r in results if r is not None and r["refused"]]
+    refused = len(refusals)
     print(f"\nA class writes code through `make serve` (deploy/serve.py: HAProxy, 2 replicas, redis-server): "
           f"1 teacher, {n} students (per replica: {out.get('spread')}), the .detach() challenge")
     unlocked = out.get("unlocked_s", float("nan"))
@@ -331,6 +332,8 @@ def report(out: dict, args) -> int:
           f"drawn), {len(shown)} students: p50 {sessions.pct(shown, 50):.2f} s, "
           f"p95 {sessions.pct(shown, 95):.2f} s, max {max(shown, default=float('nan')):.2f} s  "
           f"({out.get('results_load')})")
+    for words in sorted(set(refusals))[:3]:
+        print(f"  refused: {words[:200]}")
     in_sandbox = [r["sandbox_s"] for r in results if r is not None and r.get("sandbox_s") is not None]
     print(f"  of which the run in the sandbox (fork to answer, the editor's \"Ran in\"): "
           f"p50 {sessions.pct(in_sandbox, 50):.2f} s, max {max(in_sandbox, default=float('nan')):.2f} s")
