@@ -9,6 +9,7 @@ own code, never a learner's), freezes its heap for copy-on-write, and says
 ``ready``. Each run is a ``fork`` (about 20-35 ms to a result, against
 1.5-2 s for a fresh ``import torch``): the child walls itself in and runs
 the code (``child.py``); this process reads the child's two pipes, bounded,
+lowers it to the idle class once it has used its grace of CPU (``GRACE_CPU_S``),
 kills it with SIGKILL at the wall-clock limit, reaps it, and says in words
 what ended it (the CPU limit's SIGKILL, a crash's signal). It is
 single-threaded, so forking it is safe; it never runs a learner's code.
