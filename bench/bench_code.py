@@ -185,7 +185,7 @@ async def class_phases(url: str, args) -> dict[str, list[float]]:
     return figures
 
 
-def attack_main(url: str, sessions: int, timeout: float, conn, codes: tuple[str, ...] = HOSTILE) -> None:
+def attack_main(url: str, count: int, timeout: float, conn, codes: tuple[str, ...] = HOSTILE) -> None:
     """The hostile sessions' process: each submits, as soon as its last answer came, an endless
     loop, a memory bomb in Python, then one in torch, until told to stop; sends back
     (seconds per run, the messages that stopped them)."""
@@ -209,7 +209,7 @@ def attack_main(url: str, sessions: int, timeout: float, conn, codes: tuple[str,
                 stops.append(" ".join(result.errors) or "no message")
                 k += 1
 
-        attackers = [CodeSession(url, "code", timeout) for _ in range(sessions)]
+        attackers = [CodeSession(url, "code", timeout) for _ in range(count)]
         await asyncio.gather(*(sessions.guarded(attacks, f"hostile {i} open", first(s))
                                for i, s in enumerate(attackers)))
         conn.send("started")

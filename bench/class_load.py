@@ -615,15 +615,16 @@ class Class:
         await self.teacher.run_page()
 
 
-async def start(args, target: sessions.Target | None = None) -> Class:
-    """The servers (``target``: already running ones, kept running by ``stop``), the class started."""
+async def start(args, target: sessions.Target | None = None, member: type[Member] = Member) -> Class:
+    """The servers (``target``: already running ones, kept running by ``stop``), the class started;
+    ``member``: the tabs' client (a Member that reads more of a page, e.g. Your code's editor)."""
     owns_target = target is None
     if target is None:
         target = sessions.Target("serve", replicas=2)
         target.wait_ready()
         target.wait_settled()
     state = target.state()
-    teacher = Member(target.url, "classroom", {}, args.timeout)
+    teacher = member(target.url, "classroom", {}, args.timeout)
     await teacher.open()
     await teacher.run_page()
     await teacher.click("class_start")
@@ -632,7 +633,7 @@ async def start(args, target: sessions.Target | None = None) -> Class:
     key = next(t for t in teacher.texts if re.fullmatch(r"[A-Za-z0-9_-]{32}", t.strip())).strip()
     teacher.go("playground")
     await teacher.run_page()
-    students = [Member(target.url, "playground", {"class": code}, args.timeout)
+    students = [member(target.url, "playground", {"class": code}, args.timeout)
                 for _ in range(args.students)]
     for student in students:
         await student.open()

@@ -688,3 +688,15 @@ def test_one_tile_can_hold_a_pass_and_a_fail_so_verdicts_are_counted_per_run():
     check = CHALLENGES["if"].check
     assert check.verdict(apply(EDITS["if"]), run_code, first=branch).passes
     assert not check.verdict(SEED, run_code, first=seed).passes
+
+
+def test_a_class_of_sixty_writes_sixty_texts_and_each_placement_gets_the_verdict_it_expects():
+    from harness.class_programs import PLACEMENTS, detach_programs
+
+    programs = detach_programs(LOOP, 60)
+    assert len({p.source for p in programs} | {LOOP}) == 61  # nothing the same as another, or the teacher's
+    check = CHALLENGES["detach"].check
+    for program in programs[:len(PLACEMENTS)]:
+        assert check.verdict(program.source, run_code).passes == program.passes, program.source
+    with pytest.raises(ValueError):
+        detach_programs(SEED, 2)  # nn.RNN: no step of the learner's own to detach

@@ -298,8 +298,8 @@ def _wait_until_spinning(procs: list[subprocess.Popen], timeout: float = 10.0) -
 
 
 def test_a_learners_run_takes_only_cpu_nobody_else_wants():
-    """The child runs in the idle class, its session's group at nice 19, seen from outside: an
-    endless loop yields to every page."""
+    """Past its grace of CPU (0.1 s) the child runs in the idle class, its session's group at
+    nice 19, seen from outside: an endless loop yields to every page."""
     import threading
 
     pool = CodePool(slots=1)
@@ -340,6 +340,27 @@ def test_a_run_starved_by_busy_pages_is_told_the_server_was_busy_not_that_its_co
         assert "the server was busy with other pages" in run.message and "Try again" in run.message, \
             (run.message, run.seconds, run.cpu_s)
         assert "a sleep, a wait" not in run.message
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+        pool.close()
+
+
+def test_a_short_program_beside_busy_pages_runs_in_its_grace_and_is_not_starved():
+    """A class's program (about 85 ms of CPU, its start included) with every core spun by
+    ordinary processes: it runs at their priority for its first 0.1 s of CPU and ends well
+    within a 1 s wall clock (idle-class from its start it took 1-2 s here, and was stopped)."""
+    pool = CodePool(slots=1)
+    spinners = []
+    try:
+        assert pool.run(SEED_CODE, Limits()).ok
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                    for _ in os.sched_getaffinity(0)]
+        _wait_until_spinning(spinners)
+        run = pool.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.06:\n"
+                       "    pass\npredictions = None\n", Limits(wall_s=1))
+        assert run.error is not None and run.error.limit is None, run.message  # it ran to its end
     finally:
         for p in spinners:
             p.kill()

@@ -2,7 +2,7 @@
 
 Each session has at most one run in the sandbox at a time, the places go round the
 sessions in turn, a waiting run's caller hears where it stands, and a run is refused only
-for real overload (a wait longer than its wall-clock limit, a session sending faster than
+for real overload (a wait longer than a learner waits, a session sending faster than
 a person). Checked on pools of their own, with runs whose order of ending shows the turns.
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 from harness.helpers import wait_until
 from stockdemo.sandbox import SEED_CODE, Limits
-from stockdemo.sandbox.pool import PER_SESSION, CodePool
+from stockdemo.sandbox.pool import MAX_WAIT_S, PER_SESSION, CodePool
 
 # A learner's program that holds its slot for {s} seconds: its sleep is the program under test.
 HOLD = "import time\ntime.sleep({s})\npredictions = None\n"
@@ -111,17 +111,40 @@ def test_a_session_sending_faster_than_a_person_is_told_to_wait_for_its_runs(one
     assert "Your previous runs are still waiting" in refused[0]
 
 
-def test_a_wait_longer_than_the_wall_clock_limit_is_refused_at_once(one_place):
+def queue_behind_a_holder(pool: CodePool, ended: list) -> list[threading.Thread]:
+    """The pool learns that a run takes about 0.6 s; one run holds its place, three wait: a
+    run sent now would wait about (3 + 1) x 0.6 = 2.4 s."""
+    for _ in range(3):
+        assert pool.run(HOLD.format(s=0.6), Limits(wall_s=5)).status == "error"  # predictions is None
+    holder = send(pool, HOLD.format(s=2), "holder", ended)
+    until(lambda: pool.status()["running"] == 1)
+    waiting = [send(pool, HOLD.format(s=0.6), f"s{i}", ended) for i in range(3)]
+    until(lambda: pool.status()["waiting"] == 3)
+    return [holder, *waiting]
+
+
+def test_a_wait_longer_than_the_runs_wall_clock_limit_is_queued_not_refused(one_place):
+    # A class of sixty on a busy box waits longer than a run's 5 s: queued, told its place.
     ended: list = []
-    for _ in range(3):  # the pool learns that a run here takes about 0.6 s
-        assert one_place.run(HOLD.format(s=0.6), Limits(wall_s=5)).status == "error"  # predictions is None
-    holder = send(one_place, HOLD.format(s=2), "holder", ended)
-    until(lambda: one_place.status()["running"] == 1)
-    waiting = [send(one_place, HOLD.format(s=0.6), f"s{i}", ended) for i in range(3)]
-    until(lambda: one_place.status()["waiting"] == 3)
-    started = time.monotonic()
-    refused = one_place.run(SEED_CODE, Limits(wall_s=2), "late")
-    assert time.monotonic() - started < 0.5
+    others = queue_behind_a_holder(one_place, ended)
+    heard: list = []
+    late = send(one_place, SEED_CODE, "late", ended, Limits(wall_s=2), heard)
+    for thread in [*others, late]:
+        thread.join()
+    assert [(who, status) for who, status, _ in ended if who == "late"] == [("late", "ok")]
+    assert heard and heard[0] >= 3  # it heard the runs before it
+
+
+def test_a_wait_longer_than_a_learner_waits_is_refused_at_once(one_place):
+    ended: list = []
+    others = queue_behind_a_holder(one_place, ended)
+    one_place.max_wait_s = 2.0
+    try:
+        started = time.monotonic()
+        refused = one_place.run(SEED_CODE, Limits(), "late")
+        assert time.monotonic() - started < 0.5
+    finally:
+        one_place.max_wait_s = MAX_WAIT_S
     assert refused.status == "unavailable" and "would wait about" in refused.message, refused.message
-    for thread in [holder, *waiting]:
+    for thread in others:
         thread.join()

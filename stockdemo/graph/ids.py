@@ -27,6 +27,7 @@ from collections import defaultdict
 from typing import Any
 
 from stockdemo.graph import Graph, Node, op_name
+from stockdemo.graph.parse import parse
 
 OUTPUT_ID = "output"
 INPUT_PREFIX = "input/"  # input/x: the script's tensor x, where it entered the graph
@@ -40,7 +41,7 @@ def line_key(text: str) -> str:
 def loop_name(header: str) -> str:
     """What one iteration of a loop is called: 'for t in range(5):' -> 't'; a while -> ''."""
     try:
-        tree = ast.parse(header.rstrip(":") + ": pass")
+        tree = parse(header.rstrip(":") + ": pass")
     except SyntaxError:
         return ""
     loop = tree.body[0] if tree.body else None

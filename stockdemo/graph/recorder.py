@@ -59,6 +59,8 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
+from stockdemo.graph.parse import parse
+
 CODE_FILE = "<your code>"  # the file name learners' code is compiled under, in the sandbox
 NO_SEQUENCE = 2**64 - 1  # what _sequence_nr() says of an AccumulateGrad
 _SKIPPED_DIRS = tuple(os.path.dirname(p) + os.sep for p in (torch.__file__, os.__file__))
@@ -88,7 +90,7 @@ def _loops_of(filename: str, source: str, offset: int) -> dict[int, tuple[int, .
     first line is line ``offset + 1`` of the file. None where it does not parse.
     """
     try:
-        tree = ast.parse(source, filename)
+        tree = parse(source, filename)
     except (SyntaxError, ValueError, SystemError, RecursionError):  # SystemError: 3.11.7, a deep stack
         return None
     around: dict[int, tuple[int, ...]] = {}

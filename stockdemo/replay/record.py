@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stockdemo.graph import Graph
+from stockdemo.graph.parse import parse
 from stockdemo.replay.trace import PLAYGROUND_ROOT, BackwardStep, SourceLine, Trace
 
 GetLines = Callable[[str], list[str]]
@@ -114,7 +115,7 @@ class _Lines:
 def _functions(source: str) -> list[tuple[int, int, str]]:
     """Every function in ``source``: (def line, last line, name), outer before inner."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError):
         return []
     found: list[tuple[int, int, str]] = []

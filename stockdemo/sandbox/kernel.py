@@ -224,23 +224,33 @@ def vm_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def yield_cpu() -> None:
-    """Run only on CPU the pages leave: this session's autogroup at nice 19, this task idle-class.
+def yield_cpu(pid: int = 0) -> None:
+    """Run only on CPU the pages leave: ``pid``'s session's autogroup at nice 19 (``lower_group``),
+    the task idle-class. 0: this process. The warm parent calls it for each run once the run
+    has used its grace of CPU (``parent.GRACE_CPU_S``): a class's short programs run as fast
+    as a page, a long one yields.
 
     Where the kernel groups tasks by session (autogroup, in the root cgroup), a new session
-    (``setsid`` above) weighs as much as a whole server's, and a nice or a class counts only
+    (``setsid`` below) weighs as much as a whole server's, and a nice or a class counts only
     inside its group: each endless loop got a server's share. In a container's cgroup there is
     no autogroup, and the idle class does it. Lowering needs no privilege.
     """
+    lower_group(pid)
     try:
-        with open("/proc/self/autogroup", "w") as f:
-            f.write("19")
-    except OSError:
-        pass  # no autogroup here
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         pass  # the parent's nice stays
+
+
+def lower_group(pid: int = 0) -> None:
+    """``pid``'s session's autogroup at nice 19 (0: this process's). Its /proc file is its
+    owner's to write, and root's once the run is not dumpable: a parent not run as root cannot,
+    so there the run lowers its own group at once (``confine``)."""
+    try:
+        with open(f"/proc/{pid or 'self'}/autogroup", "w") as f:
+            f.write("19")
+    except OSError:
+        pass  # no autogroup here, or not ours to lower
 
 
 def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, parent_pid: int,
@@ -252,7 +262,8 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
     the caller must then not run the code.
     """
     os.setsid()  # its own process group: a signal to "its group" reaches no one else
-    yield_cpu()  # before the change of user: a session's autogroup is its owner's to lower
+    if os.geteuid() != 0:
+        lower_group()  # the parent may not, later (the idle class it sets after the run's grace)
     if os.geteuid() == 0:  # root (a development box): run as nobody, one wall more
         os.chown(workdir, NOBODY, NOBODY)
         if landlock_version:

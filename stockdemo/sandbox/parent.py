@@ -9,6 +9,7 @@ own code, never a learner's), freezes its heap for copy-on-write, and says
 ``ready``. Each run is a ``fork`` (about 20-35 ms to a result, against
 1.5-2 s for a fresh ``import torch``): the child walls itself in and runs
 the code (``child.py``); this process reads the child's two pipes, bounded,
+lowers it to the idle class once it has used its grace of CPU (``GRACE_CPU_S``),
 kills it with SIGKILL at the wall-clock limit, reaps it, and says in words
 what ended it (the CPU limit's SIGKILL, a crash's signal). It is
 single-threaded, so forking it is safe; it never runs a learner's code.
@@ -43,8 +44,13 @@ from stockdemo.sandbox.seed import SEED_CODE
 MAX_CHILDREN = 16
 OOM_SCORE_ADJ = 1000  # as training workers (stockdemo.train.worker)
 # As training workers (stockdemo.train.pool.WORKER_NICE): inside this process's session, its own
-# work yields; the runs themselves yield to every page (kernel.yield_cpu).
+# work yields; the runs themselves yield to every page (kernel.yield_cpu) past their grace.
 NICE = 10
+# A run's CPU at the pages' priority before it yields to them: a class's programs take 20-60 ms
+# and are answered as fast as a page; an endless loop yields after this, for the rest of its run.
+# Idle-class from the start, sixty runs at once on a busy box each waited seconds for a processor.
+GRACE_CPU_S = 0.1
+GRACE_TICK_S = 0.01  # how often a run's CPU is read while its grace lasts
 MAX_REQUEST = 16 * 2**20
 READ = 65536
 # The kernel's RLIMIT_CPU kill and wait4's rusage count CPU time differently: children
@@ -79,6 +85,7 @@ class Running:
     killed_for: str | None = None  # "wall_s", "output_kb", "result"
     forked: float = 0.0  # when fork returned here: a starved parent forks late
     waited_s: float = 0.0  # seconds it stood ready but got no processor (the kernel's schedstat)
+    lowered: bool = False  # past its grace: idle-class (kernel.yield_cpu)
     alive_s: float = 0.0  # seconds from its fork to the wall clock's kill
 
 
@@ -96,6 +103,8 @@ class Parent:
         while True:
             deadline = min((r.started + r.limits.wall_s for r in self.running.values()), default=None)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if any(not r.lowered for r in self.running.values()):
+                timeout = GRACE_TICK_S if timeout is None else min(timeout, GRACE_TICK_S)
             if any(not r.open_fds for r in self.running.values()):
                 timeout = 0.002  # pipes closed, not reaped yet: it is exiting
             for key, _ in self.selector.select(timeout):
@@ -106,6 +115,9 @@ class Parent:
                     self._read(key.data, key.fd)
             now = time.monotonic()
             for r in list(self.running.values()):
+                if not r.lowered and cpu_s(r.pid) >= GRACE_CPU_S:
+                    kernel.yield_cpu(r.pid)
+                    r.lowered = True
                 if r.killed_for is None and now >= r.started + r.limits.wall_s:
                     self._kill(r, "wall_s")
                 if not r.open_fds or r.killed_for:
@@ -247,6 +259,15 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
                    graph=fields["graph"], graphs=tuple(fields["graphs"]), built=fields["built"],
                    graph_freed=fields["graph_freed"],
                    refused=tuple(fields["refused"]), walls=fields["walls"])
+
+
+def cpu_s(pid: int) -> float:
+    """Seconds ``pid`` has run on a processor (/proc/PID/schedstat; a run has one thread)."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def waited_s(pid: int) -> float:

@@ -1,0 +1,22 @@
+"""Python source to its syntax tree, one thread at a time: ``parse`` is ``ast.parse`` under a lock.
+
+CPython 3.11.7 (this box's) keeps the syntax tree converter's recursion count in state
+every thread shares (gh-106905, fixed upstream): a garbage collection inside one
+thread's ``ast.parse`` can switch to another thread's, and one of them then raises
+``SystemError: AST constructor recursion depth mismatch``. A server parses in each
+session's thread (the code panel's functions, a loop's name), so a class pressing Run at
+once hit it: a student's page showed the exception (bench/class_challenge.py, 60 programs).
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse(source, filename)``, never beside another thread's; raises as it does."""
+    with _ONE_AT_A_TIME:
+        return ast.parse(source, filename)
