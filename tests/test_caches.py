@@ -119,3 +119,18 @@ def test_the_payloads_bytes_come_out_of_what_held_may_keep(budget):
     for tag in range(5):
         megabytes(tag)
     assert caches.held_status()["bytes"] <= 6 * MB < caches.held_status()["bytes"] + 2 * MB + MB // 8
+
+
+def test_room_for_a_value_as_large_as_its_last_is_made_before_it_is_made(budget):
+    held_while_making = []
+
+    @caches.held(max_entries=100)
+    def megabytes(tag: int) -> np.ndarray:
+        held_while_making.append(caches.held_status()["bytes"])
+        return np.zeros(3 * MB // 8)
+
+    for tag in range(6):
+        megabytes(tag)
+    assert held_while_making[0] == 0
+    assert max(held_while_making[1:]) <= 7 * MB  # 10 MB, less the 3 MB about to be made
+    assert caches.held_status()["values"] == 3  # as many kept as before: 9 of the 10 MB

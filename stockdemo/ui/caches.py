@@ -47,6 +47,7 @@ _HELD: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
 _HELD_LOCK = threading.Lock()
 _HELD_COUNT: Counter[str] = Counter()
 _MAKING: dict[tuple, threading.Lock] = {}  # one thread makes a value; the others wait for it
+_LAST_SIZE: dict[str, int] = {}  # function -> its last value's bytes: the room made before its next
 held_bytes = 0
 
 
@@ -78,6 +79,7 @@ def held(max_entries: int) -> Callable:
                     hit = _held_hit(key)
                 if hit is not None:
                     return hit[0]
+                _make_room(name)
                 try:
                     value = fn(*args, **unkeyed)
                     _keep(key, value, heap.size_of(value), max_entries)
@@ -98,11 +100,24 @@ def _held_hit(key: tuple) -> tuple[object, int] | None:
     return hit
 
 
+def _make_room(name: str) -> None:
+    """Drop the least recently used values until ``name``'s next value fits, if as large as its
+    last: they are freed before it is made, so the heap does not hold both for a moment."""
+    global held_bytes
+    room = held_budget() - _static_bytes - _LAST_SIZE.get(name, 0)
+    with _HELD_LOCK:
+        while held_bytes > room and _HELD:
+            old, (_, size) = _HELD.popitem(last=False)
+            held_bytes -= size
+            _HELD_COUNT[old[0]] -= 1
+
+
 def _keep(key: tuple, value: object, size: int, max_entries: int) -> None:
     """Keep ``value``; drop the least recently used values until the budget holds (never ``value``)."""
     global held_bytes
     budget = held_budget() - _static_bytes  # the payloads' share is spent first
     with _HELD_LOCK:
+        _LAST_SIZE[key[0]] = size
         if key in _HELD:
             return
         _HELD[key] = (value, size)
@@ -124,6 +139,7 @@ def clear_held() -> None:
     with _HELD_LOCK:
         _HELD.clear()
         _HELD_COUNT.clear()
+        _LAST_SIZE.clear()
         held_bytes = 0
     with _STATIC_LOCK:
         _STATIC.clear()
