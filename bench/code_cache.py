@@ -7,10 +7,12 @@ step: about 8,700 nodes at 1,240, within the sandbox's 10,000), distinct by its 
 opened as a teacher's link does (``/code?code=...``) by a session over Streamlit's
 websocket (bench/load.py's ``Session``). The server runs in a cgroup of
 ``--memory-mib`` and ``--cpus`` (harness/cgroups.py; 0: no limit), so it sizes its
-caches as such a host would. Printed: the server's PSS before, every ten programs
-and after, its growth beside the cache budget (``host.cache_budget`` for that
-memory; ``STOCKDEMO_CACHE_MB`` overrides it), and errors (a program whose run did
-not finish or showed an error). Needs root and cgroup v1.
+caches as such a host would. Printed: the server's PSS and private dirty memory before,
+every ten programs and after, their growth beside the cache budget (``host.cache_budget``
+for that memory; ``STOCKDEMO_CACHE_MB`` overrides it), and errors (a program whose run did
+not finish or showed an error). The verdict is on private dirty: PSS also carries the
+server's share of torch's library pages, which moves by tens of MB as other processes on
+the machine map them or exit. Needs root and cgroup v1.
 """
 
 from __future__ import annotations
@@ -88,8 +90,10 @@ def main() -> int:
         print(f"root {args.root}; memory {args.memory_mib or 'no limit'} MiB, cpus {args.cpus:g}; "
               f"cache budget {budget / 2**20:.0f} MB; {load_line()}", flush=True)
         seconds, errors = asyncio.run(open_program(url, PROGRAM.format(seed=-1, steps=5)))  # the page, warm
-        before = smaps(server.pid)["Pss"]
-        print(f"server PSS after the page's first run: {before:.0f} MB", flush=True)
+        start = smaps(server.pid)
+        before, own_before = start["Pss"], start["Private_Dirty"]
+        print(f"server after the page's first run: PSS {before:.0f} MB, private dirty {own_before:.0f} MB",
+              flush=True)
         times, problems = [], list(errors)
         t0 = time.monotonic()
         for i in range(args.programs):
@@ -97,17 +101,20 @@ def main() -> int:
             times.append(seconds)
             problems += [f"program {i}: {e}" for e in errors]
             if (i + 1) % 10 == 0:
-                print(f"  {i + 1:>3} programs: server PSS {smaps(server.pid).get('Pss', 0):.0f} MB, "
-                      f"last open {seconds:.1f} s", flush=True)
-        after = smaps(server.pid).get("Pss", 0)
+                now = smaps(server.pid)
+                print(f"  {i + 1:>3} programs: server PSS {now.get('Pss', 0):.0f} MB, private dirty "
+                      f"{now.get('Private_Dirty', 0):.0f} MB, last open {seconds:.1f} s", flush=True)
+        end = smaps(server.pid)
+        after, own_after = end.get("Pss", 0), end.get("Private_Dirty", 0)
         lived = server.poll() is None
         took = time.monotonic() - t0
         print(f"\n{args.programs} programs of {args.steps} steps in {took:.0f} s: server PSS "
-              f"{before:.0f} -> {after:.0f} MB (+{after - before:.0f} MB; cache budget "
+              f"{before:.0f} -> {after:.0f} MB (+{after - before:.0f} MB), private dirty {own_before:.0f} -> "
+              f"{own_after:.0f} MB (+{own_after - own_before:.0f} MB; cache budget "
               f"{budget / 2**20:.0f} MB); errors {len(problems)}; server {'lived' if lived else 'DIED'}; "
               f"cgroup peak {box.peak_mib():.0f} MiB, OOM kills {box.oom_kills()}; {load_line()}"
               + "".join(f"\n    {p}" for p in problems[:5]), flush=True)
-        return 0 if lived and not problems and after - before <= budget / 2**20 else 1
+        return 0 if lived and not problems and own_after - own_before <= budget / 2**20 else 1
     finally:
         server.terminate()
         try:

@@ -14,6 +14,7 @@ and memory stays flat (docs/decisions.md has the figures).
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import sys
 import types
@@ -34,6 +35,30 @@ def tune_for_serving() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+
+
+# glibc's mallopt parameters (malloc.h).
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+# Blocks this large or larger get their own mapping, handed back to the system when freed.
+# Fixed, it also stops glibc raising it (up to 32 MB) each time such a block is freed: the
+# next payloads of megabytes then came from the arenas and stayed there, free but kept.
+MMAP_THRESHOLD = 128 * 1024
+# Free memory at the top of an arena beyond this goes back to the system.
+TRIM_THRESHOLD = 128 * 1024
+
+
+def tune_malloc() -> bool:
+    """Make glibc's malloc hand large freed blocks back to the system: call once, at start.
+
+    Set in the process, not by ``MALLOC_*`` variables, so it holds wherever ``streamlit run``
+    starts it (Community Cloud runs the app itself). -> False where the C library has no
+    ``mallopt`` (macOS); musl and jemalloc ignore it.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
 
 
 # Shared by everything that holds them, never part of one cached value: not counted.

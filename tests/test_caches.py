@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import gc
+import sys
 import threading
 
 import numpy as np
 import pytest
 
 from stockdemo import heap
+from stockdemo.config import RunConfig
+from stockdemo.layout.steps import layout
+from stockdemo.live.run import run
 from stockdemo.ui import caches
 
 MB = 2**20
@@ -90,3 +95,42 @@ def test_sessions_asking_at_once_make_a_value_once_and_an_exception_is_not_kept(
         with pytest.raises(ValueError):
             slow(-1)
     assert calls == [1, -1, -1]
+
+
+def test_a_payload_counts_its_index_of_ids_and_goes_at_the_next_one_once_its_picture_is_gone(budget):
+    first = layout(run(RunConfig(seq_len=30)).graph, "auto", max_nodes=None)
+    text, index = caches.cached_static_payload(first)
+    assert caches._static_bytes == len(text) + sys.getsizeof(index) > len(text)
+    del first, text, index
+    gc.collect()
+    second = layout(run(RunConfig(seq_len=31)).graph, "auto", max_nodes=None)
+    text, index = caches.cached_static_payload(second)
+    assert len(caches._STATIC) == 1  # the first picture's entry could never match again
+    assert caches._static_bytes == len(text) + sys.getsizeof(index)
+
+
+def test_the_payloads_bytes_come_out_of_what_held_may_keep(budget):
+    caches._static_bytes = 4 * MB  # as if the kept payloads took 4 of the 10 MB
+
+    @caches.held(max_entries=100)
+    def megabytes(tag: int) -> np.ndarray:
+        return np.zeros(2 * MB // 8)
+
+    for tag in range(5):
+        megabytes(tag)
+    assert caches.held_status()["bytes"] <= 6 * MB < caches.held_status()["bytes"] + 2 * MB + MB // 8
+
+
+def test_room_for_a_value_as_large_as_its_last_is_made_before_it_is_made(budget):
+    held_while_making = []
+
+    @caches.held(max_entries=100)
+    def megabytes(tag: int) -> np.ndarray:
+        held_while_making.append(caches.held_status()["bytes"])
+        return np.zeros(3 * MB // 8)
+
+    for tag in range(6):
+        megabytes(tag)
+    assert held_while_making[0] == 0
+    assert max(held_while_making[1:]) <= 7 * MB  # 10 MB, less the 3 MB about to be made
+    assert caches.held_status()["values"] == 3  # as many kept as before: 9 of the 10 MB

@@ -1,4 +1,4 @@
-"""The collector of a server process (stockdemo/heap.py): tuned on importing the ui, cycles still freed."""
+"""The collector and the C allocator of a server process (stockdemo/heap.py): tuned on importing the ui."""
 
 import subprocess
 import sys
@@ -46,3 +46,33 @@ def test_cycles_made_after_tuning_are_still_collected():
         print(len(freed), gc.get_threshold()[0] == heap.YOUNG_THRESHOLD)
     """)
     assert out == "3 True"
+
+
+def test_after_tune_malloc_megabyte_blocks_get_their_own_mapping_even_after_a_larger_one_was_freed():
+    out = _fresh("""
+        import ctypes
+        from stockdemo import heap
+
+        libc = ctypes.CDLL(None)
+        libc.malloc.restype = ctypes.c_void_p
+
+        class Info(ctypes.Structure):
+            _fields_ = [(name, ctypes.c_size_t) for name in (  # glibc's struct mallinfo2
+                "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+                "keepcost")]
+
+        libc.mallinfo2.restype = Info
+
+        def mapped_of_twenty_megabytes() -> int:
+            libc.free(ctypes.c_void_p(libc.malloc(8 << 20)))  # glibc raises its threshold past 8 MB
+            before = libc.mallinfo2().hblks
+            blocks = [libc.malloc(1 << 20) for _ in range(20)]
+            mapped = libc.mallinfo2().hblks - before
+            for b in blocks:
+                libc.free(ctypes.c_void_p(b))
+            return mapped
+
+        untuned = mapped_of_twenty_megabytes()
+        print(untuned, heap.tune_malloc(), mapped_of_twenty_megabytes())
+    """)
+    assert out == "0 True 20"

@@ -284,6 +284,7 @@ class CodePool:
                 break
             with self._lock:
                 self._receive(message)
+            del message  # a run's wire form (megabytes at 8,700 nodes) is not kept while the next is awaited
         proc.wait()
         with self._lock:
             if self._proc is not proc:

@@ -111,3 +111,4 @@ compat.cache_theme_messages()
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).
 heap.tune_for_serving()
+heap.tune_malloc()

@@ -12,6 +12,7 @@ operator's ``STOCKDEMO_CACHE_MB``), plus the one value just made.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import weakref
 from collections import Counter, OrderedDict
@@ -46,6 +47,7 @@ _HELD: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
 _HELD_LOCK = threading.Lock()
 _HELD_COUNT: Counter[str] = Counter()
 _MAKING: dict[tuple, threading.Lock] = {}  # one thread makes a value; the others wait for it
+_LAST_SIZE: dict[str, int] = {}  # function -> its last value's bytes: the room made before its next
 held_bytes = 0
 
 
@@ -77,6 +79,7 @@ def held(max_entries: int) -> Callable:
                     hit = _held_hit(key)
                 if hit is not None:
                     return hit[0]
+                _make_room(name)
                 try:
                     value = fn(*args, **unkeyed)
                     _keep(key, value, heap.size_of(value), max_entries)
@@ -97,11 +100,24 @@ def _held_hit(key: tuple) -> tuple[object, int] | None:
     return hit
 
 
+def _make_room(name: str) -> None:
+    """Drop the least recently used values until ``name``'s next value fits, if as large as its
+    last: they are freed before it is made, so the heap does not hold both for a moment."""
+    global held_bytes
+    room = held_budget() - _static_bytes - _LAST_SIZE.get(name, 0)
+    with _HELD_LOCK:
+        while held_bytes > room and _HELD:
+            old, (_, size) = _HELD.popitem(last=False)
+            held_bytes -= size
+            _HELD_COUNT[old[0]] -= 1
+
+
 def _keep(key: tuple, value: object, size: int, max_entries: int) -> None:
     """Keep ``value``; drop the least recently used values until the budget holds (never ``value``)."""
     global held_bytes
-    budget = held_budget()
+    budget = held_budget() - _static_bytes  # the payloads' share is spent first
     with _HELD_LOCK:
+        _LAST_SIZE[key[0]] = size
         if key in _HELD:
             return
         _HELD[key] = (value, size)
@@ -118,23 +134,28 @@ def _keep(key: tuple, value: object, size: int, max_entries: int) -> None:
 
 
 def clear_held() -> None:
-    """Forget every ``held`` value (tests that need cold caches)."""
-    global held_bytes
+    """Forget every ``held`` value and every payload kept (tests that need cold caches)."""
+    global held_bytes, _static_bytes
     with _HELD_LOCK:
         _HELD.clear()
         _HELD_COUNT.clear()
+        _LAST_SIZE.clear()
         held_bytes = 0
+    with _STATIC_LOCK:
+        _STATIC.clear()
+        _static_bytes = 0
 
 
 # The parts of a payload that depend on the picture alone, kept for the last pictures
 # drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
 # and comes back over them. Kept for as many pictures as the pages' picture caches hold
 # (cached_picture: 48, and the Playground's T at its defaults, 199, kept for
-# good), within a byte budget: a quarter of the caches' (host.cache_budget), which holds
-# the pictures themselves. Keyed by identity (pictures come from a shared cache), with a
+# good), within a byte budget: a quarter of the caches' (host.cache_budget), taken from
+# what ``held`` may keep. Keyed by identity (pictures come from a shared cache), with a
 # weak reference to the picture so a recycled id cannot match and a picture the caches
-# dropped is not kept alive here.
-_STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]]]] = OrderedDict()
+# dropped is not kept alive here; its entry, which can never match again, goes at the next
+# payload made (its index of ids was the evicted graph's ids, 0.8 MB at 8,700 nodes).
+_STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]], int]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
 _STATIC_KEEP = 256
 _STATIC_BYTES = host.cache_budget() // 4
@@ -150,15 +171,17 @@ def cached_static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
             _STATIC.move_to_end(id(picture))
             return hit[1]
     built = static_payload(picture)
+    size = len(built[0]) + sys.getsizeof(built[1])  # the index's ids are the picture's own strings
     with _STATIC_LOCK:
+        for gone in [key for key, (ref, _, _) in _STATIC.items() if ref() is None]:
+            _static_bytes -= _STATIC.pop(gone)[2]
         old = _STATIC.pop(id(picture), None)
         if old is not None:
-            _static_bytes -= len(old[1][0])
-        _STATIC[id(picture)] = (weakref.ref(picture), built)
-        _static_bytes += len(built[0])
+            _static_bytes -= old[2]
+        _STATIC[id(picture)] = (weakref.ref(picture), built, size)
+        _static_bytes += size
         while len(_STATIC) > _STATIC_KEEP or (_static_bytes > _STATIC_BYTES and len(_STATIC) > 1):
-            _, (_, (text, _)) = _STATIC.popitem(last=False)
-            _static_bytes -= len(text)
+            _static_bytes -= _STATIC.popitem(last=False)[1][2]
     return built
 
 

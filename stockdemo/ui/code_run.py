@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import streamlit as st
 
 from stockdemo.code.edits import EDITS, apply, seed_source
@@ -208,15 +209,17 @@ def frame_label(run: CodeRun, i: int) -> str:
 def new_since_previous(graph: Graph) -> tuple[str, ...]:
     """The ids this run's graph has that this tab's previous run had not (ringed on the graph).
 
-    The tab keeps the previous run's ids, not its graph: a closed tab's session lives on for
-    minutes, and a learner's large graph held there was megabytes the caches' budget never saw.
+    The tab keeps the previous run's ids as one sorted array of their hashes (8 bytes an id),
+    not the ids: a closed tab's session lives on for minutes, and 8,700 id strings in a set
+    were a megabyte a tab, out of the caches' budget, scattered over the heap's arenas.
     """
-    ids = tuple(n.id for n in graph.nodes)
+    ids = [n.id for n in graph.nodes]
+    hashes = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
     previous = st.session_state.get(keys.CODE_PREVIOUS)
-    st.session_state[keys.CODE_PREVIOUS] = frozenset(ids)
-    if previous is None or previous == st.session_state[keys.CODE_PREVIOUS]:
+    kept = st.session_state[keys.CODE_PREVIOUS] = np.sort(hashes)
+    if previous is None or np.array_equal(previous, kept):
         return ()
-    return tuple(i for i in ids if i not in previous)
+    return tuple(i for i, old in zip(ids, np.isin(hashes, previous), strict=True) if not old)
 
 
 def picture(source: str, frame: int = -1):
