@@ -29,17 +29,18 @@ bench/flood.py does (``harness.sessions.Target``). Every connection comes from
    error" dialog); then the websocket, with the same cookies and the subprotocols
    ``streamlit, <xsrf token>, <the last session id>`` (Streamlit resumes that
    session if the replica still holds it), 15 s to open. Any refusal or reset is
-   the next attempt. Once it is open the learner's rerun is sent with the widget
-   states the browser holds. (The frontend asks for a run by itself only when a run
-   was under way or a fragment has a timer; otherwise the learner's next move
-   does. Either way "back" includes that run.)
+   the next attempt. Once it is open the rerun is sent with the widget states the
+   browser holds: the frontend asks for one when the page's last run was a
+   fragment's (here the stage's move; through ``make serve``, the settle after
+   one) or a run was under way or a fragment has a timer.
 
 A learner is **back** when its websocket is open and that rerun finished
 showing the same page with its own T; **lost** if not back ``--give-up``
 seconds after its cut. Per round: how many came back, when the last one did
 (seconds from the first cut), each learner's time out (cut to back), what the
 attempts got (429 at once, 429 held by HAProxy's tarpit, 503, resets), pings
-refused, sessions resumed against new ones, and the load average. Over the
+refused, sessions resumed against new ones, replicas HAProxy marked down meanwhile
+(serve.py's log), and the load average. Over the
 rounds: the median of the time to the last one back. Exit 1 when one is lost.
 
 Everything runs on this machine's loopback; the client shares the 2 cores with the
@@ -52,6 +53,7 @@ import argparse
 import asyncio
 import contextlib
 import random
+import re
 import statistics
 import sys
 import time
@@ -252,6 +254,7 @@ class Round:
     learners: list[Learner] = field(default_factory=list)
     load: str = ""
     cpu_s: float = 0.0  # every server process's, from the first cut to the last one back
+    events: list[str] = field(default_factory=list)  # replicas marked down or up, when
 
     @property
     def back(self) -> list[Learner]:
@@ -284,6 +287,20 @@ async def open_lecture(base: str, n: int, open_rate: float,
     return [s for s in joined if s is not None], refused
 
 
+async def watch_replicas(target: sessions.Target, result: Round) -> None:
+    """Note when HAProxy marks a replica down or up (serve.py's log), seconds after the first cut."""
+    with open(target.log.name, errors="replace") as log:
+        log.seek(0, 2)
+        while True:
+            for line in log.readlines():
+                if "Server replicas/" in line and line.startswith("[WARNING]") or "exited" in line:
+                    said = line.split(":", 1)[-1].split(", reason")[0].strip()
+                    detail = re.search(r"\d+ sessions active", line)
+                    result.events.append(f"+{time.monotonic() - result.first_cut:.1f} s {said}"
+                                         + (f" ({detail.group(0)}, shut)" if detail else ""))
+            await asyncio.sleep(0.2)
+
+
 async def storm(target: sessions.Target, args, seed: int) -> Round:
     learners, refused = await open_lecture(target.url, args.learners, args.open_rate, args.timeout)
     result = Round(len(learners), refused, learners=learners)
@@ -300,7 +317,9 @@ async def storm(target: sessions.Target, args, seed: int) -> Round:
         s.cut()
         await s.come_back(args.give_up, random.Random(seed * 1000 + s.index))
 
+    watch = asyncio.create_task(watch_replicas(target, result))
     await asyncio.gather(*(cut_and_return(at, s) for at, s in cuts))
+    watch.cancel()
     result.first_cut = min(s.cut_at for s in learners)
     result.cpu_s = target.cpu_s() - cpu0
     result.load = sessions.load_line()
@@ -355,6 +374,7 @@ def report(r: Round, n: int) -> list[str]:
         f"p50 {sessions.pct(tries, 50):.0f}, max {max(tries, default=0)}",
         f"  learners who met 429 {saw['429']}, 429 after 5 s held {saw['429 held']}, 503 {saw['503']}; "
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
+        f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
     ]
 
 
