@@ -66,7 +66,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
-from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus  # noqa: E402
 
 from harness import sessions  # noqa: E402  the session client
 
@@ -78,6 +78,7 @@ PING_TIMEOUT_S = 15.0  # each ping request's
 PING_CAP_S = 4.0
 PING_DIALOG_AFTER = 6  # failed pings before the frontend shows its connection-error dialog
 HELD_S = 4.5  # a refusal this slow was held by HAProxy's tarpit (5 s)
+STABLE_S = 10.0  # everyone back this long (none cut again) ends a round
 
 
 def reconnect_delay(attempt: int, rng: random.Random) -> float:
@@ -160,6 +161,8 @@ class Learner(sessions.Session):
         self.same_page = False
         self.attempts: list[Attempt] = []
         self.rerun_s = 0.0  # the rerun after the websocket opened
+        self.first_session_id = ""
+        self.gave_up = False
 
     async def run(self) -> sessions.RunOutcome:
         tap = self.ws = _Tap(self.ws)
@@ -180,6 +183,7 @@ class Learner(sessions.Session):
         out = await self.run()
         if not out.ok or self.value("seq_len") != self.own_t:
             raise ValueError(f"T did not move to {self.own_t}: {out.errors}")
+        self.first_session_id = self.session_id
 
     def cut(self) -> None:
         """The network blip: the connection gone, no close frame."""
@@ -199,16 +203,18 @@ class Learner(sessions.Session):
             await asyncio.sleep(ping_delay(len(refused), rng))
         return None
 
-    async def come_back(self, give_up_s: float, rng: random.Random) -> None:
+    async def come_back(self, give_up_s: float, rng: random.Random, over: asyncio.Event) -> None:
+        """Reconnect until back; then stay, and come back again if the websocket is cut again
+        (a replica marked down has its sessions shut), until the round is ``over``."""
         deadline = self.cut_at + give_up_s
         attempt = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not over.is_set():
             attempt += 1
             await asyncio.sleep(reconnect_delay(attempt, rng))
             t_ping = time.monotonic()
             refused = await self.ping(deadline, rng)
             if refused is None:
-                return
+                break
             protocols = ["streamlit", self.cookies.get("_streamlit_xsrf", ""), self.session_id]
             cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
             t0 = time.monotonic()
@@ -223,7 +229,7 @@ class Learner(sessions.Session):
                 outcome = f"{code} held" if code == 429 and took >= HELD_S else str(code)
                 self.attempts.append(Attempt(t_ping - self.cut_at, outcome, took, refused, t0 - t_ping))
                 continue
-            except (OSError, TimeoutError, ConnectionClosed) as err:
+            except (OSError, TimeoutError, InvalidHandshake, ConnectionClosed) as err:
                 self.attempts.append(Attempt(t_ping - self.cut_at, type(err).__name__, time.monotonic() - t0,
                                              refused, t0 - t_ping))
                 continue
@@ -231,19 +237,29 @@ class Learner(sessions.Session):
             self.attempts.append(Attempt(t_ping - self.cut_at, "open", self.ws_up_at - t0, refused,
                                          t0 - t_ping))
             self.ws = ws
-            before = self.session_id
             try:
                 out = await self.run()  # a full rerun: the frontend's rerun_fragment is cleared
             except (ConnectionClosed, TimeoutError) as err:
                 self.attempts.append(Attempt(time.monotonic() - self.cut_at,
-                                             f"closed before its run ({type(err).__name__})", 0.0))
+                                             f"cut before its run ({type(err).__name__})", 0.0))
                 attempt = 0  # it was connected: the frontend's count starts again
                 continue
             self.rerun_s = out.seconds
-            self.resumed = self.session_id == before
+            self.resumed = self.session_id == self.first_session_id
             self.same_page = out.ok and self.value("seq_len") == self.own_t
             self.back_at = time.monotonic()
-            return
+            closed = asyncio.ensure_future(ws.wait_closed())
+            ends = asyncio.ensure_future(over.wait())
+            await asyncio.wait({closed, ends}, return_when=asyncio.FIRST_COMPLETED)
+            closed.cancel()
+            ends.cancel()
+            if over.is_set():
+                return
+            self.back_at = None
+            self.attempts.append(Attempt(time.monotonic() - self.cut_at, "cut again after back", 0.0))
+            deadline = time.monotonic() + give_up_s
+            attempt = 0
+        self.gave_up = True
 
 
 @dataclass
@@ -253,7 +269,7 @@ class Round:
     first_cut: float = 0.0
     learners: list[Learner] = field(default_factory=list)
     load: str = ""
-    cpu_s: float = 0.0  # every server process's, from the first cut to the last one back
+    cpu_s: float = 0.0  # every server process's, from the first cut to the round's end
     events: list[str] = field(default_factory=list)  # replicas marked down or up, when
 
     @property
@@ -277,7 +293,7 @@ async def open_lecture(base: str, n: int, open_rate: float,
         try:
             await s.join()
             return s
-        except (ConnectionClosed, InvalidStatus, OSError, TimeoutError, KeyError, ValueError) as err:
+        except (ConnectionClosed, InvalidHandshake, OSError, TimeoutError, KeyError, ValueError) as err:
             status = sessions.refusal(err)
             refused.append(f"learner {i}: {status or repr(err)[:160]}")
             await s.close()
@@ -312,13 +328,24 @@ async def storm(target: sessions.Target, args, seed: int) -> Round:
     result.first_cut = time.monotonic()
     cuts = sorted(((rng.uniform(0, CUT_SPREAD_S), s) for s in learners), key=lambda c: c[0])
 
+    over = asyncio.Event()
+
     async def cut_and_return(at: float, s: Learner) -> None:
         await asyncio.sleep(max(0.0, result.first_cut + at - time.monotonic()))
         s.cut()
-        await s.come_back(args.give_up, random.Random(seed * 1000 + s.index))
+        await s.come_back(args.give_up, random.Random(seed * 1000 + s.index), over)
+
+    async def until_over() -> None:
+        stable_since = None
+        while not all(s.back_at is not None or s.gave_up for s in learners) or stable_since is None \
+                or time.monotonic() - stable_since < STABLE_S:
+            everyone = all(s.back_at is not None or s.gave_up for s in learners)
+            stable_since = (stable_since or time.monotonic()) if everyone else None
+            await asyncio.sleep(0.25)
+        over.set()
 
     watch = asyncio.create_task(watch_replicas(target, result))
-    await asyncio.gather(*(cut_and_return(at, s) for at, s in cuts))
+    await asyncio.gather(until_over(), *(cut_and_return(at, s) for at, s in cuts))
     watch.cancel()
     result.first_cut = min(s.cut_at for s in learners)
     result.cpu_s = target.cpu_s() - cpu0
@@ -365,7 +392,7 @@ def report(r: Round, n: int) -> list[str]:
         f"{sessions.pct(up, 50):.1f} s, p90 {sessions.pct(up, 90):.1f} s; by learner: {distribution(up)}",
         f"  the rerun after it: p50 {sessions.pct(reruns, 50):.1f} s, "
         f"max {max(reruns, default=float('nan')):.1f} s; "
-        f"servers' CPU from the first cut to the last back {r.cpu_s:.1f} s "
+        f"servers' CPU from the first cut to {STABLE_S:g} s after the last back {r.cpu_s:.1f} s "
         f"({r.cpu_s / max(len(back), 1) * 1e3:.0f} ms a learner); the last try's ping p50 "
         f"{sessions.pct([s.attempts[-1].ping_s for s in back], 50):.2f} s",
         f"  same page and own T after: {sum(s.same_page for s in back)}; session resumed "
@@ -374,6 +401,8 @@ def report(r: Round, n: int) -> list[str]:
         f"p50 {sessions.pct(tries, 50):.0f}, max {max(tries, default=0)}",
         f"  learners who met 429 {saw['429']}, 429 after 5 s held {saw['429 held']}, 503 {saw['503']}; "
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
+        f"  learners cut again after they were back (their replica marked down): "
+        f"{sum(any(a.outcome == 'cut again after back' for a in s.attempts) for s in r.learners)}",
         f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
     ]
 
