@@ -364,10 +364,10 @@ BUCKETS_S = (1, 2, 5, 10, 20, 40, 60, 120)
 def distribution(seconds: list[float]) -> str:
     """Learners by time out, in buckets: "<=1 s 12, <=2 s 40, ..." (empty buckets left out)."""
     counts, low = [], 0.0
-    for high in BUCKETS_S:
+    for high in (*BUCKETS_S, float("inf")):
         n = sum(low < s <= high for s in seconds)
         if n:
-            counts.append(f"{low:g}-{high:g} s: {n}")
+            counts.append(f"{low:g}-{high:g} s: {n}" if high < float("inf") else f"over {low:g} s: {n}")
         low = high
     return ", ".join(counts)
 
