@@ -237,13 +237,17 @@ class Learner(sessions.Session):
             self.attempts.append(Attempt(t_ping - self.cut_at, "open", self.ws_up_at - t0, refused,
                                          t0 - t_ping))
             self.ws = ws
+            self.run_timeout = max(1.0, deadline - time.monotonic())  # the browser waits for a run
             try:
                 out = await self.run()  # a full rerun: the frontend's rerun_fragment is cleared
-            except (ConnectionClosed, TimeoutError) as err:
+            except ConnectionClosed as err:
                 self.attempts.append(Attempt(time.monotonic() - self.cut_at,
                                              f"cut before its run ({type(err).__name__})", 0.0))
                 attempt = 0  # it was connected: the frontend's count starts again
                 continue
+            except TimeoutError:
+                self.attempts.append(Attempt(time.monotonic() - self.cut_at, "run unfinished", 0.0))
+                break
             self.rerun_s = out.seconds
             self.resumed = self.session_id == self.first_session_id
             self.same_page = out.ok and self.value("seq_len") == self.own_t
