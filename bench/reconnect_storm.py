@@ -275,6 +275,8 @@ class Round:
     load: str = ""
     cpu_s: float = 0.0  # every server process's, from the first cut to the round's end
     events: list[str] = field(default_factory=list)  # replicas marked down or up, when
+    stuck: int = 0  # learners' tasks cut short by the round's bound
+    client_errors: list[str] = field(default_factory=list)
 
     @property
     def back(self) -> list[Learner]:
@@ -337,7 +339,11 @@ async def storm(target: sessions.Target, args, seed: int) -> Round:
     async def cut_and_return(at: float, s: Learner) -> None:
         await asyncio.sleep(max(0.0, result.first_cut + at - time.monotonic()))
         s.cut()
-        await s.come_back(args.give_up, random.Random(seed * 1000 + s.index), over)
+        try:
+            await s.come_back(args.give_up, random.Random(seed * 1000 + s.index), over)
+        except Exception as err:  # the client's own failure: said, and the learner counted lost
+            result.client_errors.append(f"learner {s.index}: {err!r}"[:200])
+            s.back_at, s.gave_up = None, True
 
     async def until_over() -> None:
         stable_since = None
@@ -349,14 +355,24 @@ async def storm(target: sessions.Target, args, seed: int) -> Round:
         over.set()
 
     watch = asyncio.create_task(watch_replicas(target, result))
-    await asyncio.gather(until_over(), *(cut_and_return(at, s) for at, s in cuts))
+    tasks = [asyncio.ensure_future(until_over()), *(asyncio.ensure_future(cut_and_return(at, s))
+                                                    for at, s in cuts)]
+    # A bound on the round whatever a connection does; a learner still out then is lost.
+    _, pending = await asyncio.wait(tasks, timeout=2 * args.give_up + 60)
+    for task in pending:
+        task.cancel()
+    result.stuck = len(pending)
     watch.cancel()
     result.first_cut = min(s.cut_at for s in learners)
     result.cpu_s = target.cpu_s() - cpu0
     result.load = sessions.load_line()
+    closing = [asyncio.ensure_future(s.close()) for s in learners]
+    _, pending = await asyncio.wait(closing, timeout=15)  # a close waits up to 10 s for its answer
+    for task in pending:
+        task.cancel()
     for s in learners:
-        with contextlib.suppress(Exception):
-            await s.close()
+        with contextlib.suppress(AttributeError, OSError):
+            s.ws.transport.abort()
     return result
 
 
@@ -407,7 +423,9 @@ def report(r: Round, n: int) -> list[str]:
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
         f"  learners cut again after they were back (their replica marked down): "
         f"{sum(any(a.outcome == 'cut again after back' for a in s.attempts) for s in r.learners)}",
-        f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
+        f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}"
+        + (f"; {r.stuck} tasks cut short by the round's bound" if r.stuck else ""),
+        *(f"  the client failed: {e}" for e in r.client_errors[:5]),
     ]
 
 
