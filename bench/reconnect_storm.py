@@ -35,13 +35,16 @@ bench/flood.py does (``harness.sessions.Target``). Every connection comes from
    one) or a run was under way or a fragment has a timer.
 
 A learner is **back** when its websocket is open and that rerun finished
-showing the same page with its own T; **lost** if not back ``--give-up``
-seconds after its cut. Per round: how many came back, when the last one did
+showing the same page with its own T; a learner back stays watched, and one cut
+again (HAProxy shuts a replica's sessions when it marks it down) comes back
+again. **Lost**: not back ``--give-up`` seconds after its last cut. A round ends
+once everyone is back or lost and 10 s passed with nobody cut again (at most
+2 x ``--give-up`` + 60 s). Per round: how many came back, when the last one did
 (seconds from the first cut), each learner's time out (cut to back), what the
 attempts got (429 at once, 429 held by HAProxy's tarpit, 503, resets), pings
 refused, sessions resumed against new ones, replicas HAProxy marked down meanwhile
-(serve.py's log), and the load average. Over the
-rounds: the median of the time to the last one back. Exit 1 when one is lost.
+(serve.py's log), the servers' CPU and the load average. Over the rounds: the
+median of the time to the last one back. Exit 1 when one is lost.
 
 Everything runs on this machine's loopback; the client shares the 2 cores with the
 servers, so the times are upper bounds.
