@@ -268,12 +268,12 @@ def move(s: sessions.Session, rng: random.Random) -> None:
 async def students_work(target: sessions.Target, n: int, seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
     base = target.url
-    sessions = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
+    tabs = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
     tally = sessions.Tally()
     refused: list[str] = []
     by_replica: dict[str, list[float]] = {}
-    await asyncio.gather(*(s.open() for s in sessions))
-    await asyncio.gather(*(s.run() for s in sessions))
+    await asyncio.gather(*(s.open() for s in tabs))
+    await asyncio.gather(*(s.run() for s in tabs))
     deadline = time.monotonic() + seconds
     cpu0 = target.cpu_s()
 
@@ -291,12 +291,12 @@ async def students_work(target: sessions.Target, n: int, seconds: float, seed: i
             await asyncio.sleep(rng.uniform(1, 3))
 
     try:
-        await asyncio.gather(*(student(i, s) for i, s in enumerate(sessions)))
+        await asyncio.gather(*(student(i, s) for i, s in enumerate(tabs)))
         cpu = target.cpu_s() - cpu0
         pss = target.rss_now()
     finally:
-        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
-    return {"moves": len(tally.times), "graphs": sum(len({g for _, g, _ in s.graphs}) for s in sessions),
+        await asyncio.gather(*(s.close() for s in tabs), return_exceptions=True)
+    return {"moves": len(tally.times), "graphs": sum(len({g for _, g, _ in s.graphs}) for s in tabs),
             "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
             "pss_mb": round(pss), "p50": sessions.pct(tally.times, 50),
             "p95": sessions.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import http.client
 import shutil
+import socket
 import subprocess
+from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -12,7 +15,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from deploy.serve import haproxy_config
+from deploy.serve import free_port, haproxy_config, haproxy_says
+from harness.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
@@ -103,6 +107,50 @@ def test_haproxy_accepts_the_rendered_config(tmp_path):
     # And rejects a broken one: the check is not a formality.
     cfg.write_text(cfg.read_text().replace("balance leastconn", "balance sideways"))
     assert subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True).returncode != 0
+
+
+def _websocket_statuses(port: int, n: int, protocols: str, cookie: str) -> Counter:
+    """``n`` websocket upgrades of Streamlit's stream, one after another -> count by HTTP status."""
+    statuses: Counter = Counter()
+    for _ in range(n):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/_stcore/stream", headers={
+            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": protocols,
+            "Cookie": cookie})
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        statuses[response.status] += 1
+    return statuses
+
+
+def test_reconnects_that_name_a_session_have_their_own_paced_allowance_and_new_websockets_keep_theirs(
+        tmp_path):
+    """Through HAProxy alone (its one replica's port closed: a websocket let through gets 503)."""
+    haproxy = shutil.which("haproxy", path="/usr/sbin:/usr/bin:/sbin:/bin")
+    if haproxy is None:
+        pytest.fail("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
+    port = free_port()
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(haproxy_config("127.0.0.1", port, [("r1", free_port())], tmp_path / "admin.sock"))
+    proc = subprocess.Popen([haproxy, "-db", "-f", str(cfg)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close() or True,
+                   10, "haproxy's port")
+        # Streamlit's frontend names the session it had when it reconnects (a third subprotocol).
+        cookie = "SRV=r1; _streamlit_xsrf=x"
+        resumes = _websocket_statuses(port, 60, "streamlit, 2|ab|cd|1, 5f0c-session", cookie)
+        assert resumes[503] >= 10 and resumes[429] >= 1, resumes  # 10 a second let through, then 429
+        # A session's first websocket names none: it counts as new, under its own 200 in 10 s.
+        new = _websocket_statuses(port, 5, "streamlit, 2|ab|cd|1", cookie)
+        assert new == Counter({503: 5}), new
+        counts = haproxy_says(tmp_path / "admin.sock", "show table reconnects")
+        assert "http_req_rate(10000)=60" in counts, counts  # every reconnect, for the loop's guard
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def cloud_requirements() -> list[str]:
