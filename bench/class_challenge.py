@@ -160,8 +160,9 @@ class Coder(Member):
         run's time in the sandbox as the editor says it}; None until then."""
         answered, status = next(((at, data.get("status", "")) for at, data in self.editor_seen
                                  if at >= sent and data.get("ran", 0) >= n), (None, ""))
-        verdict = next(((at, t.startswith(PASSES)) for at, t in self.log
-                        if at >= sent and (t.startswith(PASSES) or t.startswith(FAILS))), None)
+        # The verdict's line is a badge in markdown (":green-badge[... Your last run ...]").
+        verdict = next(((at, PASSES in t) for at, t in self.log
+                        if at >= sent and (PASSES in t or FAILS in t)), None)
         refused = next((t for at, t in self.log if at >= sent and any(w in t for w in REFUSALS)), None)
         graph = next((at for at in self.graph_at if at >= sent), None)
         if answered is None or verdict is None or (graph is None and not refused):
