@@ -545,6 +545,9 @@ def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less
     assert change_of(start, start.replace("h = g(h)", "h = g(h) * 2")).splitlines() == [
         " for t in x:", "-    h = g(h)", "+    h = g(h) * 2", " return h"]
     assert change_of(start, start) == start.rstrip()  # nothing changed: its forward, whole
+    blank_after = "def forward(self, x):\n    h = g(h)\n\n    return h\n"  # a blank line as context
+    assert change_of(blank_after, blank_after.replace("g(h)", "g(h) * 2")).split("\n") == [
+        " def forward(self, x):", "-    h = g(h)", "+    h = g(h) * 2", " "]
 
 
 def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_one_else():

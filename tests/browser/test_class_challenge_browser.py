@@ -155,7 +155,7 @@ def test_a_teacher_asks_detach_sees_two_groups_and_shows_the_failing_one_to_the_
         # axe: the teacher's gallery and a student's challenge view, at a phone's, a laptop's
         # and a large screen's width.
         for width in (1920, 1280, 390):
-            for page, parts in ((teacher, GALLERY_PARTS), (inline, STUDENT_PARTS)):
+            for page, parts in ((teacher, GALLERY_PARTS), (inline, STUDENT_PARTS), (other, STUDENT_PARTS)):
                 page.set_viewport_size({"width": width, "height": 900})
                 found = serious_violations_in(page, parts)
                 assert found == [], f"{width} px:\n" + "\n".join(found)

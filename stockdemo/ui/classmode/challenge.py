@@ -173,7 +173,7 @@ def change_of(start: str, source: str, context: int = 1) -> str:
     hunks = [line for line in lines[2:] if not line.startswith("@@")]
     if not hunks:
         return forward_of(source)
-    body = textwrap.dedent("\n".join(line[1:] for line in hunks)).splitlines()  # less indent
+    body = textwrap.dedent("\n".join(line[1:] for line in hunks)).split("\n")  # less indent
     return "\n".join(f"{line[0]}{text}" for line, text in zip(hunks, body, strict=True))
 
 
