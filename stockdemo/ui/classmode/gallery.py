@@ -21,7 +21,7 @@ from stockdemo.code.edits import EDITS
 from stockdemo.code.link import code_to_link
 from stockdemo.config import CODE
 from stockdemo.graph.diff import GraphDiff
-from stockdemo.render.poster import thumbnail_svg
+from stockdemo.render.poster import MAX_BOXES, thumbnail_svg
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.classmode.challenge import CODE_PAGE, check_of
@@ -234,10 +234,11 @@ def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden:
         record = run.graph if run.film else None
         diff = None if record is None or reference is None else difference(reference, record)
         words = plain(difference_words(diff, record))
-        if record is not None:
+        picture = cached_code_picture(group.runs[0].code)[0] if record is not None else None
+        if picture is not None and len(picture.nodes) <= MAX_BOXES:
             # Its graph small, what it adds to the teacher's ringed (compare mode's colour), and
-            # in words what it adds and takes, as the image's caption.
-            picture, _ = cached_code_picture(group.runs[0].code)
+            # in words what it adds and takes, as the image's caption. (Past MAX_BOXES boxes
+            # an SVG a second costs more than a tile is worth: the words alone.)
             added = {n.id for n in diff.added_nodes} if diff is not None else set()
             st.image(thumbnail_svg(picture, added, THUMB_W, THUMB_H), caption=words,
                      alt=f"Its graph: {picture.counts.nodes} nodes, {len(added)} not in yours, ringed.")
