@@ -199,3 +199,15 @@ def test_back_on_the_lesson_without_a_step_in_the_url_resumes_where_the_class_wa
     assert at.header[0].value == f"5. {STEPS[4].title}"
     assert at.query_params["step"] == "5"
     assert not at.warning
+
+
+def test_the_your_turn_step_says_so_where_the_sandbox_cannot_run(monkeypatch):
+    from stockdemo.sandbox import protocol
+
+    def unavailable(source, *args, **kwargs):
+        return protocol.CodeRun(protocol.Limits(), error=protocol.CodeError(
+            "unavailable", "RuntimeError", "The sandbox cannot start on this server: no libseccomp."))
+
+    monkeypatch.setattr(lesson, "run_code", unavailable)
+    answer = lesson.cut_by_detach(lesson.LOOP_WRITTEN_OUT)
+    assert answer.value == "not run here" and "no libseccomp" in answer.detail
