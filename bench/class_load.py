@@ -78,9 +78,9 @@ TOUR = (("lesson", {"step": "2"}), ("lab", {"lab": "NaN"}), ("lesson", {"step": 
         ("playground", {}))  # the Playground as the teacher left it: its T is checked
 QUESTION = 3  # "T goes from 5 to 6: how many nodes will the graph gain?" (a number)
 # Questions of the chaos run, in order: quick live answers (not 6, torch.compile, or 8, training).
-CHAOS_QUESTIONS = (3, 1, 4, 7, 5, 2, 9, 3, 4)
+CHAOS_QUESTIONS = (3, 1, 4, 7, 5, 2, 10, 3, 4)
 CHOICES = {1: ("AddmmBackward0", "TanhBackward0"), 2: ("(10, 1)", "(10, 5, 1)"),
-           7: ("smaller", "bigger"), 9: ("Yes", "No")}
+           7: ("smaller", "bigger"), 10: ("Yes", "No")}
 WIRE_KEPT = 300  # messages a member keeps in short, for the story of a failure after joining
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
