@@ -297,6 +297,25 @@ def _wait_until_spinning(procs: list[subprocess.Popen], timeout: float = 10.0) -
         assert time.monotonic() < deadline, "the spinning processes never ran"
 
 
+@contextlib.contextmanager
+def _pool_beside_busy_cores():
+    """A warm one-place pool, then every core spun by an ordinary process (pages at work),
+    spinning before the test's run forks -> the pool; all stopped after."""
+    pool = CodePool(slots=1)
+    spinners = []
+    try:
+        assert pool.run(SEED_CODE, Limits()).ok
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                    for _ in os.sched_getaffinity(0)]
+        _wait_until_spinning(spinners)
+        yield pool
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+        pool.close()
+
+
 def test_a_learners_run_takes_only_cpu_nobody_else_wants():
     """Past its grace of CPU (0.1 s) the child runs in the idle class, its session's group at
     nice 19, seen from outside: an endless loop yields to every page."""
@@ -326,13 +345,7 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
 def test_a_run_starved_by_busy_pages_is_told_the_server_was_busy_not_that_its_code_was_slow():
     """Every core spun by ordinary processes (pages at work): the idle-class run waits past the
     wall clock, and its message blames the busy server, with the seconds it waited."""
-    pool = CodePool(slots=1)
-    spinners = []
-    try:
-        assert pool.run(SEED_CODE, Limits()).ok
-        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                    for _ in os.sched_getaffinity(0)]
-        _wait_until_spinning(spinners)  # on every core before the run forks
+    with _pool_beside_busy_cores() as pool:
         # Half a second of CPU: done in about that alone, starved past 2 s beside the spinners.
         run = pool.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5:\n"
                        "    pass\n", Limits(wall_s=2))
@@ -340,32 +353,16 @@ def test_a_run_starved_by_busy_pages_is_told_the_server_was_busy_not_that_its_co
         assert "the server was busy with other pages" in run.message and "Try again" in run.message, \
             (run.message, run.seconds, run.cpu_s)
         assert "a sleep, a wait" not in run.message
-    finally:
-        for p in spinners:
-            p.kill()
-            p.wait()
-        pool.close()
 
 
 def test_a_short_program_beside_busy_pages_runs_in_its_grace_and_is_not_starved():
     """A class's program (about 85 ms of CPU, its start included) with every core spun by
     ordinary processes: it runs at their priority for its first 0.1 s of CPU and ends well
     within a 1 s wall clock (idle-class from its start it took 1-2 s here, and was stopped)."""
-    pool = CodePool(slots=1)
-    spinners = []
-    try:
-        assert pool.run(SEED_CODE, Limits()).ok
-        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                    for _ in os.sched_getaffinity(0)]
-        _wait_until_spinning(spinners)
+    with _pool_beside_busy_cores() as pool:
         run = pool.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.06:\n"
                        "    pass\npredictions = None\n", Limits(wall_s=1))
         assert run.error is not None and run.error.limit is None, run.message  # it ran to its end
-    finally:
-        for p in spinners:
-            p.kill()
-            p.wait()
-        pool.close()
 
 
 def test_a_sleep_past_the_wall_clock_is_still_named_as_the_codes_own_wait():

@@ -262,19 +262,20 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
 
 
 def cpu_s(pid: int) -> float:
-    """Seconds ``pid`` has run on a processor (/proc/PID/schedstat; a run has one thread)."""
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return 0.0
+    """Seconds ``pid`` has run on a processor (a run has one thread)."""
+    return _schedstat(pid, 0)
 
 
 def waited_s(pid: int) -> float:
-    """Seconds ``pid`` has stood ready to run but waited for a processor (/proc/PID/schedstat)."""
+    """Seconds ``pid`` has stood ready to run but waited for a processor."""
+    return _schedstat(pid, 1)
+
+
+def _schedstat(pid: int, field: int) -> float:
+    """One of /proc/PID/schedstat's times, in seconds (0.0 once the process is gone)."""
     try:
         with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
+            return int(f.read().split()[field]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
 
