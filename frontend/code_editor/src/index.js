@@ -18,6 +18,7 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { Chunk, unifiedMergeView } from "@codemirror/merge";
+import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
 
 const RUN_KEY = "Mod-Enter";
@@ -30,17 +31,10 @@ const SHOWN_GONE_LINES = 4;
 export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
   const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
-  let editor = editors.get(parentElement);
-  if (!editor) {
-    editor = new CodeEditor(parentElement);
-    editors.set(parentElement, editor);
-  }
+  const [editor, cleanup] = mount(editors, parentElement, () => new CodeEditor(parentElement));
   editor.setTriggerValue = setTriggerValue || (() => {});
   editor.update(data ?? {});
-  return () => {
-    editor.destroy();
-    editors.delete(parentElement);
-  };
+  return cleanup;
 }
 
 // -- marks: the failing line, and the line a hovered graph node came from --------------

@@ -5,6 +5,7 @@
 // replays. The one value sent back is the selected node's id (and, on a stage, its
 // controls' values: protocol.js).
 
+import { mount } from "./mounts.js";
 import { GraphView } from "./view.js";
 
 const views = new WeakMap();
@@ -14,23 +15,14 @@ export default function graphView(component) {
   const { parentElement, setStateValue, setTriggerValue } = component;
   // The server sends the payload as JSON text (it encodes the picture once, not per rerun).
   const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
-  let view = views.get(parentElement);
-  if (!view) {
-    view = new GraphView(parentElement);
-    views.set(parentElement, view);
-  }
+  const [view, cleanup] = mount(views, parentElement, () => new GraphView(parentElement));
   view.setStateValue = setStateValue;
   view.setTriggerValue = setTriggerValue || (() => {});
   // The same payload from the page again, after moves answered on the stage's socket
   // (direct.js), is older than what those drew: it is not drawn again.
-  if (component.data === view.hostData && view.servedSince) return () => forget(parentElement);
+  if (component.data === view.hostData && view.servedSince) return cleanup;
   view.hostData = component.data;
   view.servedSince = false;
   view.update(data);
-  return () => forget(parentElement);
-}
-
-function forget(parentElement) {
-  views.get(parentElement)?.destroy();
-  views.delete(parentElement);
+  return cleanup;
 }

@@ -6,19 +6,27 @@
 // later no graph view is drawn as a stage and the view's code is not still loading, it
 // says `missing` and the page runs again whole (an element sent and never drawn).
 
+import { mount } from "./mounts.js";
 import { BUNDLE, SETTLED_EVENT, STAGES, TRIGGER, builtWith } from "./protocol.js";
 
 const listening = new WeakMap();
 
+class Listener {
+  constructor() {
+    this.on = (ev) => this.trigger(TRIGGER.settled, ev.detail ?? true);
+    window.addEventListener(SETTLED_EVENT, this.on);
+  }
+
+  destroy() {
+    clearTimeout(this.watch);
+    window.removeEventListener(SETTLED_EVENT, this.on);
+  }
+}
+
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
   const watchMs = builtWith().watch_ms;
-  let entry = listening.get(parentElement);
-  if (!entry) {
-    entry = { on: (ev) => entry.trigger(TRIGGER.settled, ev.detail ?? true) };
-    window.addEventListener(SETTLED_EVENT, entry.on);
-    listening.set(parentElement, entry);
-  }
+  const [entry, cleanup] = mount(listening, parentElement, () => new Listener());
   entry.trigger = setTriggerValue;
   clearTimeout(entry.watch);
   const look = () => {
@@ -30,9 +38,5 @@ export default function (component) {
     entry.trigger(TRIGGER.missing, true);
   };
   entry.watch = setTimeout(look, watchMs);
-  return () => {
-    clearTimeout(entry.watch);
-    window.removeEventListener(SETTLED_EVENT, entry.on);
-    listening.delete(parentElement);
-  };
+  return cleanup;
 }
