@@ -83,8 +83,12 @@ def between(a: float, b: float, m: float) -> bool:
 def check_transition(shot: dict) -> bool:
     """The nodes that stay glide first, the camera still; then the camera alone eases to where it
     ends. -> whether a node was seen strictly between its old place and its new one."""
-    (k0, x0, y0), (k1, x1, y1) = shot["before"]["cam"], shot["cam"]
-    old, new = shot["before"]["at"], shot["at"]
+    start = shot["before"]
+    first_glide = next((j for j, f in enumerate(shot["frames"]) if f["phase"] == "glide"), 0)
+    if first_glide:  # drawn again before the glide (a resize on a busy machine): it starts from there
+        start = shot["frames"][first_glide - 1]
+    (k0, x0, y0), (k1, x1, y1) = start["cam"], shot["cam"]
+    old, new = start["at"], shot["at"]
     kept = [i for i in new if i in old]
     # Where each node that stays ends its glide: its new place in the picture, seen by the old camera.
     end = {i: (x0 + (new[i][0] - x1) / k1 * k0, y0 + (new[i][1] - y1) / k1 * k0) for i in kept}
