@@ -134,3 +134,10 @@ def test_room_for_a_value_as_large_as_its_last_is_made_before_it_is_made(budget)
     assert held_while_making[0] == 0
     assert max(held_while_making[1:]) <= 7 * MB  # 10 MB, less the 3 MB about to be made
     assert caches.held_status()["values"] == 3  # as many kept as before: 9 of the 10 MB
+
+
+def test_the_values_take_half_of_what_caching_may_cost_the_heap_around_them_the_rest(monkeypatch):
+    monkeypatch.setenv("STOCKDEMO_CACHE_MB", "40")
+    assert caches.held_budget() == 20 * MB
+    status = caches.held_status()
+    assert (status["budget"], status["for_values"]) == (40 * MB, 20 * MB)

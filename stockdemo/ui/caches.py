@@ -4,9 +4,10 @@
 modify them); ``st.cache_data`` for values each caller gets a copy of.
 ``held`` for the large ones (runs, pictures, replays, learners' runs): handed
 out as they are too, and bounded in bytes as well as in entries, because one
-graph of 10,000 nodes costs as much as a thousand small ones. Together they
-hold at most ``host.cache_budget()`` bytes (a share of the host's memory; the
-operator's ``STOCKDEMO_CACHE_MB``), plus the one value just made.
+graph of 10,000 nodes costs as much as a thousand small ones. ``host.cache_budget()``
+(a share of the host's memory; the operator's ``STOCKDEMO_CACHE_MB``) is what caching may
+cost the server; the values themselves take at most half of it (``VALUES_SHARE``), plus
+the one value just made.
 """
 
 from __future__ import annotations
@@ -51,8 +52,17 @@ _LAST_SIZE: dict[str, int] = {}  # function -> its last value's bytes: the room 
 held_bytes = 0
 
 
+# What holding large values costs the server beyond their own bytes, measured inside it after
+# forty learners' programs of 8,684 nodes (docs/hosting.md, "Forty large programs from links"):
+# for 28 MB of live values, 17 MB free inside Python's pools that those values and their making
+# left part-used, and 7 MB more in glibc's arenas. So the values get half of the budget and
+# the heap around them the other half, and the server grows by no more than the budget.
+VALUES_SHARE = 0.5
+
+
 def held_budget() -> int:
-    return host.cache_budget()
+    """Bytes the ``held`` values and the payloads kept may take together."""
+    return int(host.cache_budget() * VALUES_SHARE)
 
 
 def held(max_entries: int) -> Callable:
@@ -149,16 +159,16 @@ def clear_held() -> None:
 # The parts of a payload that depend on the picture alone, kept for the last pictures
 # drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
 # and comes back over them. Kept for as many pictures as the pages' picture caches hold
-# (cached_picture: 48, and the Playground's T at its defaults, 199, kept for
-# good), within a byte budget: a quarter of the caches' (host.cache_budget), taken from
-# what ``held`` may keep. Keyed by identity (pictures come from a shared cache), with a
-# weak reference to the picture so a recycled id cannot match and a picture the caches
-# dropped is not kept alive here; its entry, which can never match again, goes at the next
-# payload made (its index of ids was the evicted graph's ids, 0.8 MB at 8,700 nodes).
+# (cached_picture: 48, and the Playground's T at its defaults, 199, kept for good),
+# within a byte budget: a quarter of what ``held`` may keep, taken from it. Keyed by
+# identity (pictures come from a shared cache), with a weak reference to the picture so a
+# recycled id cannot match and a picture the caches dropped is not kept alive here; its
+# entry, which can never match again, goes at the next payload made (its index of ids was
+# the evicted graph's ids, 0.8 MB at 8,700 nodes).
 _STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]], int]] = OrderedDict()
 _STATIC_LOCK = threading.Lock()
 _STATIC_KEEP = 256
-_STATIC_BYTES = host.cache_budget() // 4
+_STATIC_BYTES = held_budget() // 4
 _static_bytes = 0
 
 
@@ -186,9 +196,11 @@ def cached_static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
 
 
 def held_status() -> dict[str, int]:
-    """For an operator: values held, their bytes, the budget."""
+    """For an operator: values held, their bytes, the budget (what caching may cost the
+    server) and the part of it the values may take."""
     with _HELD_LOCK:
-        return {"values": len(_HELD), "bytes": held_bytes, "budget": held_budget()}
+        return {"values": len(_HELD), "bytes": held_bytes, "budget": host.cache_budget(),
+                "for_values": held_budget()}
 
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
