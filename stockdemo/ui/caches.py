@@ -54,8 +54,8 @@ held_bytes = 0
 
 # What holding large values costs the server beyond their own bytes, measured inside it after
 # forty learners' programs of 8,684 nodes (docs/hosting.md, "Forty large programs from links"):
-# for 28 MB of live values, 17 MB free inside Python's pools that those values and their making
-# left part-used, and 7 MB more in glibc's arenas. So the values get half of the budget and
+# for 28 MB of live values, 16 MB free inside Python's pools that those values and their making
+# left part-used, and 8 MB more in glibc's arenas. So the values get half of the budget and
 # the heap around them the other half, and the server grows by no more than the budget.
 VALUES_SHARE = 0.5
 
