@@ -188,23 +188,25 @@ def take_settings() -> tuple[RunConfig, str] | None:
     return config, view
 
 
+def _answering_challenge() -> bool:
+    """This tab follows a teacher whose challenge is open on the page it is on."""
+    seen = st.session_state.get(STATE)
+    return following() and challenge.open_here(seen[1] if seen else None, st.session_state.get(HERE))
+
+
 def following_hint() -> str | None:
     """Why this tab's controls cannot move (``hooks.CONTROLS_LOCKED``): the hint, while it
     follows, except in its editor while the teacher's challenge is open."""
     if not following():
         return None
-    seen = st.session_state.get(STATE)
-    return None if challenge.open_here(seen[1] if seen else None, st.session_state.get(HERE)) else HINT
+    return None if _answering_challenge() else HINT
 
 
 def edits_off() -> str | None:
     """Why the Your code page offers no ready-made edits (``hooks.CODE_EDITS_OFF``): a
     following student answers the teacher's challenge in their own words (one of those edits
     may be its answer)."""
-    if not following():
-        return None
-    seen = st.session_state.get(STATE)
-    return EDITS_OFF if challenge.open_here(seen[1] if seen else None, st.session_state.get(HERE)) else None
+    return EDITS_OFF if _answering_challenge() else None
 
 
 def moves_shared() -> bool | None:
