@@ -33,6 +33,14 @@ RECORDER = """el => { window.__drawn = []; window.__moving = false;
                                                         down: !!window.__down, t: performance.now()});
   }).observe(el, {attributes: true}); }"""
 
+# Hold the page's animation frames (a busy machine's late frame), then let them run.
+HOLD_FRAMES = """() => { const raf = window.requestAnimationFrame.bind(window); let id = 0;
+  window.__held = [];
+  window.requestAnimationFrame = (cb) => { window.__held.push(cb); return ++id; };
+  window.__release = () => { window.requestAnimationFrame = raf;
+    for (const cb of window.__held.splice(0)) raf(cb); }; }"""
+RELEASE_FRAMES = "() => window.__release()"
+
 
 def open_stage(page, server: str, query: str = ""):
     page.goto(f"{server}/playground{'?' + query if query else ''}")
@@ -110,9 +118,14 @@ def test_a_node_in_both_runs_keeps_its_place_when_the_camera_keeps_its_scale(pag
               for n in ("L0.t0/Tanh0", "L0.t4/Addmm0", "param/rnn.weight_hh_l0")}
     scale = view.get_attribute("data-scale")
     view.evaluate(RECORDER)
+    page.evaluate(HOLD_FRAMES)
     t_slider(page).focus()
     page.keyboard.press("ArrowRight")
     expect(view).to_have_attribute("data-nodes", nodes(seq_len=6), timeout=30_000)
+    # The new picture came, its first frame not drawn yet: the view already says it is moving,
+    # so "data-moving=0" below means the still, final frame (CI once read it before the glide).
+    assert view.get_attribute("data-moving") == "1"
+    page.evaluate(RELEASE_FRAMES)
     expect(view).to_have_attribute("data-moving", "0")
     assert page.evaluate("window.__moving")  # it glided: the new block grew in
     assert view.get_attribute("data-scale") == scale

@@ -35,8 +35,18 @@ export function glide(v, before, prev = null) {
     const elapsed = prev.start === null ? 0 : performance.now() - prev.start;
     camDelay = Math.max(0, Math.min(MOTION_MS, prev.camDelay - elapsed));
   }
-  v.motion = { plan: pl, ghost: ghosts(pl, before.p, before.data), old: before.data,
-    start: null, frames: 0, camFrom: drawnCamera(v), camTo: null, camDelay };
+  begin(v, { plan: pl, ghost: ghosts(pl, before.p, before.data), old: before.data,
+    start: null, frames: 0, camFrom: drawnCamera(v), camTo: null, camDelay });
+}
+
+/**
+ * A motion starts: `data-moving` says so at once, not from its first frame on, so that a
+ * reader who sees the new picture's attributes (set when it comes, drawn at the next frame)
+ * and `data-moving="0"` knows the frame on screen is the still, final one.
+ */
+function begin(v, motion) {
+  v.motion = motion;
+  v.root.dataset.moving = "1";
 }
 
 /** The camera of the last frame drawn (the one the learner sees), as {k, x, y}. */
@@ -52,7 +62,10 @@ function drawnCamera(v) {
  */
 export function easeCamera(v, to) {
   let m = v.motion;
-  if (m && !m.plan) m = v.motion = null; // a camera's own glide given a new end: from where it is
+  if (m && !m.plan) { // a camera's own glide given a new end: from where it is
+    m = v.motion = null;
+    v.schedule(); // a frame says it stopped, if no new glide starts
+  }
   const from = m ? m.camFrom : v.drawnT;
   const same = !(from?.k > 0) || (Math.abs(from.k - to.k) < 1e-6 * to.k && Math.abs(from.x - to.x) < 0.05
     && Math.abs(from.y - to.y) < 0.05);
@@ -61,7 +74,7 @@ export function easeCamera(v, to) {
     return;
   }
   if (same || !moves()) return;
-  v.motion = { plan: null, start: null, frames: 0, camFrom: drawnCamera(v), camTo: to, camDelay: 0 };
+  begin(v, { plan: null, start: null, frames: 0, camFrom: drawnCamera(v), camTo: to, camDelay: 0 });
   v.schedule();
 }
 
