@@ -103,6 +103,8 @@ def test_a_mouse_drag_draws_the_graphs_it_crosses_and_ends_on_the_last(page, ser
     page.mouse.up()
     final = int(t_slider(page).input_value())
     expect(view).to_have_attribute("data-nodes", nodes(seq_len=final), timeout=30_000)
+    # its first frame follows at the next animation frame: read the drawings once it is drawn
+    expect(view).to_have_attribute("data-drawn-graph", view.get_attribute("data-graph"))
     drawn = page.evaluate("window.__drawn")
     during = {d["graph"] for d in drawn if d["down"]}
     assert len(during) >= 3, drawn  # drawn while the mouse was still down
