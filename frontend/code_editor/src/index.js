@@ -30,11 +30,10 @@ const SHOWN_GONE_LINES = 4;
 
 export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
-  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
-  const [editor, cleanup] = mount(editors, parentElement, () => new CodeEditor(parentElement));
-  editor.setTriggerValue = setTriggerValue || (() => {});
-  editor.update(data ?? {});
-  return cleanup;
+  return mount(editors, parentElement, () => new CodeEditor(parentElement), (editor) => {
+    editor.setTriggerValue = setTriggerValue || (() => {});
+    editor.update((typeof component.data === "string" ? JSON.parse(component.data) : component.data) ?? {});
+  });
 }
 
 // -- marks: the failing line, and the line a hovered graph node came from --------------

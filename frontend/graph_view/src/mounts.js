@@ -1,33 +1,52 @@
 // One live instance (the graph view, the code editor) per component mount, kept across renders.
 //
 // Streamlit (components v2, BidiComponent) calls a component's function on every new payload,
-// asynchronously. A render's cleanup is kept for the unmount, except when a newer render came
-// before that render's call returned: then Streamlit calls its cleanup at once. That late call
-// can land after the newer render has already updated the same instance, so a cleanup that
-// always destroys would leave the page with an empty editor or graph until the next payload
-// (seen on a loaded machine: a teacher's editor gone right after a run). A cleanup here acts
-// only while its render is the last one of its mount.
+// from an effect, asynchronously (it first waits for the module). A render's cleanup is kept for
+// the unmount, except when the render's effect was already replaced by a newer payload's: then
+// Streamlit calls that cleanup at once, a few microtasks after the render returned. Two things
+// follow, both seen on a loaded machine:
+// - the calls can come out of order: the newer payload's first, the older one's after it. Applied
+//   as they come, the older one would put back what the newer replaced (a student's editor
+//   back to the seed while the teacher's code ran);
+// - a superseded render's cleanup comes while the component is still on the page. A cleanup
+//   that destroyed there left the page with an empty editor or graph.
+// So a render's payload is applied a task later, and only if its cleanup has not come by then
+// (a superseded render's comes first); and a cleanup destroys the instance only once the
+// component's element has left the page (the unmount: React removes it before its effects'
+// cleanups run).
 
 /**
- * The instance mounted in `parentElement` (made by `create()` the first time) and this render's
- * cleanup: it destroys the instance only if no later render of the same mount has happened.
+ * Apply one render to the instance mounted in `parentElement` (made by `create()` the first
+ * time, just before its first payload): `apply(instance)` runs a task later unless this render
+ * was superseded. Returns the render's cleanup.
  * @template T
- * @param {WeakMap<Element, {instance: T, renders: number}>} instances
- * @param {Element} parentElement
+ * @param {WeakMap<Element | ShadowRoot, T & {destroy(): void}>} instances
+ * @param {Element | ShadowRoot} parentElement
  * @param {() => T & {destroy(): void}} create
- * @returns {[T, () => void]}
+ * @param {(instance: T) => void} apply
+ * @returns {() => void}
  */
-export function mount(instances, parentElement, create) {
-  let entry = instances.get(parentElement);
-  if (!entry) {
-    entry = { instance: create(), renders: 0 };
-    instances.set(parentElement, entry);
-  }
-  const render = ++entry.renders;
-  const cleanup = () => {
-    if (instances.get(parentElement) !== entry || entry.renders !== render) return; // superseded
-    instances.delete(parentElement);
-    entry.instance.destroy();
+export function mount(instances, parentElement, create, apply) {
+  let superseded = false;
+  setTimeout(() => {
+    if (superseded) return;
+    let instance = instances.get(parentElement);
+    if (!instance) {
+      instance = create();
+      instances.set(parentElement, instance);
+    }
+    apply(instance);
+  }, 0);
+  return () => {
+    superseded = true;
+    if (!parentElement.isConnected) unmount(instances, parentElement); // not while still shown
   };
-  return [entry.instance, cleanup];
+}
+
+/** Destroy the instance mounted in `parentElement`, if any (a host that says when it unmounts). */
+export function unmount(instances, parentElement) {
+  const instance = instances.get(parentElement);
+  if (!instance) return;
+  instances.delete(parentElement);
+  instance.destroy();
 }

@@ -26,17 +26,17 @@ class Listener {
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
   const watchMs = builtWith().watch_ms;
-  const [entry, cleanup] = mount(listening, parentElement, () => new Listener());
-  entry.trigger = setTriggerValue;
-  clearTimeout(entry.watch);
-  const look = () => {
-    if (window[STAGES]?.size) return;
-    if (window[BUNDLE] === "loading") {
-      entry.watch = setTimeout(look, watchMs);
-      return;
-    }
-    entry.trigger(TRIGGER.missing, true);
-  };
-  entry.watch = setTimeout(look, watchMs);
-  return cleanup;
+  return mount(listening, parentElement, () => new Listener(), (entry) => {
+    entry.trigger = setTriggerValue;
+    clearTimeout(entry.watch);
+    const look = () => {
+      if (window[STAGES]?.size) return;
+      if (window[BUNDLE] === "loading") {
+        entry.watch = setTimeout(look, watchMs);
+        return;
+      }
+      entry.trigger(TRIGGER.missing, true);
+    };
+    entry.watch = setTimeout(look, watchMs);
+  });
 }

@@ -2,7 +2,7 @@
 // the widget's model instead of Streamlit. The payload comes as the trait "payload" (JSON
 // text); values go back by name: "selected", the id of the node the learner clicked, and
 // "unroll", the rolled boxes to draw unrolled (stockdemo/notebook/__init__.py).
-import graphView from "./index.js";
+import graphView, { dropView } from "./index.js";
 import "./style.css";
 
 const SENT = ["selected", "unroll"]; // the widget's traits the view may set
@@ -21,15 +21,12 @@ export default {
       },
       setTriggerValue() {},
     };
-    let destroy = null;
-    const draw = () => {
-      destroy = graphView({ ...component, data: model.get("payload") });
-    };
+    const draw = () => graphView({ ...component, data: model.get("payload") });
     draw();
     model.on("change:payload", draw);
     return () => {
       model.off("change:payload", draw);
-      destroy?.();
+      dropView(el); // the output may still be on the page: the view goes now, all the same
     };
   },
 };
