@@ -8,9 +8,8 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.graph.capture import walk_grad_fns
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.graph.recorder import LineRecorder, raw_graph
+from stockdemo.graph.recorder import LineRecorder, raw_graph, walk_grad_fns
 from stockdemo.replay.record import trace_of_record
 
 HIDDEN = 5

@@ -32,19 +32,19 @@ from stockdemo.graph.parse import parse
 from stockdemo.replay.trace import PLAYGROUND_ROOT, BackwardStep, SourceLine, Trace
 
 GetLines = Callable[[str], list[str]]
-REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout, or the folder stockdemo is installed in
+_PACKAGE = Path(__file__).resolve().parents[1]  # stockdemo/, in the checkout or installed
 
 
 @lru_cache(maxsize=64)
 def repo_file(path: str) -> str:
-    """A file's name as the code panel prints it: relative to the repo root when inside it
-    ("stockdemo/model.py"), else as given (a notebook's cell, "<your code>")."""
+    """A file's name as the code panel prints it: stockdemo's own relative to the folder that holds
+    the package ("stockdemo/model.py"), any other as given (a notebook's cell, "<your code>")."""
     if not Path(path).is_absolute():
         return path
-    try:
-        return Path(path).resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
+    resolved = Path(path).resolve()
+    if not resolved.is_relative_to(_PACKAGE):
         return path
+    return resolved.relative_to(_PACKAGE.parent).as_posix()
 
 
 def trace_of_record(raw: dict[str, Any], graph: Graph, root: str = PLAYGROUND_ROOT,
