@@ -141,7 +141,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     on a page keeps its selection to itself).
     ``height``: the graph's height in px; None (a page's main graph): it fills the
     height the window leaves under its top, or a screen's height when it starts low.
-    ``stage``: the live controls drawn above the graph (``ui.stage_spec``).
+    ``stage``: the live controls drawn above the graph (``stage.stage_spec``).
     A stage's table comes from the page (``graph_table``), in the part that follows the
     stage once the learner stops: an element of its own redrawn on every value a drag
     crosses made each step slower.
