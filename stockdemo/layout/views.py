@@ -11,7 +11,6 @@ iterations side by side.
 from __future__ import annotations
 
 from stockdemo.graph import Graph
-from stockdemo.layout.by_code import layout_code
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.steps import NODE_BUDGET, layout
 
@@ -28,4 +27,8 @@ def picture_of_graph(graph: Graph, view: str = "auto", *, budget: int = NODE_BUD
     """
     if graph.meta.get("tagged"):
         return layout(graph, view, max_nodes, complete)
+    # Imported on the first code graph: igraph costs a process 8.5 MB and 90 ms, which a server
+    # that only ever draws the Playground never needs.
+    from stockdemo.layout.by_code import layout_code
+
     return layout_code(graph, view, budget, unroll)
