@@ -12,6 +12,7 @@ import contextlib
 import gc
 import io
 from collections.abc import Callable
+from functools import lru_cache
 
 import torch
 
@@ -93,6 +94,13 @@ def _note(i: int, steps: list[list]):
     return prehook
 
 
+@lru_cache(maxsize=512)
+def saved_names(kind: type) -> tuple[str, ...]:
+    """The ``_saved_*`` attributes of a kind of autograd node (``dir()`` of each node costs more
+    than the whole walk)."""
+    return tuple(a for a in dir(kind) if a.startswith("_saved_"))
+
+
 # grad_fn type -> its ``_saved_*`` attributes that may hold tensors. An attribute's C++ type
 # is fixed per node type: one that held sizes or a scalar once never holds a tensor.
 _SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
@@ -103,7 +111,7 @@ def saved_on(fn) -> tuple[int, int]:
     names = _SAVED_ATTRS.get(type(fn))
     first_look = names is None
     if first_look:
-        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+        names = saved_names(type(fn))
     count = size = 0
     may_hold = []
     for name in names:

@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from stockdemo.graph import FUSED, FUSED_OP, HEAD, POST, PRE, STEP, Graph, op_name
+from stockdemo.graph.backward import saved_names
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.lines import LineRecorder
 from stockdemo.graph.recorder import op_name as autograd_name
@@ -88,11 +89,13 @@ def _tag(raw: dict, order: list, inputs_of: list[list[int | None]], output: torc
     label: list[str | None] = [None] * n
     for i in ops:
         layer[i], step[i], role[i] = place[i]
-        if op_name(names[i]) == "Select":
+    selects = {name for name in set(names) if op_name(name) == "Select"}
+    for i in ops:
+        if names[i] in selects:
             label[i] = _select_label(order[i], role[i])
-    for i, node in enumerate(nodes):
-        if node["param"] is not None:
-            layer[i] = _param_layer(node["param"])
+    for i, s in enumerate(seq):
+        if s is None and nodes[i]["param"] is not None:
+            layer[i] = _param_layer(nodes[i]["param"])
     raw["tags"] = {"layer": layer, "step": step, "role": role, "label": label,
                    "device": output.device.type}
     if inputs is not None:
@@ -223,8 +226,8 @@ def _input_consumers(order, inputs_of, ops, place: Placement, inputs: torch.Tens
     found = []
     for i in open_slot:
         fn = order[i]
-        for attr in dir(fn):
-            if not attr.startswith("_saved_") or attr.endswith(("sizes", "strides")):
+        for attr in saved_names(type(fn)):
+            if attr.endswith(("sizes", "strides")):
                 continue
             try:
                 value = getattr(fn, attr)

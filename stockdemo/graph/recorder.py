@@ -15,8 +15,9 @@ through ``stockdemo.code.view.drawing_of_record``):
   ``kind``, ``"op"``, ``"parameter"`` (a leaf that is a named parameter) or ``"leaf"``
   (any other tensor that requires grad); ``seq``, the creation order
   (``grad_fn._sequence_nr()``), None for leaves; ``shape``, the node's output shape
-  (a leaf's own) or None; ``param``, the parameter's name or None; ``file``, an index
-  into ``files`` or None (made by no code of the caller's, e.g. inside a C++ kernel);
+  (a leaf's own; a tuple here, a list once through JSON) or None; ``param``, the
+  parameter's name or None; ``file``, an index into ``files`` or None (made by no code of
+  the caller's, e.g. inside a C++ kernel);
   ``line``, the 1-based line in that file, or None; ``loops``, the loops around that
   line as ``[file index, loop header line, iteration]`` from the outermost caller frame
   to the innermost, each iteration 0-based (a loop whose start was not seen, because it
@@ -174,14 +175,14 @@ def _nodes(order: list, params: Mapping[str, torch.Tensor] | None) -> list[dict]
             variable = fn.variable
             node["param"] = param = names.get(id(variable))
             node["kind"] = "leaf" if param is None else "parameter"
-            node["shape"] = list(variable.shape)
+            node["shape"] = tuple(variable.shape)
             nodes.append(node)
             continue
         seq = fn._sequence_nr()
         node["seq"] = None if seq == NO_SEQUENCE else seq
         try:
             meta = fn._input_metadata  # private, but the only place autograd keeps output shapes
-            node["shape"] = list(meta[0].shape) if len(meta) == 1 else None
+            node["shape"] = tuple(meta[0].shape) if len(meta) == 1 else None
         except (AttributeError, RuntimeError):
             pass
         nodes.append(node)

@@ -51,18 +51,23 @@ def _op_nodes(nodes: list[dict], tags: dict[str, list], ops: list[int], ids: lis
     op name, rank in the block."""
     layers, steps, roles, labels = tags["layer"], tags["step"], tags["role"], tags["label"]
     out = []
-    blocks: dict[tuple, str] = {}
-    rank: dict[tuple[str, str], int] = {}
+    ranks: dict[tuple, dict[str, int]] = {}  # block -> its ops' names -> how many so far
+    shorts: dict[str, str] = {}  # autograd's name -> the short one
     shown: dict[str, str] = {}  # short name -> its label
-    for i in ops:
+    where = block = rank = None
+    for i in ops:  # creation order: a block's ops mostly follow each other
         node = nodes[i]
-        where = (layers[i], steps[i], roles[i])
-        block = blocks.get(where) or blocks.setdefault(where, block_name(*where))
+        if (layers[i], steps[i], roles[i]) != where:
+            where = (layers[i], steps[i], roles[i])
+            rank = ranks.get(where)
+            if rank is None:
+                rank = ranks[where] = {}
+            block = block_name(*where) + "/"
         op = node["op"]
-        short = op_name(op)
-        k = rank.get((block, short), 0)
-        rank[block, short] = k + 1
-        node_id = ids[i] = f"{block}/{short}{k}"
+        short = shorts.get(op) or shorts.setdefault(op, op_name(op))
+        k = rank.get(short, 0)
+        rank[short] = k + 1
+        node_id = ids[i] = f"{block}{short}{k}"
         label = labels[i] or shown.get(short) or shown.setdefault(short, op_label(short))
         shape = node["shape"]
         out.append(_new_node(Node, (node_id, "op", label, op, None,
