@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import torch
 from torch import nn
@@ -82,21 +83,15 @@ def _tag(raw: dict, order: list, inputs_of: list[list[int | None]], output: torc
         # One time step: nothing repeats to show which ops make up a step, so
         # learn that from a two-step probe run of the same model.
         place, _ = _place_ops(names, seq, inputs_of, ops, _step_templates(model, inputs))
-    n = len(nodes)
-    layer: list[int | None] = [None] * n
-    step: list[int | None] = [None] * n
-    role: list[str | None] = [None] * n
-    label: list[str | None] = [None] * n
-    for i in ops:
-        layer[i], step[i], role[i] = place[i]
+    label: list[str | None] = [None] * len(nodes)
     selects = {name for name in set(names) if op_name(name) == "Select"}
     for i in ops:
         if names[i] in selects:
-            label[i] = _select_label(order[i], role[i])
+            label[i] = _select_label(order[i], place.role[i])
     for i, s in enumerate(seq):
         if s is None and nodes[i]["param"] is not None:
-            layer[i] = _param_layer(nodes[i]["param"])
-    raw["tags"] = {"layer": layer, "step": step, "role": role, "label": label,
+            place.layer[i] = _param_layer(nodes[i]["param"])
+    raw["tags"] = {"layer": place.layer, "step": place.step, "role": place.role, "label": label,
                    "device": output.device.type}
     if inputs is not None:
         raw["inputs"] = [{"name": "x", "shape": list(inputs.shape),
@@ -114,17 +109,25 @@ def _step_templates(model: nn.Module, inputs: torch.Tensor) -> dict[int, list[st
     return _place_ops(names, seq, inputs_of, ops)[1]
 
 
-Placement = dict[int, tuple[int | None, int | None, str]]
+class Placement(NamedTuple):
+    """Each node's layer, step and role, by its index (None for a node that is no op)."""
+
+    layer: list[int | None]
+    step: list[int | None]
+    role: list[str | None]
 
 
 def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None]],
                ops: list[int], templates: dict[int, list[str] | None] | None = None,
                ) -> tuple[Placement, dict[int, list[str] | None]]:
-    """Op index -> (layer, step, role), from creation order and the layer stacks.
+    """Each op's layer, step and role, from creation order and the layer stacks.
 
     Also returns each layer's step template (op names of step 1), None where
     the run had a single step.
     """
+    n = len(names)
+    place = Placement([None] * n, [None] * n, [None] * n)
+    layer_of, step_of, role_of = place
     is_op = set(ops)
     stacks = [i for i in ops if names[i] == "StackBackward0"]
     fused = [i for i in ops if op_name(names[i]) == FUSED_OP]
@@ -139,13 +142,12 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
                 and len(set(inputs)) == len(inputs):
             layer_ends.append(s)
             anchors.append(inputs)
-    place: Placement = {}
     learned: dict[int, list[str] | None] = {}
     if fused and not layer_ends:
         bounds = [seq[i] for i in fused]
         for i in ops:
-            layer = _region(seq[i], bounds)
-            place[i] = (layer, None, FUSED) if layer is not None else (None, None, HEAD)
+            layer_of[i] = _region(seq[i], bounds)
+            role_of[i] = FUSED if layer_of[i] is not None else HEAD
         return place, learned
     bounds = [seq[s] for s in layer_ends]
     by_layer: dict[int, list[int]] = {layer: [] for layer in range(len(bounds))}
@@ -154,7 +156,7 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
         while layer < len(bounds) and seq[i] > bounds[layer]:
             layer += 1
         if layer == len(bounds):
-            place[i] = (None, None, HEAD)
+            role_of[i] = HEAD
         else:
             by_layer[layer].append(i)
     for layer, members in by_layer.items():
@@ -170,9 +172,13 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
         for i in members:  # both in creation order: one sweep
             while step < len(steps) and seq[i] > steps[step]:
                 step += 1
-            place[i] = (layer, step, STEP) if step < len(steps) else (layer, None, POST)
+            layer_of[i] = layer
+            if step < len(steps):
+                step_of[i], role_of[i] = step, STEP
+            else:
+                role_of[i] = POST
         for i in first_block[:n_pre]:
-            place[i] = (layer, None, PRE)
+            step_of[i], role_of[i] = None, PRE
     return place, learned
 
 
@@ -221,8 +227,8 @@ def _input_consumers(order, inputs_of, ops, place: Placement, inputs: torch.Tens
     empty slot are.
     """
     target = inputs.untyped_storage().data_ptr()
-    open_slot = [i for i in ops if None in inputs_of[i] and place[i][0] in (0, None)
-                 and place[i][2] != HEAD]
+    open_slot = [i for i in ops if None in inputs_of[i] and place.layer[i] in (0, None)
+                 and place.role[i] != HEAD]
     found = []
     for i in open_slot:
         fn = order[i]
@@ -237,5 +243,5 @@ def _input_consumers(order, inputs_of, ops, place: Placement, inputs: torch.Tens
                 found.append(i)
                 break
     if not found:
-        found = [i for i in open_slot if place[i][2] in (PRE, FUSED)][:1]
+        found = [i for i in open_slot if place.role[i] in (PRE, FUSED)][:1]
     return found
