@@ -14,7 +14,6 @@ layer, the ops in the order autograd created them, the output. Pure: no torch he
 
 from __future__ import annotations
 
-from itertools import repeat
 from typing import Any
 
 from stockdemo.graph import FUSED_OP, HEAD, INPUT_ID, OUTPUT_ID, STEP, Graph, Node, op_name
@@ -35,38 +34,17 @@ def graph_of_tagged(raw: dict[str, Any]) -> Graph:
     inputs = [Node(INPUT_ID if k == 0 else f"{INPUT_ID}/{data['name']}", "input", f"input {data['name']}",
                    shape=tuple(data["shape"])) for k, data in enumerate(raw.get("inputs", ()))]
     output = Node(OUTPUT_ID, "output", "predictions", shape=tuple(raw["output_shape"]))
-    edges, preds = _edges(raw, ops, ids)
-    for node, data in zip(inputs, raw.get("inputs", ()), strict=True):
-        for j in data["to"]:
-            edges.append((node.id, ids[j]))
-            preds.setdefault(ids[j], []).append(node.id)
-    edges.append((ids[0], OUTPUT_ID))
-    preds[OUTPUT_ID] = [ids[0]]
-    graph = Graph(tuple(inputs + params + graph_ops + [output]), tuple(edges),
-                  _meta(raw, tags, ops, ids, FUSED_OP in shorts))
-    # Made here with the edges, where it costs little: every layout reads it, and deriving it
-    # again from 19,000 edges cost more than a tenth of capture + DOT at T 200 L 4.
-    graph.__dict__["preds"] = preds
-    return graph
-
-
-def _edges(raw: dict[str, Any], ops: list[int], ids: list[str]) -> tuple[list, dict[str, list[str]]]:
-    """Each pair of ops once (an op that took one input twice has one edge from it), by consumer
-    in creation order, and for each consumer the ids feeding it (``Graph.preds``)."""
-    feeds: list[list[int]] = [[] for _ in ids]
+    feeds: list[list[int]] = [[] for _ in nodes]
     for src, dst in raw["edges"]:
-        into = feeds[dst]
-        if src not in into:
-            into.append(src)
-    edges: list[tuple[str, str]] = []
-    preds: dict[str, list[str]] = {}
-    name = ids.__getitem__
-    for i in ops:  # map and zip, not comprehensions: 11,000 of those cost a frame each
-        if feeds[i]:
-            dst = ids[i]
-            srcs = preds[dst] = list(map(name, feeds[i]))
-            edges.extend(zip(srcs, repeat(dst)))
-    return edges, preds
+        feeds[dst].append(src)
+    # Each pair once (an op that took one input twice has one edge from it), by consumer in
+    # creation order.
+    edges = list(dict.fromkeys((ids[j], ids[i]) for i in ops for j in feeds[i]))
+    for node, data in zip(inputs, raw.get("inputs", ()), strict=True):
+        edges += [(node.id, ids[j]) for j in data["to"]]
+    edges.append((ids[0], OUTPUT_ID))
+    meta = _meta(raw, tags, ops, ids, FUSED_OP in shorts)
+    return Graph(tuple(inputs + params + graph_ops + [output]), tuple(edges), meta)
 
 
 def _op_nodes(nodes: list[dict], tags: dict[str, list], ops: list[int], ids: list[str]
