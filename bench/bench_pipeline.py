@@ -9,12 +9,15 @@ own (its own ``stockdemo`` on ``sys.path``, one torch thread as on the server); 
 turns, one repetition each, so load from other processes on a shared box falls on both alike.
 Each turn is ``BATCH`` repetitions of one size in a row (a T 200 graph just before pushes
 the default's data out of the CPU's caches: three times slower, which no Playground move sees).
-Prints the medians of wall and CPU milliseconds per checkout and size.
+Prints the medians of wall and CPU milliseconds per checkout and size. ``--why`` also prints,
+for this checkout, what the choices in docs/decisions.md ("One pipeline") rest on: a forward
+pass alone, plain and under each recorder, and the bytes of a run's record against its graph.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
@@ -57,6 +60,41 @@ def worker(root: str) -> None:
         print(json.dumps(batch), flush=True)
 
 
+def why(repeats: int) -> None:
+    """The forward under each recorder (CPU ms, medians), and a record's bytes against its run's."""
+    sys.path.insert(0, str(ROOT))
+    import torch
+
+    from stockdemo import heap
+    from stockdemo.config import RunConfig
+    from stockdemo.graph.capture import record_steps
+    from stockdemo.graph.lines import LineRecorder
+    from stockdemo.live.run import build, in_stockdemo, run
+
+    torch.set_num_threads(1)
+    ways = {"plain": contextlib.nullcontext, "call sites": lambda: LineRecorder(in_stockdemo, loops=False),
+            "lines and loops": LineRecorder}
+    print("forward alone (CPU ms, medians, interleaved):")
+    for knobs in ({}, {"seq_len": 200, "num_layers": 4, "cell": "gru"},
+                  {"seq_len": 200, "num_layers": 4, "cell": "gru_loop"}):
+        x, model = build(RunConfig(**knobs))
+        times: dict[str, list[float]] = {name: [] for name in ways}
+        for _ in range(repeats):
+            for name, recorder in ways.items():
+                cpu = time.process_time()
+                with torch.enable_grad(), recorder():
+                    model(x)
+                times[name].append((time.process_time() - cpu) * 1e3)
+        print(f"  {knobs or 'default'}: " + ", ".join(f"{name} {statistics.median(t):.2f}"
+                                                      for name, t in times.items()))
+    config = RunConfig(seq_len=200, num_layers=4, cell="gru")
+    x, model = build(config)
+    record, result = record_steps(model(x), model, x), run(config)
+    assert result.graph.preds  # made, as once the run is laid out
+    print(f"GRU T 200 L 4: its record {heap.size_of(record) / 1e6:.1f} MB, "
+          f"its run (graph included) {heap.size_of(result) / 1e6:.1f} MB")
+
+
 def _start(root: Path) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, __file__, "--worker", str(root)], cwd=root, text=True,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -74,11 +112,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", type=Path, help="another checkout (e.g. `git worktree add /tmp/base main`)")
     ap.add_argument("--turns", type=int, default=41, help=f"turns per worker and size, {BATCH} runs each")
+    ap.add_argument("--why", action="store_true", help="also the recorders' cost and a record's bytes")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker(args.worker)
         return
+    if args.why:
+        why(15)
     roots = {"before": args.before, "after": ROOT} if args.before else {"this checkout": ROOT}
     procs = {name: _start(root) for name, root in roots.items()}
     times: dict[tuple[str, str], list[list[float]]] = {(n, s): [] for n in procs for s in SIZES}
