@@ -8,6 +8,12 @@ browser test: every film frame of each must draw its time steps across, one colu
 
 from __future__ import annotations
 
+from collections import Counter
+
+import torch
+
+from stockdemo.graph.recorder import ops_by_type
+
 STEPS = 5  # the time steps of ``input_data``: the columns each graph draws
 
 _MODEL = """\
@@ -61,3 +67,22 @@ def training_loop(cell: str, training: str = "epochs") -> str:
     """The program: ``cell`` one of CELLS, ``training`` one of TRAININGS."""
     state, step = CELLS[cell]
     return _MODEL.format(cell=cell, state=state, step=step, steps=STEPS, train=TRAININGS[training])
+
+
+def walked_by_torch(source: str) -> list[Counter]:
+    """Torch's own op counts for ``source`` run here: the graph each backward() freed, walked
+    by autograd just before it, then the graph of ``predictions``. (The tests' own programs.)"""
+    walks = []
+    backward = torch.Tensor.backward
+
+    def walked(self, *args, **kwargs):
+        walks.append(Counter(ops_by_type(self)))
+        return backward(self, *args, **kwargs)
+
+    torch.Tensor.backward = walked
+    try:
+        namespace: dict = {"__name__": "__main__"}
+        exec(compile(source, "loop", "exec"), namespace)  # noqa: S102 - the tests' own programs
+    finally:
+        torch.Tensor.backward = backward
+    return [*walks, Counter(ops_by_type(namespace["predictions"]))]

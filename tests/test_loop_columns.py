@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 import torch
 
-from harness.loops import CELLS, STEPS, TRAININGS, training_loop
+from harness.loops import CELLS, STEPS, TRAININGS, training_loop, walked_by_torch
 from stockdemo.code.view import picture_of_record, record_script
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.recorder import LineRecorder, ops_by_type, raw_graph
@@ -24,24 +24,6 @@ def film_of(source: str) -> tuple[dict, ...]:
     run = run_code(source, Limits(wall_s=60.0))
     assert run.ok, run.message
     return run.film
-
-
-def walked_by_torch(source: str) -> list[Counter]:
-    """Torch's own op counts: of each graph a backward() freed, then of ``predictions``."""
-    walks = []
-    backward = torch.Tensor.backward
-
-    def walked(self, *args, **kwargs):
-        walks.append(Counter(ops_by_type(self)))
-        return backward(self, *args, **kwargs)
-
-    torch.Tensor.backward = walked
-    try:
-        namespace: dict = {"__name__": "__main__"}
-        exec(compile(source, "loop", "exec"), namespace)  # noqa: S102 - the test's own programs
-    finally:
-        torch.Tensor.backward = backward
-    return [*walks, Counter(ops_by_type(namespace["predictions"]))]
 
 
 def step_loop(graph) -> str:
