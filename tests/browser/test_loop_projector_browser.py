@@ -112,14 +112,13 @@ def test_on_a_projector_every_graph_of_a_training_loop_is_whole_on_screen_and_fi
     assert len(film) == len(walked_by_torch(source)) >= 2  # a graph per backward(), then predictions
     page = open_program(browser, server, source, PROJECTOR, present=True)
     try:
-        frames = page.locator(f"{FILM} input[type='range']")
-        assert int(frames.get_attribute("max")) == len(film) - 1
-        for i in reversed(range(len(film))):
+        for i in reversed(range(len(film))):  # the graph of predictions first, as the page opens
             if i < len(film) - 1:
                 step_back(page, i)
             what = f"{name}, graph {i + 1} of {len(film)}"
             m = check_on_screen(page, PROJECTOR, what)
             assert sorted(m["ids"]) == sorted(n.id for n in graph_of_record(film[i]).nodes), what
+            assert page.locator(f"{FILM} input[type='range']").get_attribute("max") == str(len(film) - 1)
             print(f"\n{what}: view {m['view']['h']:.0f} px high, graph {m['graph']['w']:.0f}x"
                   f"{m['graph']['h']:.0f} in {m['view']['w']:.0f}x{m['view']['h']:.0f}")
             if name == "GRUCell, Adam" and i in (0, len(film) - 1):
