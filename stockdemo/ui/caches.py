@@ -26,6 +26,7 @@ import streamlit as st
 
 from stockdemo import figures, heap, host, lab, lesson
 from stockdemo import static_graphs as static
+from stockdemo.code.view import drawing_of_record, drawing_of_run
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
 from stockdemo.graph.diff import describe_diff, graph_diff
@@ -300,8 +301,6 @@ def change_since(previous: dict | None, config: RunConfig, graph: Graph) -> dict
 @held(max_entries=16)
 def cached_trace(config: RunConfig) -> Trace:
     """The run replayed with hooks (forward order, backward order and norms, source lines)."""
-    from stockdemo.code.view import drawing_of_run
-
     return drawing_of_run(config)[1]
 
 
@@ -475,8 +474,6 @@ def cached_code_picture(source: str, unroll: frozenset[str] = frozenset(),
     ``frame``: which of the run's graphs (``CodeRun.film``, -1 the last); the graph of
     predictions has a replay, the graphs its backward() calls freed have none.
     """
-    from stockdemo.code.view import drawing_of_record
-
     lines = source.splitlines(True)
     return drawing_of_record(cached_code_run(source).film[frame], unroll=unroll,
                              getlines=lambda f: lines if f == CODE_FILE else [])
