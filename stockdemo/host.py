@@ -170,20 +170,6 @@ def cache_budget(host: Limits | None = None) -> int:
     return int(min(CACHE_MAX_MB, max(CACHE_MIN_MB, host.memory_mb * CACHE_SHARE))) * MB
 
 
-def raise_oom_score_adj(value: int) -> bool:
-    """Make this process (and what it forks from now on) the kernel's first choice when memory runs out.
-
-    Any process may raise its own score; only a lower one needs privileges. -> False where
-    /proc does not allow it (not Linux): the process carries on.
-    """
-    try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write(str(value))
-        return True
-    except OSError:
-        return False
-
-
 def memory_used() -> dict[str, float]:
     """MB in use now, for an operator: the cgroup's (v1 or v2) if the host has one, and its limit."""
     paths = _cgroup_paths(_read(Path("/proc/self/cgroup")) or "")

@@ -35,6 +35,7 @@ from typing import NoReturn
 import torch
 from torch import nn
 
+from stockdemo.forkserver import walls
 from stockdemo.graph.recorder import CODE_FILE, GraphTooBig, LineRecorder, raw_graph
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
@@ -201,9 +202,7 @@ def _keep_only(*fds: int) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    keep = sorted({0, 1, 2, *fds})
-    for low, high in zip(keep, [*keep[1:], os.sysconf("SC_OPEN_MAX")], strict=True):
-        os.closerange(low + 1, high)
+    walls.keep_only(0, 1, 2, *fds)
 
 
 def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attempts) -> dict:

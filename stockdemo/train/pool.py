@@ -3,7 +3,7 @@
 A Streamlit server runs every session's script as a thread of one process, so
 a training run in the server holds the GIL that every other session's rerun
 needs: 30 presses of **Train** at once made every page of every session crawl.
-Here a run happens in one of a few worker processes (forked from one warm parent,
+Here a run happens in one of a few worker processes (forked by the fork server,
 one per CPU the host gives by default; on a host too small for a second torch, a
 thread of the server), and its session reads the same events ``stockdemo.train.training.train``
 yields (``Progress`` then one ``TrainResult``), preceded by ``Queued(position)``
@@ -28,16 +28,12 @@ The pool starts its workers in the background (``start``), so a page can warm
 it without waiting for each worker's ``import torch``; runs submitted before a
 worker is ready wait in the queue like any other.
 
-Workers are forked from one warm parent (``python -m stockdemo.train.worker --parent``)
-that has imported torch and trained once: each worker shares its pages and costs
-only its own run's memory, not a second torch. The parent is a fresh interpreter
-talking over a socket pair, not a ``multiprocessing`` spawn: spawn re-imports the
-parent's ``__main__``, and in a Streamlit server that is the page script being run
-(Streamlit sets it), so every worker would run the Train page and start workers of
-its own. The pool hands the parent one end of a new socket pair per worker wanted
-(SCM_RIGHTS); the parent reports each fork's pid and, when it ends, its exit code.
-Under memory pressure the kernel kills a worker before its parent, and either before
-the server (their ``oom_score_adj``).
+Workers are forked by the server's fork server (``stockdemo/forkserver/``), which has imported
+torch and trained once: each worker shares its pages and costs only its own run's memory,
+not a second torch. The pool has a channel of its own to it and sends one end of a new
+socket pair per worker wanted (SCM_RIGHTS); the fork server says each fork's pid and, when
+it ends, its exit code (``worker.Workers``). Under memory pressure the kernel kills a worker
+or the fork server before the server (their ``oom_score_adj``).
 """
 
 from __future__ import annotations
@@ -50,18 +46,18 @@ import queue
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from stockdemo import host
+from stockdemo import forkserver, host
 from stockdemo.config import MAX_TRAIN_SECONDS
+from stockdemo.forkserver.wire import Channel
+from stockdemo.train import worker as train_worker
 from stockdemo.train.training import TrainResult
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is killed
 ABANDON_S = 15.0  # an event stream unread this long is taken as a closed tab
 QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
@@ -119,8 +115,8 @@ class _Worker:
     conn: multiprocessing.connection.Connection
     ready: bool = False
     in_server: bool = False  # a thread of the server (a host too small for a worker's torch)
-    pid: int = 0  # once the warm parent has forked it
-    returncode: int | None = None  # once the warm parent has reaped it (subprocess's convention)
+    pid: int = 0  # once the fork server has forked it
+    returncode: int | None = None  # once the fork server has reaped it (subprocess's convention)
     job: _Job | None = None
     stop_sent_at: float | None = None
 
@@ -134,7 +130,8 @@ class TrainingPool:
     """
 
     def __init__(self, workers: int | None = None, max_waiting: int | None = None,
-                 abandon_after: float = ABANDON_S, torch_threads: int = 1):
+                 abandon_after: float = ABANDON_S, torch_threads: int = 1,
+                 forks: forkserver.ForkServer | None = None):
         wanted = default_workers() if workers is None else workers
         self.in_server = wanted == 0
         self.workers = max(1, wanted)
@@ -151,11 +148,11 @@ class TrainingPool:
         self._failed_starts = 0
         self._broken: str | None = None
         self._respawn_at: list[float] = []  # replacements due for workers stopped by a signal
-        self._warm: subprocess.Popen | None = None  # the parent every worker is forked from
-        self._control: socket.socket | None = None  # to it: a socket per worker wanted
-        self._reports: multiprocessing.connection.Connection | None = None  # from it
+        self._forks = forks  # the server's shared fork server unless given
+        self._link: Channel | None = None  # to it: a socket per worker wanted; pids and exit codes back
+        self._server: subprocess.Popen | None = None  # the fork server it reaches
         self._forking: deque[_Worker] = deque()  # asked for, in order, pid not known yet
-        self._exits: dict[int, int] = {}  # pid -> exit code, reported by the parent
+        self._exits: dict[int, int] = {}  # pid -> exit code, reported by the fork server
 
     # -- public --
 
@@ -213,9 +210,9 @@ class TrainingPool:
             return [w.pid for w in self._pool if w.ready and w.pid]
 
     def parent_pid(self) -> int | None:
-        """The warm parent's pid (None before the first start or after it died)."""
+        """The pid of the fork server the workers come from (None before the first start or after it died)."""
         with self._lock:
-            return self._warm.pid if self._warm is not None and self._warm.poll() is None else None
+            return self._server.pid if self._server is not None and self._server.poll() is None else None
 
     def close(self) -> None:
         """Stop the dispatcher and every worker (tests; a server's exit ends them anyway)."""
@@ -236,14 +233,7 @@ class TrainingPool:
             for w in pool:
                 if w.pid and self._exit_code(w, 2) is None:
                     _kill(w.pid)
-            warm, self._warm = self._warm, None
-            self._close_control()
-        if warm is not None:  # its control socket closed: it exits
-            try:
-                warm.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                warm.kill()
-                warm.wait(timeout=2)
+            self._close_link()
 
     # -- session side --
 
@@ -283,58 +273,44 @@ class TrainingPool:
     # -- dispatcher thread --
 
     def _spawn(self) -> _Worker:
-        """Ask the warm parent (started if need be) for one more worker, over a new socket pair."""
+        """Ask the fork server (reached first if need be) for one more worker, over a new socket pair."""
         if self.in_server:
             mine, theirs = multiprocessing.Pipe()
             threading.Thread(target=_serve_in_server, args=(theirs,), name="training", daemon=True).start()
             return _Worker(mine, in_server=True)
-        self._start_parent()
+        if self._link is None:
+            self._link, self._server = (self._forks or forkserver.shared()).connect("training")
         mine, theirs = socket.socketpair()
         worker = _Worker(multiprocessing.connection.Connection(mine.detach()))
+        nice = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + train_worker.WORKER_NICE)
         try:
-            socket.send_fds(self._control, [b"w"], [theirs.fileno()])
+            self._link.send({"worker": self.torch_threads, "nice": nice}, [theirs.fileno()])
             self._forking.append(worker)
         except OSError:
-            pass  # the parent is gone: this worker's socket closes below, and it is replaced
+            pass  # the fork server is gone: this worker's socket closes below, and it is replaced
         theirs.close()
         return worker
 
-    def _start_parent(self) -> None:
-        if self._warm is not None and self._warm.poll() is None and self._control is not None:
-            return
-        self._close_control()
-        mine, theirs = socket.socketpair()
-        # The server may run from any directory (streamlit run /path/app.py): point the
-        # parent at this copy of stockdemo.
-        path = os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))
-        self._warm = subprocess.Popen(
-            [sys.executable, "-m", "stockdemo.train.worker", "--parent", str(theirs.fileno()),
-             str(self.torch_threads)], pass_fds=(theirs.fileno(),), env={**os.environ, "PYTHONPATH": path})
-        theirs.close()
-        self._control = mine
-        self._reports = multiprocessing.connection.Connection(os.dup(mine.fileno()))
-
-    def _close_control(self) -> None:
-        """Forget the warm parent's sockets; workers it never forked see theirs close."""
-        for end in (self._reports, self._control):
-            if end is not None:
-                end.close()
-        self._reports = self._control = None
+    def _close_link(self) -> None:
+        """Forget the fork server's channel; workers it never forked see their sockets close."""
+        if self._link is not None:
+            self._link.close()
+        self._link = None
         self._forking.clear()
 
     def _read_reports(self) -> None:
-        """What the warm parent said: a worker's pid, a worker's exit code."""
+        """What the fork server said: a worker's pid or exit code, or that training cannot work here."""
         try:
-            while self._reports is not None and self._reports.poll():
-                message = self._reports.recv()
-                if message[0] == "forked" and self._forking:
-                    self._forking.popleft().pid = message[1]
-                elif message[0] == "exited":
-                    self._exits[message[1]] = message[2]
+            while self._link is not None and self._link.poll():
+                message, _ = self._link.recv()
+                if "forked" in message and self._forking:
+                    self._forking.popleft().pid = message["forked"]
+                elif "exited" in message:
+                    self._exits[message["exited"]] = message["code"]
+                elif "broken" in message:
+                    self._broken = str(message["broken"])[:500]
         except (EOFError, OSError):
-            self._close_control()  # it died; the next worker wanted starts another
-            if self._warm is not None:
-                self._warm.poll()
+            self._close_link()  # it died; the next worker wanted reaches another
 
     def _exit_code(self, w: _Worker, timeout: float) -> int | None:
         """``w``'s exit code, waiting up to ``timeout`` for the parent to report it (None: unknown)."""
@@ -344,7 +320,7 @@ class TrainingPool:
                 w.returncode = self._exits.pop(w.pid)
                 break
             left = deadline - time.monotonic()
-            if self._reports is None or left <= 0 or not self._reports.poll(left):
+            if self._link is None or left <= 0 or not self._link.poll(left):
                 break
             self._read_reports()
         return w.returncode
@@ -361,8 +337,8 @@ class TrainingPool:
                 if self._closed:
                     return
                 watched = {self._wake_read: None}
-                if self._reports is not None:
-                    watched[self._reports] = None
+                if self._link is not None:
+                    watched[self._link] = None
                 for w in self._pool:
                     watched[w.conn] = w  # a worker that dies closes its end: readable, then EOF
             ready = multiprocessing.connection.wait(list(watched), timeout=0.5)
@@ -374,7 +350,7 @@ class TrainingPool:
                         while self._wake_read.poll():
                             self._wake_read.recv_bytes()
                         continue
-                    if obj is self._reports:
+                    if obj is self._link:
                         self._read_reports()
                         continue
                     w = watched[obj]
@@ -400,7 +376,9 @@ class TrainingPool:
         except (EOFError, OSError):
             pass
         code = self._exit_code(w, 1)  # its socket closes just before it is reaped
-        if code == -signal.SIGKILL:  # from outside: the kernel's out-of-memory killer, most likely
+        if self._broken:
+            why = self._broken
+        elif code == -signal.SIGKILL:  # from outside: the kernel's out-of-memory killer, most likely
             why = (f"The training worker stopped unexpectedly (exit code {code}): it was killed, most "
                    "likely because the server ran short of memory; try a shorter run (fewer epochs, "
                    "a shorter sequence or a smaller model). The server has started a new worker.")
@@ -441,13 +419,13 @@ class TrainingPool:
             self._respawn_at.append(time.monotonic() + RESPAWN_AFTER_STOP_S)
             return
         self._failed_starts += not w.ready
-        if self._failed_starts < FAILED_STARTS:
+        if self._failed_starts < FAILED_STARTS and not self._broken:
             self._pool[self._pool.index(w)] = self._spawn()
             return
-        # Workers die before they can even import torch: respawning would only spin.
+        # Workers die before they can even start, or the fork server said why: respawning would only spin.
         self._pool.remove(w)
-        self._broken = (f"Training workers cannot start on this server (exit code "
-                        f"{w.returncode}); the server's log says why.")
+        self._broken = self._broken or (f"Training workers cannot start on this server (exit code "
+                                        f"{w.returncode}); the server's log says why.")
         if not self._pool:
             while self._waiting:
                 self._waiting.popleft().events.put(("lost", self._broken))
@@ -496,8 +474,6 @@ class TrainingPool:
 
 def _serve_in_server(conn: multiprocessing.connection.Connection) -> None:
     """A worker as a thread of the server: yields the core to the pages' threads, as a worker does."""
-    from stockdemo.train import worker as train_worker
-
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), train_worker.WORKER_NICE)
     except OSError:
