@@ -24,11 +24,11 @@ import torch
 
 from harness.helpers import ROOT, alive, wait_until
 from stockdemo.code.drawing import graph_dot
+from stockdemo.forkserver import clean_env
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.recorder import ops_by_type, raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
 from stockdemo.sandbox.limits import SPECS
-from stockdemo.sandbox.pool import clean_env
 from stockdemo.sandbox.protocol import BadResult, check_child_result
 
 LOOP = '''\

@@ -1,13 +1,17 @@
 """The server's side of the fork server: the one warm process of this server, and a channel per pool.
 
-The process is started on first use as a clean subprocess (``python -m stockdemo.forkserver.process``):
-none of the server's environment (only ``clean_env``), no file descriptor but its control
-socket, a session of its own. The server itself is never forked (it is multi-threaded). Each
-pool asks ``connect(kind)`` for a channel of its own: a new socket pair whose other end goes
-to the process over the control socket, served there by ``kind``'s handler. The first message
-on it is ``{"ready": pid, ...}`` once the process is warm, or ``{"broken": why}`` when that
-kind cannot work on this host. A channel's end of file means the process has ended: the pool's
-next ``connect`` starts another.
+The process is started on first use as a clean subprocess (``python -m
+stockdemo.forkserver.process``): none of the server's environment (only ``clean_env``), no
+file descriptor but its control socket. The server itself is never forked (it is
+multi-threaded). The process stays in the server's session, so that where the kernel groups
+tasks by session (autogroup) its training workers share the server's group and yield to its
+pages by their nice; each sandbox run makes a session of its own (``sandbox/kernel.py``).
+
+Each pool asks ``connect(kind)`` for a channel of its own: a new socket pair whose other end
+goes to the process over the control socket, served there by ``kind``'s handler. The first
+message on it is ``{"ready": pid, ...}`` once the process is warm, or ``{"broken": why}``
+when that kind cannot work on this host. A channel's end of file means the process has
+ended: the pool's next ``connect`` starts another.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ class ForkServer:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "stockdemo.forkserver.process", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, start_new_session=True)  # stderr: the server's log
+            stdout=subprocess.DEVNULL)  # stderr: the server's log
         theirs.close()
         self._control = Channel(mine, CONTROL_MESSAGE)
 

@@ -38,8 +38,9 @@ from stockdemo.forkserver.wire import Channel
 # oom_score_adj/1000 of the limit: at 1000 this process and what it forks outrank the server
 # (0), which goes only when nothing else is left.
 OOM_SCORE_ADJ = 1000
-# Inside this process's session its own work yields to its children's; the runs yield to every
-# page past their grace (kernel.yield_cpu), the workers have their own group (train/worker.py).
+# Its own work and its workers' yield to the server's pages (in the server's session, so in its
+# group where the kernel groups tasks by session); the runs yield to every page past their grace
+# (kernel.yield_cpu).
 NICE = 10
 MAX_REQUEST = 16 * 2**20  # a learner's code and its limits
 

@@ -31,18 +31,6 @@ def raise_oom_score_adj(value: int) -> bool:
         return False
 
 
-def lower_group(nice: int, pid: int = 0) -> None:
-    """``pid``'s session's autogroup at ``nice`` (0: this process's). Where the kernel groups tasks by
-    session (autogroup, in the root cgroup), a task's nice counts only inside its group: a session
-    of its own weighs as much as a whole server's unless its group is lowered. Its /proc file is
-    its owner's to write, and root's once the process is not dumpable."""
-    try:
-        with open(f"/proc/{pid or 'self'}/autogroup", "w") as f:
-            f.write(str(nice))
-    except OSError:
-        pass  # no autogroup here, or not ours to lower
-
-
 def vm_bytes() -> int:
     """This process's address space now (VmSize), from /proc/self/statm."""
     with open("/proc/self/statm", "rb") as f:  # bytes: decoding could need a module not loaded

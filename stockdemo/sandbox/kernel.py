@@ -52,7 +52,6 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS = 1, 4, 
 CAP_DAC_READ_SEARCH = 2
 _CAPABILITY_VERSION_3 = 0x20080522
 OPEN_FILES = 16
-LOWEST = 19  # the nice of a run's group: it takes what every page leaves
 
 # Landlock's uapi (include/uapi/linux/landlock.h): the same numbers on every architecture.
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
@@ -222,21 +221,32 @@ def _set_limit(which: int, value: int) -> None:
 
 
 def yield_cpu(pid: int = 0) -> None:
-    """Run only on CPU the pages leave: ``pid``'s session's autogroup at nice 19
-    (``walls.lower_group``), the task idle-class. 0: this process. The fork server calls it for
-    each run once the run has used its grace of CPU (``watch.GRACE_CPU_S``): a class's short
-    programs run as fast as a page, a long one yields.
+    """Run only on CPU the pages leave: ``pid``'s session's autogroup at nice 19 (``lower_group``),
+    the task idle-class. 0: this process. The fork server calls it for each run once the run
+    has used its grace of CPU (``watch.GRACE_CPU_S``): a class's short programs run as fast
+    as a page, a long one yields.
 
     Where the kernel groups tasks by session (autogroup, in the root cgroup), a new session
     (``setsid`` below) weighs as much as a whole server's, and a nice or a class counts only
     inside its group: each endless loop got a server's share. In a container's cgroup there is
     no autogroup, and the idle class does it. Lowering needs no privilege.
     """
-    walls.lower_group(LOWEST, pid)
+    lower_group(pid)
     try:
         os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         pass  # the fork server's nice stays
+
+
+def lower_group(pid: int = 0) -> None:
+    """``pid``'s session's autogroup at nice 19 (0: this process's). Its /proc file is its
+    owner's to write, and root's once the run is not dumpable: a fork server not run as root
+    cannot, so there the run lowers its own group at once (``confine``)."""
+    try:
+        with open(f"/proc/{pid or 'self'}/autogroup", "w") as f:
+            f.write("19")
+    except OSError:
+        pass  # no autogroup here, or not ours to lower
 
 
 def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, parent_pid: int,
@@ -249,7 +259,7 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
     """
     os.setsid()  # its own process group: a signal to "its group" reaches no one else
     if os.geteuid() != 0:
-        walls.lower_group(LOWEST)  # the fork server may not, later (when it sets the idle class)
+        lower_group()  # the fork server may not, later (the idle class it sets after the run's grace)
     if os.geteuid() == 0:  # root (a development box): run as nobody, one wall more
         os.chown(workdir, NOBODY, NOBODY)
         if landlock_version:

@@ -30,10 +30,8 @@ worker is ready wait in the queue like any other.
 
 Workers are forked by the server's fork server (``stockdemo/forkserver/``), which has imported
 torch and trained once: each worker shares its pages and costs only its own run's memory,
-not a second torch. The pool has a channel of its own to it and sends one end of a new
-socket pair per worker wanted (SCM_RIGHTS); the fork server says each fork's pid and, when
-it ends, its exit code (``worker.Workers``). Under memory pressure the kernel kills a worker
-or the fork server before the server (their ``oom_score_adj``).
+not a second torch (``crew.py`` asks for them). Under memory pressure the kernel kills a
+worker or the fork server before the server (their ``oom_score_adj``).
 """
 
 from __future__ import annotations
@@ -44,8 +42,6 @@ import multiprocessing.connection
 import os
 import queue
 import signal
-import socket
-import subprocess
 import threading
 import time
 from collections import deque
@@ -54,8 +50,7 @@ from dataclasses import dataclass, field
 
 from stockdemo import forkserver, host
 from stockdemo.config import MAX_TRAIN_SECONDS
-from stockdemo.forkserver.wire import Channel
-from stockdemo.train import worker as train_worker
+from stockdemo.train.crew import Crew, Hand
 from stockdemo.train.training import TrainResult
 
 STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is killed
@@ -110,17 +105,6 @@ class _Job:
     last_read: float = field(default_factory=time.monotonic)
 
 
-@dataclass(eq=False)
-class _Worker:
-    conn: multiprocessing.connection.Connection
-    ready: bool = False
-    in_server: bool = False  # a thread of the server (a host too small for a worker's torch)
-    pid: int = 0  # once the fork server has forked it
-    returncode: int | None = None  # once the fork server has reaped it (subprocess's convention)
-    job: _Job | None = None
-    stop_sent_at: float | None = None
-
-
 class TrainingPool:
     """``workers`` training processes shared by every session of one server.
 
@@ -137,9 +121,8 @@ class TrainingPool:
         self.workers = max(1, wanted)
         self.max_waiting = default_max_waiting() if max_waiting is None else max_waiting
         self.abandon_after = abandon_after
-        self.torch_threads = torch_threads
         self._lock = threading.Lock()
-        self._pool: list[_Worker] = []
+        self._pool: list[Hand] = []
         self._waiting: deque[_Job] = deque()
         self._ids = itertools.count(1)
         self._wake_read, self._wake_write = multiprocessing.Pipe(duplex=False)
@@ -148,11 +131,7 @@ class TrainingPool:
         self._failed_starts = 0
         self._broken: str | None = None
         self._respawn_at: list[float] = []  # replacements due for workers stopped by a signal
-        self._forks = forks  # the server's shared fork server unless given
-        self._link: Channel | None = None  # to it: a socket per worker wanted; pids and exit codes back
-        self._server: subprocess.Popen | None = None  # the fork server it reaches
-        self._forking: deque[_Worker] = deque()  # asked for, in order, pid not known yet
-        self._exits: dict[int, int] = {}  # pid -> exit code, reported by the fork server
+        self._crew = Crew(self.in_server, torch_threads, forks)
 
     # -- public --
 
@@ -161,7 +140,7 @@ class TrainingPool:
         with self._lock:
             if self._dispatcher is not None or self._closed:
                 return
-            self._pool = [self._spawn() for _ in range(self.workers)]
+            self._pool = [self._crew.hire() for _ in range(self.workers)]
             self._dispatcher = threading.Thread(target=self._dispatch, name="training-pool",
                                                 daemon=True)
             self._dispatcher.start()
@@ -212,7 +191,7 @@ class TrainingPool:
     def parent_pid(self) -> int | None:
         """The pid of the fork server the workers come from (None before the first start or after it died)."""
         with self._lock:
-            return self._server.pid if self._server is not None and self._server.poll() is None else None
+            return self._crew.server_pid()
 
     def close(self) -> None:
         """Stop the dispatcher and every worker (tests; a server's exit ends them anyway)."""
@@ -231,9 +210,9 @@ class TrainingPool:
             w.conn.close()  # the worker sees the pipe close and exits
         with self._lock:
             for w in pool:
-                if w.pid and self._exit_code(w, 2) is None:
-                    _kill(w.pid)
-            self._close_link()
+                if w.pid and self._crew.exit_code(w, 2) is None:
+                    self._crew.let_go(w)
+            self._crew.close()
 
     # -- session side --
 
@@ -272,59 +251,6 @@ class TrainingPool:
 
     # -- dispatcher thread --
 
-    def _spawn(self) -> _Worker:
-        """Ask the fork server (reached first if need be) for one more worker, over a new socket pair."""
-        if self.in_server:
-            mine, theirs = multiprocessing.Pipe()
-            threading.Thread(target=_serve_in_server, args=(theirs,), name="training", daemon=True).start()
-            return _Worker(mine, in_server=True)
-        if self._link is None:
-            self._link, self._server = (self._forks or forkserver.shared()).connect("training")
-        mine, theirs = socket.socketpair()
-        worker = _Worker(multiprocessing.connection.Connection(mine.detach()))
-        nice = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + train_worker.WORKER_NICE)
-        try:
-            self._link.send({"worker": self.torch_threads, "nice": nice}, [theirs.fileno()])
-            self._forking.append(worker)
-        except OSError:
-            pass  # the fork server is gone: this worker's socket closes below, and it is replaced
-        theirs.close()
-        return worker
-
-    def _close_link(self) -> None:
-        """Forget the fork server's channel; workers it never forked see their sockets close."""
-        if self._link is not None:
-            self._link.close()
-        self._link = None
-        self._forking.clear()
-
-    def _read_reports(self) -> None:
-        """What the fork server said: a worker's pid or exit code, or that training cannot work here."""
-        try:
-            while self._link is not None and self._link.poll():
-                message, _ = self._link.recv()
-                if "forked" in message and self._forking:
-                    self._forking.popleft().pid = message["forked"]
-                elif "exited" in message:
-                    self._exits[message["exited"]] = message["code"]
-                elif "broken" in message:
-                    self._broken = str(message["broken"])[:500]
-        except (EOFError, OSError):
-            self._close_link()  # it died; the next worker wanted reaches another
-
-    def _exit_code(self, w: _Worker, timeout: float) -> int | None:
-        """``w``'s exit code, waiting up to ``timeout`` for the parent to report it (None: unknown)."""
-        deadline = time.monotonic() + timeout
-        while w.returncode is None:
-            if w.pid in self._exits:
-                w.returncode = self._exits.pop(w.pid)
-                break
-            left = deadline - time.monotonic()
-            if self._link is None or left <= 0 or not self._link.poll(left):
-                break
-            self._read_reports()
-        return w.returncode
-
     def _renumber(self) -> None:
         for i, job in enumerate(self._waiting, 1):
             if job.position != i:
@@ -337,8 +263,8 @@ class TrainingPool:
                 if self._closed:
                     return
                 watched = {self._wake_read: None}
-                if self._link is not None:
-                    watched[self._link] = None
+                if self._crew.link is not None:
+                    watched[self._crew.link] = None
                 for w in self._pool:
                     watched[w.conn] = w  # a worker that dies closes its end: readable, then EOF
             ready = multiprocessing.connection.wait(list(watched), timeout=0.5)
@@ -350,8 +276,8 @@ class TrainingPool:
                         while self._wake_read.poll():
                             self._wake_read.recv_bytes()
                         continue
-                    if obj is self._link:
-                        self._read_reports()
+                    if obj is self._crew.link:
+                        self._crew.heard()
                         continue
                     w = watched[obj]
                     if w in self._pool:
@@ -365,9 +291,9 @@ class TrainingPool:
         due = [t for t in self._respawn_at if t <= now]
         if due:
             self._respawn_at = [t for t in self._respawn_at if t > now]
-            self._pool.extend(self._spawn() for _ in due)
+            self._pool.extend(self._crew.hire() for _ in due)
 
-    def _serve(self, w: _Worker) -> None:
+    def _serve(self, w: Hand) -> None:
         """Read what one worker sent, or replace it if it died."""
         try:
             while w.conn.poll():
@@ -375,9 +301,9 @@ class TrainingPool:
             return
         except (EOFError, OSError):
             pass
-        code = self._exit_code(w, 1)  # its socket closes just before it is reaped
-        if self._broken:
-            why = self._broken
+        code = self._crew.exit_code(w, 1)  # its socket closes just before it is reaped
+        if self._crew.broken:
+            why = self._crew.broken
         elif code == -signal.SIGKILL:  # from outside: the kernel's out-of-memory killer, most likely
             why = (f"The training worker stopped unexpectedly (exit code {code}): it was killed, most "
                    "likely because the server ran short of memory; try a shorter run (fewer epochs, "
@@ -387,7 +313,7 @@ class TrainingPool:
                    "the server has started a new worker: press Train to try again.")
         self._replace(w, why)
 
-    def _receive(self, w: _Worker, message: tuple) -> None:
+    def _receive(self, w: Hand, message: tuple) -> None:
         kind = message[0]
         if kind == "ready":
             w.ready, w.pid = True, 0 if w.in_server else message[1]  # never our own pid to kill
@@ -407,24 +333,21 @@ class TrainingPool:
             job.events.put(("done", None))
             w.job, w.stop_sent_at = None, None
 
-    def _replace(self, w: _Worker, why: str) -> None:
+    def _replace(self, w: Hand, why: str) -> None:
         if w.job is not None:
             w.job.events.put(("lost", why))
-        w.conn.close()
-        if w.pid and self._exit_code(w, 0) is None:
-            _kill(w.pid)
-            self._exit_code(w, 2)
+        self._crew.let_go(w)
         if w.returncode in STOP_SIGNALS:
             self._pool.remove(w)
             self._respawn_at.append(time.monotonic() + RESPAWN_AFTER_STOP_S)
             return
         self._failed_starts += not w.ready
-        if self._failed_starts < FAILED_STARTS and not self._broken:
-            self._pool[self._pool.index(w)] = self._spawn()
+        if self._failed_starts < FAILED_STARTS and not self._crew.broken:
+            self._pool[self._pool.index(w)] = self._crew.hire()
             return
         # Workers die before they can even start, or the fork server said why: respawning would only spin.
         self._pool.remove(w)
-        self._broken = self._broken or (f"Training workers cannot start on this server (exit code "
+        self._broken = self._crew.broken or (f"Training workers cannot start on this server (exit code "
                                         f"{w.returncode}); the server's log says why.")
         if not self._pool:
             while self._waiting:
@@ -470,22 +393,6 @@ class TrainingPool:
                     continue
                 w.job, job.position = job, 0
         self._renumber()
-
-
-def _serve_in_server(conn: multiprocessing.connection.Connection) -> None:
-    """A worker as a thread of the server: yields the core to the pages' threads, as a worker does."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), train_worker.WORKER_NICE)
-    except OSError:
-        pass
-    train_worker.serve(conn)
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _started() -> TrainingPool:

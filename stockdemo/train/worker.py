@@ -8,9 +8,8 @@ has the figures). ``Workers`` is the fork server's handler of one training pool'
 one worker per socket the pool sends, its pid said back, and its exit code once reaped.
 
 A worker needs none of the sandbox's walls (it runs our code, on the learner's settings), but
-has its own: ``confine`` gives it a session of its own at the workers' priority, the kernel's
-first choice when memory runs short, no core file, and an address space bounded by the
-largest run allowed.
+has its own: ``confine`` gives it the workers' priority, makes it the kernel's first choice
+when memory runs short, no core file, and an address space bounded by the largest run allowed.
 
 Channel, in: ``{"worker": threads, "nice": n}`` with the worker's socket (SCM_RIGHTS). Out:
 ``{"ready": pid}`` once, ``{"forked": pid}`` in the order asked, ``{"exited": pid, "code":
@@ -59,8 +58,6 @@ def confine(nice: int, threads: int) -> None:
 
     from stockdemo import heap
 
-    os.setsid()  # its own group where the kernel groups tasks by session (autogroup), lowered below
-    walls.lower_group(nice)
     with contextlib.suppress(OSError):  # a lower nice than the fork server's needs privileges
         os.setpriority(os.PRIO_PROCESS, 0, nice)
     walls.raise_oom_score_adj(WORKER_OOM_SCORE_ADJ)
