@@ -236,6 +236,8 @@ class CodePool:
                          daemon=True).start()
 
     def _dispatch(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            return  # ended (its socket may still take a request while it dies): its listener replaces it
         while self._ready and len(self._running) < self.slots and (job := self._next()) is not None:
             self._waiting.remove(job)
             message = {"run": job.id, "source": job.source, "limits": job.limits.to_dict()}
