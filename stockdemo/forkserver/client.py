@@ -33,10 +33,12 @@ STOP_S = 5.0
 
 
 def clean_env() -> dict[str, str]:
-    """The fork server's whole environment: nothing of the server's (its secrets stay there)."""
+    """The fork server's whole environment: nothing of the server's (its secrets stay there), and
+    no thread of its own: pandas loads pyarrow, whose jemalloc starts a background thread unless
+    told not to, and a process that forks must have one thread."""
     return {"PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1", "PYTHONPATH": _PACKAGE_ROOT, "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONNOUSERSITE": "1"}
+            "PYTHONNOUSERSITE": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 
 
 class ForkServer:
