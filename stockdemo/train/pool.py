@@ -109,8 +109,8 @@ class TrainingPool:
     """``workers`` training processes shared by every session of one server.
 
     ``workers=0``: one run at a time in a thread of this process, for a host whose memory
-    holds no second torch (690 MiB: the kernel killed a process with a worker, none without;
-    docs/hosting.md). Runs there share the server's GIL, which one CPU shares anyway.
+    holds not even one forked worker (``host.training_workers``; docs/hosting.md). Runs there
+    share the server's GIL, which one CPU shares anyway.
     """
 
     def __init__(self, workers: int | None = None, max_waiting: int | None = None,
