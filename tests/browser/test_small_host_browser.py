@@ -42,7 +42,7 @@ def small_host():
         box.remove()
 
 
-def test_a_learners_tour_in_690_mib_and_one_cpu_trains_in_a_forked_worker_with_the_server_alive_and_no_oom_kill(
+def test_a_tour_in_690_mib_and_one_cpu_trains_in_a_forked_worker_the_server_alive_and_no_oom_kill(
         small_host, page):
     box, proc, url = small_host
     for path, title, _ in PAGES:
