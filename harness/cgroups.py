@@ -168,7 +168,7 @@ def role(pid: int, tree: dict[int, tuple[int, str]], server: int) -> str:
         if "stockdemo.forkserver.process" not in tree.get(parent, (0, ""))[1]:
             return "fork server"
         return "sandbox child" if seccomp_mode(pid) == 2 else "training worker"
-    if "stockdemo.sandbox.parent" in cmd:
+    if "stockdemo.sandbox.parent" in cmd:  # the sandbox's parent before the fork server
         forked = "stockdemo.sandbox.parent" in tree.get(parent, (0, ""))[1]
         return "sandbox child" if forked else "sandbox parent"
     if "stockdemo.train.worker" in cmd:
