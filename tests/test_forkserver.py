@@ -87,7 +87,8 @@ def test_a_training_worker_has_walls_of_its_own_and_none_of_the_sandboxs(forks, 
     sleeping.start()
     wait_until(lambda: [p for p in children(server) if p != worker], 30, "the sandbox's run forked")
     [run] = [p for p in children(server) if p != worker]
-    assert seccomp_mode(run) == 2 and seccomp_mode(worker) == 0 and seccomp_mode(server) == 0
+    wait_until(lambda: seccomp_mode(run) == 2, 30, "the run walled in (its filter loaded)")
+    assert seccomp_mode(worker) == 0 and seccomp_mode(server) == 0
     assert os.getsid(run) == run != os.getsid(worker) == os.getsid(os.getpid())  # the server's session
     sleeping.join()
     assert limit(worker, "Max core file size") == "0"

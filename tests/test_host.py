@@ -113,6 +113,7 @@ def test_the_sandboxs_warm_parent_is_the_kernels_first_choice_and_stats_show_it(
         code.close()
     figures = stats.stats()
     assert figures["host"]["limit_mb"] > 0 and figures["server_pss_mb"] > 50  # torch is loaded here
+    assert figures["forkserver"]["pid"] == parent and figures["forkserver"]["pss_mb"] > 50  # and there
     assert figures["caches"]["budget"] == host.cache_budget()
 
 

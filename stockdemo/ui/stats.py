@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 
-from stockdemo import forkserver, host
+from stockdemo import host
+from stockdemo.forkserver import client
 from stockdemo.sandbox import pool
 from stockdemo.train import pool as workers
 from stockdemo.ui.caches import held_status
@@ -35,7 +36,7 @@ def stats() -> dict:
         "server_pss_mb": pss_mb(os.getpid()),
         "caches": held_status(),
     }
-    forks = forkserver.SHARED.made()
+    forks = client.SHARED.made()
     if forks is not None:
         out["forkserver"] = {"pid": forks.pid(), "pss_mb": pss_mb(forks.pid() or -1)}
     training = workers.SHARED.made()
