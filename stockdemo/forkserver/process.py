@@ -142,14 +142,14 @@ class Loop:
                 now = time.monotonic()
                 waits = [w for w in (h.tick(now) for h in self.handlers) if w is not None]
                 for key, _ in self.selector.select(min(waits, default=None)):
+                    if self.selector.get_map().get(key.fd) is not key:
+                        continue  # closed by what this batch did before (a run reaped, its pipes drained)
                     if key.data is None:
                         if not self._connect():
                             return
-                    elif key.data is self:
-                        self._reap()
-                    elif not key.data.readable(key.fd):
+                    elif key.data is not self and not key.data.readable(key.fd):
                         self._close(key.data, key.fd)
-                self._reap()
+                self._reap()  # after the batch: a reaped run's pipes are drained and closed
         finally:
             for handler in self.handlers:
                 handler.close()

@@ -86,7 +86,7 @@ class Runs:
         self._send({"ready": os.getpid(), "landlock": self.landlock, "rss_mb": rss_mb})
 
     def readable(self, fd: int) -> bool:
-        if fd in self.pipes:
+        if fd != self.channel.fileno():
             self._read(self.pipes[fd], fd)
             return True
         try:
