@@ -6,8 +6,10 @@
 A fresh ``import torch`` takes 1.5-2 s and about 250 MB; a fork of a process that already
 has it takes milliseconds and shares those pages until they are written. So one process,
 started as a clean subprocess of the server, imports torch and what both kinds of child
-need, warms both once, freezes its heap, and then only forks. Before, the sandbox and the
-training pool each had a warm parent of their own (docs/decisions.md has the memory saved).
+need, warms both once (the kinds whose pools are loaded: a server's both, the command
+line's the sandbox alone; ``want``), freezes its heap, and then only forks. Before, the
+sandbox and the training pool each had a warm parent of their own (docs/decisions.md has
+the memory saved).
 
 - ``client.py``: the server's side: the process started, replaced, and a channel per pool;
 - ``wire.py``: what crosses (JSON frames, and file descriptors);
@@ -17,6 +19,6 @@ training pool each had a warm parent of their own (docs/decisions.md has the mem
   that every pool may ask it.
 """
 
-from stockdemo.forkserver.client import ForkServer, clean_env, shared
+from stockdemo.forkserver.client import ForkServer, clean_env, shared, want
 
-__all__ = ["ForkServer", "clean_env", "shared"]
+__all__ = ["ForkServer", "clean_env", "shared", "want"]

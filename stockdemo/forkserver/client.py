@@ -28,8 +28,17 @@ from stockdemo.forkserver.wire import Channel
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MAX_MESSAGE = 64 * 2**20  # a sandbox run's result: megabytes at 8,700 nodes
+KINDS = ("sandbox", "training")  # the children the process can warm up for and fork
+# Warmed as the process starts: each pool's module says so when it is loaded (as multiprocessing's
+# forkserver is told what to preload), so a server warms both, the command line the sandbox alone.
+WANTED: set[str] = set()
 CONTROL_MESSAGE = 4096
 STOP_S = 5.0
+
+
+def want(kind: str) -> None:
+    """Have the fork server warm ``kind`` when it starts; a kind asked for later is warmed then."""
+    WANTED.add(kind)
 
 
 def clean_env() -> dict[str, str]:
@@ -55,7 +64,7 @@ class ForkServer:
         mine, theirs = socket.socketpair()
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
-                self._start()
+                self._start(sorted(WANTED | {kind}))
             proc = self._proc
             try:
                 self._control.send({"connect": kind}, [theirs.fileno()])
@@ -83,12 +92,12 @@ class ForkServer:
                 proc.kill()
                 proc.wait(timeout=STOP_S)
 
-    def _start(self) -> None:
+    def _start(self, kinds: list[str]) -> None:
         if self._control is not None:
             self._control.close()
         mine, theirs = socket.socketpair()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "stockdemo.forkserver.process", str(theirs.fileno())],
+            [sys.executable, "-m", "stockdemo.forkserver.process", str(theirs.fileno()), *kinds],
             pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL)  # stderr: the server's log
         theirs.close()

@@ -1,8 +1,8 @@
 """The fork server itself: one process, warmed once, that forks the sandbox's runs and training's workers.
 
-    python -m stockdemo.forkserver.process FD     # started by client.ForkServer, never by hand
+    python -m stockdemo.forkserver.process FD KIND...   # started by client.ForkServer, never by hand
 
-It imports torch and what both kinds of child need, runs each kind's warm-up once (its own
+It imports torch and what each kind of child needs, runs each kind's warm-up once (its own
 code, never a learner's), freezes its heap for copy-on-write, and serves: each pool's channel
 (sent over the control socket on FD) is handled by its kind's handler, which forks children
 with ``Loop.fork`` and hears of their end through ``exited``. Each child walls itself in: a
@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 
 from stockdemo.forkserver import walls
+from stockdemo.forkserver.client import KINDS
 from stockdemo.forkserver.wire import Channel
 
 # When the host runs short of memory the kernel kills the highest badness, resident memory plus
@@ -74,33 +75,26 @@ class Broken:
         pass
 
 
-def warm_up() -> dict[str, Callable]:
-    """Each kind's warm-up, in this process -> kind -> its handler's maker (``Broken`` if it failed)."""
-    import torch
+# What a pool of a kind that cannot warm up here is told (its pool refuses with it).
+BROKEN = {"sandbox": "The sandbox cannot start on this server: {why}",
+          "training": "Training workers cannot start on this server: {why}"}
 
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)  # no pool of threads in a process that forks
-    kinds: dict[str, Callable] = {}
-    try:
-        from stockdemo.sandbox import watch
 
-        watch.warm_up()
-        kinds["sandbox"] = watch.Runs
-    except Exception as err:  # noqa: BLE001 - told to the sandbox's pool, which refuses every run
-        kinds["sandbox"] = _broken(f"The sandbox cannot start on this server: {type(err).__name__}: {err}")
+def warm(kind: str) -> Callable:
+    """One kind's warm-up, in this process -> its handler's maker (``Broken`` if it failed)."""
     try:
+        if kind == "sandbox":
+            from stockdemo.sandbox import watch
+
+            watch.warm_up()
+            return watch.Runs
         from stockdemo.train import worker
 
         worker.warm_up()
-        kinds["training"] = worker.Workers
-    except Exception as err:  # noqa: BLE001 - told to the training pool, which refuses every run
-        kinds["training"] = _broken(f"Training workers cannot start on this server: "
-                                    f"{type(err).__name__}: {err}")
-    return kinds
-
-
-def _broken(why: str) -> Callable:
-    return lambda channel, loop: Broken(why, channel, loop)
+        return worker.Workers
+    except Exception as err:  # noqa: BLE001 - told to the kind's pools, which refuse with it
+        why = BROKEN[kind].format(why=f"{type(err).__name__}: {err}")
+        return lambda channel, loop: Broken(why, channel, loop)
 
 
 class Loop:
@@ -160,19 +154,23 @@ class Loop:
             message, fds = self.control.recv()
         except (EOFError, OSError):
             return False
-        if len(fds) != 1 or message.get("connect") not in self.kinds:
+        kind = message.get("connect")
+        if len(fds) != 1 or kind not in KINDS:
             for fd in fds:
                 os.close(fd)
             return True
+        if kind not in self.kinds:  # not wanted at the start: warmed now, once
+            self.kinds[kind] = warm(kind)
+            gc.freeze()
         channel = Channel(socket.socket(fileno=fds[0]), MAX_REQUEST)
-        handler = self.kinds[message["connect"]](channel, self)
+        handler = self.kinds[kind](channel, self)
         self.handlers.append(handler)
         self.watch(channel.fileno(), handler)
         handler.start()
         return True
 
     def _close(self, handler: object, fd: int) -> None:
-        """A pool closed its channel: its handler ends what its children (the sandbox kills its runs)."""
+        """A pool closed its channel: its handler lets its children go (the sandbox kills its runs)."""
         self.unwatch(fd)
         handler.channel.close()
         handler.close()
@@ -194,15 +192,20 @@ class Loop:
                 handler.exited(pid, status, usage.ru_utime + usage.ru_stime)
 
 
-def main(fd: int) -> None:
+def main(fd: int, wanted: list[str]) -> None:
+    """Warm the ``wanted`` kinds, then serve (see the module docstring)."""
     os.nice(NICE)  # before the imports: the warm-up yields to the pages too
     walls.raise_oom_score_adj(OOM_SCORE_ADJ)
     control = Channel(socket.socket(fileno=fd), MAX_REQUEST)
-    kinds = warm_up()
+    import torch
+
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)  # no pool of threads in a process that forks
+    kinds = {kind: warm(kind) for kind in wanted if kind in KINDS}
     gc.collect()
     gc.freeze()  # the warm heap stays shared with every child: no copy-on-write by the collector
     Loop(control, kinds).serve()
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), sys.argv[2:])

@@ -47,6 +47,10 @@ TIMED = 20  # recent runs whose seconds make the estimate
 WAIT_TICK_S = 0.5  # how often a waiting run's caller hears where it stands
 SERVED_KEPT = 4096  # sessions whose last turn is remembered
 END_S = 5.0  # a fork server whose channel ended is reaped within this, for the words of its end
+
+forkserver.want("sandbox")  # the fork server warms the sandbox's runs as it starts
+
+
 def _env_int(name: str, default: int, low: int, high: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:

@@ -25,6 +25,8 @@ from stockdemo import forkserver
 from stockdemo.forkserver.wire import Channel
 from stockdemo.train import worker as train_worker
 
+forkserver.want("training")  # the fork server warms training as it starts
+
 
 @dataclass(eq=False)
 class Hand:
