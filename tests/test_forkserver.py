@@ -15,7 +15,7 @@ import pytest
 from harness.cgroups import children, oom_score_adj, parent_of, seccomp_mode
 from harness.helpers import alive, wait_until
 from stockdemo.config import TrainConfig
-from stockdemo.forkserver import ForkServer
+from stockdemo.forkserver import ForkServer, client
 from stockdemo.forkserver.wire import Channel
 from stockdemo.sandbox import SEED_CODE, CodePool, Limits
 from stockdemo.train import pool as workers
@@ -112,6 +112,23 @@ def test_a_killed_fork_server_is_replaced_for_both_pools(forks, pools):
     os.kill(worker, signal.SIGKILL)
     wait_until(lambda: trainer.worker_pids() not in ([], [worker]), 120, "a new worker")
     assert parent_of(trainer.worker_pids()[0]) == new == trainer.parent_pid()
+
+
+def test_a_kind_not_wanted_at_the_start_is_warmed_when_its_pool_first_asks(monkeypatch):
+    """The command line loads the sandbox's pool alone: its fork server warms the sandbox only."""
+    monkeypatch.setattr(client, "WANTED", {"sandbox"})
+    forks = ForkServer()
+    code = CodePool(slots=1, forks=forks)
+    trainer = workers.TrainingPool(workers=1, max_waiting=2, forks=forks)
+    try:
+        assert code.run(SEED_CODE, Limits()).ok
+        assert open(f"/proc/{forks.pid()}/cmdline").read().split("\0")[-2:] == ["sandbox", ""]
+        assert isinstance(list(trainer.train(quick_dataset(), QUICK))[-1], training.TrainResult)
+        assert parent_of(trainer.worker_pids()[0]) == forks.pid()
+    finally:
+        trainer.close()
+        code.close()
+        forks.close()
 
 
 class CannotWarm:
