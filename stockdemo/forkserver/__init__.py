@@ -14,6 +14,7 @@ the memory saved).
 - ``client.py``: the server's side: the process started, replaced, and a channel per pool;
 - ``wire.py``: what crosses (JSON frames, and file descriptors);
 - ``walls.py``: what every child walls itself in with (the sandbox adds its own);
+- ``handler.py``: what the process's loop and each kind's handler give each other;
 - ``process.py``: the process itself: the warm-up, its select loop, forks and reaping. It
   sits above what it forks (``sandbox/``, ``train/``); the rest sits at the foundation, so
   that every pool may ask it.

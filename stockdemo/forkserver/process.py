@@ -10,9 +10,8 @@ sandbox run as ``sandbox/child.py`` does (rlimits, Landlock, seccomp), a trainin
 ``train/worker.py`` does (rlimits, its own ``oom_score_adj`` and nice). This process is
 single-threaded, so forking it is safe; it never runs a learner's code or a training run.
 
-A handler (``sandbox.watch.Runs``, ``train.worker.Workers``) has ``start()`` (says ready),
-``readable(fd) -> bool`` (False: its channel ended), ``exited(pid, status, cpu_s)``,
-``tick(now) -> seconds until it needs the next tick, or None``, and ``close()``.
+A handler (``sandbox.watch.Runs``, ``train.worker.Workers``) is what ``handler.Handler``
+declares; the loop is, to it, a ``handler.Forker``.
 
 It ends when its server does (end of file on the control socket: no death signal, which Linux
 ties to the server's thread that started it, not to the server); the sandbox's runs die with
@@ -33,6 +32,7 @@ from collections.abc import Callable
 
 from stockdemo.forkserver import walls
 from stockdemo.forkserver.client import KINDS
+from stockdemo.forkserver.handler import Handler
 from stockdemo.forkserver.wire import Channel
 
 # When the host runs short of memory the kernel kills the highest badness, resident memory plus
@@ -103,17 +103,17 @@ class Loop:
     def __init__(self, control: Channel, kinds: dict[str, Callable]) -> None:
         self.control, self.kinds = control, kinds
         self.selector = selectors.DefaultSelector()
-        self.handlers: list = []
-        self.children: dict[int, object] = {}  # pid -> the handler that forked it
+        self.handlers: list[Handler] = []
+        self.children: dict[int, Handler] = {}  # pid -> the handler that forked it
         self.wake_r, self.wake_w = os.pipe()
 
-    def watch(self, fd: int, handler: object) -> None:
+    def watch(self, fd: int, handler: Handler | Loop | None) -> None:
         self.selector.register(fd, selectors.EVENT_READ, handler)
 
     def unwatch(self, fd: int) -> None:
         self.selector.unregister(fd)
 
-    def fork(self, handler: object) -> int:
+    def fork(self, handler: Handler) -> int:
         """``os.fork`` for a handler: 0 in the child (this loop's signal set-up undone), else the pid."""
         pid = os.fork()
         if pid == 0:
@@ -169,7 +169,7 @@ class Loop:
         handler.start()
         return True
 
-    def _close(self, handler: object, fd: int) -> None:
+    def _close(self, handler: Handler, fd: int) -> None:
         """A pool closed its channel: its handler lets its children go (the sandbox kills its runs)."""
         self.unwatch(fd)
         handler.channel.close()

@@ -20,6 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from stockdemo.forkserver.handler import Forker
 from stockdemo.forkserver.wire import Channel
 from stockdemo.sandbox import child, kernel
 from stockdemo.sandbox.limits import Limits
@@ -72,7 +73,7 @@ class Running:
 class Runs:
     """One sandbox pool's channel in the fork server: a child forked per run it asks for."""
 
-    def __init__(self, channel: Channel, loop) -> None:
+    def __init__(self, channel: Channel, loop: Forker) -> None:
         self.channel, self.loop = channel, loop
         self.running: dict[int, Running] = {}  # by pid
         self.pipes: dict[int, Running] = {}  # by the pipe's fd

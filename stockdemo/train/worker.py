@@ -25,6 +25,7 @@ import resource
 import traceback
 
 from stockdemo.forkserver import walls
+from stockdemo.forkserver.handler import Forker
 from stockdemo.forkserver.wire import Channel
 
 # Workers run at a lower priority than their server: when both want a core, the
@@ -112,7 +113,7 @@ def _told_to_stop(conn: multiprocessing.connection.Connection, job: int) -> bool
 class Workers:
     """One training pool's channel in the fork server: a worker forked per socket it sends."""
 
-    def __init__(self, channel: Channel, loop) -> None:
+    def __init__(self, channel: Channel, loop: Forker) -> None:
         self.channel, self.loop = channel, loop
 
     def start(self) -> None:
