@@ -3,9 +3,12 @@
 The process is started on first use as a clean subprocess (``python -m
 stockdemo.forkserver.process``): none of the server's environment (only ``clean_env``), no
 file descriptor but its control socket. The server itself is never forked (it is
-multi-threaded). The process stays in the server's session, so that where the kernel groups
-tasks by session (autogroup) its training workers share the server's group and yield to its
-pages by their nice; each sandbox run makes a session of its own (``sandbox/kernel.py``).
+multi-threaded), and the process is a fresh interpreter, not a ``multiprocessing`` spawn:
+spawn re-imports the server's ``__main__``, which under Streamlit is the page script being
+run, so each child would run a page. The process stays in the server's session, so that
+where the kernel groups tasks by session (autogroup) its training workers share the server's
+group and yield to its pages by their nice; each sandbox run makes a session of its own
+(``sandbox/kernel.py``).
 
 Each pool asks ``connect(kind)`` for a channel of its own: a new socket pair whose other end
 goes to the process over the control socket, served there by ``kind``'s handler. The first

@@ -208,4 +208,5 @@ def main(fd: int, wanted: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2:])
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C at the server's terminal reaches its session
+        main(int(sys.argv[1]), sys.argv[2:])

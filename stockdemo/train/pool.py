@@ -4,7 +4,7 @@ A Streamlit server runs every session's script as a thread of one process, so
 a training run in the server holds the GIL that every other session's rerun
 needs: 30 presses of **Train** at once made every page of every session crawl.
 Here a run happens in one of a few worker processes (forked by the fork server,
-one per CPU the host gives by default; on a host too small for a second torch, a
+one per CPU the host gives by default; on a host too small for even one, a
 thread of the server), and its session reads the same events ``stockdemo.train.training.train``
 yields (``Progress`` then one ``TrainResult``), preceded by ``Queued(position)``
 while every worker is busy.
