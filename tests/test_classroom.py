@@ -24,9 +24,9 @@ from stockdemo.classroom import (
     ClassUnavailable,
     MemoryStore,
     Teacher,
+    answers,
     new_seat,
     open_classroom,
-    protocol,
 )
 from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
@@ -559,7 +559,7 @@ def test_a_student_is_never_sent_the_answer_before_the_reveal(make_classroom):
 # --- questions as teachers run them ---------------------------------------------
 
 def test_the_countdown_locks_answers(make_classroom, monkeypatch, clock):
-    monkeypatch.setattr(protocol, "LOCK_GRACE_S", 0.0)
+    monkeypatch.setattr(answers, "LOCK_GRACE_S", 0.0)
     room = make_classroom()
     teacher = room.start()
     room.open_question(teacher, 3, countdown_s=1)

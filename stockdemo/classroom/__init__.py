@@ -2,7 +2,10 @@
 
 One module per idea:
 
-- ``protocol``: ``Classroom``, every action of a teacher or a student;
+- ``protocol``: ``Classroom``, every action of a teacher or a student: starting, following,
+  joining, polling here; ``room`` (the store, the class's lifetime, who may act), ``answers``
+  (a lesson question answered and revealed) and ``challenge_runs`` (a challenge's runs) are
+  its parts;
 - ``store``: the few Redis commands it uses, and ``MemoryStore``, their stand-in in one
   process; the keys a class owns;
 - ``state``: ``ClassState``, what members see, and which settings of a page travel;
