@@ -23,6 +23,7 @@ from stockdemo.classroom import (
     Classroom,
     ClassUnavailable,
     MemoryStore,
+    Submission,
     Teacher,
     answers,
     new_seat,
@@ -853,6 +854,22 @@ def test_a_challenge_takes_each_seats_latest_run_and_groups_them_by_graph(make_c
     assert (found.count, found.passing, found.share_passing) == (3, 2, pytest.approx(2 / 3))
     assert 0 <= found.first_pass_s < 5
     assert room.my_run(teacher.code, seats[1]).runs == 2  # the latest, runs counted
+
+
+def test_a_seats_run_keeps_its_verdict_and_why_it_fails_for_the_seats_next_session(make_classroom):
+    room, other = make_classroom(), make_classroom()  # the reload lands on another replica
+    teacher, (seat, *_) = _challenge_class(room)
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    room.submit(teacher.code, seat, "out = out * 2", False, DETACH_PASS, "cccc", "",
+                "Backward still reaches step 0.")
+    mine = other.my_run(teacher.code, seat)
+    assert (mine.code, mine.passes, mine.sentence, mine.reason) == (
+        "out = out * 2", False, DETACH_PASS, "Backward still reaches step 0.")
+    room.submit(teacher.code, seat, "h = h.detach()", True, DETACH_PASS, "aaaa", "")
+    assert other.my_run(teacher.code, seat).reason == ""  # the latest run's, not the first's
+    old = Submission.from_json('{"code": "x", "passes": false, "sentence": "s", "shape": "", '
+                               '"error": "", "at": 1.0}')  # stored before runs kept a reason
+    assert old is not None and old.reason == ""
 
 
 def test_errors_are_grouped_by_message_not_by_graph(make_classroom):

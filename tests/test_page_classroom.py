@@ -520,22 +520,43 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     assert edits_offered(student)
 
 
-def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
-    from harness.helpers import graph_sent, view_element
-    from stockdemo.classroom import new_seat
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_a_student_who_reloads_mid_challenge_finds_their_last_code_and_its_verdict(store, tmp_path,
+                                                                                   monkeypatch):
+    """A new session on the same seat (a reload, a laptop that slept, a reconnect to another
+    replica under make serve) opens the editor on the seat's last run and says its verdict,
+    the one the check gave when it was run, with why it fails."""
+    from harness.helpers import graph_sent, send_from_view, view_element
+    from stockdemo.classroom.challenges import CHALLENGES
     from stockdemo.code.edits import EDITS, apply
+    from stockdemo.sandbox import run_code
 
-    desk, teacher = start_class()
-    desk.switch_page(CODE_PAGE).run()
-    room = class_session.class_room()
-    seat = new_seat()
-    room.ask(teacher, "detach", ".detach()", "Cut the graph", apply(EDITS["loop"]))
-    mine = apply(EDITS["detach"])
-    room.join(teacher.code, seat)
-    room.submit(teacher.code, seat, mine, True, "s", "aaaa", "")
-    student = app(CODE_PAGE, **{"class": teacher.code, "seat": seat}).run()  # a new session
-    student.run()
-    assert graph_sent(view_element(student, "code_editor"))["doc"] == mine
+    redis_server = RedisServer(tmp_path).start() if store == "redis" else None
+    if redis_server is not None:
+        monkeypatch.setenv("STOCKDEMO_REDIS_URL", redis_server.url)
+        class_session.class_room.clear()
+    try:
+        desk, teacher = start_class()
+        desk.switch_page(CODE_PAGE).run()
+        start = apply(EDITS["loop"])
+        class_session.class_room().ask(teacher, "detach", ".detach()", "Cut the graph", start)
+        before = app(CODE_PAGE, **{"class": teacher.code}).run()
+        before.run()  # the bar takes the challenge, then the page opens on its code
+        mine = start.replace("h = self.cell(x[:, t], h)", "h = self.cell(x[:, t], h) * 2")
+        send_from_view(before, key="code_editor", trigger={"run": {"code": mine, "n": 1}})
+        verdict = CHALLENGES["detach"].check.verdict(mine, run_code)
+        assert not verdict.passes and verdict.reason  # the check's own words on why it fails
+        said = f"{verdict.sentence} {verdict.reason}"
+        assert "does not pass yet" in texts(before) and any(t.value == said for t in before.text)
+
+        after = app(CODE_PAGE, **{"class": teacher.code, "seat": before.session_state["class_seat"]})
+        after.run().run()  # a new session: nothing of the tab's own is left in it
+        assert graph_sent(view_element(after, "code_editor"))["doc"] == mine
+        assert "does not pass yet" in texts(after) and any(t.value == said for t in after.text)
+        assert "Your editor is yours" not in texts(after)  # the verdict, not the first run's hint
+    finally:
+        if redis_server is not None:
+            redis_server.stop()
 
 
 def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less_indented():

@@ -120,9 +120,10 @@ class ChallengeRuns(Room):
         return None if text is None else Asked.from_json(text)
 
     def submit(self, code: str, seat: object, source: object, passes: bool, sentence: str,
-               shape: str, error: str) -> Submission:
-        """A student's run for the open challenge (its verdict and graph's shape computed by
-        the server) -> the submission kept: the latest run per seat, runs counted."""
+               shape: str, error: str, reason: str = "") -> Submission:
+        """A student's run for the open challenge (its verdict, the reason it fails, and its
+        graph's shape, computed by the server) -> the submission kept: the latest run per
+        seat, runs counted."""
         main, state = self._seated(code, seat)
         if not isinstance(source, str) or len(source) > MAX_CODE:
             raise ClassError("That code is too long to send to the class.")
@@ -139,7 +140,8 @@ class ChallengeRuns(Room):
                 first_pass = now
             run = Submission(number, source, bool(passes), str(sentence)[:MAX_TEXT],
                              str(shape)[:MAX_KEY], str(error)[:MAX_TEXT], now,
-                             1 + (last.runs if last is not None else 0), first_pass)
+                             1 + (last.runs if last is not None else 0), first_pass,
+                             str(reason)[:MAX_TEXT])
             pipe = self.db.pipeline()
             pipe.hset(name, seat, run.to_json())
             self._touch(pipe, code)

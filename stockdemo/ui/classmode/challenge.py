@@ -63,24 +63,35 @@ def open_here(state: ClassState | None, page: str | None) -> bool:
 
 def take(state: ClassState, full_run: bool) -> bool:
     """A following student on the Your code page while a challenge is open: the editor opens
-    once on the challenge's starting code (or, after a reload, on the seat's last run), then
-    stays the student's -> whether the page must
-    rerun (a new challenge, or a new run shown to the class)."""
+    once on the challenge's starting code, then stays the student's -> whether the page must
+    rerun (a new challenge, or a new run shown to the class).
+
+    A session that meets the challenge already answered by its seat (a reload, a laptop
+    that slept, a reconnect to another replica) goes on from the seat's last run, as the
+    class store holds it: that code in the editor, its verdict above it.
+    """
     fresh = st.session_state.get(CHALLENGE_TAKEN) != (state.code, state.challenge)
     if fresh:
         try:
             asked = class_room().open_challenge(state.code)
-            mine = class_room().my_run(state.code, seat())  # a reload goes on from its last run
+            mine = class_room().my_run(state.code, seat())
         except ClassError as error:
             say(error)
             return False
         if asked is not None:
             start = mine.code if mine is not None else asked.start
             st.session_state[CODE.name] = "" if start == seed_source() else (code_to_link(start) or "")
+        if mine is not None:
+            st.session_state[VERDICT] = (state.code, state.challenge, verdict_of(mine))
         st.session_state[CHALLENGE_TAKEN] = (state.code, state.challenge)
     shown = st.session_state.get(SHOWN_TAKEN) != state.shown
     st.session_state[SHOWN_TAKEN] = state.shown
     return (fresh or shown) and not full_run
+
+
+def verdict_of(run: Submission) -> Verdict:
+    """The verdict a seat's run got when it was sent, as the class store keeps it."""
+    return Verdict(run.passes, run.sentence, run.reason)
 
 
 def runner(source: str) -> CodeRun:
@@ -117,7 +128,8 @@ def send_run(state: ClassState, code: str) -> None:
     verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], runner, first=run)
     try:
         class_room().submit(code, seat(), ran[1], verdict.passes, verdict.sentence,
-                            shape_key(run.graph if run.film else None), error_words(run))
+                            shape_key(run.graph if run.film else None), error_words(run),
+                            verdict.reason)
     except ClassError as error:
         say(error)
         return
