@@ -500,12 +500,14 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     room = class_session.class_room()
     student = app(CODE_PAGE, **{"class": teacher.code}).run()
     assert editor(student)["locked"] == HINT  # following: the teacher's code, locked
+    assert editor(student)["draft"] is None  # nothing of theirs to keep
     start = apply(EDITS["loop"])
     room.ask(teacher, "detach", ".detach()", "Cut the graph", start)
     student.run()
     student.run()  # the bar takes the challenge, then the page opens on its code
     sent = editor(student)
     assert sent["locked"] is None and sent["doc"] == start
+    assert sent["draft"] == f"{teacher.code}:1"  # their typing is kept in the tab, for this challenge
     assert "The teacher's challenge 1" in texts(student)
     assert not edits_offered(student)  # the answer is theirs to write
     own = app(CODE_PAGE)
@@ -516,6 +518,7 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     student.run()
     sent = editor(student)
     assert sent["locked"] == HINT and sent["doc"] != start  # the teacher's own code again
+    assert sent["draft"] is None
     assert "The teacher's challenge 1" not in texts(student)
     assert edits_offered(student)
 

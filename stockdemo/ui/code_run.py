@@ -158,7 +158,7 @@ def editor(run: CodeRun) -> None:
     text, version, base, ran = editor_state()
     code_editor(text, str(version), take_run, base=base, ran=ran, error=error_mark(run), status=status(run),
                 locked=controls_locked(), present=presenting(), focus_line=forward_line(text),
-                printed=run.printed, lesson=lesson())
+                printed=run.printed, lesson=lesson(), draft=hooks.ask(hooks.CODE_DRAFT))
 
 
 def result(source: str, run: CodeRun) -> None:
