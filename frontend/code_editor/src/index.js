@@ -17,8 +17,11 @@ import {
   keymap, lineNumbers,
 } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import {
+  StreamLanguage, bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting,
+} from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
+import { toml } from "@codemirror/legacy-modes/mode/toml";
 import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
@@ -32,6 +35,8 @@ const SHOWN_GONE_LINES = 4;
 // The tab's one unsent text: {key: the server's draft name, base: the text it was typed on, text}.
 const DRAFT_SLOT = "sd-code-draft";
 const DRAFT_SAVE_MS = 250;
+// The text's language (the server's `language`): Python for learners' code, TOML for a lesson.
+const LANGUAGES = { python: () => python(), toml: () => StreamLanguage.define(toml) };
 
 export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
@@ -152,19 +157,16 @@ class CodeEditor {
     this.runButton = document.createElement("button");
     this.runButton.type = "button";
     this.runButton.className = "ce-run";
-    this.runButton.textContent = "▶ Run";
-    this.runButton.title = "Run this code (Ctrl+Enter, or ⌘+Enter on a Mac)";
     this.runButton.addEventListener("click", () => this.run());
     this.status = document.createElement("span");
     this.status.className = "ce-status";
     this.status.setAttribute("aria-live", "polite");
-    const hint = document.createElement("span");
-    hint.className = "ce-hint";
-    hint.textContent = "Ctrl+Enter runs · Esc then Tab leaves the editor";
+    this.hint = document.createElement("span");
+    this.hint.className = "ce-hint";
     // What a ready-made edit teaches, over the diff it explains.
     this.lesson = document.createElement("p");
     this.lesson.className = "ce-lesson";
-    bar.append(this.runButton, this.status, hint, this.lesson);
+    bar.append(this.runButton, this.status, this.hint, this.lesson);
 
     this.host = document.createElement("div");
     this.host.className = "ce-editor";
@@ -190,6 +192,7 @@ class CodeEditor {
   }
 
   state(doc, base = null, against = base === null ? "run" : "edit") {
+    const words = this.data?.words ?? {};
     return EditorState.create({
       doc,
       extensions: [
@@ -202,7 +205,7 @@ class CodeEditor {
         bracketMatching(),
         highlightActiveLine(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        python(),
+        (LANGUAGES[this.data?.language] ?? LANGUAGES.python)(),
         keymap.of([
           { key: RUN_KEY, run: () => this.run(), preventDefault: true },
           indentWithTab,
@@ -211,8 +214,7 @@ class CodeEditor {
         ]),
         // tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a
         // locked editor stays reachable to read.
-        EditorView.contentAttributes.of({ "aria-label": "Python code: edit it, then press Ctrl+Enter to run it",
-          tabindex: "0" }),
+        EditorView.contentAttributes.of({ "aria-label": words.editor ?? "", tabindex: "0" }),
         errorField,
         hoverField,
         againstField.init(() => against),
@@ -228,6 +230,10 @@ class CodeEditor {
   update(data) {
     this.data = data;
     this.root.classList.toggle("ce-present", !!data.present);
+    const words = data.words ?? {};
+    this.runButton.textContent = words.run ?? "";
+    this.runButton.title = words.run_help ?? "";
+    this.hint.textContent = words.hint ?? "";
     if (data.doc_key !== this.docKey) {
       // A new text from the server (a ready-made edit, a link, the teacher's code): the
       // editor starts again from it, its undo history with it. The server runs it.
