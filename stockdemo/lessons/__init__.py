@@ -34,6 +34,7 @@ The API (``classlesson`` builds the authoring page and the class on it)::
 
     link = lesson_to_link(lesson.text)      # compressed, URL-safe; None when too long
     text, message = lesson_from_link(raw)   # never raises: (text, None) or (None, why)
+    lesson, message = open_lesson(raw)      # ?lesson=: a shipped lesson's name, or a link; never raises
 
 A challenge (a lesson's, or one of ``stockdemo.classroom.challenges.CHALLENGES``)::
 
@@ -54,3 +55,16 @@ Modules: ``schema`` (text -> Lesson), ``steps`` (Lesson, Step, Challenge, CodeSe
 ``shape`` (``shape_key``, ``difference``, ``matching``), ``variants`` (the code run again
 otherwise), ``link`` (a lesson in a link), ``files`` (the lessons this project ships).
 """
+
+from stockdemo.lessons.checks import Check, Verdict, parse_check
+from stockdemo.lessons.code_answers import CodeSettings
+from stockdemo.lessons.files import builtin_lesson, shipped, shipped_lesson
+from stockdemo.lessons.link import lesson_from_link, lesson_to_link, open_lesson
+from stockdemo.lessons.measures import Answer
+from stockdemo.lessons.question import Question
+from stockdemo.lessons.schema import LessonError, parse_lesson
+from stockdemo.lessons.steps import Challenge, Lesson, Step
+
+__all__ = ["Answer", "Challenge", "Check", "CodeSettings", "Lesson", "LessonError", "Question", "Step",
+           "Verdict", "builtin_lesson", "lesson_from_link", "lesson_to_link", "open_lesson", "parse_check",
+           "parse_lesson", "shipped", "shipped_lesson"]
