@@ -50,6 +50,11 @@ TRAIN_PRESSED = "train_pressed"  # Train was just pressed: the fragment goes str
 # --- the Lesson
 LESSON_STEP = "lesson_step"  # the step on screen, kept when the link has none (back from the menu)
 LESSON_REVEALED = "lesson_revealed"  # the steps whose answer this tab has revealed
+LESSON_DIGEST = "lesson_digest"  # the lesson last shown: another one starts unrevealed, at step 1
+LESSON_UPLOADED = "lesson_uploaded"  # a lesson file of the teacher's too long for a link, parsed
+LESSON_PICKER = "lesson_picker"  # the picker of shipped lessons, read by its callback
+LESSON_UPLOAD = "lesson_upload"  # the lesson file uploader, read by its callback
+LESSON_REFUSED = "lesson_refused"  # why the last uploaded lesson file was refused, said under it
 
 # --- Your code (the editor's page)
 CODE_TEXT = "code:text"  # the code the editor shows: the last run's, an edit's, or the seed
