@@ -296,6 +296,7 @@ PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
     "pages/lesson.py": (STEP, LESSON),
+    "pages/author.py": (LESSON,),  # the lesson its editor opens on
     "pages/classroom.py": (),  # its class code is parsed by parse_class_code below
 }
 

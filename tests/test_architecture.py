@@ -35,7 +35,8 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("code: the learner's code made a drawing", ("code",)),
     ("experiments: the Lab, static graphs, figures, lessons (files, facts, measures), ours",
      ("figures", "static_graphs", "lab", "lessons", "lesson")),
-    ("front doors: the notebook, the classroom, the command line", ("notebook", "classroom", "__main__")),
+    ("front doors: the notebook, the classroom, writing a lesson, the command line",
+     ("notebook", "classroom", "authoring", "__main__")),
     ("the package's facade", ("__init__",)),
     ("ui: the Streamlit app, layered below (LAYERS)", ("ui",)),
 )
@@ -47,7 +48,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the graph view", ("stage", "stage_route", "stage_watch", "compare", "graph_view",
                         "code_editor")),
     ("panels and page controls", ("controls", "steps", "changes", "downloads", "training", "captures",
-                                  "code_run")),
+                                  "code_run", "authoring")),
     ("the page frame", ("frame",)),
     ("class mode, a plug-in on the hooks", ("classmode", "classmode.*")),
     ("the facade, which registers class mode", ("",)),

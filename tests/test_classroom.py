@@ -637,7 +637,7 @@ def test_the_results_mark_every_answer_and_time_it_by_seat_number(make_classroom
     assert [(r.question, r.seat, r.answer, r.correct) for r in rows] == [
         (3, 1, "4", True), (3, 2, "5", False), (3, 3, "4", True), (7, 4, "smaller", None)]
     assert all(0 <= r.seconds < 5 for r in rows)
-    summary = classroom.summarise(rows, live)
+    summary = classroom.summarise(rows, live, QUESTIONS)
     assert [(s.question, s.answers, s.right) for s in summary] == [(3, 3, 2), (7, 1, None)]
     assert summary[0].share_right == pytest.approx(2 / 3)
     text = classroom.results_csv(rows)
@@ -965,3 +965,46 @@ def test_one_graph_that_passes_for_one_program_and_fails_for_another_is_two_tile
     assert [(g.verdict, g.shape) for g in found.groups] == [("1 · passes", "aaaa"), ("1 · fails", "aaaa")]
     room.show(teacher, found.groups[1].key)
     assert room.shown_run(teacher.code).code == "never branches"
+
+
+# --- a class's own lesson ----------------------------------------------------------
+
+def own_lesson():
+    """Ours, renamed, its step 3 asking for a number up to 5 (ours takes up to 200)."""
+    from stockdemo.lessons import builtin_lesson, parse_lesson
+
+    text = builtin_lesson().text.replace('id = "dynamic-graphs"', 'id = "my-lesson"', 1)
+    return parse_lesson(text.replace("low = 0\nhigh = 200", "low = 0\nhigh = 5", 1))
+
+
+def test_a_class_keeps_its_teachers_lesson_with_it_and_answers_by_its_questions(make_classroom):
+    room, other = make_classroom(), make_classroom()  # the lesson is read on another replica
+    lesson = own_lesson()
+    teacher = room.start(lesson)
+    state = other.poll(teacher.code, None, False)
+    assert state.lesson == lesson.digest
+    assert other.lesson(teacher.code, state.lesson).text == lesson.text
+    main = f"sd:class:{teacher.code}"
+    assert 0 < room.db.ttl(f"{main}:lesson") <= room.ttl_s  # it expires with the class
+    room.open_question(teacher, 3)
+    with pytest.raises(ClassError, match="from 0 to 5"):  # the class's lesson's bounds, not ours
+        other.answer(teacher.code, new_seat(), "7")
+    assert other.answer(teacher.code, new_seat(), "4") == "4"
+    room.end(teacher)
+    assert not room.db.keys(f"{main}*")
+
+
+def test_a_class_of_ours_keeps_no_lesson_text_and_a_lesson_past_the_bound_is_refused(make_classroom):
+    from stockdemo.lessons import builtin_lesson
+    from stockdemo.lessons.schema import MAX_BYTES
+
+    room = make_classroom()
+    teacher = room.start(builtin_lesson())
+    assert room.poll(teacher.code, None, False).lesson == ""
+    assert not room.db.keys(f"sd:class:{teacher.code}:lesson")
+    assert room.lesson(teacher.code, "") is builtin_lesson()
+    huge = dataclasses.replace(own_lesson(), text="#" * (MAX_BYTES + 1))
+    with pytest.raises(ClassError, match="too long"):
+        room.start(huge)
+    with pytest.raises(ClassError, match="no such step"):
+        room.open_question(teacher, len(builtin_lesson().steps) + 1)

@@ -34,7 +34,7 @@ from stockdemo.classroom.errors import (
 )
 from stockdemo.classroom.gallery import Asked, ChallengeRow, Gallery, Group, Submission
 from stockdemo.classroom.protocol import CLASS_TTL_S, PRESENCE_S, Classroom, open_classroom
-from stockdemo.classroom.questions import QUESTIONS, Question
+from stockdemo.classroom.questions import QUESTIONS, Question, questions_of
 from stockdemo.classroom.results import QuestionSummary, ResultRow, results_csv, summarise
 from stockdemo.classroom.state import (
     LESSON,
@@ -52,4 +52,4 @@ __all__ = ["CLASS_TTL_S", "ENDED", "Asked", "ChallengeRow", "Gallery", "Group", 
            "QUESTIONS", "UNAVAILABLE", "ClassError", "ClassRateLimited", "ClassState",
            "ClassUnavailable", "Classroom", "MemoryStore", "Question", "QuestionSummary",
            "ResultRow", "Teacher", "followed_knobs", "new_seat", "open_classroom", "page_params",
-           "results_csv", "summarise", "version_of"]
+           "questions_of", "results_csv", "summarise", "version_of"]

@@ -14,7 +14,7 @@ from collections import Counter
 
 from stockdemo.classroom.codes import seat_number
 from stockdemo.classroom.errors import LOCKED, ClassError
-from stockdemo.classroom.questions import QUESTIONS
+from stockdemo.classroom.questions import questions_of
 from stockdemo.classroom.results import ResultRow, answer_record, read_answer, read_results
 from stockdemo.classroom.room import Room
 from stockdemo.classroom.state import Teacher
@@ -38,6 +38,9 @@ class Answers(Room):
         Answers given to it before are kept; a reopened question takes new ones until its lock.
         """
         number, _ = STEP.parse(step)
+        fields = self._authorise(teacher)
+        if number > len(self.lesson(teacher.code, fields.get("lesson") or "").steps):
+            raise ClassError("The class's lesson has no such step.")
         seconds, _ = COUNTDOWN.parse(countdown_s)
         now = self.clock()
         return self._update(teacher, {"question": number, "revealed": 0, "answer": "",
@@ -75,9 +78,10 @@ class Answers(Room):
     def results(self, teacher: Teacher) -> tuple[list[ResultRow], dict[int, str]]:
         """Every answer of the class, marked against the live answers revealed
         -> (rows by question and seat, {step: live answer value})."""
-        self._authorise(teacher)
+        fields = self._authorise(teacher)
+        questions = questions_of(self.lesson(teacher.code, fields.get("lesson") or ""))
         with reachable():
-            return read_results(self.db, teacher.code)
+            return read_results(self.db, teacher.code, questions)
 
     # -- students -------------------------------------------------------------
 
@@ -95,7 +99,10 @@ class Answers(Room):
         now = self.clock()
         if state.deadline is not None and now > state.deadline + LOCK_GRACE_S:
             raise ClassError(LOCKED)
-        value, message = QUESTIONS[state.question].parse(raw)
+        steps = self.lesson(code, state.lesson).steps
+        if state.question > len(steps):
+            raise ClassError("No question is open.")
+        value, message = steps[state.question - 1].ask.parse(raw)
         if value is None:
             raise ClassError(message)
         seconds = max(0.0, now - (state.opened_at or now))

@@ -49,6 +49,8 @@ from stockdemo.classroom.state import (
 )
 from stockdemo.classroom.store import class_key, class_keys, connect, reachable
 from stockdemo.config import PAGE_KNOBS, STEP, parse_class_code, parse_seat, show_class_code
+from stockdemo.lessons import Lesson, builtin_lesson
+from stockdemo.lessons.schema import MAX_BYTES
 
 __all__ = ["CLASS_TTL_S", "PRESENCE_S", "Classroom", "open_classroom"]
 
@@ -58,8 +60,15 @@ class Classroom(Answers, ChallengeRuns):
 
     # -- teacher --------------------------------------------------------------
 
-    def start(self) -> Teacher:
-        """A new class with a fresh code and secret key."""
+    def start(self, lesson: Lesson | None = None) -> Teacher:
+        """A new class with a fresh code and secret key, teaching ``lesson`` (None: ours).
+
+        A lesson of the teacher's own is kept with the class, as its text (parsed already:
+        ``lessons.parse_lesson`` bounds it), and goes when the class does.
+        """
+        own = lesson is not None and lesson.digest != builtin_lesson().digest
+        if own and len(lesson.text.encode()) > MAX_BYTES:
+            raise ClassError("That lesson is too long to keep with a class.")
         key = new_key()
         with reachable():
             for _ in range(8):
@@ -69,7 +78,10 @@ class Classroom(Answers, ChallengeRuns):
                     pipe.hset(class_key(code), mapping={
                         "version": 1, "page": PLAYGROUND, "params": "", "step": STEP.default,
                         "question": 0, "revealed": 0, "answer": "", "deadline": "",
-                        "opened_at": "", "seats": 0, "challenge": 0, "shown": 0})
+                        "opened_at": "", "seats": 0, "challenge": 0, "shown": 0,
+                        "lesson": lesson.digest if own else ""})
+                    if own:
+                        pipe.hset(f"{class_key(code)}:lesson", "text", lesson.text)
                     self._touch(pipe, code)
                     pipe.execute()
                     return Teacher(code, key)

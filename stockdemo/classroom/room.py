@@ -4,12 +4,14 @@
 teacher actions go through ``_authorise`` (the secret key handed out by ``start``,
 stockdemo/classroom/codes.py) and ``_update`` (fields written and the version bumped in
 one transaction), its students' through ``_seated``. ``Classroom``
-(stockdemo/classroom/protocol.py) is a Room with every action on it.
+(stockdemo/classroom/protocol.py) is a Room with every action on it. ``lesson`` is the
+lesson a class teaches, kept parsed by its digest.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 
@@ -18,6 +20,9 @@ from stockdemo.classroom.errors import ENDED, NOT_TEACHER, ClassError
 from stockdemo.classroom.state import ClassState, Teacher, state_from_fields
 from stockdemo.classroom.store import MemoryStore, Store, class_key, class_keys, reachable
 from stockdemo.config import parse_class_code, parse_seat
+from stockdemo.lessons import Lesson, LessonError, builtin_lesson, parse_lesson
+
+KEPT_LESSONS = 16  # classes' lessons a server process keeps parsed (a few kB to 100 kB each)
 
 CLASS_TTL_S = 4 * 3600  # a class left alone for 4 hours is deleted
 PRESENCE_S = 5.0  # a seat not heard from for this long no longer counts as connected
@@ -32,6 +37,8 @@ class Room:
         self.ttl_s = int(math.ceil(ttl_s))
         self.presence_s = presence_s
         self.clock = clock  # wall-clock seconds: countdowns, presence; tests pass one they move
+        self._lessons: dict[str, Lesson] = {}  # digest -> a class's lesson parsed, oldest first
+        self._lessons_lock = threading.Lock()
 
     @property
     def shared(self) -> bool:
@@ -94,3 +101,26 @@ class Room:
                 pipe.zcard(name)
             counts = pipe.execute()
         return int(counts[1]), int(counts[3])
+
+    def lesson(self, code: str, digest: str) -> Lesson:
+        """The lesson class ``code`` teaches (``ClassState.lesson``: its digest, "" for ours),
+        parsed once per process and kept by digest."""
+        if not digest:
+            return builtin_lesson()
+        with self._lessons_lock:
+            kept = self._lessons.get(digest)
+        if kept is not None:
+            return kept
+        with reachable():
+            text = self.db.hget(f"{class_key(code)}:lesson", "text")
+        if text is None:
+            raise ClassError(ENDED)
+        try:
+            lesson = parse_lesson(text)
+        except LessonError as err:  # written by another version of the app
+            raise ClassError(f"The class's lesson cannot be read here: {err}") from err
+        with self._lessons_lock:
+            self._lessons[digest] = lesson
+            while len(self._lessons) > KEPT_LESSONS:
+                self._lessons.pop(next(iter(self._lessons)))
+        return lesson

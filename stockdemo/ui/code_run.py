@@ -116,6 +116,12 @@ def off_message() -> str:
     return OFF_MESSAGE
 
 
+def session_runner(source: str) -> CodeRun:
+    """A run for a check or a preview, through the sandbox's fair queue as this session's (and
+    its cache: the same text is run once for everyone)."""
+    return cached_code_run(source, who=compat.session_id())
+
+
 def run_now(source: str) -> CodeRun:
     """Run ``source`` in the sandbox, once for every session that runs the same text. A run
     that waits for a place past ``QUEUE_NOTE_S`` says where it stands in the queue."""

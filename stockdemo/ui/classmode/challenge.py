@@ -33,7 +33,7 @@ from stockdemo.graph.diff import graph_diff
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.render.payload import Comparison, Picture
 from stockdemo.sandbox import CodeRun
-from stockdemo.ui import compat, keys
+from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.classmode.keys import (
     CHALLENGE_TAKEN,
@@ -45,14 +45,24 @@ from stockdemo.ui.classmode.keys import (
     VERDICT,
 )
 from stockdemo.ui.classmode.keys import CODE as CLASS_CODE
-from stockdemo.ui.classmode.session import class_room, say, seat
+from stockdemo.ui.classmode.session import class_lesson, class_room, say, seat
+from stockdemo.ui.code_run import session_runner
 
 CODE_PAGE = "pages/code.py"
 SHOWN_LABEL = "Shown to the class"
 
 
+FROM_LESSON = "lesson:"  # an asked challenge's id, before the id of the class lesson's challenge
+
+
 def check_of(challenge_id: str, prompt: str) -> Challenge:
-    """The challenge (and its check) behind an asked one: a ready-made edit's, or the prompt's."""
+    """The challenge (and its check) behind an asked one: the class lesson's (its id after
+    FROM_LESSON), a ready-made edit's, or the prompt's."""
+    if challenge_id.startswith(FROM_LESSON):
+        lesson = class_lesson()
+        found = None if lesson is None else lesson.challenges().get(challenge_id.removeprefix(FROM_LESSON))
+        if found is not None:
+            return found
     return CHALLENGES.get(challenge_id) or prompt_challenge(prompt)
 
 
@@ -94,11 +104,6 @@ def verdict_of(run: Submission) -> Verdict:
     return Verdict(run.passes, run.sentence, run.reason)
 
 
-def runner(source: str) -> CodeRun:
-    """A check's runs go through the sandbox's fair queue as this session's."""
-    return cached_code_run(source, who=compat.session_id())
-
-
 def error_words(run: CodeRun) -> str:
     """A failed run's error as the gallery groups it: "RuntimeError: ... (line 14)"."""
     if run.error is None:
@@ -124,8 +129,8 @@ def send_run(state: ClassState, code: str) -> None:
         return
     if asked is None:
         return
-    run = runner(ran[1])
-    verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], runner, first=run)
+    run = session_runner(ran[1])
+    verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], session_runner, first=run)
     try:
         class_room().submit(code, seat(), ran[1], verdict.passes, verdict.sentence,
                             shape_key(run.graph if run.film else None), error_words(run),
