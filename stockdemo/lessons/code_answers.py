@@ -21,6 +21,8 @@ from stockdemo.lessons.variants import with_longer_sequences
 from stockdemo.sandbox import run_code
 from stockdemo.sandbox.protocol import CodeRun
 
+MAX_PRINTED = 80  # characters of a printed line an answer shows
+
 WORDS: dict[str, str] = {
     "unavailable": "The sandbox that runs learners' code could not run it on this server ({message}): open "
                    "Your code to see why.",
@@ -127,7 +129,7 @@ def code_nodes(settings: CodeSettings) -> Reading:
 
 
 @code_measure("code_ops", "{op} nodes", "The graph of `predictions` holds {count} {op} nodes.",
-              ("op", "count"), {"op": Param("op")})
+              ("op", "count"), {"op": Param("op", required=True)})
 def code_ops(settings: CodeSettings, op: str) -> Reading:
     count = _ops(_ran(settings.source), op)
     return Reading(str(count), {"op": op, "count": count})
@@ -159,6 +161,24 @@ def code_data_steps(settings: CodeSettings) -> Reading:
 def printed_lines(settings: CodeSettings) -> Reading:
     lines = len(_ran(settings.source, graph=False).printed.splitlines())
     return Reading(str(lines), {"lines": lines})
+
+
+@code_measure("printed_last", "What the run printed last", "Its last printed line: {line}", ("line",))
+def printed_last(settings: CodeSettings) -> Reading:
+    """The last line the run printed (cut to ``MAX_PRINTED`` characters), as the value."""
+    lines = _ran(settings.source, graph=False).printed.strip().splitlines() or [""]
+    return Reading(lines[-1][:MAX_PRINTED], {"line": lines[-1][:MAX_PRINTED]})
+
+
+@code_measure("code_op_shape", "The shape of a {op} node", "The first {op} node of the graph makes a tensor "
+              "of shape {shape}.", ("op", "shape"), {"op": Param("op", required=True)})
+def code_op_shape(settings: CodeSettings, op: str) -> Reading:
+    """The tensor shape the first ``op`` node made (by creation order), "none" without one."""
+    graph = Structure(_ran(settings.source).graph)
+    names = op_names(op)
+    made = sorted((seq, i) for seq, i in graph.made if graph.op[i] in names)
+    shape = str(tuple(graph.shape[made[0][1]] or ())) if made else "none"
+    return Reading(shape, {"op": op, "shape": shape})
 
 
 @code_measure("graphs_freed", "Graphs backward() freed",

@@ -79,7 +79,7 @@ def nodes(config: RunConfig) -> Reading:
 
 
 @measure("ops", RunConfig, "{op} nodes", "This run recorded {count} {op} nodes among {summary}.",
-         ("op", "count", "summary"), {"op": Param("op")})
+         ("op", "count", "summary"), {"op": Param("op", required=True)})
 def ops(config: RunConfig, op: str) -> Reading:
     graph = run(config).graph
     names = op_names(op)

@@ -48,10 +48,9 @@ WORDS: dict[str, tuple[str, str]] = {
                                 "not the data)."),
     "op after op data": ("The data enters a {op} node after a {after} node.",
                          "No {op} node after a {after} node takes the data."),
-    "count equals": ("The graph has exactly {n} {op} nodes.",
-                     "The graph does not have exactly {n} {op} nodes."),
-    "count at_least": ("The graph has at least {n} {op} nodes.", "The graph has fewer than {n} {op} nodes."),
-    "count at_most": ("The graph has at most {n} {op} nodes.", "The graph has more than {n} {op} nodes."),
+    "count equals": ("The number of {op} nodes is exactly {n}.", "The number of {op} nodes is not {n}."),
+    "count at_least": ("The number of {op} nodes is at least {n}.", "The number of {op} nodes is below {n}."),
+    "count at_most": ("The number of {op} nodes is at most {n}.", "The number of {op} nodes is above {n}."),
     "path first": ("The data's first time step reaches the output.",
                    "No path leads from the data's first time step to the output."),
     "path last": ("The data's last time step reaches the output.",
@@ -89,9 +88,9 @@ WORDS: dict[str, tuple[str, str]] = {
 
 # Fact key -> what a run was found to hold, said after the fact's sentence in a verdict's reason.
 FOUND: dict[str, str] = {
-    "count equals": "It has {found}.",
-    "count at_least": "It has {found}.",
-    "count at_most": "It has {found}.",
+    "count equals": "It is {found}.",
+    "count at_least": "It is {found}.",
+    "count at_most": "It is {found}.",
     "output_shape": "It is {found}.",
     "grows": "{long} nodes with twice the steps, {short} before.",
     "grows op": "{long} with twice the steps, {short} before.",

@@ -52,6 +52,7 @@ class Param:
     high: int = 0
     choices: tuple[str, ...] = ()
     default: object = None  # None: the measure decides (e.g. one step shorter than the run)
+    required: bool = False
 
 
 @dataclass(frozen=True)

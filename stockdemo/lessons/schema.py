@@ -118,9 +118,9 @@ def _toml(text: str) -> dict:
         message = str(bad)
         at = re.search(r"\(at line (\d+), column \d+\)", message)
         reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
-        if at is None and reason.startswith("Cannot overwrite"):
+        if reason.startswith("Cannot overwrite"):
             line, key = _duplicate(text)
-            raise LessonError(line, key, "this key is given twice") from None
+            raise LessonError(int(at.group(1)) if at else line, key, "this key is given twice") from None
         line = int(at.group(1)) if at else max(text.count("\n"), 1)
         raise LessonError(line, _key_on(text, line), f"not TOML: {reason}") from None
     except RecursionError:
@@ -146,7 +146,7 @@ def _duplicate(text: str) -> tuple[int, str]:
 def _bounded(value: object, key: str, depth: int) -> None:
     """Any value, before the schema reads it: nesting, arrays and strings bounded."""
     if depth > MAX_NESTING:
-        raise _Refused(key, f"nested deeper than {MAX_NESTING} levels")
+        raise _Refused(re.sub(r"(\[\d+\])+$", "", key), f"nested deeper than {MAX_NESTING} levels")
     if isinstance(value, str) and len(value) > MAX_CODE:
         raise _Refused(key, f"text of at most {MAX_CODE:,} characters")
     if isinstance(value, list):
@@ -197,9 +197,16 @@ def _int(value: object, key: str, low: int, high: int) -> int:
     return value
 
 
-def _code(value: object, key: str) -> str:
-    """Code as a lesson gives it: text, or ``{edit = "loop"}`` (a ready-made edit, or "seed")."""
+def _code(value: object, key: str, earlier: Mapping[str, str]) -> str:
+    """Code as a lesson gives it: text, ``{edit = "loop"}`` (a ready-made edit, or "seed"), or
+    ``{step = "heads"}`` (the code a step so far opens Your code on, its own included)."""
     if isinstance(value, Mapping):
+        if "step" in value:
+            _known(value, key, {"step"})
+            if not isinstance(value["step"], str) or value["step"] not in earlier:
+                raise _Refused(f"{key}.step", "expected the id of a step so far on Your code: "
+                                              f"{', '.join(earlier) or 'there is none'}")
+            return earlier[value["step"]]
         _known(value, key, {"edit"}, {"edit"})
         name = value["edit"]
         if name == "seed":
@@ -208,7 +215,7 @@ def _code(value: object, key: str) -> str:
             raise _Refused(f"{key}.edit", f"expected seed or a ready-made edit: {', '.join(EDITS)}")
         return apply(EDITS[name])
     if not isinstance(value, str) or not value.strip():
-        raise _Refused(key, 'expected code: text, or {edit = "NAME"}')
+        raise _Refused(key, 'expected code: text, {edit = "NAME"} or {step = "ID"}')
     if len(value) > MAX_CODE:
         raise _Refused(key, f"code of at most {MAX_CODE:,} characters")
     return value
@@ -223,7 +230,8 @@ def _lesson(data: Mapping, text: str) -> Lesson:
     steps = data["steps"]
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise _Refused("steps", f"expected 1 to {MAX_STEPS} [[steps]]")
-    read = tuple(_step(s, f"steps[{i}]") for i, s in enumerate(steps))
+    codes: dict[str, str] = {}  # step id -> the code it opens Your code on, for later steps to name
+    read = tuple(_step(s, f"steps[{i}]", codes) for i, s in enumerate(steps))
     for what, ids in (("step", [s.id for s in read]),
                       ("challenge", [s.challenge.id for s in read if s.challenge is not None])):
         for i, name in enumerate(ids):
@@ -240,15 +248,18 @@ def _challenge_index(steps: tuple[Step, ...], k: int) -> int:
     return [i for i, s in enumerate(steps) if s.challenge is not None][k]
 
 
-def _step(table: object, key: str) -> Step:
+def _step(table: object, key: str, codes: dict[str, str]) -> Step:
     _known(table, key, {"id", "title", "sentence", "page", "link", "settings", "question", "answer",
                         "challenge"}, {"id", "title", "sentence", "page", "question", "answer"})
     page_name = table["page"]
     if not isinstance(page_name, str) or page_name not in PAGES:
         raise _Refused(f"{key}.page", f"expected a page: {', '.join(PAGES)}")
     page = PAGES[page_name]
-    code = _step_code(table.get("settings", {}), f"{key}.settings") if page == CODE_PAGE else None
-    challenge = _challenge(table["challenge"], f"{key}.challenge", code) if "challenge" in table else None
+    code = _step_code(table.get("settings", {}), f"{key}.settings", codes) if page == CODE_PAGE else None
+    if code is not None:  # its own challenge, and later steps, may name it
+        codes[_slug(table, "id", key)] = code
+    challenge = (_challenge(table["challenge"], f"{key}.challenge", code, codes) if "challenge" in table
+                 else None)
     answer, reads = _answer(table["answer"], f"{key}.answer", page, challenge)
     if page == CODE_PAGE:
         settings, extra = CodeSettings(code, challenge.answer if challenge else None), ()
@@ -261,14 +272,15 @@ def _step(table: object, key: str) -> Step:
                 challenge, extra)
 
 
-def _step_code(table: object, key: str) -> str:
-    _known(table, key, {"code", "edit"})
+def _step_code(table: object, key: str, earlier: Mapping[str, str]) -> str:
+    _known(table, key, {"code", "edit", "step"})
     if len(table) != 1:
-        raise _Refused(key, "Your code opens on one code: give code, or edit")
-    code = _code(table["code"] if "code" in table else {"edit": table["edit"]}, key if "edit" in table
-                 else f"{key}.code")
+        raise _Refused(key, "Your code opens on one code: give code, edit or step")
+    ((name, value),) = table.items()
+    given = (value, f"{key}.code") if name == "code" else ({name: value}, key)
+    code = _code(*given, earlier)
     if code_to_link(code) is None:
-        raise _Refused(f"{key}.code", "this code is too long for Your code's link")
+        raise _Refused(f"{key}.{name}", "this code is too long for Your code's link")
     return code
 
 
@@ -341,8 +353,8 @@ def _answer(table: object, key: str, page: str, challenge: Challenge | None) -> 
             elif param.kind == "op":
                 _op(value, f"{key}.{name}")
             params.append((name, value))
-        elif param.kind == "op":
-            raise _Refused(f"{key}.{name}", f"{declared.name} needs an op")
+        elif param.required:
+            raise _Refused(f"{key}.{name}", f"{declared.name} needs its {name}")
     words = {name: _template(table, name, key, declared.values)
              for name in ("label", "detail") if name in table}
     return AnswerSpec(declared.name, tuple(params), **words), declared.reads
@@ -368,11 +380,11 @@ def _template(table: Mapping, name: str, key: str, values: tuple[str, ...]) -> s
     return text
 
 
-def _challenge(table: object, key: str, step_code: str | None) -> Challenge:
+def _challenge(table: object, key: str, step_code: str | None, earlier: Mapping[str, str]) -> Challenge:
     _known(table, key, {"id", "title", "prompt", "start", "answer", "check"},
            {"id", "title", "prompt", "answer", "check"})
-    start = _code(table["start"], f"{key}.start") if "start" in table else step_code or seed_source()
-    answer = _code(table["answer"], f"{key}.answer")
+    start = _code(table["start"], f"{key}.start", earlier) if "start" in table else step_code or seed_source()
+    answer = _code(table["answer"], f"{key}.answer", earlier)
     try:
         check = parse_check(table["check"], reference=answer)
     except FactError as bad:
