@@ -66,9 +66,9 @@ def lesson_picker() -> Lesson | None:
     names = shipped()
     own = st.session_state.get(OWN_LESSON)
     choices = [*names, OWN]
+    st.session_state.setdefault(START_LESSON, names[0])  # ours, until another is picked or handed
     picked = st.selectbox(
-        "Lesson", choices, key=START_LESSON, index=choices.index(OWN) if own is not None else 0,
-        format_func=lambda name: _title(name, own),
+        "Lesson", choices, key=START_LESSON, format_func=lambda name: _title(name, own),
         help="The steps the class follows on the Lesson page, with their questions and challenges.")
     if picked != OWN:
         return shipped_lesson(picked)
