@@ -27,15 +27,6 @@ TRANSFORMER = "transformer-block"
 EDITOR = "lesson_editor"
 
 
-@pytest.fixture(autouse=True)
-def memory_class(monkeypatch):
-    """A class started here lives in this process (one process: `make run`)."""
-    monkeypatch.delenv("STOCKDEMO_REDIS_URL", raising=False)
-    class_session.class_room.clear()
-    yield
-    class_session.class_room.clear()
-
-
 def author(lesson: str = TRANSFORMER) -> AppTest:
     """The page opened on a link to one of our lessons (``?lesson=transformer-block``)."""
     at = AppTest.from_file(AUTHOR, default_timeout=300)
