@@ -25,7 +25,8 @@ from stockdemo.lessons import (
     shipped,
     shipped_lesson,
 )
-from stockdemo.ui import keys
+from stockdemo.lessons.code_answers import runs_for
+from stockdemo.ui import compat, keys
 from stockdemo.ui.caches import cached_answer, cached_parse
 from stockdemo.ui.code_editor import code_editor
 from stockdemo.ui.code_run import session_runner
@@ -137,7 +138,7 @@ def step_preview(number: int, step: Step) -> None:
     """One step: its title and question, the live answer, and its challenge's trial."""
     st.markdown(f"**{number}. {step.title}**")
     st.markdown(f":material/help: {step.question}")
-    with st.spinner("Running it live…"):
+    with st.spinner("Running it live…"), runs_for(compat.session_id()):
         answer = cached_answer(step)
     figure, words = st.columns([1, 2], vertical_alignment="center")
     figure.metric(answer.label, answer.value)

@@ -14,7 +14,8 @@ from stockdemo import theme
 from stockdemo.classroom import LESSON, ClassError, Teacher, page_params, summarise
 from stockdemo.config import COUNTDOWN, COUNTDOWN_CHOICES, STEP
 from stockdemo.lessons import Lesson, Step, builtin_lesson
-from stockdemo.ui import steps
+from stockdemo.lessons.code_answers import runs_for
+from stockdemo.ui import compat, steps
 from stockdemo.ui.caches import cached_answer
 from stockdemo.ui.classmode.keys import CONSOLE_MESSAGE, countdown_key
 from stockdemo.ui.classmode.session import class_lesson, class_room, publish, say, teacher
@@ -61,7 +62,7 @@ def question_console(current: Teacher, step: int) -> bool:
         if st.button("Reveal now", key="class_reveal", icon=":material/visibility:",
                      type="primary", help="Close the answers and show the live answer, "
                                           "whoever has answered."):
-            with st.spinner("Running it live…"):
+            with st.spinner("Running it live…"), runs_for(compat.session_id()):
                 answer = cached_answer(lesson_step(step))
             try:
                 room.reveal(current, answer.label, answer.value, answer.detail)
