@@ -16,7 +16,7 @@ ui.url_messages("pages/author.py")
 
 text, lesson, refused = authoring.draft()
 authoring.sources()
-editor, preview = st.columns([5, 6], gap="medium")
+editor, preview = st.columns(2, gap="medium")
 with editor:
     authoring.editor(text, lesson, refused)
 with preview:

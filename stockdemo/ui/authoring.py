@@ -121,7 +121,9 @@ def exports(lesson: Lesson) -> None:
         st.caption("This lesson is too long for a link: download it, and open the file on the "
                    "Lesson or Class page.")
     else:
-        st.code(absolute(f"{page_url(LESSON_PAGE)}?{LESSON.name}={link}"), language=None, wrap_lines=True)
+        # One line, scrolled sideways, with its copy button: the link is long.
+        st.caption("Its link opens it on the Lesson page:")
+        st.code(absolute(f"{page_url(LESSON_PAGE)}?{LESSON.name}={link}"), language=None, wrap_lines=False)
 
 
 def preview(lesson: Lesson) -> None:
