@@ -994,6 +994,18 @@ def test_a_class_keeps_its_teachers_lesson_with_it_and_answers_by_its_questions(
     assert not room.db.keys(f"{main}*")
 
 
+def test_a_lesson_link_never_travels_to_students_with_the_teachers_page(make_classroom):
+    from stockdemo.lessons import lesson_to_link
+
+    room = make_classroom()
+    teacher = room.start(own_lesson())
+    link = lesson_to_link(own_lesson().text)
+    room.go_to(teacher, "pages/lesson.py", {"step": "2", "lesson": link})
+    state = room.poll(teacher.code, new_seat(), True)
+    assert state.params == {"step": "2"}  # the step, not the lesson (it holds the answers)
+    assert link not in repr(state.link_query("seat", False))
+
+
 def test_a_class_of_ours_keeps_no_lesson_text_and_a_lesson_past_the_bound_is_refused(make_classroom):
     from stockdemo.lessons import builtin_lesson
     from stockdemo.lessons.schema import MAX_BYTES
