@@ -99,6 +99,9 @@ def test_a_class_follows_an_uploaded_transformer_lesson_and_a_reload_keeps_code_
             see(student, "The teacher's challenge 1")
             expect(student.locator(".ce-run")).to_be_enabled(timeout=60_000)
             wait_for_text(student, mask.challenge.start)
+            # The question revealed stays on the Lesson page: the editor is on screen.
+            expect(student.locator(f"{MAIN} [class*='st-key-class_question_']")).to_have_count(0)
+            expect(student.locator(".ce-run")).to_be_in_viewport()
         inline, own_line = students
         retype_line(inline, SOFTMAX, INLINE)
         retype_line(own_line, SOFTMAX, LATER)

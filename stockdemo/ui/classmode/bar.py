@@ -196,7 +196,8 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
         rerun = rerun or (not full_run and st.session_state.get(DRAWN_BOX) != box_key(state))
-    else:
+    elif not (state.revealed and challenge.open_here(state, page)):
+        # (A question already revealed would push the challenge's editor below the fold.)
         question_box(state, code, state.question, in_bar=True)
     if challenge.open_here(state, page):
         challenge.student_box(state, code)
