@@ -9,21 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness import torch_walk as torch_side
 from harness.challenge_programs import LOOP, LOOP_HEAD, OUT, RETURN, RUN, SEED, STEP, edit, script
-from harness.torch_walk import (
-    DATA_NEEDS_GRAD,
-    by_seed,
-    data_joins,
-    data_takers,
-    draws,
-    every_step_weighted,
-    here,
-    loop_steps,
-    rnn_steps,
-    signature,
-    walk,
-    walk_from,
-)
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.graph.recorder import ops_by_type
 from stockdemo.lessons import parse_check
@@ -33,10 +20,10 @@ from stockdemo.lessons.variants import with_longer_sequences
 from stockdemo.sandbox import run_code
 
 DETACH, ATTENTION = apply(EDITS["detach"]), apply(EDITS["attention"])
-NO_GRAD = edit(SEED, (RUN, "with torch.no_grad():\n    " + RUN))
+NO_GRAD = edit(SEED, (RUN, "with torch_side.no_grad():\n    " + RUN))
 SYNTAX = edit(SEED, (RETURN, "        return self.fc(out[:, -1, :]\n"))
 PLUS_ONE = edit(SEED, (OUT, OUT + "        out = out + 1.0\n"))
-ONES = edit(SEED, (OUT, OUT + "        out = out + torch.ones(1, 1, 1)\n"))
+ONES = edit(SEED, (OUT, OUT + "        out = out + torch_side.ones(1, 1, 1)\n"))
 MEAN = edit(SEED, (OUT, OUT + "        out = out + x.mean(dim=2, keepdim=True)\n"))
 FLIPPED = edit(SEED, (OUT, OUT + "        out = out + x.flip(1)[:, :, :1]\n"))
 BEFORE_RNN = edit(SEED, (OUT, "        x = x + x[:, :, :1]\n" + OUT))
@@ -50,10 +37,10 @@ BOTH_BRANCHES = edit(SEED, (RETURN, "        last = out[:, -1, :]\n        if la
                                     "            last = last * 3\n        return self.fc(last)\n"))
 UNSQUEEZED = edit(SEED, (RUN, "predictions = model(input_data).unsqueeze(0)\n"))
 GATE = edit(SEED, (RETURN, "        last = out[:, -1, :]\n"
-                           "        return self.fc(last * torch.softmax(last, dim=1))\n"))
+                           "        return self.fc(last * torch_side.softmax(last, dim=1))\n"))
 FC = "        self.fc = nn.Linear(hidden_dim, output_dim)\n"
 SCORES = edit(SEED, (FC, FC + "        self.score = nn.Linear(hidden_dim, 1)\n"),
-              (RETURN, "        w = torch.softmax(self.score(out), dim=1)\n"
+              (RETURN, "        w = torch_side.softmax(self.score(out), dim=1)\n"
                        "        return self.fc((w * out).sum(dim=1))\n"))
 PRINT_BEFORE = edit(LOOP, (STEP, "            print('step', t)\n" + STEP))
 HALF_LOOP = edit(LOOP, (LOOP_HEAD, "        for t in range(2, x.shape[1]):\n"))
@@ -74,7 +61,7 @@ CASES: list[tuple[dict, bool, str, str]] = [
     ({"fact": "op", "op": "Addmm", "after": "Softmax"}, True, "learned scores", SCORES),
     ({"fact": "op", "op": "Addmm", "after": "Softmax"}, False, "seed", SEED),
     ({"fact": "op", "op": "Addmm", "after": "Softmax"}, False, "a softmax gate after the head", edit(
-        SEED, (RETURN, "        return torch.softmax(self.fc(out[:, -1, :]), dim=0)\n"))),
+        SEED, (RETURN, "        return torch_side.softmax(self.fc(out[:, -1, :]), dim=0)\n"))),
     ({"fact": "op", "op": "Add", "data": True}, True, "skip", apply(EDITS["skip"])),
     ({"fact": "op", "op": "Add", "data": True}, True, "the mean of the features", MEAN),
     ({"fact": "op", "op": "Add", "data": True}, True, "the input flipped in time", FLIPPED),
@@ -120,7 +107,7 @@ CASES: list[tuple[dict, bool, str, str]] = [
     ({"fact": "grows", "op": "Tanh"}, False, "an LSTM, fused", LSTM),
     ({"fact": "changes_with_data", "what": "Relu"}, True, "if on the data", apply(EDITS["if"])),
     ({"fact": "changes_with_data", "what": "Relu"}, True, "relu in the loop", edit(
-        LOOP, (STEP, STEP + "            if h.mean() > 0:\n                h = torch.relu(h)\n"))),
+        LOOP, (STEP, STEP + "            if h.mean() > 0:\n                h = torch_side.relu(h)\n"))),
     ({"fact": "changes_with_data", "what": "Relu"}, False, "seed", SEED),
     ({"fact": "changes_with_data", "what": "Relu"}, False, "both branches, no relu", BOTH_BRANCHES),
     ({"fact": "changes_with_data", "what": "graph"}, True, "if on the data", apply(EDITS["if"])),
@@ -139,24 +126,26 @@ def torch_fact(table: dict, source: str) -> bool:
     fact = table["fact"]
     if fact == "changes_with_data":
         what = table["what"]
-        measure = {"graph": signature, "steps": lambda r: max(loop_steps(r), rnn_steps(r))}.get(
+        measure = {"graph": torch_side.signature,
+                   "steps": lambda r: max(torch_side.loop_steps(r), torch_side.rnn_steps(r))}.get(
             what, lambda r: sum(ops_by_type(r.predictions).get(n, 0) for n in op_names(what)))
-        return by_seed(source, measure)
-    ran = here(DATA_NEEDS_GRAD + source)
-    if not draws(ran):
+        return torch_side.by_seed(source, measure)
+    ran = torch_side.here(torch_side.DATA_NEEDS_GRAD + source)
+    if not torch_side.draws(ran):
         return False
     ops = ops_by_type(ran.predictions)
     names = op_names(table["op"]) if "op" in table else frozenset()
     count = sum(ops.get(n, 0) for n in names)
-    steps = data_takers(ran)
+    steps = torch_side.data_takers(ran)
     if fact == "draws":
         return True
     if fact == "op" and table.get("data"):
-        return any(data_joins(ran, n, after_recurrent=False) for n in names)
+        return any(torch_side.data_joins(ran, n, after_recurrent=False) for n in names)
     if fact == "op" and "after" in table:
         after = op_names(table["after"])
-        return any(type(fn).__name__ in names and any(type(b).__name__ in after for b in walk_from(fn) - {fn})
-                   for fn in walk(ran.predictions))
+        return any(type(fn).__name__ in names
+                   and any(type(b).__name__ in after for b in torch_side.walk_from(fn) - {fn})
+                   for fn in torch_side.walk(ran.predictions))
     if fact == "op":
         return count > 0
     if fact == "count":
@@ -169,14 +158,16 @@ def torch_fact(table: dict, source: str) -> bool:
     if fact == "one_step_at_a_time":
         return bool(steps) and all(len(s) == 1 for s in steps) and len(set().union(*steps)) > 1
     if fact == "weighs_steps":
-        return every_step_weighted(here(source))
+        return torch_side.every_step_weighted(torch_side.here(source))
     if fact == "output_shape":
         return list(ran.predictions.shape) == table["shape"]
     if fact == "reference_shape":
-        return signature(here(source)) == signature(here(DETACH))
+        return torch_side.signature(torch_side.here(source)) == torch_side.signature(torch_side.here(DETACH))
     if fact == "grows":
-        longer = here(with_longer_sequences(source))
-        return draws(longer) and sum(ops_by_type(longer.predictions).get(n, 0) for n in names) > count
+        longer = torch_side.here(with_longer_sequences(source))
+        drew = torch_side.draws(longer)
+        grown = sum(ops_by_type(longer.predictions).get(n, 0) for n in names) if drew else 0
+        return grown > count
     if fact == "prints_every_step":
         return ran.prints >= len(set().union(*steps)) > 1
     raise AssertionError(fact)
@@ -199,4 +190,5 @@ def test_the_facts_verdict_is_the_programs_and_torchs_own_walk_agrees(table, hol
     assert bool(verdict.reason) != holds and verdict.sentence == leaves(check.test)[0].sentence()
     assert torch_fact(table, source) == holds
     negated = parse_check({"not": table}, reference=DETACH).verdict(source, run_code)
-    assert negated.passes == (not holds) or not draws(here(source))  # a run without a graph fails both
+    drew = torch_side.draws(torch_side.here(source))
+    assert negated.passes == (not holds) or not drew  # a run without a graph fails both

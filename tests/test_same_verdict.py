@@ -10,13 +10,12 @@ the recurrent part, taking the data, its count), each path, each output shape, e
 
 from __future__ import annotations
 
-import random
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness.challenge_programs import CASES, LOOP, LOOP_HEAD, OUT, SEED, STEP, edit
+from harness.challenge_programs import CASES, LOOP, LOOP_HEAD, OUT, SEED, STEP, edit, shuffled
 from harness.helpers import ROOT
 from stockdemo.classroom.challenges import CHALLENGES, shape_key
 from stockdemo.code.edits import EDITS, apply
@@ -95,15 +94,6 @@ def test_the_detach_challenge_passes_the_no_grad_and_in_place_solutions_as_it_pa
     check = CHALLENGES["detach"].check
     for source in (apply(EDITS["detach"]), NO_GRAD_DETACH, IN_PLACE_DETACH):
         assert check.verdict(source, run_code, first=runs[source]).passes
-
-
-def shuffled(record: dict, seed: int) -> dict:
-    order = list(range(len(record["nodes"])))
-    random.Random(seed).shuffle(order)
-    where = {old: new for new, old in enumerate(order)}
-    return {**record, "nodes": [record["nodes"][old] for old in order],
-            "edges": [[where[s], where[d]] for s, d in reversed(record["edges"])],
-            "inputs": [{**i, "to": [where[d] for d in i["to"]]} for i in record.get("inputs", ())]}
 
 
 def test_a_verdict_does_not_depend_on_the_order_of_the_records_nodes(runs):
