@@ -230,6 +230,16 @@ def test_a_link_opens_a_shipped_lesson_by_name_and_its_steps_answer_from_its_fil
     assert at.query_params["lesson"] == "transformer-block"
 
 
+def test_the_picker_opens_another_shipped_lesson_at_its_first_step_and_puts_it_in_the_link():
+    at = fresh()
+    at.query_params["step"] = "4"
+    at.run()
+    at.selectbox(key="lesson_picker").select("training-loop").run()
+    lesson = shipped_lesson("training-loop")
+    assert not at.exception and at.header[0].value == f"1. {lesson.steps[0].title}"
+    assert at.query_params["lesson"] == "training-loop" and at.query_params["step"] == "1"
+
+
 def test_every_refused_lesson_link_says_its_line_and_key_and_the_page_shows_ours():
     """A link carrying each bad lesson file: the page says why, at which line and key, and goes on
     with the built-in lesson; after all of them, a good link still opens its lesson."""
