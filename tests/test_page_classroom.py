@@ -551,9 +551,9 @@ def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less
 
 
 def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_one_else():
-    from stockdemo.lesson import LOOP_WRITTEN_OUT, STEPS
+    from stockdemo.lesson import STEPS
 
-    number = next(i for i, s in enumerate(STEPS, start=1) if s.settings is LOOP_WRITTEN_OUT)
+    number, step = next((i, s) for i, s in enumerate(STEPS, start=1) if s.challenge is not None)
     _, teacher = start_class()
     room = class_session.class_room()
     alone = app(LESSON, step=str(number)).run()  # not in a class: the step asks the room itself
@@ -568,4 +568,4 @@ def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_on
     assert room.open_challenge(teacher.code) is None
     desk.button(key="lesson_ask").click().run()  # then on to Your code, where the gallery fills
     asked = room.open_challenge(teacher.code)
-    assert asked is not None and asked.id == "detach" and asked.start == LOOP_WRITTEN_OUT.source
+    assert asked is not None and asked.id == "detach" and asked.start == step.challenge.start

@@ -50,7 +50,7 @@ def question_console(current: Teacher, step: int) -> bool:
                      type="primary", help="Close the answers and show the live answer, "
                                           "whoever has answered."):
             with st.spinner("Running it live…"):
-                answer = cached_answer(step)
+                answer = cached_answer(lesson.STEPS[step - 1])
             try:
                 room.reveal(current, answer.label, answer.value, answer.detail)
             except ClassError as error:
