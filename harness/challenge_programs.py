@@ -3,10 +3,13 @@
 Variations a class really writes: the fix on other lines, with other names, a partial fix, an
 unrelated change, an error. ``PROGRAMS`` maps a challenge (a ready-made edit's name,
 ``"grows"`` for the seed's first claim, ``"prompt"``) to ``(label, passes, source)``;
-``CASES`` flattens it. Shared by the checks' tests and the same-graph-same-verdict test.
+``CASES`` flattens it. Shared by the checks' tests and the same-graph-same-verdict test, with
+``shuffled`` (a run's record with its nodes in another order: the same graph).
 """
 
 from __future__ import annotations
+
+import random
 
 from stockdemo.classroom.challenges import PROMPT
 from stockdemo.code.edits import EDITS, apply, seed_source
@@ -298,3 +301,13 @@ PROGRAMS: dict[str, list[tuple[str, bool, str]]] = {
 }
 CASES = [(name, label, source, passes) for name, programs in PROGRAMS.items()
          for label, passes, source in programs]
+
+
+def shuffled(record: dict, seed: int) -> dict:
+    """``record`` with its nodes in another order and its edges reversed: the same graph."""
+    order = list(range(len(record["nodes"])))
+    random.Random(seed).shuffle(order)
+    where = {old: new for new, old in enumerate(order)}
+    return {**record, "nodes": [record["nodes"][old] for old in order],
+            "edges": [[where[s], where[d]] for s, d in reversed(record["edges"])],
+            "inputs": [{**i, "to": [where[d] for d in i["to"]]} for i in record.get("inputs", ())]}

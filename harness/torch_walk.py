@@ -173,27 +173,30 @@ def data_leaves(ran: Here) -> dict[int, torch.Tensor]:
             and t.requires_grad and t.dim() == 3 and not name.startswith("_")}
 
 
-def data_joins(ran: Here, op: str = "AddBackward0") -> bool:
-    """An ``op`` node, a recurrent output behind it, one of whose inputs is computed from the data
-    alone (no parameter, no recurrent output behind that input)."""
+def data_joins(ran: Here, op: str = "AddBackward0", after_recurrent: bool = True) -> bool:
+    """An ``op`` node (a recurrent output behind it, with ``after_recurrent``) one of whose inputs
+    is computed from the data alone (no parameter, no recurrent output behind that input), and a
+    parameter behind it: with the data needing no gradient, the node is in the graph then only."""
     data, recurrent = data_leaves(ran), recurrent_fns(ran)
 
-    def data_alone(fn) -> bool:
-        behind = walk_from(fn)
-        leaves = [getattr(f, "variable", None) for f in behind if type(f).__name__ == "AccumulateGrad"]
-        return bool(leaves) and all(id(v) in data for v in leaves) and not behind & recurrent
+    def leaves(fn) -> list:
+        return [f.variable for f in walk_from(fn) if type(f).__name__ == "AccumulateGrad"]
 
-    return any(type(fn).__name__ == op and walk_from(fn) & recurrent
+    def data_alone(fn) -> bool:
+        found = leaves(fn)
+        return bool(found) and all(id(v) in data for v in found) and not walk_from(fn) & recurrent
+
+    return any(type(fn).__name__ == op and (not after_recurrent or walk_from(fn) & recurrent)
+               and any(id(v) not in data for v in leaves(fn))
                and any(nxt is not None and data_alone(nxt) for nxt, _ in fn.next_functions)
                for fn in walk(ran.predictions))
 
 
-def data_steps(ran: Here) -> set[int]:
-    """Torch's own walk: the time steps (dimension 1) of the data that ``predictions``' graph
-    reaches, read from the node that takes each data leaf (a Select or Slice on dimension 1
-    takes its steps; anything else, all of them)."""
+def data_takers(ran: Here) -> list[set[int]]:
+    """Torch's own walk: for each node that takes a data leaf, the time steps (dimension 1) it
+    takes: a Select or Slice on dimension 1 takes its steps; anything else, all of them."""
     data = data_leaves(ran)
-    steps: set[int] = set()
+    taken: list[set[int]] = []
     for fn in walk(ran.predictions):
         for nxt, _ in fn.next_functions:
             if type(nxt).__name__ != "AccumulateGrad" or id(nxt.variable) not in data:
@@ -201,12 +204,18 @@ def data_steps(ran: Here) -> set[int]:
             every = range(nxt.variable.shape[1])
             name = type(fn).__name__
             if name == "SelectBackward0" and fn._saved_dim == 1:
-                steps.add(every[(fn._saved_index + 2**63) % 2**64 - 2**63])  # saved unsigned: -1 is 2**64 - 1
+                index = (fn._saved_index + 2**63) % 2**64 - 2**63  # saved unsigned: -1 is 2**64 - 1
+                taken.append({every[index]})
             elif name == "SliceBackward0" and fn._saved_dim == 1:
-                steps |= set(every[fn._saved_start:fn._saved_end:fn._saved_step])
+                taken.append(set(every[fn._saved_start:fn._saved_end:fn._saved_step]))
             else:
-                steps |= set(every)
-    return steps
+                taken.append(set(every))
+    return taken
+
+
+def data_steps(ran: Here) -> set[int]:
+    """The data's time steps ``predictions``' graph reaches (``data_takers``, together)."""
+    return set().union(*data_takers(ran))
 
 
 def every_step_weighted(ran: Here) -> bool:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
+from stockdemo.lessons import Lesson, LessonError, parse_lesson
 from stockdemo.lessons.checks import Verdict
 from stockdemo.lessons.steps import Challenge
 from stockdemo.sandbox.protocol import CodeRun
 
 Runner = Callable[[str], CodeRun]  # source -> its run: stockdemo.sandbox.run_code, as a session's
+MAX_READ = 32  # texts whose reading is kept: the drafts of the authors writing now
 
 REFERENCE_FAILS = "This check fails the reference answer: {reason}"
 START_PASSES = ("This check passes the starting code: a student who changes nothing passes it. "
@@ -46,6 +49,16 @@ class Trial:
         if self.start.passes:
             said.append(START_PASSES)
         return tuple(said)
+
+
+@lru_cache(maxsize=MAX_READ)
+def read_lesson(text: str) -> tuple[Lesson | None, LessonError | None]:
+    """A lesson's text as its author wrote it -> (the lesson, None), or (None, why it was
+    refused). Read once per text for every session (a lesson is frozen). Never raises."""
+    try:
+        return parse_lesson(text), None
+    except LessonError as err:
+        return None, err
 
 
 def try_challenge(challenge: Challenge, run: Runner) -> Trial:

@@ -10,13 +10,24 @@ made to need a gradient): the verdict must agree with it. The programs are
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness.challenge_programs import CASES, INPUT, LOOP, OUT, PROGRAMS, RETURN, RNN_INIT, SEED, STEP, edit
+from harness.challenge_programs import (
+    CASES,
+    INPUT,
+    LOOP,
+    OUT,
+    PROGRAMS,
+    RETURN,
+    RNN_INIT,
+    SEED,
+    STEP,
+    edit,
+    shuffled,
+)
 from harness.torch_walk import (
     DATA_NEEDS_GRAD,
     by_seed,
@@ -195,16 +206,6 @@ def test_another_length_another_detach_or_a_skip_has_another_key():
         SEED, edit(SEED, (INPUT, "input_data = torch.randn(10, 6, 3)")), LOOP, apply(EDITS["detach"]),
         apply(EDITS["skip"]), apply(EDITS["attention"]), apply(EDITS["inplace"]))]
     assert len(set(keys)) == len(keys)
-
-
-def shuffled(record: dict, seed: int) -> dict:
-    """``record`` with its nodes in another order and its edges reversed: the same graph."""
-    order = list(range(len(record["nodes"])))
-    random.Random(seed).shuffle(order)
-    where = {old: new for new, old in enumerate(order)}
-    return {**record, "nodes": [record["nodes"][old] for old in order],
-            "edges": [[where[s], where[d]] for s, d in reversed(record["edges"])],
-            "inputs": [{**i, "to": [where[d] for d in i["to"]]} for i in record.get("inputs", ())]}
 
 
 def test_the_key_ignores_the_order_of_the_records_nodes():

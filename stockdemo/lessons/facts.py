@@ -26,7 +26,8 @@ import torch
 
 from stockdemo.lessons.record import Structure
 
-FUSED_OPS = frozenset(n for n in dir(torch._C._functions) if not n.startswith("_"))
+TORCH_OPS = frozenset(n for n in dir(torch._C._functions) if not n.startswith("_"))  # autograd's own nodes
+CUSTOM_OP = re.compile(r"[A-Za-z_][A-Za-z0-9_]*Backward")  # a torch.autograd.Function Cube: CubeBackward
 MAX_STEP = 10_000  # |step| a path fact may name
 MAX_COUNT = 100_000
 MAX_SHAPE_DIMS = 8
@@ -118,16 +119,17 @@ class Outcome:
 
 
 def op_names(name: object, key: str = "op") -> frozenset[str]:
-    """An op as a teacher writes it ("Softmax", "SoftmaxBackward0", "CopySlices") -> autograd's
-    names for it. Raises FactError if it names no op torch records."""
+    """An op as a teacher writes it ("Softmax", "SoftmaxBackward0", "CopySlices", a custom
+    Function's "CubeBackward") -> autograd's names for it. Raises FactError if it names no op
+    torch records."""
     if not isinstance(name, str) or not name or len(name) > 80:
         raise FactError(key, "expected the name of an autograd op, such as AddBackward0 or Softmax")
-    if name in FUSED_OPS:
+    if name in TORCH_OPS or CUSTOM_OP.fullmatch(name):
         return frozenset({name})
-    found = frozenset(n for n in FUSED_OPS if re.fullmatch(rf"{re.escape(name)}Backward\d*", n))
+    found = frozenset(n for n in TORCH_OPS if re.fullmatch(rf"{re.escape(name)}Backward\d*", n))
     if found:
         return found
-    near = difflib.get_close_matches(name, FUSED_OPS, n=1)
+    near = difflib.get_close_matches(name, TORCH_OPS, n=1)
     hint = f" (did you mean {near[0]}?)" if near else ""
     raise FactError(key, f"{name!r} is not an op autograd records{hint}")
 

@@ -91,7 +91,7 @@ class KeyLines:
             if isinstance(part, int):
                 continue
             index = parts[k + 1] if k + 1 < len(parts) and isinstance(parts[k + 1], int) else None
-            hits = [i for i in range(start, end) if self.found[i].path[-1:] == (part,)]
+            hits = [i for i in range(start, end) if part in self.found[i].path]  # q in q.low = 3
             arrays = [i for i in hits if self.found[i].array]
             if index is not None and arrays:
                 pool, at, skip = arrays, index, 0

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from stockdemo.code.link import pack, unpack
 from stockdemo.config import LESSON
 from stockdemo.lessons.files import shipped, shipped_lesson
@@ -15,6 +17,7 @@ from stockdemo.lessons.schema import MAX_BYTES, LessonError, parse_lesson
 from stockdemo.lessons.steps import Lesson
 
 MAX_LINK_CHARS = LESSON.max_len
+MAX_OPENED = 32  # links whose lesson is kept parsed
 
 WORDS: dict[str, str] = {
     "too long": "The link's lesson is longer than {limit:,} characters: the built-in lesson is shown.",
@@ -35,9 +38,12 @@ def lesson_from_link(raw: object) -> tuple[str | None, str | None]:
     return (text or None), message
 
 
-def open_lesson(raw: object) -> tuple[Lesson | None, str | None]:
+@lru_cache(maxsize=MAX_OPENED)
+def open_lesson(raw: str) -> tuple[Lesson | None, str | None]:
     """A link's ``?lesson=``: a shipped lesson's name (``transformer-block``), or a lesson's text
-    as ``lesson_to_link`` packs it -> (the lesson, None) or (None, why not). Never raises."""
+    as ``lesson_to_link`` packs it -> (the lesson, None) or (None, why not). Never raises.
+
+    Parsed once per text for every session (a lesson is frozen: read it, never change it)."""
     if isinstance(raw, str) and raw in shipped():
         return shipped_lesson(raw), None
     text, message = lesson_from_link(raw)

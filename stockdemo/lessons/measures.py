@@ -106,6 +106,14 @@ class AnswerSpec:
         """Run the measure now on ``settings`` and word its answer."""
         declared = MEASURES[self.measure]
         reading = declared.compute(settings, **dict(self.params))
-        label = (self.label or declared.label).format_map(reading.values)
-        detail = reading.said or (self.detail or declared.detail).format_map(reading.values)
+        values = _Known(reading.values)
+        label = (self.label or declared.label).format_map(values)
+        detail = reading.said or (self.detail or declared.detail).format_map(values)
         return Answer(label, reading.value, detail)
+
+
+class _Known(dict):
+    """A reading's values; one a run could not give (it stopped) reads "?"."""
+
+    def __missing__(self, name: str) -> str:
+        return "?"

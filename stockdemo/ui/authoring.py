@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from stockdemo.authoring import Trial, try_challenge
+from stockdemo.authoring import Trial, read_lesson, try_challenge
 from stockdemo.config import LESSON
 from stockdemo.lessons import (
     Lesson,
@@ -27,7 +27,7 @@ from stockdemo.lessons import (
 )
 from stockdemo.lessons.code_answers import runs_for
 from stockdemo.ui import compat, keys
-from stockdemo.ui.caches import cached_answer, cached_parse
+from stockdemo.ui.caches import cached_answer
 from stockdemo.ui.code_editor import code_editor
 from stockdemo.ui.code_run import session_runner
 from stockdemo.ui.routes import ROOT, absolute, page_url
@@ -50,7 +50,7 @@ def draft() -> tuple[str, Lesson | None, LessonError | None]:
             st.warning(message, icon=":material/link_off:")
         _show((linked or builtin_lesson()).text)
     text = st.session_state[keys.AUTHOR_TEXT]
-    lesson, refused = cached_parse(text)
+    lesson, refused = read_lesson(text)
     return text, lesson, refused
 
 

@@ -33,7 +33,7 @@ from stockdemo.graph.recorder import CODE_FILE
 from stockdemo.lab import figures as lab_figures
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.steps import layout
-from stockdemo.lessons import Answer, Lesson, LessonError, Step, open_lesson, parse_lesson
+from stockdemo.lessons import Answer, Step
 from stockdemo.live import inspection
 from stockdemo.live.run import RunResult, run, size_sweep
 from stockdemo.render.dot import Rendering, render_dot
@@ -419,26 +419,8 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Pi
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_answer(step: Step) -> Answer:
-    """A lesson step's live answer. Its settings and measure are fixed (the step is frozen and
-    is its own key), so the answer is the same for all."""
+    """A lesson step's live answer: the step is frozen (its own key), so the answer is the same for all."""
     return step.reveal()
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def cached_parse(text: str) -> tuple[Lesson | None, LessonError | None]:
-    """A lesson's text as written (the authoring page's editor) -> (the lesson, None) or
-    (None, why it was refused); parsed once per text for every session."""
-    try:
-        return parse_lesson(text), None
-    except LessonError as err:
-        return None, err
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def cached_lesson(raw: str) -> tuple[Lesson | None, str | None]:
-    """A lesson from a link's ``?lesson=`` (``lessons.open_lesson``), parsed once per text for
-    every session: read it, never change it (it is frozen)."""
-    return open_lesson(raw)
 
 
 @held(max_entries=32)

@@ -18,12 +18,12 @@ from stockdemo.lessons import (
     LessonError,
     builtin_lesson,
     lesson_to_link,
+    open_lesson,
     parse_lesson,
     shipped,
     shipped_lesson,
 )
 from stockdemo.ui import hooks, keys
-from stockdemo.ui.caches import cached_lesson
 
 REFUSED = "This lesson file was refused: {error}."
 
@@ -51,7 +51,7 @@ def _linked() -> Lesson | None:
     raw = st.query_params.get(LESSON.name)
     if not raw:
         return None
-    lesson, message = cached_lesson(raw)
+    lesson, message = open_lesson(raw)
     if lesson is None:
         st.warning(message, icon=":material/link_off:")
     return lesson
