@@ -74,5 +74,4 @@ CODE_TAKEN = "code:taken"  # the link's (or the teacher's) code last taken into 
 CODE_PREVIOUS = "code:previous"  # the previous run's node ids, hashed: what this run added is ringed
 CODE_UNROLL = "code:unroll"  # (the code, its folds drawn unrolled, the folds a click may unroll)
 CODE_EDIT = "code_edit"  # the ready-made edits' picker
-CODE_FILM = "code_film"  # the graph of the run's film on screen (an index), while the code is the same
-CODE_FILM_OF = "code:film_of"  # the code the film's choice belongs to: new code shows its last graph
+CODE_FILM_OF = "code:film_of"  # the code the film's stepper belongs to: new code shows its last graph
