@@ -52,9 +52,10 @@ class Trial:
 
 
 @lru_cache(maxsize=MAX_READ)
-def read_lesson(text: str) -> tuple[Lesson | None, LessonError | None]:
-    """A lesson's text as its author wrote it -> (the lesson, None), or (None, why it was
-    refused). Read once per text for every session (a lesson is frozen). Never raises."""
+def read_lesson(text: str | bytes) -> tuple[Lesson | None, LessonError | None]:
+    """A lesson's text as its author wrote it (or a file's bytes) -> (the lesson, None), or
+    (None, why it was refused). Read once per text for every session (a lesson is frozen).
+    Never raises."""
     try:
         return parse_lesson(text), None
     except LessonError as err:

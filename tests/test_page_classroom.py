@@ -592,3 +592,25 @@ def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_on
     asked = room.open_challenge(teacher.code)
     assert asked is not None and asked.id == f"lesson:{step.challenge.id}"
     assert asked.start == step.challenge.start
+
+
+def test_a_class_starts_with_a_lessons_link_and_a_refused_one_says_its_line_and_key():
+    from stockdemo.lessons import LessonError, lesson_to_link, parse_lesson, shipped_lesson
+
+    lesson = shipped_lesson("training-loop")
+    bad = lesson.text.replace("[[steps]]", '[[steps]]\ncolour = "blue"', 1)
+    with pytest.raises(LessonError) as refused:
+        parse_lesson(bad)
+    at = app(CLASS_PAGE).run()
+    at.selectbox(key="class_start_lesson").select("own").run()
+    assert at.button(key="class_start").disabled  # no lesson of one's own yet
+    at.text_input(key="class_lesson_link").input(f"https://host/lesson?lesson={lesson_to_link(bad)}").run()
+    assert [e.value for e in at.error] == [f"This lesson was refused: {refused.value}."]
+    assert f"line {refused.value.line}, {refused.value.key}" in at.error[0].value
+    at.text_input(key="class_lesson_link").input(
+        f"https://host/lesson?lesson={lesson_to_link(lesson.text)}&step=2").run()
+    assert not at.error and any(f"{lesson.title}: {len(lesson.steps)} steps" in c.value for c in at.caption)
+    at.button(key="class_start").click().run()
+    teacher = at.session_state["class_teacher"]
+    room = class_session.class_room()
+    assert room.lesson(teacher.code, room.poll(teacher.code, None, False).lesson).digest == lesson.digest

@@ -24,10 +24,9 @@ from stockdemo.ui.classmode import bar, challenge, follow, gallery, join, questi
 from stockdemo.ui.classmode.console import teacher_console
 from stockdemo.ui.classmode.join import join_box, student_code
 from stockdemo.ui.classmode.session import leave, teacher
-from stockdemo.ui.classmode.start import start_box, teach
+from stockdemo.ui.classmode.start import start_box
 
-__all__ = ["join_box", "leave", "register", "start_box", "student_code", "teach", "teacher",
-           "teacher_console"]
+__all__ = ["join_box", "leave", "register", "start_box", "student_code", "teacher", "teacher_console"]
 
 
 # Each hook class mode answers, with its listener.

@@ -4,7 +4,7 @@ taking one back with its key after a reload.
 A lesson of the teacher's own is untrusted text, parsed here (``lessons.parse_lesson``: a
 refusal names the line and the key) and kept with the class in its store; students read it
 from there, never from a link. The authoring page hands the lesson written on it here
-(``teach``).
+(``keys.LESSON_TO_TEACH``).
 """
 
 from __future__ import annotations
@@ -13,15 +13,17 @@ from urllib.parse import parse_qs, urlsplit
 
 import streamlit as st
 
+from stockdemo.authoring import read_lesson
 from stockdemo.classroom import ClassError, Teacher
 from stockdemo.config import LESSON, parse_class_code
-from stockdemo.lessons import Lesson, LessonError, open_lesson, parse_lesson, shipped, shipped_lesson
+from stockdemo.lessons import Lesson, lesson_from_link, shipped, shipped_lesson
 from stockdemo.ui.classmode.keys import OWN_LESSON, OWN_REFUSED, PUBLISHED, START_LESSON, TEACHER
 from stockdemo.ui.classmode.session import class_room, leave, say
 from stockdemo.ui.keys import LESSON_TO_TEACH
 
 OWN = "own"  # the picker's choice for a lesson of the teacher's own
 REFUSED = "This lesson was refused: {error}."
+UNREADABLE = "This link holds no lesson that can be read: it may have been cut short or changed."
 
 
 def start_box() -> None:
@@ -62,7 +64,7 @@ def lesson_picker() -> Lesson | None:
     """The lesson the class will follow: one we ship, or the teacher's own (a file, a link, or
     the one written on the authoring page) -> it, or None while the teacher's own is missing."""
     if (handed := st.session_state.pop(LESSON_TO_TEACH, None)) is not None:
-        teach(handed)  # from the authoring page
+        _own(handed)  # from the authoring page
     names = shipped()
     own = st.session_state.get(OWN_LESSON)
     choices = [*names, OWN]
@@ -90,8 +92,9 @@ def _title(name: str, own: Lesson | None) -> str:
     return "Your own lesson: a file or a link" if own is None else f"Your own: {own.title}"
 
 
-def teach(lesson: Lesson) -> None:
-    """A lesson from elsewhere in this tab (the authoring page) is the one the next class follows."""
+def _own(lesson: Lesson) -> None:
+    """A lesson of the teacher's own (a file, a link, the authoring page) is the one the next
+    class follows."""
     st.session_state[OWN_LESSON] = lesson
     st.session_state[START_LESSON] = OWN
     st.session_state.pop(OWN_REFUSED, None)
@@ -100,13 +103,27 @@ def teach(lesson: Lesson) -> None:
 def _take_upload() -> None:
     upload = st.session_state.get("class_lesson_upload")
     if upload is not None:
-        _take(*_parsed(upload.getvalue()))
+        _read(upload.getvalue())
 
 
 def _take_link() -> None:
-    raw = (st.session_state.get("class_lesson_link") or "").strip()
-    if raw:
-        _take(*open_lesson(link_value(raw)))
+    """A lesson's link pasted: one we ship by its name, or a lesson packed in it."""
+    value = link_value((st.session_state.get("class_lesson_link") or "").strip())
+    if not value:
+        return
+    if value in shipped():
+        _own(shipped_lesson(value))
+        return
+    text, _ = lesson_from_link(value)
+    if text is None:
+        _take(None, UNREADABLE)
+    else:
+        _read(text)
+
+
+def _read(text: str | bytes) -> None:
+    lesson, refused = read_lesson(text)
+    _take(lesson, None if refused is None else REFUSED.format(error=refused))
 
 
 def link_value(raw: str) -> str:
@@ -115,17 +132,10 @@ def link_value(raw: str) -> str:
     return found[-1] if found else raw
 
 
-def _parsed(text: bytes) -> tuple[Lesson | None, str | None]:
-    try:
-        return parse_lesson(text), None
-    except LessonError as err:
-        return None, REFUSED.format(error=err)
-
-
 def _take(lesson: Lesson | None, refusal: str | None) -> None:
     """A teacher's lesson read, or why it was refused (said under the picker)."""
     if lesson is None:
         st.session_state[OWN_REFUSED] = refusal
         st.session_state.pop(OWN_LESSON, None)
     else:
-        teach(lesson)
+        _own(lesson)
