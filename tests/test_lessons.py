@@ -149,3 +149,13 @@ def test_a_keys_line_is_found_in_headers_dotted_keys_inline_tables_and_after_mul
     keys = ("id", "steps[0].id", "steps[0].question.low", "steps[1].q.low", "steps[1].check.all[1].not.fact",
             "steps[1].nothing")
     assert [lines.line_of(k) for k in keys] == [1, 3, 9, 11, 13, 10]
+
+
+def test_docs_lesson_md_shows_every_measure_and_every_fact_with_an_example():
+    from stockdemo.lessons.checks import FACTS
+    from stockdemo.lessons.measures import MEASURES
+
+    text = (ROOT / "docs" / "lesson.md").read_text(encoding="utf-8")
+    assert all(f"| `{name}` |" in text for name in MEASURES)
+    assert all(re.search(rf'\| `{name}`[^|]*\| `\{{ fact = "{name}"', text) for name in FACTS)
+    assert all(f"lessons/{name}.toml" in text for name in shipped())

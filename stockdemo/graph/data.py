@@ -103,8 +103,10 @@ class DataNotes:
     def computed(self, func: object, args: tuple, kwargs: dict | None, out: object) -> None:
         """A call that made no node: if it read data and nothing that needs a gradient, what it
         returned is data too."""
-        if func in _FACTORIES or len(self._derived) >= MAX_DERIVED and not self._forget_freed():
-            return
+        made = [t for t in (out if isinstance(out, (tuple, list)) else (out,))
+                if type(t) is torch.Tensor and not t.requires_grad]
+        if not made or func in _FACTORIES or len(self._derived) >= MAX_DERIVED and not self._forget_freed():
+            return  # most such calls return no tensor: a size, a number, a string
         sources: set[Source] = set()
         taken: set[int] = set()
         for t in _tensors(args, kwargs):
@@ -117,11 +119,10 @@ class DataNotes:
             return
         if len(sources) > MAX_SOURCES:
             sources = {(storage, None) for storage, _ in sources}
-        for t in out if isinstance(out, (tuple, list)) else (out,):
-            if type(t) is torch.Tensor and not t.requires_grad:
-                storage = storage_of(t)
-                if storage and storage not in taken:
-                    self._derived[storage] = (StorageWeakRef(t.untyped_storage()), frozenset(sources))
+        for t in made:
+            storage = storage_of(t)
+            if storage and storage not in taken:
+                self._derived[storage] = (StorageWeakRef(t.untyped_storage()), frozenset(sources))
 
     def _forget_freed(self) -> bool:
         """Drop the derived tensors already freed -> whether there is room again."""

@@ -157,6 +157,7 @@ class Fact:
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
 class Draws(Fact):
     key = "draws"
 
@@ -229,6 +230,7 @@ class Path(Fact):
                                 for e in ask.graph.timed_entries()))
 
 
+@dataclass(frozen=True)
 class OneStepAtATime(Fact):
     key = "one_step_at_a_time"
 
@@ -274,6 +276,7 @@ class OutputShape(Fact):
         return self.outcome(found == self.shape, found=found)
 
 
+@dataclass(frozen=True)
 class ReferenceShape(Fact):
     key = "reference_shape"  # the reference answer runs once per check: the student's code does not
 

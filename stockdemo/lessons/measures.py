@@ -51,8 +51,7 @@ class Param:
     low: int = 0
     high: int = 0
     choices: tuple[str, ...] = ()
-    default: object = None  # None: the measure decides (e.g. one step shorter than the run)
-    required: bool = False
+    required: bool = False  # else, left out, the measure decides (e.g. one step shorter than the run)
 
 
 @dataclass(frozen=True)

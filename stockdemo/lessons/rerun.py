@@ -102,6 +102,7 @@ class ChangesWithData(Fact):
         return self.outcome(False, tries=len(SEEDS) + 1, found=mine)
 
 
+@dataclass(frozen=True)
 class PrintsEveryStep(Fact):
     key = "prints_every_step"
     runs_again = True
