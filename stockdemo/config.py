@@ -278,8 +278,11 @@ COMPARE_PRESETS: tuple[tuple[str, str, dict[str, str], dict[str, str]], ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", "Lesson step", 1, 1, 10, 1,
+STEP = IntKnob("step", "Lesson step", 1, 1, 20, 1,
                "The lesson's experiment on screen; Back and Next move it.")
+# A lesson of the teacher's own in the Lesson page's link, compressed (stockdemo/lessons/link.py
+# reads it, bounded; stockdemo/lessons/schema.py parses it).
+LESSON = TextKnob("lesson", "Lesson", "A lesson file, compressed.", max_len=16_000)
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
 NODE = TextKnob("node", "Node",
                 "A node of the run's graph, by id (L0.t4/Tanh0) or as the node picker shows it.")
@@ -292,7 +295,8 @@ PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "pages/train.py": TRAIN_KNOBS,
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
-    "pages/lesson.py": (STEP,),
+    "pages/lesson.py": (STEP, LESSON),
+    "pages/author.py": (LESSON,),  # the lesson its editor opens on
     "pages/classroom.py": (),  # its class code is parsed by parse_class_code below
 }
 

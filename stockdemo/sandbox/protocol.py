@@ -46,8 +46,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from stockdemo.graph.data import MAX_INPUTS
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.graph.recorder import MAX_INPUTS
 from stockdemo.sandbox.limits import SPEC, Limits
 
 MAX_RESULT_BYTES = 32 * 2**20
@@ -174,14 +174,30 @@ def check_inputs(raw: object, n: int) -> list[dict]:
     checked fields: a name is a Python identifier, as the script's own names are."""
     inputs = []
     for item in _list(raw, MAX_INPUTS, "inputs"):
-        if not isinstance(item, dict) or set(item) != {"name", "shape", "to"}:
-            raise BadResult("graph input: expected name, shape, to")
+        if not isinstance(item, dict) or not {"name", "shape", "to"} <= set(item) <= {"name", "shape", "to",
+                                                                                       "steps"}:
+            raise BadResult("graph input: expected name, shape, to, steps")
         name = _str(item["name"], MAX_NAME, "input name")
         if not name.isidentifier():
             raise BadResult("graph input: a name is an identifier")
-        inputs.append({"name": name, "shape": _shape(item["shape"], "input shape", none=False),
-                       "to": [_int(i, 0, n - 1, "input node") for i in _list(item["to"], n, "input nodes")]})
+        shape = _shape(item["shape"], "input shape", none=False)
+        checked = {"name": name, "shape": shape,
+                   "to": [_int(i, 0, n - 1, "input node") for i in _list(item["to"], n, "input nodes")]}
+        if "steps" in item:
+            checked["steps"] = _steps(item["steps"], len(checked["to"]), shape)
+        inputs.append(checked)
     return inputs
+
+
+def _steps(raw: object, n: int, shape: list[int]) -> list[list[list[int]]]:
+    """The time steps each entry of an input took: inclusive ranges within its dimension 1."""
+    if len(shape) < 3:
+        raise BadResult("graph input steps: only data with a time axis has steps")
+    last = shape[1] - 1
+    steps = [[_exactly(r, 2, "input step range") for r in _list(per_node, shape[1], "input steps")]
+             for per_node in _exactly(raw, n, "input steps")]
+    return [[[_int(a, 0, last, "input step"), _int(b, 0, last, "input step")] for a, b in per_node]
+            for per_node in steps]
 
 
 def check_graphs(raw: object, graph: dict | None, max_nodes: int) -> list[dict]:

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
 
-from stockdemo import figures, heap, host, lab, lesson
+from stockdemo import figures, heap, host, lab
 from stockdemo import static_graphs as static
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
@@ -33,6 +33,7 @@ from stockdemo.graph.recorder import CODE_FILE
 from stockdemo.lab import figures as lab_figures
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.steps import layout
+from stockdemo.lessons import Answer, Step
 from stockdemo.live import inspection
 from stockdemo.live.run import RunResult, run, size_sweep
 from stockdemo.render.dot import Rendering, render_dot
@@ -416,10 +417,10 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Pi
     return tuple((run, layout(run.graph, "auto", max_nodes=None)) for run in static.early_stop_eager(config))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_answer(number: int) -> lesson.Answer:
-    """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
-    return lesson.STEPS[number - 1].reveal()
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_answer(step: Step) -> Answer:
+    """A lesson step's live answer: the step is frozen (its own key), so the answer is the same for all."""
+    return step.reveal()
 
 
 @held(max_entries=32)
