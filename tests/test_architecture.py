@@ -23,8 +23,8 @@ UI = "stockdemo.ui"
 # of its own stage and of the stages below it. Names are stockdemo's folders and top-level
 # modules; "__init__" is the package's facade (``stockdemo.run``, ``stockdemo.show``).
 CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation: knobs, looks, the host, the model, the settings",
-     ("knobs", "theme", "heap", "host", "model", "cells", "config", "zoo")),
+    ("foundation: knobs, looks, the host and its caches' budget, the model, the settings",
+     ("knobs", "theme", "heap", "host", "lru", "model", "cells", "config", "zoo")),
     ("graph: the record of a run, its ids and its diff", ("graph",)),
     ("live: one run of the model", ("live",)),
     ("train: prices, windows, training and its workers", ("train",)),
