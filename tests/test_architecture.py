@@ -1,12 +1,13 @@
-"""The import contract of ``stockdemo/``: the core's stages in order, then ``ui/``'s own layers.
+"""The contract of the code: ``stockdemo/``'s stages in order, then ``ui/``'s own layers; no import
+circle in Python or in the components' JavaScript; no hand-written module over 450 lines.
 
 Each module of the package belongs to one stage (CORE_LAYERS, by its folder or its name at
 the top) and imports only its own stage and those below; inside ``ui/`` the same holds for
 its layers (LAYERS).
 
-Read from the source (``tests/import_graph.py``, ``ast``): an import inside a function or
-under ``if TYPE_CHECKING`` counts as much as one at the top. docs/architecture.md draws
-the layers and says where each kind of change goes.
+Read from the source (``harness/import_graph.py``: ``ast`` for Python, the ``import`` lines of
+``frontend/*/src``): an import inside a function or under ``if TYPE_CHECKING`` counts as much
+as one at the top. docs/architecture.md draws the layers and says where each kind of change goes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.import_graph import ROOT, cycles, graph, imports, modules
+from harness.helpers import ROOT
+from harness.import_graph import cycles, graph, hand_written, imports, js_graph, lines_of, modules
 
 UI = "stockdemo.ui"
 # The core, bottom first: what happens to a run, stage by stage. A module may import modules
@@ -140,8 +142,52 @@ def test_the_stage_check_sees_an_upward_import_in_the_core(tmp_path):
 
 def test_no_import_circle_anywhere_in_stockdemo():
     found = cycles(graph())
-    assert not found, "import circles (python -m tests.import_graph): " + "; ".join(
+    assert not found, "import circles (python -m harness.import_graph): " + "; ".join(
         " -> ".join(part) for part in found)
+
+
+def test_no_import_circle_in_the_javascript_of_frontend():
+    found = cycles(js_graph())
+    assert not found, "import circles in frontend/*/src (python -m harness.import_graph): " + "; ".join(
+        " -> ".join(part) for part in found)
+
+
+def test_the_javascript_circle_check_sees_a_circle_through_three_modules(tmp_path):
+    """Broken on purpose: a.js -> b.js -> c.js -> a.js, one import written over two lines, one a
+    re-export; a package import and a stylesheet are not modules of ours."""
+    src = tmp_path / "frontend" / "view" / "src"
+    src.mkdir(parents=True)
+    (src / "a.js").write_text('import { select } from "d3-selection";\nimport {\n  b,\n} from "./b.js";\n')
+    (src / "b.js").write_text('import "./style.css";\nexport { c } from "./c.js";\n')
+    (src / "c.js").write_text('// import nothing from "./d.js" in a comment\nimport a from "./a.js";\n')
+    assert cycles(js_graph(tmp_path)) == [[f"frontend/view/src/{n}.js" for n in "abca"]]
+
+
+MAX_LINES = 450
+
+
+def oversized(root=ROOT) -> list[str]:
+    """Every hand-written module (Python or JavaScript) over MAX_LINES, as 'path: N lines'."""
+    return [f"{path.relative_to(root).as_posix()}: {n} lines" for path in hand_written(root)
+            if (n := lines_of(path)) > MAX_LINES]
+
+
+def test_no_hand_written_module_is_over_450_lines_python_or_javascript():
+    found = oversized()
+    assert not found, (f"modules over {MAX_LINES} lines (split each into read, decide, draw):\n"
+                       + "\n".join(found))
+
+
+def test_the_size_check_sees_a_451_line_module_and_leaves_a_built_bundle_alone(tmp_path):
+    for path, lines in {"stockdemo/graph/long.py": 451, "stockdemo/graph/ok.py": 450,
+                        "frontend/view/src/long.js": 451, "pages/long.py": 451}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x = 1\n" * lines)
+    (tmp_path / "static").mkdir()
+    banner = "/* built from frontend/view by `npm run build`.\n   Do not edit: change frontend/view/src. */\n"
+    (tmp_path / "static" / "view.js").write_text(banner + "x = 1;\n" * 500)
+    assert oversized(tmp_path) == ["frontend/view/src/long.js: 451 lines", "pages/long.py: 451 lines",
+                                   "stockdemo/graph/long.py: 451 lines"]
 
 
 def test_the_core_never_imports_streamlit_nor_the_ui():
