@@ -237,3 +237,74 @@ def test_the_layer_check_sees_an_upward_import_inside_a_function(tmp_path):
     found = imports("stockdemo.ui.keys", package / "keys.py", set(modules(tmp_path)))
     assert found == [("stockdemo.ui.frame", 2)]
     assert layer_of("stockdemo.ui.frame") > layer_of("stockdemo.ui.keys")
+
+
+# What tests share lives in harness/: a test imports neither a benchmark nor another test module
+# (conftest files hold the fixtures, pytest's way), harness imports neither, and one ROOT is
+# defined, harness/helpers.py's. tests/corpus and tests/hostile are learners' programs, not modules.
+PROGRAMS = ("tests/corpus/", "tests/hostile/")
+THE_ROOT = "harness/helpers.py"
+
+
+def _sources(root, *folders: str) -> list:
+    return [p for folder in folders for p in sorted((root / folder).rglob("*.py"))
+            if not p.relative_to(root).as_posix().startswith(PROGRAMS)]
+
+
+def stray_imports(root=ROOT) -> list[str]:
+    """Every import in tests/ or harness/ of bench/ or of tests/ (a relative one included), and in
+    bench/ of tests/, as 'file:line: imports module'."""
+    benches = {p.stem for p in (root / "bench").glob("*.py")}
+    found = []
+    for path in _sources(root, "tests", "harness", "bench"):
+        where = path.relative_to(root).as_posix()
+        banned = {"tests"} if where.startswith("bench/") else {"tests", "bench", *benches}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = ["." * node.level + (node.module or "")]
+            else:
+                continue
+            found += [f"{where}:{node.lineno}: imports {n}" for n in names
+                      if n.startswith(".") or n.split(".")[0] in banned]
+    return sorted(found)
+
+
+def own_roots(root=ROOT) -> list[str]:
+    """Every ``ROOT = ...`` in tests/, harness/ and bench/ but harness/helpers.py's, as 'file:line'."""
+    found = []
+    for path in _sources(root, "tests", "harness", "bench"):
+        where = path.relative_to(root).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, ast.AnnAssign) else []
+            if where != THE_ROOT and any(isinstance(t, ast.Name) and t.id == "ROOT" for t in targets):
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_no_test_imports_a_benchmark_or_another_test_module():
+    found = stray_imports()
+    assert not found, "move what is shared to harness/ (fixtures: a conftest.py):\n" + "\n".join(found)
+
+
+def test_one_root_harness_helpers_root():
+    found = own_roots()
+    assert not found, "import ROOT from harness.helpers instead of defining it:\n" + "\n".join(found)
+
+
+def test_the_shared_code_checks_see_a_test_importing_a_bench_a_test_and_its_own_root(tmp_path):
+    files = {"bench/load.py": "ROOT = 1\n", "harness/helpers.py": "ROOT = 2\n",
+             "tests/test_a.py": "import os\nfrom tests.test_b import helper\n",
+             "tests/browser/test_c.py": "def f():\n    import load\n",
+             "tests/test_d.py": "from .conftest import ROOT\nROOT = 3\n",
+             "tests/corpus/t01.py": "import tests\n", "harness/x.py": "from bench.load import Session\n"}
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert stray_imports(tmp_path) == ["harness/x.py:1: imports bench.load",
+                                       "tests/browser/test_c.py:2: imports load",
+                                       "tests/test_a.py:2: imports tests.test_b",
+                                       "tests/test_d.py:1: imports .conftest"]
+    assert own_roots(tmp_path) == ["tests/test_d.py:2", "bench/load.py:1"]
