@@ -1,4 +1,4 @@
-"""code_graph: any run's autograd graph, each node on the caller's line and loop iteration."""
+"""graph/recorder.py: any run's autograd graph, each node on the caller's line and loop iteration."""
 
 import linecache
 from collections import Counter
