@@ -19,9 +19,8 @@ from playwright.sync_api import expect
 
 from harness.axe import TAGS, axe_source, frame_css_applied
 from harness.class_drive import MAIN, go, in_full_view, join_by_link, on_screen, see, start_class
-from harness.drive import SHOTS, wait_for_run
+from harness.drive import SHOTS, VIEW, wait_for_run
 from harness.editor import pick, retype_line, run_with_keys, text_in_editor, wait_for_text
-from harness.graph_view import VIEW
 from harness.helpers import running_server
 from harness.redis_server import RedisServer
 from stockdemo.classroom import new_seat, open_classroom

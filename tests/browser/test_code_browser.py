@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from harness.autograd import ops_by_type
 from harness.class_drive import go, join_by_link, start_class
-from harness.drive import SHOTS, wait_for_run
+from harness.drive import SHOTS, VIEW, wait_for_run
 from harness.editor import (
     editor_line,
     figure,
@@ -31,7 +31,6 @@ from harness.editor import (
     text_in_editor,
     wait_for_text,
 )
-from harness.graph_view import VIEW
 from harness.learners import LONG_LOOP, here
 from stockdemo.code.link import code_to_link
 from stockdemo.graph.ids import graph_of_record
