@@ -2,7 +2,8 @@
 
 For tests that check a verdict against torch itself: the program's names, its error, its last
 forward's module calls and its prints (``here``), and facts computed from the real tensors by a
-walk of ``grad_fn.next_functions`` (``walk``), forward hooks on the modules, and, with the
+walk of ``grad_fn.next_functions`` (``harness.autograd.grad_fns``), forward hooks on the modules,
+and, with the
 script's data made to need a gradient (``DATA_NEEDS_GRAD``), which of its time steps torch's
 graph reaches (``data_steps``) and where the data joins alone (``data_joins``).
 """
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from stockdemo.graph.recorder import ops_by_type
+from harness.autograd import grad_fns, ops_by_type
 from stockdemo.lessons.rerun import SEEDS
 from stockdemo.lessons.variants import with_seed
 
@@ -94,22 +95,6 @@ def here(source: str) -> Here:
     return Here(namespace, error, calls, prints[0])
 
 
-def walk(output: torch.Tensor) -> set:
-    """Every autograd node behind ``output``: torch's own ``next_functions``."""
-    return walk_from(output.grad_fn)
-
-
-def walk_from(fn) -> set:
-    """``fn`` and every autograd node behind it."""
-    seen, todo = set(), [fn]
-    while todo:
-        f = todo.pop()
-        if f is not None and f not in seen:
-            seen.add(f)
-            todo.extend(nxt for nxt, _ in f.next_functions)
-    return seen
-
-
 def first_tensor(output: object) -> torch.Tensor:
     return output[0] if isinstance(output, tuple) else output
 
@@ -124,13 +109,13 @@ def step_calls(ran: Here) -> dict[nn.Module, list[torch.Tensor]]:
 
 def loop_steps(ran: Here) -> int:
     """How many of a looped module's calls reach ``predictions`` (the learner's steps)."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     return max((sum(o.grad_fn in behind for o in outs) for outs in step_calls(ran).values()), default=0)
 
 
 def rnn_steps(ran: Here) -> int:
     """nn.RNN's time steps behind ``predictions``: its input's length, if its output is used."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     return max((args[0].shape[1] for module, args, output in ran.calls
                 if isinstance(module, nn.RNNBase) and first_tensor(output).grad_fn in behind), default=0)
 
@@ -156,7 +141,7 @@ def by_seed(source: str, fact) -> bool:
 
 def signature(ran: Here) -> tuple:
     """The graph's ops by type and its number of edges, from torch's walk."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     edges = sum(nxt is not None for fn in behind for nxt, _ in fn.next_functions)
     return tuple(sorted(ops_by_type(ran.predictions).items())), edges
 
@@ -180,16 +165,16 @@ def data_joins(ran: Here, op: str = "AddBackward0", after_recurrent: bool = True
     data, recurrent = data_leaves(ran), recurrent_fns(ran)
 
     def leaves(fn) -> list:
-        return [f.variable for f in walk_from(fn) if type(f).__name__ == "AccumulateGrad"]
+        return [f.variable for f in grad_fns(fn) if type(f).__name__ == "AccumulateGrad"]
 
     def data_alone(fn) -> bool:
         found = leaves(fn)
-        return bool(found) and all(id(v) in data for v in found) and not walk_from(fn) & recurrent
+        return bool(found) and all(id(v) in data for v in found) and not grad_fns(fn) & recurrent
 
-    return any(type(fn).__name__ == op and (not after_recurrent or walk_from(fn) & recurrent)
+    return any(type(fn).__name__ == op and (not after_recurrent or grad_fns(fn) & recurrent)
                and any(id(v) not in data for v in leaves(fn))
                and any(nxt is not None and data_alone(nxt) for nxt, _ in fn.next_functions)
-               for fn in walk(ran.predictions))
+               for fn in grad_fns(ran.predictions))
 
 
 def data_takers(ran: Here) -> list[set[int]]:
@@ -197,7 +182,7 @@ def data_takers(ran: Here) -> list[set[int]]:
     takes: a Select or Slice on dimension 1 takes its steps; anything else, all of them."""
     data = data_leaves(ran)
     taken: list[set[int]] = []
-    for fn in walk(ran.predictions):
+    for fn in grad_fns(ran.predictions):
         for nxt, _ in fn.next_functions:
             if type(nxt).__name__ != "AccumulateGrad" or id(nxt.variable) not in data:
                 continue
@@ -224,7 +209,7 @@ def every_step_weighted(ran: Here) -> bool:
         return False
     for module, _, output in ran.calls:
         out = first_tensor(output)
-        if isinstance(module, nn.RNNBase) and out.grad_fn in walk(ran.predictions):
+        if isinstance(module, nn.RNNBase) and out.grad_fn in grad_fns(ran.predictions):
             (grad,) = torch.autograd.grad(ran.predictions.sum(), out, retain_graph=True, allow_unused=True)
             if grad is not None and all(grad[:, t].abs().sum() > 0 for t in range(out.shape[1])):
                 return True

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from harness.autograd import ops_by_type
 from harness.challenge_programs import (
     CASES,
     INPUT,
@@ -51,7 +52,6 @@ from stockdemo.classroom.challenges import (
     shape_key,
 )
 from stockdemo.code.edits import EDITS, apply
-from stockdemo.graph.recorder import ops_by_type
 from stockdemo.lessons.variants import with_longer_sequences
 from stockdemo.sandbox import run_code
 

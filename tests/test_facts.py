@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from harness import torch_walk as torch_side
+from harness.autograd import grad_fns, ops_by_type
 from harness.challenge_programs import LOOP, LOOP_HEAD, OUT, RETURN, RUN, SEED, STEP, edit, script
 from stockdemo.code.edits import EDITS, apply
-from stockdemo.graph.recorder import ops_by_type
 from stockdemo.lessons import parse_check
 from stockdemo.lessons.checks import leaves
 from stockdemo.lessons.facts import op_names
@@ -144,8 +144,8 @@ def torch_fact(table: dict, source: str) -> bool:
     if fact == "op" and "after" in table:
         after = op_names(table["after"])
         return any(type(fn).__name__ in names
-                   and any(type(b).__name__ in after for b in torch_side.walk_from(fn) - {fn})
-                   for fn in torch_side.walk(ran.predictions))
+                   and any(type(b).__name__ in after for b in grad_fns(fn) - {fn})
+                   for fn in grad_fns(ran.predictions))
     if fact == "op":
         return count > 0
     if fact == "count":

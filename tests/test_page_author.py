@@ -14,12 +14,12 @@ from collections import Counter
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import graph_sent, send_from_view, view_element
-from harness.torch_walk import here, walk
+from harness.autograd import ops_by_type
+from harness.helpers import ROOT, graph_sent, send_from_view, view_element
+from harness.torch_walk import here
 from stockdemo.authoring import REFERENCE_FAILS, START_PASSES
 from stockdemo.lessons import LessonError, lesson_from_link, parse_lesson, shipped_lesson
 from stockdemo.ui.classmode import session as class_session
-from tests.conftest import ROOT
 
 AUTHOR = str(ROOT / "pages" / "author.py")
 LESSON_PAGE = str(ROOT / "pages" / "lesson.py")
@@ -48,7 +48,7 @@ def ops_here(source: str) -> Counter:
     """The program run here: torch's own autograd nodes behind its predictions, by type."""
     ran = here(source)
     assert ran.error is None, ran.error
-    return Counter(type(fn).__name__ for fn in walk(ran.predictions))
+    return Counter(ops_by_type(ran.predictions))
 
 
 def test_each_step_of_the_transformer_lesson_shows_its_live_answer_and_each_check_its_trial():

@@ -17,12 +17,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.autograd import grad_fns
+from harness.class_drive import MAIN, join_by_link, see
 from harness.drive import SHOTS, wait_for_run
-from harness.torch_walk import here, walk
+from harness.editor import retype_line, run_with_keys, text_in_editor, wait_for_text
+from harness.torch_walk import here
 from stockdemo.lessons import shipped_lesson
 from stockdemo.lessons.files import lesson_files
-from tests.browser.class_drive import MAIN, join_by_link, see
-from tests.browser.test_code_browser import retype_line, run_with_keys, text_in_editor, wait_for_text
 
 pytestmark = pytest.mark.browser
 
@@ -80,8 +81,8 @@ def test_a_class_follows_an_uploaded_transformer_lesson_and_a_reload_keeps_code_
         teacher.get_by_role("button", name="Open answers").click()
         see(teacher, "connected have answered")
         # torch's own walk: the mask's nodes, one MaskedFill per head.
-        gained = (len(walk(here(mask.challenge.answer).predictions))
-                  - len(walk(here(mask.challenge.start).predictions)))
+        gained = (len(grad_fns(here(mask.challenge.answer).predictions))
+                  - len(grad_fns(here(mask.challenge.start).predictions)))
         for student, guess in zip(students, (gained, gained + 1), strict=True):
             answer_number(student, guess)
         see(teacher, re.compile(r"2\D+of\D+2\D+connected have answered"))
