@@ -271,7 +271,8 @@ def cached_experiment(name: str, config: lab.LabConfig
 
 
 class _NotKept(Exception):
-    """A run that says nothing of the code (the pool full or down): returned, not cached."""
+    """A run that says nothing of the code alone (the pool full or down, or stopped by the wall
+    clock, which a busy box reaches first): returned, not cached."""
 
     def __init__(self, run: CodeRun) -> None:
         super().__init__(run.message)
@@ -282,7 +283,7 @@ class _NotKept(Exception):
 def _code_run(source: str, *, who: str | None = None,
               on_wait: Callable[[int], None] | None = None) -> CodeRun:
     run = run_code(source, who=who, on_wait=on_wait)
-    if run.status in ("refused", "unavailable"):
+    if run.status in ("refused", "unavailable") or (run.error is not None and run.error.limit == "wall_s"):
         raise _NotKept(run)
     return run
 
