@@ -296,6 +296,7 @@ PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
     "pages/lesson.py": (STEP, LESSON),
+    "pages/author.py": (LESSON,),  # the lesson its editor opens on
     "pages/classroom.py": (),  # its class code is parsed by parse_class_code below
 }
 
@@ -370,6 +371,11 @@ PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
 # 20,000 characters of Python (the sandbox's bound) compress well under 12,000.
 CODE = TextKnob("code", "Your code", "The code of the last run, compressed.", max_len=12_000)
 PAGE_KNOBS["pages/code.py"] = (CODE,)
+# Which graph of a training loop's film the stage draws (0: the first backward()'s): drawn
+# in the stage's strip like the Playground's T, bounded by the run's own film (``variant``).
+FILM = IntKnob("film", "Graph", 0, 0, 0, 1,
+               "Each graph is the one autograd recorded up to that backward(), which then freed it; "
+               "the next iteration recorded a new one.")
 # The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
 # class follows it (stockdemo/classroom/state.py checks the title against the Lab's experiments).
 LAB_TAB = TextKnob("lab", "Experiment", "The Lab's open experiment, by its title.", max_len=40)

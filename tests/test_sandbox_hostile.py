@@ -163,7 +163,7 @@ def check(run: dict, expect: Expect, elapsed: float, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def warm_pool():
-    run = run_code(SEED_CODE)  # the pool's warm parent starts here, not in the first timed run
+    run = run_code(SEED_CODE)  # the fork server starts here, not in the first timed run
     assert run.ok, run.message
 
 

@@ -8,6 +8,9 @@ Counts are the page's own: ``graph_of_record``'s nodes, the input and output inc
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,6 +25,8 @@ from stockdemo.sandbox import run_code
 from stockdemo.sandbox.protocol import CodeRun
 
 MAX_PRINTED = 80  # characters of a printed line an answer shows
+# The session whose answer this is, for the sandbox's fair queue (None: a caller of its own).
+_WHO: ContextVar[str | None] = ContextVar("lesson_runs_for", default=None)
 
 WORDS: dict[str, str] = {
     "unavailable": "The sandbox that runs learners' code could not run it on this server ({message}): open "
@@ -57,10 +62,21 @@ class _Stopped(Exception):
         self.said = said
 
 
+@contextmanager
+def runs_for(who: str | None) -> Iterator[None]:
+    """Answers revealed in this block run their code in the sandbox's queue as ``who``'s (a
+    session: a teacher previewing a lesson waits their turn with the class)."""
+    token = _WHO.set(who)
+    try:
+        yield
+    finally:
+        _WHO.reset(token)
+
+
 def _ran(source: str, graph: bool = True) -> CodeRun:
     """``source`` run in the sandbox; raises _Stopped when it fails (or draws no graph, if
     ``graph``)."""
-    ran = run_code(source)
+    ran = run_code(source, who=_WHO.get())
     if not ran.ok:
         key = "unavailable" if ran.error is not None and ran.error.kind == "unavailable" else "stopped"
         raise _Stopped(WORDS[key].format(message=ran.message or ran.status))

@@ -512,7 +512,7 @@ def test_a_training_loop_shows_its_five_graphs_and_steps_through_each_as_torch_w
         run_with_keys(page)
         words = page.get_by_text("This run built 5 graphs, each freed by its backward()").first
         expect(words).to_be_visible(timeout=60_000)
-        stepper = page.locator("[data-testid='stSlider']")
+        stepper = page.locator(f"{VIEW} [data-knob='film']")  # the stage's own, as the Playground's T
         thumb = stepper.locator("input[type='range']")
         expect(thumb).to_have_value("5")  # the last: the graph of predictions, made before the loop
         for i in reversed(range(5)):
