@@ -20,10 +20,10 @@ from stockdemo.lessons.variants import with_longer_sequences
 from stockdemo.sandbox import run_code
 
 DETACH, ATTENTION = apply(EDITS["detach"]), apply(EDITS["attention"])
-NO_GRAD = edit(SEED, (RUN, "with torch_side.no_grad():\n    " + RUN))
+NO_GRAD = edit(SEED, (RUN, "with torch.no_grad():\n    " + RUN))
 SYNTAX = edit(SEED, (RETURN, "        return self.fc(out[:, -1, :]\n"))
 PLUS_ONE = edit(SEED, (OUT, OUT + "        out = out + 1.0\n"))
-ONES = edit(SEED, (OUT, OUT + "        out = out + torch_side.ones(1, 1, 1)\n"))
+ONES = edit(SEED, (OUT, OUT + "        out = out + torch.ones(1, 1, 1)\n"))
 MEAN = edit(SEED, (OUT, OUT + "        out = out + x.mean(dim=2, keepdim=True)\n"))
 FLIPPED = edit(SEED, (OUT, OUT + "        out = out + x.flip(1)[:, :, :1]\n"))
 BEFORE_RNN = edit(SEED, (OUT, "        x = x + x[:, :, :1]\n" + OUT))
@@ -37,10 +37,10 @@ BOTH_BRANCHES = edit(SEED, (RETURN, "        last = out[:, -1, :]\n        if la
                                     "            last = last * 3\n        return self.fc(last)\n"))
 UNSQUEEZED = edit(SEED, (RUN, "predictions = model(input_data).unsqueeze(0)\n"))
 GATE = edit(SEED, (RETURN, "        last = out[:, -1, :]\n"
-                           "        return self.fc(last * torch_side.softmax(last, dim=1))\n"))
+                           "        return self.fc(last * torch.softmax(last, dim=1))\n"))
 FC = "        self.fc = nn.Linear(hidden_dim, output_dim)\n"
 SCORES = edit(SEED, (FC, FC + "        self.score = nn.Linear(hidden_dim, 1)\n"),
-              (RETURN, "        w = torch_side.softmax(self.score(out), dim=1)\n"
+              (RETURN, "        w = torch.softmax(self.score(out), dim=1)\n"
                        "        return self.fc((w * out).sum(dim=1))\n"))
 PRINT_BEFORE = edit(LOOP, (STEP, "            print('step', t)\n" + STEP))
 HALF_LOOP = edit(LOOP, (LOOP_HEAD, "        for t in range(2, x.shape[1]):\n"))
@@ -61,7 +61,7 @@ CASES: list[tuple[dict, bool, str, str]] = [
     ({"fact": "op", "op": "Addmm", "after": "Softmax"}, True, "learned scores", SCORES),
     ({"fact": "op", "op": "Addmm", "after": "Softmax"}, False, "seed", SEED),
     ({"fact": "op", "op": "Addmm", "after": "Softmax"}, False, "a softmax gate after the head", edit(
-        SEED, (RETURN, "        return torch_side.softmax(self.fc(out[:, -1, :]), dim=0)\n"))),
+        SEED, (RETURN, "        return torch.softmax(self.fc(out[:, -1, :]), dim=0)\n"))),
     ({"fact": "op", "op": "Add", "data": True}, True, "skip", apply(EDITS["skip"])),
     ({"fact": "op", "op": "Add", "data": True}, True, "the mean of the features", MEAN),
     ({"fact": "op", "op": "Add", "data": True}, True, "the input flipped in time", FLIPPED),
@@ -107,7 +107,7 @@ CASES: list[tuple[dict, bool, str, str]] = [
     ({"fact": "grows", "op": "Tanh"}, False, "an LSTM, fused", LSTM),
     ({"fact": "changes_with_data", "what": "Relu"}, True, "if on the data", apply(EDITS["if"])),
     ({"fact": "changes_with_data", "what": "Relu"}, True, "relu in the loop", edit(
-        LOOP, (STEP, STEP + "            if h.mean() > 0:\n                h = torch_side.relu(h)\n"))),
+        LOOP, (STEP, STEP + "            if h.mean() > 0:\n                h = torch.relu(h)\n"))),
     ({"fact": "changes_with_data", "what": "Relu"}, False, "seed", SEED),
     ({"fact": "changes_with_data", "what": "Relu"}, False, "both branches, no relu", BOTH_BRANCHES),
     ({"fact": "changes_with_data", "what": "graph"}, True, "if on the data", apply(EDITS["if"])),
