@@ -63,7 +63,8 @@ def test_a_run_the_wall_clock_stopped_is_not_kept_but_a_finished_one_is(cold, mo
 
     def fake_run_code(source, **_):
         calls.append(source)
-        stopped = CodeError("limit", "WallClockLimit", "stopped", None, "wall_s") if "sleep" in source else None
+        slept = "sleep" in source
+        stopped = CodeError("limit", "WallClockLimit", "stopped", None, "wall_s") if slept else None
         return CodeRun(Limits(), error=stopped)
 
     monkeypatch.setattr(caches, "run_code", fake_run_code)
