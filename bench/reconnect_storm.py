@@ -2,7 +2,7 @@
 learner is back on the teacher's step.
 
     python bench/reconnect_storm.py [--learners 300] [--open-rate 5] [--rounds 3] [--give-up 120]
-                                    [--client-limits on|off] [--teacher-stays]
+                                    [--client-limits on|off] [--teacher-stays] [--profile FILE]
 
 Starts ``deploy/serve.py`` (``make serve``: two replicas behind HAProxy with
 deploy/haproxy.cfg's default limits, and redis) on free loopback ports. Every
@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import class_load  # noqa: E402  bench/class_load.py: a class member read as a browser reads it
+from load import profile_start, profile_stop  # noqa: E402  py-spy on the first replica
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus  # noqa: E402
 
@@ -120,6 +121,18 @@ class Attempt:
     pings_refused: list[str] = field(default_factory=list)  # statuses of the failed pings before it
 
 
+@dataclass
+class Trip:
+    """One student's way back from one cut, kept once the round is over."""
+
+    cut_at: float
+    up_at: float  # its websocket open again
+    back_at: float | None  # on the teacher's step (None: lost)
+    resumed: bool  # the session it had, not a new one
+    attempts: list[Attempt]
+    story: str = ""  # a lost one's: its runs since the cut, for the report
+
+
 class Student(class_load.Member):
     """A following student's tab that, cut, reconnects as Streamlit's frontend does."""
 
@@ -154,6 +167,14 @@ class Student(class_load.Member):
 
     async def _settle(self) -> None:
         """A Lesson step has no stage to settle; the Member's loop would only wake 20 times a second."""
+
+    def trip(self) -> Trip:
+        cut = time.perf_counter() - (time.monotonic() - self.cut_at)
+        story = "" if self.back_at is not None else ", ".join(
+            f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')}"
+            for r in self.runs if r.at >= cut) or "no run"
+        return Trip(self.cut_at, self.up_at, self.back_at, self.session_id == self.first_session_id,
+                    list(self.attempts), story)
 
     def on_step(self, step: int, since: float) -> bool:
         """A run since ``since`` showed the teacher's ``step``, the bar saying it follows the teacher."""
@@ -240,7 +261,7 @@ class Student(class_load.Member):
 
 @dataclass
 class Round:
-    learners: list[Student]
+    learners: list[Trip]
     first_cut: float = 0.0
     step: int = STEP  # the teacher's step the students must land on
     load: str = ""
@@ -249,7 +270,7 @@ class Round:
     client_errors: list[str] = field(default_factory=list)
 
     @property
-    def back(self) -> list[Student]:
+    def back(self) -> list[Trip]:
         return [s for s in self.learners if s.back_at is not None]
 
     def last_back_s(self) -> float:
@@ -302,7 +323,7 @@ async def storm(target: sessions.Target, teacher: class_load.Member, students: l
     Back means on the step the teacher goes to: one who returns before the teacher's move
     is back once the move has reached them too."""
     now = int(teacher.query.get("step", STEP))
-    result = Round(students, step=now if args.teacher_stays else now % 9 + 1)  # 9: then step 1
+    result = Round([], step=now if args.teacher_stays else now % 9 + 1)  # 9: then step 1
     rng = random.Random(args.seed + k)
     cpu0 = target.cpu_s()
     result.first_cut = time.monotonic()
@@ -325,6 +346,7 @@ async def storm(target: sessions.Target, teacher: class_load.Member, students: l
     jobs = [cut_and_return(at, i, s) for at, i, s in cuts] + ([] if args.teacher_stays else [teacher_moves()])
     await asyncio.wait_for(asyncio.gather(*jobs), args.give_up + 60)
     watch.cancel()
+    result.learners = [s.trip() for s in students]
     result.cpu_s = target.cpu_s() - cpu0
     result.load = sessions.load_line()
     return result
@@ -356,7 +378,7 @@ def report(r: Round) -> list[str]:
     pings = Counter(p for s in r.learners for a in s.attempts for p in a.pings_refused)
     dialog = sum(any(len(a.pings_refused) >= PING_DIALOG_AFTER for a in s.attempts) for s in r.learners)
     tries = [len(s.attempts) for s in r.learners]
-    resumed = sum(s.session_id == s.first_session_id for s in back)
+    resumed = sum(s.resumed for s in back)
     return [
         f"  back on the teacher's step ({r.step}) {len(back)} of {len(r.learners)} "
         f"(lost {len(r.learners) - len(back)}), the last {r.last_back_s():.1f} s after the first cut; "
@@ -374,6 +396,8 @@ def report(r: Round) -> list[str]:
         f"  learners who met 429 {saw['429']}, 429 after 5 s held {saw['429 held']}, 503 {saw['503']}; "
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
         f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
+        *[f"  lost: {s.attempts[-1].outcome if s.attempts else 'no attempt'}, runs since its cut: "
+          f"{s.story[:300]}" for s in r.learners if s.back_at is None][:5],
         *(f"  the client failed: {e}" for e in r.client_errors[:5]),
     ]
 
@@ -389,7 +413,10 @@ async def lecture(target: sessions.Target, args) -> list[Round]:
             await asyncio.sleep(COOL_S)
             print(f"round {k + 1} of {args.rounds}: {len(students)} students from 127.0.0.1 cut",
                   flush=True)
+            spy = profile_start(target, args.profile) if args.profile and not k else None
             rounds.append(await storm(target, teacher, students, args, k))
+            if spy is not None:
+                profile_stop(spy, args.profile, top=30)
             print("\n".join(report(rounds[-1])), flush=True)
     finally:
         for m in (teacher, *students):
@@ -409,6 +436,8 @@ def main() -> int:
                     help="HAProxy's per-address limits (off: only the replicas' own)")
     ap.add_argument("--teacher-stays", action="store_true", help="the teacher stays on the step")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", metavar="FILE", help="py-spy's raw samples of the first replica "
+                    "during the first round's storm, to FILE")
     args = ap.parse_args()
     if not 1 <= args.learners <= sessions.MAX_SESSIONS or not 1 <= args.rounds <= 10 or args.open_rate <= 0:
         ap.error(f"1-{sessions.MAX_SESSIONS} learners, 1-10 rounds, a positive open rate")
