@@ -100,6 +100,10 @@ PRIVATE = {
         lambda: 'definition_token = f"{func.__module__}.{get_object_name(func)}"'
         in inspect.getsource(fragment._make_fragment_identity)
         and "obj.__qualname__" in inspect.getsource(type_util.get_object_name),
+    "Runtime._session_mgr.get_session_info: a connected or a stored session (holds_session)":
+        lambda: "self._session_mgr = " in inspect.getsource(Runtime.__init__)
+        and "self._session_storage.get(session_id)"
+        in inspect.getsource(WebsocketSessionManager.get_session_info),
     "AppSession.register_file_watchers, gated on the option at creation only (resume_without_watchers)":
         lambda: 'config.get_option("server.fileWatcherType") != "none"'
         in inspect.getsource(AppSession.__init__)
@@ -219,6 +223,7 @@ def test_without_a_server_every_door_says_it_cannot(monkeypatch):
     assert not compat.runtime_exists()
     assert compat.session_id() is None and compat.this_fragment_run() is None
     assert compat.app_session("anyone") is None and compat.alive()("anyone")
+    assert not compat.holds_session("anyone")
     assert compat.running_page_script() is None and not compat.rerun_fragment("any")
     assert not compat.wait_until_sent(1.0)
 
@@ -259,7 +264,8 @@ def test_on_a_real_server_each_door_opens_and_a_fragment_reruns_from_a_run_and_f
     (whole,) = _seen(out, "whole")
     assert whole == {**whole, "runtime": True, "session": True, "busy": True, "address": "ClientState",
                      "this_page_listed": True, "running_page": True, "loop_running": True,
-                     "alive": True, "alive_unknown": False, "outside_fragment": True, "sent": True}
+                     "alive": True, "alive_unknown": False, "outside_fragment": True, "sent": True,
+                     "held": True, "held_unknown": False}
     assert whole["runs_in_progress"] >= 1 and whole["main_hash"] and whole["session_id"]
     (asked,) = _seen(out, "rerun_fragment")
     assert asked == {"kind": "rerun_fragment", "queued": True, "unknown": False}

@@ -4,9 +4,10 @@ The app needs a few things Streamlit offers no public API for: starting a run of
 another session from the server (class mode's push), rerunning one fragment by its
 key from a timer's run, knowing which page a run runs as, waiting until a run's
 messages have gone out, counting the runs in progress, building the theme part
-of every run's ``new_session`` message once instead of per run, and keeping a resumed
-session from watching files the server was told not to watch. Each is one function
-here; nothing else in stockdemo touches Streamlit's private names.
+of every run's ``new_session`` message once instead of per run, knowing whether a
+session a reconnect names is held here, and keeping a resumed session from watching
+files the server was told not to watch. Each is one function here; nothing else in
+stockdemo touches Streamlit's private names.
 ``tests/test_compat.py`` pins the version and checks that each thing used here
 still exists and behaves, so an upgrade fails there, by name, not in a class.
 
@@ -36,10 +37,10 @@ STREAMLIT_VERSION = "1.67.0"  # what every function here was written and tested 
 SCRIPT_THREAD = "ScriptRunner.scriptThread"
 
 __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
-           "cache_theme_messages", "event_loop", "has_fragment", "main_script_hash", "page_scripts",
-           "rerun_fragment", "rerun_session", "resume_without_watchers", "running_page_script",
-           "runs_in_progress", "runtime_exists", "session_id", "tab_address", "this_fragment_run",
-           "wait_until_sent"]
+           "cache_theme_messages", "event_loop", "has_fragment", "holds_session", "main_script_hash",
+           "page_scripts", "rerun_fragment", "rerun_session", "resume_without_watchers",
+           "running_page_script", "runs_in_progress", "runtime_exists", "session_id", "tab_address",
+           "this_fragment_run", "wait_until_sent"]
 
 
 def runs_in_progress() -> int:
@@ -122,6 +123,14 @@ def app_session(session_id: str) -> Any | None:
     if not Runtime.exists():
         return None
     return Runtime.instance().get_app_session(session_id)
+
+
+def holds_session(session_id: str) -> bool:
+    """This server holds the session: connected, or disconnected and kept for its browser to
+    come back to (a websocket naming it resumes it instead of starting a new one)."""
+    if not Runtime.exists():
+        return False
+    return Runtime.instance()._session_mgr.get_session_info(session_id) is not None
 
 
 def alive() -> Callable[[str], bool]:
