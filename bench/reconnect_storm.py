@@ -130,7 +130,7 @@ class Trip:
     back_at: float | None  # on the teacher's step (None: lost)
     resumed: bool  # the session it had, not a new one
     attempts: list[Attempt]
-    story: str = ""  # a lost one's: its runs since the cut, for the report
+    story: str = ""  # its runs since the cut, for the report's slowest and lost
 
 
 class Student(class_load.Member):
@@ -170,9 +170,8 @@ class Student(class_load.Member):
 
     def trip(self) -> Trip:
         cut = time.perf_counter() - (time.monotonic() - self.cut_at)
-        story = "" if self.back_at is not None else ", ".join(
-            f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')}"
-            for r in self.runs if r.at >= cut) or "no run"
+        story = ", ".join(f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')}"
+                          for r in self.runs if r.at >= cut) or "no run"
         return Trip(self.cut_at, self.up_at, self.back_at, self.session_id == self.first_session_id,
                     list(self.attempts), story)
 
@@ -398,6 +397,9 @@ def report(r: Round) -> list[str]:
         f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
         *[f"  lost: {s.attempts[-1].outcome if s.attempts else 'no attempt'}, runs since its cut: "
           f"{s.story[:300]}" for s in r.learners if s.back_at is None][:5],
+        *[f"  slow: back {s.back_at - s.cut_at:.1f} s after its cut, up at {s.up_at - s.cut_at:.1f} s "
+          f"({'resumed' if s.resumed else 'new session'}), runs since its cut: {s.story[:300]}"
+          for s in sorted(back, key=lambda s: s.cut_at - s.back_at)[:3] if s.back_at - s.cut_at > TARGET_S],
         *(f"  the client failed: {e}" for e in r.client_errors[:5]),
     ]
 
