@@ -170,10 +170,16 @@ class Student(class_load.Member):
 
     def trip(self) -> Trip:
         cut = time.perf_counter() - (time.monotonic() - self.cut_at)
-        story = ", ".join(f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')}"
-                          for r in self.runs if r.at >= cut) or "no run"
+        story = f"session {self.session_id[:8]}: " + (", ".join(
+            f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')} "
+            f"(drawn {self.drawn_step(r.at)})" for r in self.runs if r.at >= cut) or "no run")
         return Trip(self.cut_at, self.up_at, self.back_at, self.session_id == self.first_session_id,
                     list(self.attempts), story)
+
+    def drawn_step(self, before: float) -> str:
+        """The Lesson step whose heading ("3. ...") the page drew last before ``before``."""
+        return next((t.split(".")[0] for at, t in reversed(self.log)
+                     if at <= before and re.match(r"\d+\. ", t)), "none")
 
     def on_step(self, step: int, since: float) -> bool:
         """A run since ``since`` showed the teacher's ``step``, the bar saying it follows the teacher."""

@@ -132,6 +132,26 @@ def test_the_lesson_step_follows_the_teacher():
     assert student.query_params["step"] == "4"
 
 
+def test_a_followers_whole_run_from_its_older_address_shows_the_teachers_new_step():
+    """A tab that has taken the teacher's step runs whole from the address its browser still
+    holds (its first run after a reconnect, which can come after the push's run that took it):
+    the page shows the teacher's step, and the address follows."""
+    _, teacher = start_class()
+    desk = app(LESSON, step="4")
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    student = app(LESSON, **{"class": teacher.code}).run()
+    assert student.header[0].value.startswith("4. ")
+    desk.query_params["step"] = "5"
+    desk.run()
+    student.run()  # the push's run: takes step 5
+    assert student.header[0].value.startswith("5. ")
+    student.query_params["step"] = "4"  # the browser's own run, with the address it had
+    student.run()
+    assert not student.exception
+    assert student.header[0].value.startswith("5. ") and student.query_params["step"] == "5"
+
+
 def open_question(step: int = 3, countdown: int = 0) -> tuple[AppTest, Teacher]:
     """The teacher's Class page with a lesson step's question open."""
     desk, teacher = start_class()

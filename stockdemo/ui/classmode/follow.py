@@ -89,6 +89,10 @@ def take(state: ClassState, page: str, full_run: bool) -> bool:
         _apply(page, state.params)  # a tab or a menu moved by hand: back to the teacher's
         st.toast(HINT, icon=":material/group:")
         st.session_state.pop(DRAWN_PAGE, None)
+    elif full_run and page != PLAYGROUND:
+        # A whole run draws from the address the browser sent, which can be older than what
+        # a run before took (a reconnected tab's own run, after the push's that took the move).
+        _apply(page, state.params)
     if page == PLAYGROUND:
         return st.session_state.get(DRAWN) != _control_values(*state.run_settings())
     if full_run:
