@@ -182,8 +182,10 @@ class Student(class_load.Member):
                      if at <= before and re.match(r"\d+\. ", t)), "none")
 
     def on_step(self, step: int, since: float) -> bool:
-        """A run since ``since`` showed the teacher's ``step``, the bar saying it follows the teacher."""
-        return self.seen("following the teacher", since) and any(
+        """Since ``since`` the page drew the teacher's ``step`` and the bar said it follows the
+        teacher, and a run ended on the Lesson with that step in its address."""
+        drawn = any(at >= since and t.startswith(f"{step}. ") for at, t in self.log)  # its heading
+        return drawn and self.seen("following the teacher", since) and any(
             r.at >= since and r.status in class_load.FINISHED and r.path == "lesson"
             and r.query.get("step") == str(step) for r in self.runs)
 
