@@ -20,18 +20,13 @@ connection comes from 127.0.0.1, the lecture's one NAT address.
    One second after the first cut the teacher (on another network) goes to the next
    step (``--teacher-stays``: not).
 3. **The reconnects**, each as Streamlit 1.67's frontend does them
-   (``WebsocketConnection`` in its bundle; mirrored in ``reconnect_delay`` and
-   ``ping``): wait the backoff of attempt n (n=1: 250-500 ms; then uniform in
-   [cap/2, cap), cap = min(4 s, 0.5 s x 2^(n-1))), then ``/_stcore/health`` and
-   ``/_stcore/host-config`` together with its cookies, retried after 100 ms, then
-   min(4 s, 100 ms x 2^(k-1)) x 0.7-1.0 until both answer 200 (the 6th failed ping
-   puts up the "Connection error" dialog); then the websocket with the same cookies
-   and the subprotocols ``streamlit, <xsrf token>, <the session id>``, 15 s to open.
-   Any refusal or reset is the next attempt. Once open, the rerun the frontend asks
-   for (a class bar has a timer, so it always asks) with the widget states it holds.
+   (bench/frontend_reconnect.py: its backoff, its pings, then the websocket naming its
+   session), then the rerun the frontend asks for (a class bar has a timer, so it
+   always asks) with the widget states it holds.
 
-A student is **back** once its websocket is open and a run since has shown the
-teacher's step with the class bar saying it follows the teacher. **Lost**: not back
+A student is **back** once its websocket is open and since then the page has drawn the
+teacher's step (its heading), the class bar has said it follows the teacher, and a run
+has ended on the Lesson with that step in its address. **Lost**: not back
 ``--give-up`` seconds after its cut. Per round: how many came back, when the last one
 did (from the first cut), each one's time out, what the attempts got (429, 429 held
 by HAProxy's tarpit, 503, resets), sessions resumed against new ones, the servers'
@@ -60,6 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import class_load  # noqa: E402  bench/class_load.py: a class member read as a browser reads it
+import frontend_reconnect as frontend  # noqa: E402  how Streamlit's frontend comes back
 from load import profile_start, profile_stop  # noqa: E402  py-spy on the first replica
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus  # noqa: E402
@@ -71,46 +67,8 @@ STEP = 2  # the Lesson's step the class is on when the network drops
 COOL_S = 12.0  # quiet before the blip and between rounds: the limits count over 10 s
 CUT_SPREAD_S = 1.5  # the cuts' spread: with the first backoff (<= 0.5 s) every first try is within 2 s
 TEACHER_MOVES_AT_S = 1.0  # after the first cut
-WS_OPEN_TIMEOUT_S = 15.0  # the frontend's WebSocket timeout (60 s on Android)
-PING_TIMEOUT_S = 15.0  # each ping request's
-PING_CAP_S = 4.0
-PING_DIALOG_AFTER = 6  # failed pings before the frontend shows its connection-error dialog
 HELD_S = 4.5  # a refusal this slow was held by HAProxy's tarpit (5 s)
 TICK_S = 0.1  # the client's timers' grain: 300 tabs waking every 50 ms would take the servers' CPU
-
-
-def reconnect_delay(attempt: int, rng: random.Random) -> float:
-    """The frontend's wait before reconnect attempt ``attempt`` (1, 2, ...), seconds."""
-    cap = min(4.0, 0.5 * 2 ** (attempt - 1))
-    floor = 0.25 if attempt == 1 else cap / 2
-    return rng.uniform(floor, cap)
-
-
-def ping_delay(tries: int, rng: random.Random) -> float:
-    """The frontend's wait after failed ping ``tries`` (1, 2, ...), seconds."""
-    wait = min(PING_CAP_S, 0.1 * 2 ** (tries - 1))
-    return wait if tries == 1 else wait * rng.uniform(0.7, 1.0)
-
-
-async def http_status(base: str, path: str, cookies: dict[str, str]) -> str:
-    """GET ``path`` as the browser's fetch, with its cookies -> the status ("200"), or the error's name.
-
-    Plain asyncio: 300 learners pinging at once would queue on a thread pool's few threads.
-    """
-    host, port = base.removeprefix("http://").split(":")
-    cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), PING_TIMEOUT_S)
-        try:
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {cookie}\r\n"
-                         f"Connection: close\r\n\r\n".encode())
-            status = await asyncio.wait_for(reader.readline(), PING_TIMEOUT_S)
-            await asyncio.wait_for(reader.read(), PING_TIMEOUT_S)
-        finally:
-            writer.close()
-        return status.split()[1].decode() if status.split()[1:] else "empty"
-    except (OSError, TimeoutError) as err:
-        return type(err).__name__
 
 
 @dataclass
@@ -200,22 +158,9 @@ class Student(class_load.Member):
         self.closed = True
         self.cut_at = time.monotonic()
 
-    async def ping(self, deadline: float, rng: random.Random) -> list[str] | None:
-        """The frontend's ping before a websocket -> the failed pings' statuses, None past the deadline."""
-        refused: list[str] = []
-        while time.monotonic() < deadline:
-            health, config = await asyncio.gather(
-                http_status(self.base, "/_stcore/health", self.cookies),
-                http_status(self.base, "/_stcore/host-config", self.cookies))
-            if health == config == "200":
-                return refused
-            refused.append(health if health != "200" else config)
-            await asyncio.sleep(ping_delay(len(refused), rng))
-        return None
-
     async def resume(self, rng: random.Random, deadline: float) -> bool:
         """One reconnect attempt after its backoff: ping, then the websocket -> whether it opened."""
-        refused = await self.ping(deadline, rng)
+        refused = await frontend.ping(self.base, self.cookies, deadline, rng)
         if refused is None:
             return False
         t0 = time.monotonic()
@@ -223,7 +168,7 @@ class Student(class_load.Member):
         try:
             ws = await connect(f"{self.base.replace('http://', 'ws://')}/_stcore/stream",
                                subprotocols=protocols, origin=self.base, max_size=64 * 2**20,
-                               ping_interval=None, open_timeout=WS_OPEN_TIMEOUT_S,
+                               ping_interval=None, open_timeout=frontend.WS_OPEN_TIMEOUT_S,
                                additional_headers={"Cookie": "; ".join(
                                    f"{k}={v}" for k, v in self.cookies.items())})
         except InvalidStatus as err:
@@ -251,7 +196,7 @@ class Student(class_load.Member):
         attempt = 0
         while time.monotonic() < deadline:
             attempt += 1
-            await asyncio.sleep(reconnect_delay(attempt, rng))
+            await asyncio.sleep(frontend.reconnect_delay(attempt, rng))
             if not await self.resume(rng, deadline):
                 continue
             since = time.perf_counter()
@@ -383,7 +328,8 @@ def report(r: Round) -> list[str]:
     saw = {kind: sum(any(a.outcome == kind for a in s.attempts) for s in r.learners)
            for kind in ("429", "429 held", "503")}
     pings = Counter(p for s in r.learners for a in s.attempts for p in a.pings_refused)
-    dialog = sum(any(len(a.pings_refused) >= PING_DIALOG_AFTER for a in s.attempts) for s in r.learners)
+    dialog = sum(any(len(a.pings_refused) >= frontend.PING_DIALOG_AFTER for a in s.attempts)
+                 for s in r.learners)
     tries = [len(s.attempts) for s in r.learners]
     resumed = sum(s.resumed for s in back)
     return [
