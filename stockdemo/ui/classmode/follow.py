@@ -93,6 +93,10 @@ def take(state: ClassState, page: str, full_run: bool) -> bool:
         # A whole run draws from the address the browser sent, which can be older than what
         # a run before took (a reconnected tab's own run, after the push's that took the move).
         _apply(page, state.params)
+    elif _step_behind(page, state.params):
+        # The browser never got the whole run that took it: a run superseded by another
+        # loses its last messages. The page runs whole again.
+        st.session_state.pop(DRAWN_PAGE, None)
     if page == PLAYGROUND:
         return st.session_state.get(DRAWN) != _control_values(*state.run_settings())
     if full_run:
@@ -122,6 +126,13 @@ def _touched(page: str, params: dict[str, str]) -> bool:
         if knob.parse(str(held))[0] != knob.parse(params.get(knob.name))[0]:
             return True
     return False
+
+
+def _step_behind(page: str, params: dict[str, str]) -> bool:
+    """The address this run came with holds another Lesson step than the teacher's."""
+    sent = st.query_params.get(STEP.name)
+    return (STEP in classroom.followed_knobs(page) and sent is not None
+            and STEP.parse(sent)[0] != STEP.parse(params.get(STEP.name))[0])
 
 
 def _apply(page: str, params: dict[str, str]) -> None:
