@@ -104,18 +104,28 @@ class Student(class_load.Member):
         self.attempts: list[Attempt] = []
 
     def _read(self, msg) -> None:
-        if msg.WhichOneof("type") == "new_session":
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
             self.session_id = msg.new_session.initialize.session_id or self.session_id
+        kept = self.auto_due.get(msg.auto_rerun.fragment_id) if kind == "auto_rerun" and \
+            self.auto.get(msg.auto_rerun.fragment_id) == msg.auto_rerun.interval else None
         super()._read(msg)
+        if kept is not None:  # the frontend keeps a timer whose interval is the same (handleAutoRerun)
+            self.auto_due[msg.auto_rerun.fragment_id] = kept
 
     async def _poll(self) -> None:
-        """The class bar's timer, at a coarser grain than the Member's (300 tabs)."""
+        """The class bar's timer, at a coarser grain than the Member's (300 tabs). The frontend's
+        setInterval ticks on while the connection is down, and those ticks send nothing."""
+        now = time.perf_counter()
+        for fragment, at in list(self.auto_due.items()):  # the ticks while it was cut
+            while fragment in self.auto and at <= now:
+                at = self.auto_due[fragment] = at + self.auto[fragment]
         while not self.closed:
             now = time.perf_counter()
             due = [(at, f) for f, at in self.auto_due.items() if f in self.auto]
             if due and min(due)[0] <= now:
                 at, fragment = min(due)
-                self.auto_due[fragment] = now + self.auto[fragment]
+                self.auto_due[fragment] = at + self.auto[fragment]
                 try:
                     await self.send(fragment, auto=True)
                 except ConnectionClosed:
