@@ -12,7 +12,7 @@ connection comes from 127.0.0.1, the lecture's one NAT address.
    step 2; ``--learners`` students open the join link (``/playground?class=CODE``),
    ``--open-rate`` a second (5: 300 in a minute, the opening the limits are sized for),
    and each follows the teacher to step 2 as the app takes it there. Each is a real
-   Streamlit session read as a browser reads it (bench/class_load.py's ``Member``:
+   Streamlit session read as a browser reads it (harness/class_member.py's ``Member``:
    its class bar's timer, the pages the server pushes).
 2. **The blip**, after 12 s of quiet (the 10 s rates back to a lecture's), in each
    round: every student's websocket is cut (the TCP connection aborted, no close
@@ -51,16 +51,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
-import class_load  # noqa: E402  bench/class_load.py: a class member read as a browser reads it
 import frontend_reconnect as frontend  # noqa: E402  how Streamlit's frontend comes back
 from load import profile_start, profile_stop  # noqa: E402  py-spy on the first replica
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus  # noqa: E402
 
-from harness import sessions  # noqa: E402  the session client
+from harness import measures, servers, sessions  # noqa: E402
+from harness.class_member import FINISHED, Member  # noqa: E402  a class member read as a browser reads it
+from harness.class_room import start_teacher  # noqa: E402
 
 TARGET_S = 10.0
 STEP = 2  # the Lesson's step the class is on when the network drops
@@ -91,7 +91,7 @@ class Trip:
     story: str = ""  # its runs since the cut, for the report's slowest and lost
 
 
-class Student(class_load.Member):
+class Student(Member):
     """A following student's tab that, cut, reconnects as Streamlit's frontend does."""
 
     def __init__(self, base: str, code: str, timeout: float) -> None:
@@ -154,7 +154,7 @@ class Student(class_load.Member):
         teacher, and a run ended on the Lesson with that step in its address."""
         drawn = any(at >= since and t.startswith(f"{step}. ") for at, t in self.log)  # its heading
         return drawn and self.seen("following the teacher", since) and any(
-            r.at >= since and r.status in class_load.FINISHED and r.path == "lesson"
+            r.at >= since and r.status in FINISHED and r.path == "lesson"
             and r.query.get("step") == str(step) for r in self.runs)
 
     def cut(self) -> None:
@@ -239,10 +239,10 @@ class Round:
         return max((s.back_at - self.first_cut for s in self.back), default=float("nan"))
 
 
-async def open_class(target: sessions.Target, n: int, open_rate: float,
-                     timeout: float) -> tuple[class_load.Member, list[Student], list[str]]:
+async def open_class(target: servers.Target, n: int, open_rate: float,
+                     timeout: float) -> tuple[Member, list[Student], list[str]]:
     """The teacher on step STEP, and the students who joined and followed them there."""
-    teacher, code, _ = await class_load.start_teacher(target, timeout)
+    teacher, code, _ = await start_teacher(target, timeout)
     teacher.go("lesson", {"step": str(STEP)})
     await teacher.run_page()
     refused: list[str] = []
@@ -256,7 +256,7 @@ async def open_class(target: sessions.Target, n: int, open_rate: float,
             await s.until(lambda: s.on_step(STEP, 0.0))
             return s
         except (ConnectionClosed, InvalidHandshake, OSError, TimeoutError, KeyError) as err:
-            refused.append(f"student {i}: {sessions.refusal(err) or repr(err)[:160]}")
+            refused.append(f"student {i}: {measures.refusal(err) or repr(err)[:160]}")
             await s.close()
             return None
 
@@ -264,7 +264,7 @@ async def open_class(target: sessions.Target, n: int, open_rate: float,
     return teacher, [s for s in joined if s is not None], refused
 
 
-async def watch_replicas(target: sessions.Target, result: Round) -> None:
+async def watch_replicas(target: servers.Target, result: Round) -> None:
     """Note when HAProxy marks a replica down or up (serve.py's log), seconds after the first cut."""
     with open(target.log.name, errors="replace") as log:
         log.seek(0, 2)
@@ -278,7 +278,7 @@ async def watch_replicas(target: sessions.Target, result: Round) -> None:
             await asyncio.sleep(0.2)
 
 
-async def storm(target: sessions.Target, teacher: class_load.Member, students: list[Student],
+async def storm(target: servers.Target, teacher: Member, students: list[Student],
                 args, k: int) -> Round:
     """One blip: every student cut within CUT_SPREAD_S, the teacher moving on meanwhile.
 
@@ -310,7 +310,7 @@ async def storm(target: sessions.Target, teacher: class_load.Member, students: l
     watch.cancel()
     result.learners = [s.trip() for s in students]
     result.cpu_s = target.cpu_s() - cpu0
-    result.load = sessions.load_line()
+    result.load = measures.load_line()
     return result
 
 
@@ -346,16 +346,16 @@ def report(r: Round) -> list[str]:
         f"  back on the teacher's step ({r.step}) {len(back)} of {len(r.learners)} "
         f"(lost {len(r.learners) - len(back)}), the last {r.last_back_s():.1f} s after the first cut; "
         f"{r.load}",
-        f"  time out, cut to back: p50 {sessions.pct(out, 50):.1f} s, p90 {sessions.pct(out, 90):.1f} s, "
+        f"  time out, cut to back: p50 {measures.pct(out, 50):.1f} s, p90 {measures.pct(out, 90):.1f} s, "
         f"max {max(out, default=float('nan')):.1f} s; by learner: {distribution(out)}",
-        f"  cut to websocket open: p50 {sessions.pct(up, 50):.1f} s, p90 {sessions.pct(up, 90):.1f} s, "
+        f"  cut to websocket open: p50 {measures.pct(up, 50):.1f} s, p90 {measures.pct(up, 90):.1f} s, "
         f"max {max(up, default=float('nan')):.1f} s; open to back p50 "
-        f"{sessions.pct([b - u for b, u in zip(out, up, strict=True)], 50):.2f} s",
+        f"{measures.pct([b - u for b, u in zip(out, up, strict=True)], 50):.2f} s",
         f"  servers' CPU from the first cut to the last back {r.cpu_s:.1f} s "
         f"({r.cpu_s / max(len(back), 1) * 1e3:.0f} ms a learner); session resumed {resumed}, "
         f"new {len(back) - resumed}",
         f"  websocket attempts {sum(outcomes.values())}: {dict(outcomes.most_common())}; tries a learner: "
-        f"p50 {sessions.pct(tries, 50):.0f}, max {max(tries, default=0)}",
+        f"p50 {measures.pct(tries, 50):.0f}, max {max(tries, default=0)}",
         f"  learners who met 429 {saw['429']}, 429 after 5 s held {saw['429 held']}, 503 {saw['503']}; "
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
         f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
@@ -368,11 +368,11 @@ def report(r: Round) -> list[str]:
     ]
 
 
-async def lecture(target: sessions.Target, args) -> list[Round]:
+async def lecture(target: servers.Target, args) -> list[Round]:
     teacher, students, refused = await open_class(target, args.learners, args.open_rate, args.timeout)
     print(f"class opened: {len(students)} of {args.learners} students on step {STEP} at "
           f"{args.open_rate:g} a second{f', refused: {refused[:3]}' if refused else ''}; "
-          f"{sessions.load_line()}", flush=True)
+          f"{measures.load_line()}", flush=True)
     rounds: list[Round] = []
     try:
         for k in range(args.rounds):
@@ -407,13 +407,13 @@ def main() -> int:
     args = ap.parse_args()
     if not 1 <= args.learners <= sessions.MAX_SESSIONS or not 1 <= args.rounds <= 10 or args.open_rate <= 0:
         ap.error(f"1-{sessions.MAX_SESSIONS} learners, 1-10 rounds, a positive open rate")
-    print(sessions.reference_line(), flush=True)
-    target = sessions.Target("serve", options=("--client-limits", args.client_limits))
+    print(measures.reference_line(), flush=True)
+    target = servers.Target("serve", options=("--client-limits", args.client_limits))
     try:
         ready = target.wait_ready()
         settled = target.wait_settled()
         print(f"make serve (client limits {args.client_limits}): ready after {ready:.1f} s, settled "
-              f"{settled:.1f} s later; {sessions.load_line()}", flush=True)
+              f"{settled:.1f} s later; {measures.load_line()}", flush=True)
         rounds = asyncio.run(lecture(target, args))
     finally:
         target.stop()
@@ -422,7 +422,7 @@ def main() -> int:
     met = not lost and rounds and statistics.median(lasts) <= TARGET_S
     print(f"over {len(rounds)} rounds: the last learner back on the teacher's step after "
           f"{statistics.median(lasts):.1f} s (median; each {', '.join(f'{x:.1f}' for x in lasts)} s), "
-          f"{lost} lost; {sessions.load_line()}")
+          f"{lost} lost; {measures.load_line()}")
     for p in [p for p in target.log_problems() if "Session State API" not in p][:10]:
         print(f"server log: {p[:200]}")
     print(f"target (all back on the teacher's step, the last within {TARGET_S:g} s): "

@@ -9,14 +9,13 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import metrics, move_stage, stage_values
+from harness.helpers import ROOT, metrics, move_stage, stage_values
+from harness.redis_server import RedisServer
 from stockdemo.classroom import UNAVAILABLE, Teacher
 from stockdemo.config import show_class_code
 from stockdemo.lesson import STEPS
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import session as class_session
-from tests.conftest import ROOT
-from tests.redis_server import RedisServer
 
 CLASS_PAGE = str(ROOT / "pages" / "classroom.py")
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
@@ -560,12 +559,14 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     room = class_session.class_room()
     student = app(CODE_PAGE, **{"class": teacher.code}).run()
     assert editor(student)["locked"] == HINT  # following: the teacher's code, locked
+    assert editor(student)["draft"] is None  # nothing of theirs to keep
     start = apply(EDITS["loop"])
     room.ask(teacher, "detach", ".detach()", "Cut the graph", start)
     student.run()
     student.run()  # the bar takes the challenge, then the page opens on its code
     sent = editor(student)
     assert sent["locked"] is None and sent["doc"] == start
+    assert sent["draft"] == f"{teacher.code}:1"  # their typing is kept in the tab, for this challenge
     assert "The teacher's challenge 1" in texts(student)
     assert not edits_offered(student)  # the answer is theirs to write
     own = app(CODE_PAGE)
@@ -576,26 +577,48 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     student.run()
     sent = editor(student)
     assert sent["locked"] == HINT and sent["doc"] != start  # the teacher's own code again
+    assert sent["draft"] is None
     assert "The teacher's challenge 1" not in texts(student)
     assert edits_offered(student)
 
 
-def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
-    from harness.helpers import graph_sent, view_element
-    from stockdemo.classroom import new_seat
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_a_student_who_reloads_mid_challenge_finds_their_last_code_and_its_verdict(store, tmp_path,
+                                                                                   monkeypatch):
+    """A new session on the same seat (a reload, a laptop that slept, a reconnect to another
+    replica under make serve) opens the editor on the seat's last run and says its verdict,
+    the one the check gave when it was run, with why it fails."""
+    from harness.helpers import graph_sent, send_from_view, view_element
+    from stockdemo.classroom.challenges import CHALLENGES
     from stockdemo.code.edits import EDITS, apply
+    from stockdemo.sandbox import run_code
 
-    desk, teacher = start_class()
-    desk.switch_page(CODE_PAGE).run()
-    room = class_session.class_room()
-    seat = new_seat()
-    room.ask(teacher, "detach", ".detach()", "Cut the graph", apply(EDITS["loop"]))
-    mine = apply(EDITS["detach"])
-    room.join(teacher.code, seat)
-    room.submit(teacher.code, seat, mine, True, "s", "aaaa", "")
-    student = app(CODE_PAGE, **{"class": teacher.code, "seat": seat}).run()  # a new session
-    student.run()
-    assert graph_sent(view_element(student, "code_editor"))["doc"] == mine
+    redis_server = RedisServer(tmp_path).start() if store == "redis" else None
+    if redis_server is not None:
+        monkeypatch.setenv("STOCKDEMO_REDIS_URL", redis_server.url)
+        class_session.class_room.clear()
+    try:
+        desk, teacher = start_class()
+        desk.switch_page(CODE_PAGE).run()
+        start = apply(EDITS["loop"])
+        class_session.class_room().ask(teacher, "detach", ".detach()", "Cut the graph", start)
+        before = app(CODE_PAGE, **{"class": teacher.code}).run()
+        before.run()  # the bar takes the challenge, then the page opens on its code
+        mine = start.replace("h = self.cell(x[:, t], h)", "h = self.cell(x[:, t], h) * 2")
+        send_from_view(before, key="code_editor", trigger={"run": {"code": mine, "n": 1}})
+        verdict = CHALLENGES["detach"].check.verdict(mine, run_code)
+        assert not verdict.passes and verdict.reason  # the check's own words on why it fails
+        said = f"{verdict.sentence} {verdict.reason}"
+        assert "does not pass yet" in texts(before) and any(t.value == said for t in before.text)
+
+        after = app(CODE_PAGE, **{"class": teacher.code, "seat": before.session_state["class_seat"]})
+        after.run().run()  # a new session: nothing of the tab's own is left in it
+        assert graph_sent(view_element(after, "code_editor"))["doc"] == mine
+        assert "does not pass yet" in texts(after) and any(t.value == said for t in after.text)
+        assert "Your editor is yours" not in texts(after)  # the verdict, not the first run's hint
+    finally:
+        if redis_server is not None:
+            redis_server.stop()
 
 
 def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less_indented():
@@ -611,9 +634,7 @@ def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less
 
 
 def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_one_else():
-    from stockdemo.lesson import LOOP_WRITTEN_OUT, STEPS
-
-    number = next(i for i, s in enumerate(STEPS, start=1) if s.settings is LOOP_WRITTEN_OUT)
+    number, step = next((i, s) for i, s in enumerate(STEPS, start=1) if s.challenge is not None)
     _, teacher = start_class()
     room = class_session.class_room()
     alone = app(LESSON, step=str(number)).run()  # not in a class: the step asks the room itself
@@ -624,8 +645,31 @@ def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_on
     desk.session_state["class_teacher"] = teacher
     desk.run()
     assert not desk.exception
-    assert desk.button(key="lesson_ask").label == "Ask the class: .detach()"
+    assert desk.button(key="lesson_ask").label == f"Ask the class: {step.challenge.title}"
     assert room.open_challenge(teacher.code) is None
     desk.button(key="lesson_ask").click().run()  # then on to Your code, where the gallery fills
     asked = room.open_challenge(teacher.code)
-    assert asked is not None and asked.id == "detach" and asked.start == LOOP_WRITTEN_OUT.source
+    assert asked is not None and asked.id == f"lesson:{step.challenge.id}"
+    assert asked.start == step.challenge.start
+
+
+def test_a_class_starts_with_a_lessons_link_and_a_refused_one_says_its_line_and_key():
+    from stockdemo.lessons import LessonError, lesson_to_link, parse_lesson, shipped_lesson
+
+    lesson = shipped_lesson("training-loop")
+    bad = lesson.text.replace("[[steps]]", '[[steps]]\ncolour = "blue"', 1)
+    with pytest.raises(LessonError) as refused:
+        parse_lesson(bad)
+    at = app(CLASS_PAGE).run()
+    at.selectbox(key="class_start_lesson").select("own").run()
+    assert at.button(key="class_start").disabled  # no lesson of one's own yet
+    at.text_input(key="class_lesson_link").input(f"https://host/lesson?lesson={lesson_to_link(bad)}").run()
+    assert [e.value for e in at.error] == [f"This lesson was refused: {refused.value}."]
+    assert f"line {refused.value.line}, {refused.value.key}" in at.error[0].value
+    at.text_input(key="class_lesson_link").input(
+        f"https://host/lesson?lesson={lesson_to_link(lesson.text)}&step=2").run()
+    assert not at.error and any(f"{lesson.title}: {len(lesson.steps)} steps" in c.value for c in at.caption)
+    at.button(key="class_start").click().run()
+    teacher = at.session_state["class_teacher"]
+    room = class_session.class_room()
+    assert room.lesson(teacher.code, room.poll(teacher.code, None, False).lesson).digest == lesson.digest

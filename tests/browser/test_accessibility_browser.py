@@ -7,40 +7,19 @@ Its file missing is a failure, not a skip: the check must run.
 import pytest
 from playwright.sync_api import expect
 
+from harness.axe import TAGS, axe_source, frame_css_applied
 from harness.drive import screenshot, settle_at, sidebar_closed, wait_for_run
 from harness.helpers import ROOT
-from stockdemo import theme
+from harness.learners import SHAPE_ERROR
+from harness.loops import training_loop
 from stockdemo.code.link import code_to_link
 from stockdemo.ui import PAGES, page_url
-from tests.test_sandbox import SHAPE_ERROR
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 PHONE = {"width": 390, "height": 844}
 WIDTHS = (390, 1024, 1280, 1440, 1920)  # a phone, a tablet, laptops and a projector
-
-
-def axe_source() -> str:
-    if not AXE.exists():
-        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `npm ci` at the repository root "
-                    "(`make test` does). The accessibility check is required, not optional.")
-    return AXE.read_text(encoding="utf-8")
-
-
-def frame_css_applied(page) -> None:
-    """Wait until the page frame's CSS is in effect (a cold first run can paint before it).
-
-    The audit is of the settled page: the sidebar's captions in the theme's caption colour.
-    """
-    r, g, b = (int(theme.CAPTION[i:i + 2], 16) for i in (1, 3, 5))
-    page.wait_for_function(
-        "(want) => { const c = document.querySelector("
-        "'[data-testid=\"stSidebar\"] [data-testid=\"stCaptionContainer\"]');"
-        " return c && getComputedStyle(c).color === want; }",
-        arg=f"rgb({r}, {g}, {b})", timeout=60_000)
 
 
 def serious_violations(page) -> list[str]:
@@ -120,7 +99,7 @@ def test_on_a_phone_the_sidebar_starts_closed_and_opens_on_request(server, brows
         context.close()
 
 
-def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_and_an_error(server, page):
+def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_an_error_and_a_film(server, page):
     page.goto(f"{server}/code")
     wait_for_run(page, ready="[data-testid='graph-view'][data-drawn-graph]")
     page.get_by_role("radio", name="skip connection", exact=True).click()  # the edit, shown as a diff
@@ -129,4 +108,7 @@ def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_and_an_e
     assert serious_violations(page) == []
     page.goto(f"{server}/code?code={code_to_link(SHAPE_ERROR)}")  # a failing line, marked
     wait_for_run(page, ready=".sd-error-line")
+    assert serious_violations(page) == []
+    page.goto(f"{server}/code?code={code_to_link(training_loop('GRUCell'))}")  # the film's stepper
+    wait_for_run(page, ready="[data-testid='graph-view'] [data-knob='film']")
     assert serious_violations(page) == []

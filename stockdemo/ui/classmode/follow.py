@@ -232,6 +232,14 @@ def edits_off() -> str | None:
     return EDITS_OFF if _answering_challenge() else None
 
 
+def code_draft() -> str | None:
+    """The name under which this tab keeps its unsent typing (``hooks.CODE_DRAFT``): the
+    class and challenge a following student answers, so a reload opens on what they typed."""
+    if not _answering_challenge():
+        return None
+    return f"{st.session_state.get(CODE)}:{st.session_state[STATE][1].challenge}"
+
+
 def moves_shared() -> bool | None:
     """Whether this tab's moves go to the class (``hooks.MOVES_SHARED``): True for its teacher,
     whose every move must be a run of the stage (it publishes them); else None."""

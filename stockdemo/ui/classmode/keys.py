@@ -9,6 +9,7 @@ CODE = "class_code"  # the class this tab is in as a student
 SEAT = "class_seat"  # this tab's seat token: its answers are its own across reloads
 FOLLOWING = "class_following"  # the student follows the teacher's page (else explores alone)
 JOIN_MESSAGE = "class_join_message"  # a join's refusal, shown once where it was asked
+LESSON_OF = "class_lesson_of"  # (class, its lesson's digest): a class's lesson never changes
 LINK_TRIED = "_class_link_tried"  # the join link already tried in this session: tried once
 
 # --- following the teacher
@@ -46,6 +47,11 @@ KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or ""
 ASKED = "_class_keeper_asked"  # the tab was asked once for a key it kept
 KEEPER_ASK = "class_keeper_ask"  # the keeper component that asks: its answer comes back here
 CONSOLE_MESSAGE = "class_console_message"  # a refusal met by a button's callback, shown once
+
+# --- the lesson a class is started with (classmode/start.py)
+START_LESSON = "class_start_lesson"  # the picker: a shipped lesson's name, or "own"
+OWN_LESSON = "class_own_lesson"  # the teacher's own lesson, parsed (a file, a link, the authoring page)
+OWN_REFUSED = "class_own_refused"  # why the teacher's last lesson file or link was refused
 
 
 def answer_key(code: str, step: int) -> str:
