@@ -131,6 +131,66 @@ def test_the_lesson_step_follows_the_teacher():
     assert student.query_params["step"] == "4"
 
 
+def test_a_followers_whole_run_from_its_older_address_shows_the_teachers_new_step():
+    """A tab that has taken the teacher's step runs whole from the address its browser still
+    holds (its first run after a reconnect, which can come after the push's run that took it):
+    the page shows the teacher's step, and the address follows."""
+    _, teacher = start_class()
+    desk = app(LESSON, step="4")
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    student = app(LESSON, **{"class": teacher.code}).run()
+    assert student.header[0].value.startswith("4. ")
+    desk.query_params["step"] = "5"
+    desk.run()
+    student.run()  # the push's run: takes step 5
+    assert student.header[0].value.startswith("5. ")
+    student.query_params["step"] = "4"  # the browser's own run, with the address it had
+    student.run()
+    assert not student.exception
+    assert student.header[0].value.startswith("5. ") and student.query_params["step"] == "5"
+
+
+def _bar_takes_step_5(sent_step: str, drawn_ago: float = 60.0) -> str:
+    """A follower whose whole run drew the teacher's step 5 ``drawn_ago`` seconds ago runs its
+    class bar's part alone, with ``sent_step`` in the address its browser sent -> what ``take``
+    said."""
+    def page() -> None:
+        import time
+
+        import streamlit as st
+
+        from stockdemo.classroom import ClassState
+        from stockdemo.ui import steps
+        from stockdemo.ui.classmode import follow
+        from stockdemo.ui.classmode.keys import APPLIED, DRAWN_PAGE, DRAWN_PAGE_AT
+
+        params = {"step": "5"}
+        st.session_state[APPLIED] = (7, "pages/lesson.py", params)
+        st.session_state[DRAWN_PAGE] = ("pages/lesson.py", params)
+        st.session_state[DRAWN_PAGE_AT] = time.monotonic() - float(st.query_params["ago"])
+        steps.keep_step(5)
+        state = ClassState(code="K7QM3XPA", version=7, page="pages/lesson.py", params=params, step=5,
+                           question=None, revealed=False)
+        st.markdown(f"rerun: {follow.take(state, 'pages/lesson.py', full_run=False)}")
+
+    at = AppTest.from_function(page)
+    at.query_params["step"] = sent_step
+    at.query_params["ago"] = str(drawn_ago)
+    at.run()
+    assert not at.exception
+    return at.markdown[0].value
+
+
+def test_a_followers_bar_asks_for_the_whole_page_while_its_browsers_address_is_behind_the_teacher():
+    """The whole run that took step 5 never reached the browser (a run superseded by another
+    loses its last messages): its next bar run still comes with step 4 and reruns the page.
+    Not while that run may still be on its way to a busy server's browser."""
+    assert _bar_takes_step_5("4") == "rerun: True"
+    assert _bar_takes_step_5("5") == "rerun: False"
+    assert _bar_takes_step_5("4", drawn_ago=1.0) == "rerun: False"
+
+
 def open_question(step: int = 3, countdown: int = 0) -> tuple[AppTest, Teacher]:
     """The teacher's Class page with a lesson step's question open."""
     desk, teacher = start_class()

@@ -110,6 +110,8 @@ classmode.register()
 # Every run's new_session message takes its theme from a copy made once, not from a scan of
 # the whole config (stockdemo/ui/compat.py).
 compat.cache_theme_messages()
+# A session resumed after a dropped connection watches no files, as a new one (compat.py).
+compat.resume_without_watchers()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).

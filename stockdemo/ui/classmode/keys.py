@@ -26,6 +26,7 @@ SHOWN = "_class_shown_query"  # the address of the page on screen, as its whole-
 # --- what the tab last drew, all of it (a run stopped half-way must be asked for again)
 DRAWN = "class_drawn"  # the Playground settings this tab last drew
 DRAWN_PAGE = "class_drawn_page"  # (page, params) another page last drew from the teacher
+DRAWN_PAGE_AT = "class_drawn_page_at"  # when (time.monotonic()) a whole run last drew DRAWN_PAGE
 DRAWN_AT = "class_drawn_at"  # when (time.monotonic()) the Playground or the Lesson last drew it all
 SENT_GRAPH = "class_sent_graph"  # the picture a following tab's stage was last sent (its key)
 BOX = "class_box"  # what the Lesson's answer box shows in this run
