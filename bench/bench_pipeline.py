@@ -25,7 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness
+
+from harness.helpers import ROOT  # noqa: E402
+
 SIZES = {"default": {}, "T200 L4 GRU": {"seq_len": 200, "num_layers": 4, "cell": "gru"}}
 TARGET_MS = {"default": 1.5, "T200 L4 GRU": 70.0}
 BATCH = 5  # repetitions of one size a worker runs per turn
@@ -62,7 +65,6 @@ def worker(root: str) -> None:
 
 def why(repeats: int) -> None:
     """The forward under each recorder (CPU ms, medians), and a record's bytes against its run's."""
-    sys.path.insert(0, str(ROOT))
     import torch
 
     from stockdemo import heap

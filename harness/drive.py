@@ -7,6 +7,7 @@ from pathlib import Path
 from harness.helpers import ROOT
 
 SHOTS = ROOT / "artifacts" / "screenshots"  # what the browser tests and benchmarks shoot
+VIEW = "[data-testid='graph-view']"  # the graph view on a page of the app
 
 # Watches the page's socket to Streamlit: each rerun or stop the page sends is pending until the
 # server reports a run that started after it has finished (ForwardMsg new_session, then
@@ -158,3 +159,8 @@ def overflowing_metrics(page) -> list[str]:
     return page.evaluate(
         "() => [...document.querySelectorAll(\"[data-testid='sdMetricValue']\")]"
         ".filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.innerText)")
+
+
+# Streamlit's front end probes the page path for its endpoints before falling back
+# to the root (e.g. /playground/_stcore/health); those 404s are not our errors.
+STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import torch
-
-from stockdemo.graph.recorder import ops_by_type
+from harness.autograd import ops_by_type, walks_at_each_backward
 
 STEPS = 5  # the time steps of ``input_data``: the columns each graph draws
 
@@ -72,17 +70,7 @@ def training_loop(cell: str, training: str = "epochs") -> str:
 def walked_by_torch(source: str) -> list[Counter]:
     """Torch's own op counts for ``source`` run here: the graph each backward() freed, walked
     by autograd just before it, then the graph of ``predictions``. (The tests' own programs.)"""
-    walks = []
-    backward = torch.Tensor.backward
-
-    def walked(self, *args, **kwargs):
-        walks.append(Counter(ops_by_type(self)))
-        return backward(self, *args, **kwargs)
-
-    torch.Tensor.backward = walked
-    try:
-        namespace: dict = {"__name__": "__main__"}
-        exec(compile(source, "loop", "exec"), namespace)  # noqa: S102 - the tests' own programs
-    finally:
-        torch.Tensor.backward = backward
+    namespace: dict = {"__name__": "__main__"}
+    _, walks = walks_at_each_backward(
+        lambda: exec(compile(source, "loop", "exec"), namespace))  # noqa: S102 - the tests' own programs
     return [*walks, Counter(ops_by_type(namespace["predictions"]))]

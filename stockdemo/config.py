@@ -278,8 +278,11 @@ COMPARE_PRESETS: tuple[tuple[str, str, dict[str, str], dict[str, str]], ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", "Lesson step", 1, 1, 10, 1,
+STEP = IntKnob("step", "Lesson step", 1, 1, 20, 1,
                "The lesson's experiment on screen; Back and Next move it.")
+# A lesson of the teacher's own in the Lesson page's link, compressed (stockdemo/lessons/link.py
+# reads it, bounded; stockdemo/lessons/schema.py parses it).
+LESSON = TextKnob("lesson", "Lesson", "A lesson file, compressed.", max_len=16_000)
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
 NODE = TextKnob("node", "Node",
                 "A node of the run's graph, by id (L0.t4/Tanh0) or as the node picker shows it.")
@@ -292,7 +295,8 @@ PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "pages/train.py": TRAIN_KNOBS,
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
-    "pages/lesson.py": (STEP,),
+    "pages/lesson.py": (STEP, LESSON),
+    "pages/author.py": (LESSON,),  # the lesson its editor opens on
     "pages/classroom.py": (),  # its class code is parsed by parse_class_code below
 }
 
@@ -355,7 +359,7 @@ MAX_T = IntKnob("max_t", "Longest T measured", 50, 5, 100, 5,
 LAB_KNOBS: tuple[Knob, ...] = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL,
                                LAB_T, BATCHES, LAB_BATCH, LAB_HIDDEN, MAX_T, SEED)
 # Which of the open experiment's graphs is drawn, by the name its picker shows
-# (lab_figures.LabGraph.label); its picker checks it against the experiment.
+# (lab.report.LabGraph.label); its picker checks it against the experiment.
 LAB_GRAPH = TextKnob("lab_graph", "Show the graph",
                      "Which of the experiment's graphs is drawn; a name it does not have "
                      "draws its first.", max_len=40)

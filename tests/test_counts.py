@@ -18,7 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import stockdemo
-from harness.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
+from harness.autograd import counted
+from harness.helpers import ROOT, graph_sent, metric, metric_deltas, metric_help, plotly_values
 from stockdemo import RunConfig, lesson, run
 from stockdemo.code.view import drawing_of_run
 from stockdemo.graph import NodeCounts, count_nodes
@@ -28,7 +29,6 @@ from stockdemo.layout.steps import layout
 from stockdemo.live.run import build
 from stockdemo.render.node_table import node_table
 from stockdemo.sandbox.seed import SEED_CODE
-from tests.conftest import ROOT
 
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
 SEED = RunConfig()  # the seed snippet's run: where the issue found 38, 36 and 30 for one graph
@@ -38,20 +38,7 @@ CONFIGS = [SEED, RunConfig(cell="gru", num_layers=2, seq_len=7), RunConfig(cell=
 def counted_by_torch(config: RunConfig) -> dict[str, int]:
     """The run's autograd graph counted straight from torch: its grad_fns and AccumulateGrads."""
     x, model = build(config)
-    return counted_behind(model(x))
-
-
-def counted_behind(out) -> dict[str, int]:
-    """The graph behind ``out`` counted straight from torch: its grad_fns and AccumulateGrads."""
-    seen, todo = {out.grad_fn}, [out.grad_fn]
-    while todo:
-        for nxt, _ in todo.pop().next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    params = sum(type(fn).__name__ == "AccumulateGrad" for fn in seen)
-    ops = len(seen) - params
-    return {"operations": ops, "parameters": params, "nodes": ops + params + 2}  # + input, output
+    return counted(model(x))
 
 
 def summary_of(c: dict[str, int]) -> str:
@@ -209,7 +196,7 @@ def test_the_labs_graph_nodes_counts_torchs_nodes_with_the_input_and_the_output(
     config = BreakConfig()
     model = seeded_model(config.lab_cell, 10, config.seed)
     x, y = price_windows(config.lab_t, BREAK_BATCH)
-    expected = counted_behind(mse(model(x), y))  # the experiment's own run, redone here
+    expected = counted(mse(model(x), y))  # the experiment's own run, redone here
     at = AppTest.from_file(str(ROOT / "pages" / "lab.py"), default_timeout=120)
     at.query_params["lab"] = "Backward twice"
     at.run()

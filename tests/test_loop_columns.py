@@ -8,10 +8,11 @@ from collections import Counter
 import pytest
 import torch
 
+from harness.autograd import ops_by_type
 from harness.loops import CELLS, STEPS, TRAININGS, training_loop, walked_by_torch
 from stockdemo.code.view import picture_of_record, record_script
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.graph.recorder import LineRecorder, ops_by_type, raw_graph
+from stockdemo.graph.recorder import LineRecorder, raw_graph
 from stockdemo.layout.by_code import layout_code
 from stockdemo.sandbox import Limits, run_code
 

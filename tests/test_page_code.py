@@ -13,16 +13,15 @@ import zlib
 from collections import Counter
 
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import graph_sent, metrics, send_from_view, view_element
+from harness import autograd
+from harness.autograd import ops_by_type
+from harness.helpers import ROOT, graph_sent, metrics, send_from_view, view_element
+from harness.learners import LONG_LOOP, SHAPE_ERROR, here
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.code.link import MAX_CODE_CHARS, code_to_link
-from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE
-from tests.conftest import ROOT
-from tests.test_sandbox import SHAPE_ERROR, here
 
 PAGE = str(ROOT / "pages" / "code.py")
 
@@ -162,24 +161,6 @@ def test_a_run_that_fails_shows_torchs_message_and_marks_the_learners_line():
     assert drawn_ops(at) == autograd_ops(fixed)
 
 
-# A time loop written by hand, T 40, with a prediction at every step: over the layout's budget.
-LONG_LOOP = """\
-import torch
-from torch import nn
-
-cell = nn.RNNCell(3, 10)
-fc = nn.Linear(10, 1)
-torch.manual_seed(0)
-x = torch.randn(10, 40, 3)
-h = torch.zeros(10, 10)
-outs = []
-for t in range(x.shape[1]):
-    h = cell(x[:, t], h)
-    outs.append(fc(h))
-predictions = torch.stack(outs, dim=1).mean(dim=1)
-"""
-
-
 def test_a_click_on_a_rolled_box_draws_every_iteration_and_a_forged_one_is_ignored():
     at = open_code(code=code_to_link(LONG_LOOP))
     folds = graph_sent(view_element(at, "code_graph"))["folds"]
@@ -209,18 +190,9 @@ for step in range(5):
 """
 
 
-def walks_at_each_backward(source: str, monkeypatch) -> list[Counter]:
+def walks_at_each_backward(source: str) -> list[Counter]:
     """The code run here, with torch's own walk of each graph just before its backward() frees it."""
-    walks: list[Counter] = []
-    backward = torch.Tensor.backward
-
-    def walked(self, *args, **kwargs):
-        walks.append(Counter(ops_by_type(self)))
-        return backward(self, *args, **kwargs)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(torch.Tensor, "backward", walked)
-        namespace, raised, _ = here(source)
+    (_, raised, _), walks = autograd.walks_at_each_backward(lambda: here(source))
     assert raised is None, raised
     return walks
 
@@ -241,7 +213,7 @@ def show_graph(at: AppTest, i: int) -> AppTest:
 def test_a_training_loop_shows_every_graph_it_built_each_as_torch_walked_it_at_its_backward(monkeypatch):
     at = run_in_editor(open_code(), SGD_LOOP)
     assert not at.exception, [e.message for e in at.exception]
-    walks = walks_at_each_backward(SGD_LOOP, monkeypatch)
+    walks = walks_at_each_backward(SGD_LOOP)
     assert len(walks) == 5
     assert "This run built 5 graphs, each freed by its backward()" in editor(at)["lesson"]
     stepper = film_stepper(at)
@@ -268,7 +240,7 @@ for step in range(1, 4):
     opt.step()
 """
     at = run_in_editor(open_code(), source)
-    walks = walks_at_each_backward(source, monkeypatch)
+    walks = walks_at_each_backward(source)
     assert "then the graph of predictions" in editor(at)["lesson"]
     stepper = film_stepper(at)
     assert stepper["high"] == 3 and stepper["value"] == 3  # three freed graphs, then predictions

@@ -14,6 +14,8 @@ import pytest
 import torch
 from torch.autograd.graph import GradientEdge
 
+from harness.autograd import grad_fns
+from harness.helpers import ROOT
 from stockdemo.cells import CELLS
 from stockdemo.code.view import drawing_of_record, drawing_of_run
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
@@ -24,8 +26,6 @@ from stockdemo.replay.trace import TRAINING_ROOT, Trace
 from stockdemo.train import training as train
 from stockdemo.train.prices import load_dataset
 from stockdemo.train.step import first_step_record, training_step_record
-
-from .conftest import ROOT
 
 SIZES = ((1, 1), (3, 2), (6, 1))  # (seq_len, num_layers)
 CASES = [(cell, t, layers) for cell in CELLS for t, layers in SIZES]
@@ -48,14 +48,8 @@ def config_of(cell: str, seq_len: int, layers: int) -> RunConfig:
 
 
 def op_grad_fns(output: torch.Tensor) -> list:
-    """The test's own walk: every op grad_fn behind ``output``, in creation order."""
-    seen, stack = {output.grad_fn}, [output.grad_fn]
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    ops = [fn for fn in seen if not hasattr(fn, "variable")]  # AccumulateGrad holds the leaf
+    """Every op grad_fn behind ``output`` (harness's walk), in creation order."""
+    ops = [fn for fn in grad_fns(output) if not hasattr(fn, "variable")]  # AccumulateGrad holds the leaf
     return sorted(ops, key=lambda fn: fn._sequence_nr())
 
 

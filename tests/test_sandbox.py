@@ -9,7 +9,6 @@ the same code: the graph's ops by type against a plain walk of
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import linecache
 import os
@@ -20,15 +19,17 @@ import sys
 import time
 
 import pytest
-import torch
 
+from harness.autograd import ops_by_type
+from harness.cgroups import children
 from harness.helpers import ROOT, alive, wait_until
+from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
+from stockdemo.forkserver import clean_env
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.graph.recorder import ops_by_type, raw_graph
+from stockdemo.graph.recorder import raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
 from stockdemo.sandbox.limits import SPECS
-from stockdemo.sandbox.pool import clean_env
 from stockdemo.sandbox.protocol import BadResult, check_child_result
 
 LOOP = '''\
@@ -44,37 +45,6 @@ for t in range(x.shape[1]):
     print("step", t, "norm", round(h.norm().item(), 3))
 predictions = fc(h)
 '''
-
-SHAPE_ERROR = '''\
-import torch
-from torch import nn
-
-
-class Broken(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-
-    def forward(self, x):
-        return self.fc(x)
-
-
-print("before the error")
-predictions = Broken()(torch.randn(10, 3))
-'''
-
-
-def here(source: str) -> tuple[dict, BaseException | None, str]:
-    """Run ``source`` in this process, as the sandbox would -> (namespace, what it raised, printed)."""
-    namespace: dict = {"__name__": "__main__"}
-    torch.manual_seed(0)
-    printed = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed):
-            exec(compile(source, "here", "exec"), namespace)
-    except Exception as err:
-        return namespace, err, printed.getvalue()
-    return namespace, None, printed.getvalue()
 
 
 def test_the_seed_runs_and_its_graph_has_the_ops_autograd_recorded_here():
@@ -284,12 +254,6 @@ def test_the_warm_parent_has_none_of_the_servers_environment(monkeypatch):
         pool.close()
 
 
-def _children(pid: int) -> list[int]:
-    """The live children of ``pid``, as the kernel lists them per thread."""
-    return [int(c) for t in os.listdir(f"/proc/{pid}/task")
-            for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
-
-
 def _wait_until_spinning(procs: list[subprocess.Popen], timeout: float = 10.0) -> None:
     """Until each process has used some CPU (/proc/PID/stat's utime): Python started, loop running."""
     deadline = time.monotonic() + timeout
@@ -331,7 +295,7 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
         policies: dict[int, int] = {}
         while os.SCHED_IDLE not in policies.values() and time.monotonic() < deadline:  # the fork first
             with contextlib.suppress(OSError):
-                policies = {pid: os.sched_getscheduler(pid) for pid in _children(parent)}
+                policies = {pid: os.sched_getscheduler(pid) for pid in children(parent)}
         assert set(policies.values()) == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
         child = next(iter(policies))
         if os.path.exists(f"/proc/{child}/autogroup"):  # sessions grouped: its own group weighs least

@@ -23,6 +23,7 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
+from stockdemo.graph.data import DataNotes
 from stockdemo.graph.parse import parse
 
 _SKIPPED_DIRS = tuple(os.path.dirname(p) + os.sep for p in (torch.__file__, os.__file__))
@@ -140,7 +141,7 @@ class LineRecorder(TorchFunctionMode):
         self._theirs: dict[object, bool] = {}  # code object -> is it the caller's?
         self._counts: dict[object, dict[int, int]] = {}  # frame -> {loop header: iteration}
         self._previous_trace = None
-        self._data: dict[int, list[int]] = {}  # a data tensor's storage -> the calls that took it
+        self.data = DataNotes()  # where data entered: stockdemo.graph.data
 
     # -- the line tracer: counts loop iterations in the caller's frames only -------------
     def _callers(self, code) -> bool:
@@ -214,25 +215,10 @@ class LineRecorder(TorchFunctionMode):
         if newest > last:
             self.ends.append(newest)
             self.sites.append(self._site(sys._getframe(1)))
-            self._note_data(args, kwargs, len(self.ends) - 1)
+            self.data.took(args, kwargs, len(self.ends) - 1)
+        else:
+            self.data.computed(func, args, kwargs, out)
         return out
-
-    def _note_data(self, args: tuple, kwargs: dict | None, call: int) -> None:
-        """Which tensors that need no gradient (data, not parameters) the call took, by storage:
-        a view of ``x`` (``x[:, t]``) is ``x`` entering the graph too."""
-        for value in (*args, *(kwargs or {}).values()):
-            for t in value if isinstance(value, (tuple, list)) else (value,):
-                if type(t) is torch.Tensor and not t.requires_grad:
-                    storage = _storage_of(t)
-                    if storage:
-                        calls = self._data.setdefault(storage, [])
-                        if not calls or calls[-1] != call:
-                            calls.append(call)
-
-    def data_calls(self, t: torch.Tensor) -> list[tuple[int, int]]:
-        """The sequence numbers ``(first, last)`` each recorded call that took ``t`` made."""
-        storage = _storage_of(t)
-        return [(self.ends[k - 1] + 1 if k else 0, self.ends[k]) for k in self._data.get(storage, ())]
 
     def _site(self, frame) -> Site | None:
         """(file, line, function, loops) of the innermost caller's frame, loops from the outermost."""
@@ -253,14 +239,6 @@ class LineRecorder(TorchFunctionMode):
         """Where the node numbered ``sequence_nr`` was made: the first call that reached it."""
         k = bisect_left(self.ends, sequence_nr)
         return self.sites[k] if k < len(self.sites) else None
-
-
-def _storage_of(t: torch.Tensor) -> int:
-    """Where a dense tensor's memory starts (0 for a tensor without one: sparse, meta, empty)."""
-    try:
-        return t.untyped_storage().data_ptr()
-    except (RuntimeError, NotImplementedError):
-        return 0
 
 
 _BACKWARDS = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)

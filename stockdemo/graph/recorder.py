@@ -29,9 +29,10 @@ through ``stockdemo.code.view.drawing_of_record``):
   for every line a node points to, and every loop header around one.
 - ``output_shape``: the output's shape.
 - ``inputs`` (when ``raw_graph`` is given named tensors): where data entered the graph, as
-  ``{"name", "shape", "to"}``: a tensor that needs no gradient (the learner's ``x``), and
-  for each torch call that took it (or a view of it), the index of the call's first node
-  with an empty input slot (data has no edge in autograd), else of its first node.
+  ``{"name", "shape", "to", "steps"}`` (``stockdemo.graph.data``): a tensor that needs no
+  gradient (the learner's ``x``), and for each torch call that took it (a view of it, or
+  what was computed from it alone), the index of the call's first node with an empty input
+  slot (data has no edge in autograd), else of its first node; and the time steps each took.
 - ``replay`` (``replay=True``): a real backward() seen by a prehook on every node
   (``stockdemo.graph.backward.replay_backward``).
 - ``tags`` (a run whose structure is known: ``stockdemo.graph.capture.record_steps``):
@@ -46,12 +47,12 @@ from __future__ import annotations
 
 import gc
 import linecache
-from bisect import bisect_left
 from collections.abc import Callable, Mapping
 
 import torch
 
 from stockdemo.graph.backward import replay_backward
+from stockdemo.graph.data import inputs_of as data_inputs
 from stockdemo.graph.lines import LineRecorder, Site
 
 CODE_FILE = "<your code>"  # the file name learners' code is compiled under, in the sandbox
@@ -142,7 +143,7 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
         if lines is not None:
             raw["files"], raw["texts"] = _place_lines(raw["nodes"], lines)
             if inputs:
-                raw["inputs"] = _inputs(inputs_of, raw["nodes"], inputs, lines)
+                raw["inputs"] = data_inputs(inputs_of, raw["nodes"], inputs, lines.data, lines.ends)
         if tag is not None:
             tag(raw, order, inputs_of)
         if replay:
@@ -217,32 +218,6 @@ def _place(site: Site, files: dict[str, int], texts: dict[str, str]) -> tuple[in
         if key not in texts:
             texts[key] = linecache.getline(where, at).strip()
     return f, line, [[files[lf], h, k] for lf, h, k in loops]
-
-
-MAX_INPUTS = 8  # data tensors drawn at the most: a script's x and y, not every constant
-
-
-def _inputs(inputs_of: list[list[int | None]], nodes: list[dict], named: Mapping[str, object],
-            lines: LineRecorder) -> list[dict]:
-    """Where each named data tensor entered the graph: in each call that took it, the first node
-    with an empty input slot (data needs no gradient, so autograd keeps no edge for it), or
-    the call's first node."""
-    by_seq = {n["seq"]: i for i, n in enumerate(nodes) if n["seq"] is not None}
-    seqs = sorted(by_seq)
-    found = []
-    for name, t in named.items():
-        if type(t) is not torch.Tensor or t.requires_grad:
-            continue
-        to = []
-        for first, last in lines.data_calls(t):
-            made = [by_seq[q] for q in seqs[bisect_left(seqs, first):bisect_left(seqs, last + 1)]]
-            if made:
-                to.append(next((i for i in made if None in inputs_of[i]), made[0]))
-        if to:
-            found.append({"name": name, "shape": list(t.shape), "to": sorted(set(to))})
-            if len(found) == MAX_INPUTS:
-                break
-    return found
 
 
 def ops_by_type(output: torch.Tensor) -> dict[str, int]:

@@ -7,7 +7,7 @@ tests/test_architecture.py checks it):
 1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``;
 2. ``caches``, ``url_sync``, ``widgets``, ``metrics``, ``elements``: caches and widgets;
 3. ``stage``, ``stage_route``, ``stage_watch``, ``compare``, ``graph_view``: the graph view;
-4. ``controls``, ``steps``, ``changes``, ``downloads``, ``training``, ``captures``: panels;
+4. ``controls``, ``steps``, ``downloads``, ``training``, ``captures``: panels;
 5. ``frame``: the page frame;
 6. ``classmode``: class mode, a plug-in listening on ``hooks``;
 7. this facade, which registers class mode once.
@@ -59,9 +59,11 @@ from stockdemo.ui.steps import (
     go_to_step,
     lesson_challenge,
     lesson_drawn,
+    lesson_picker,
     lesson_question,
     lesson_step,
     reveal_step,
+    shown_lesson,
     step_revealed,
 )
 from stockdemo.ui.training import (
@@ -89,13 +91,13 @@ __all__ = [
     "cached_trace", "capped_knob_widget", "chart_after_graph", "compare_bar", "compare_config",
     "comparison", "controls_locked", "debug_controls", "direct_moves", "drawn_on_stage", "fx_graph",
     "go_to_step", "graph_picker", "knob_row", "knob_widget", "leave_for_training", "lesson_challenge",
-    "lesson_drawn", "lesson_question", "lesson_step", "live_stage", "metric_row", "more_settings",
-    "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url", "panel_picker",
-    "presenting", "presets_bar", "recompile_count", "recompiles", "replay_control", "reveal_step",
-    "run_controls", "run_downloads", "settle_listener", "setup_page", "share_link", "stage_config",
-    "stage_link", "stage_settled", "stage_table", "stage_to_url", "static_captures", "static_controls",
-    "step_revealed", "table", "train_button", "train_controls", "training_pending", "training_run",
-    "training_trace", "url_messages",
+    "lesson_drawn", "lesson_picker", "lesson_question", "lesson_step", "live_stage", "metric_row",
+    "more_settings", "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
+    "panel_picker", "presenting", "presets_bar", "recompile_count", "recompiles", "replay_control",
+    "reveal_step", "run_controls", "run_downloads", "settle_listener", "setup_page", "share_link",
+    "shown_lesson", "stage_config", "stage_link", "stage_settled", "stage_table", "stage_to_url",
+    "static_captures", "static_controls", "step_revealed", "table", "train_button", "train_controls",
+    "training_pending", "training_run", "training_trace", "url_messages",
 ]
 
 # The one registration point of the class-mode plug-in: its listeners on ui.hooks.
@@ -104,6 +106,8 @@ classmode.register()
 # Every run's new_session message takes its theme from a copy made once, not from a scan of
 # the whole config (stockdemo/ui/compat.py).
 compat.cache_theme_messages()
+# A session resumed after a dropped connection watches no files, as a new one (compat.py).
+compat.resume_without_watchers()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).

@@ -1,4 +1,5 @@
-"""The code editor: CodeMirror 6 with Python, a Streamlit component (frontend/code_editor).
+"""The code editor: CodeMirror 6 with Python (or TOML, for a lesson), a Streamlit component
+(frontend/code_editor).
 
 The browser holds the text while the learner types; the server hears it only when the
 learner runs it (Run, or Ctrl/Cmd+Enter): the trigger ``run`` carries ``{"code", "n"}``.
@@ -15,7 +16,14 @@ The server sends (``data``, JSON):
 - ``present``: presenter mode; ``height``: px, or None to take the height the window leaves;
 - ``focus_line``: the line to scroll to when a new text arrives;
 - ``printed``: what the last run printed, shown under the code;
-- ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none).
+- ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none);
+- ``language``: "python" (a learner's code) or "toml" (a lesson file);
+- ``words``: the button's label and help, the hint beside it and the editor's ARIA label
+  (``CODE_WORDS`` for a learner's code);
+- ``draft``: a name for the text typed and not yet run, or None. While it is named the
+  browser keeps that text in the tab (sessionStorage); a new ``doc`` equal to the text it
+  was typed on, under the same name (a reload, a new session after a dropped connection),
+  opens on the typing instead.
 
 The failing line carries the class ``sd-error-line`` (the message under it, ``sd-error-note``),
 the line of a hovered graph node ``sd-hover-line``. Test hook: ``el.ceText()`` on the
@@ -36,6 +44,12 @@ from stockdemo.ui.assets import component_js
 
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "code_editor.js"
 CSS = Path(__file__).with_name("code_editor") / "code_editor.css"
+
+# What the editor says around a learner's code (another text, a lesson, says other words).
+CODE_WORDS = {"run": "▶ Run", "run_help": "Run this code (Ctrl+Enter, or ⌘+Enter on a Mac)",
+              "hint": "Ctrl+Enter runs · Esc then Tab leaves the editor",
+              "editor": "Python code: edit it, then press Ctrl+Enter to run it"}
+
 
 def _loader() -> str:
     version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
@@ -61,11 +75,13 @@ def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, k
                 base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
                 ran: int = 0, locked: str | None = None, present: bool = False,
                 height: int | None = None, focus_line: int | None = None, printed: str = "",
-                lesson: str = "") -> None:
+                lesson: str = "", draft: str | None = None, language: str = "python",
+                words: dict[str, str] | None = None) -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base, "error": error, "status": status, "ran": ran,
             "locked": locked, "present": present, "height": height, "focus_line": focus_line,
-            "printed": printed, "lesson": lesson}
+            "printed": printed, "lesson": lesson, "draft": draft, "language": language,
+            "words": words or CODE_WORDS}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

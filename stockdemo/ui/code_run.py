@@ -116,6 +116,12 @@ def off_message() -> str:
     return OFF_MESSAGE
 
 
+def session_runner(source: str) -> CodeRun:
+    """A run for a check or a preview, through the sandbox's fair queue as this session's (and
+    its cache: the same text is run once for everyone)."""
+    return cached_code_run(source, who=compat.session_id())
+
+
 def run_now(source: str) -> CodeRun:
     """Run ``source`` in the sandbox, once for every session that runs the same text. A run
     that waits for a place past ``QUEUE_NOTE_S`` says where it stands in the queue."""
@@ -161,7 +167,7 @@ def editor(run: CodeRun) -> None:
     over = " ".join(words for words in (lesson(), run.film_words) if words)
     code_editor(text, str(version), take_run, base=base, ran=ran, error=error_mark(run), status=status(run),
                 locked=controls_locked(), present=presenting(), focus_line=forward_line(text),
-                printed=run.printed, lesson=over)
+                printed=run.printed, lesson=over, draft=hooks.ask(hooks.CODE_DRAFT))
 
 
 def result(source: str, run: CodeRun) -> None:

@@ -27,6 +27,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/debugging.py", "Debugging", ":material/bug_report:"),
     ("pages/lab.py", "Lab", ":material/science:"),
     ("pages/lesson.py", "Lesson", ":material/school:"),
+    ("pages/author.py", "Write a lesson", ":material/edit_note:"),
     ("pages/classroom.py", "Class", ":material/groups:"),
 )
 # Looked up once: checking the disk for every link on every rerun is dear under load.

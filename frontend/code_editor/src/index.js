@@ -6,7 +6,9 @@
 // Once the learner types or pastes, the diff is against the text of their last run, while it
 // stays small; a bigger one (a pasted program) shows no diff until the next run.
 // The one value sent back is the trigger `run`: the code, when the learner presses Run or
-// Ctrl/Cmd+Enter. Hovering a graph node highlights the line that made it: the graph view
+// Ctrl/Cmd+Enter. Text typed and not yet run is kept in the tab (sessionStorage) while the
+// server names a `draft`: a reload, or a new session after a dropped connection, that opens
+// on the same text gets the typing back. Hovering a graph node highlights the line that made it: the graph view
 // says so with the window event LINE_EVENT.
 
 import { EditorState, StateEffect, StateField, Compartment, Text } from "@codemirror/state";
@@ -15,8 +17,11 @@ import {
   keymap, lineNumbers,
 } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import {
+  StreamLanguage, bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting,
+} from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
+import { toml } from "@codemirror/legacy-modes/mode/toml";
 import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
@@ -27,6 +32,11 @@ const editors = new WeakMap();
 // The learner's changes since their last run are shown while at most this many of its lines
 // are gone: a few read as a change, a pasted program's 20 red lines read as noise.
 const SHOWN_GONE_LINES = 4;
+// The tab's one unsent text: {key: the server's draft name, base: the text it was typed on, text}.
+const DRAFT_SLOT = "sd-code-draft";
+const DRAFT_SAVE_MS = 250;
+// The text's language (the server's `language`): Python for learners' code, TOML for a lesson.
+const LANGUAGES = { python: () => python(), toml: () => StreamLanguage.define(toml) };
 
 export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
@@ -112,6 +122,25 @@ function goneLines(a, b) {
   return gone;
 }
 
+/** The tab's unsent text, or null (none, or storage this browser refuses). */
+function readDraft() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(DRAFT_SLOT) ?? "null");
+    return kept && typeof kept.text === "string" && typeof kept.base === "string" ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeDraft(draft) {
+  try {
+    if (draft) sessionStorage.setItem(DRAFT_SLOT, JSON.stringify(draft));
+    else sessionStorage.removeItem(DRAFT_SLOT);
+  } catch {
+    // storage refused (a private window's quota): the typing is kept as long as the page is
+  }
+}
+
 class CodeEditor {
   constructor(parent) {
     this.parent = parent;
@@ -128,19 +157,16 @@ class CodeEditor {
     this.runButton = document.createElement("button");
     this.runButton.type = "button";
     this.runButton.className = "ce-run";
-    this.runButton.textContent = "▶ Run";
-    this.runButton.title = "Run this code (Ctrl+Enter, or ⌘+Enter on a Mac)";
     this.runButton.addEventListener("click", () => this.run());
     this.status = document.createElement("span");
     this.status.className = "ce-status";
     this.status.setAttribute("aria-live", "polite");
-    const hint = document.createElement("span");
-    hint.className = "ce-hint";
-    hint.textContent = "Ctrl+Enter runs · Esc then Tab leaves the editor";
+    this.hint = document.createElement("span");
+    this.hint.className = "ce-hint";
     // What a ready-made edit teaches, over the diff it explains.
     this.lesson = document.createElement("p");
     this.lesson.className = "ce-lesson";
-    bar.append(this.runButton, this.status, hint, this.lesson);
+    bar.append(this.runButton, this.status, this.hint, this.lesson);
 
     this.host = document.createElement("div");
     this.host.className = "ce-editor";
@@ -165,7 +191,8 @@ class CodeEditor {
     window.addEventListener("resize", this.onResize);
   }
 
-  state(doc, base = null) {
+  state(doc, base = null, against = base === null ? "run" : "edit") {
+    const words = this.data?.words ?? {};
     return EditorState.create({
       doc,
       extensions: [
@@ -178,7 +205,7 @@ class CodeEditor {
         bracketMatching(),
         highlightActiveLine(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        python(),
+        (LANGUAGES[this.data?.language] ?? LANGUAGES.python)(),
         keymap.of([
           { key: RUN_KEY, run: () => this.run(), preventDefault: true },
           indentWithTab,
@@ -187,14 +214,14 @@ class CodeEditor {
         ]),
         // tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a
         // locked editor stays reachable to read.
-        EditorView.contentAttributes.of({ "aria-label": "Python code: edit it, then press Ctrl+Enter to run it",
-          tabindex: "0" }),
+        EditorView.contentAttributes.of({ "aria-label": words.editor ?? "", tabindex: "0" }),
         errorField,
         hoverField,
-        againstField.init(() => (base === null ? "run" : "edit")),
-        this.diff.of(base === null ? runDiff(this.ran)
+        againstField.init(() => against),
+        this.diff.of(against === "none" ? [] : base === null ? runDiff(this.ran)
           : unifiedMergeView({ original: base, mergeControls: false, gutter: true })),
         EditorState.transactionExtender.of((tr) => this.followChange(tr)),
+        EditorView.updateListener.of((u) => { if (u.docChanged) this.keepDraft(); }),
         this.lock.of([]),
       ],
     });
@@ -203,12 +230,21 @@ class CodeEditor {
   update(data) {
     this.data = data;
     this.root.classList.toggle("ce-present", !!data.present);
+    const words = data.words ?? {};
+    this.runButton.textContent = words.run ?? "";
+    this.runButton.title = words.run_help ?? "";
+    this.hint.textContent = words.hint ?? "";
     if (data.doc_key !== this.docKey) {
       // A new text from the server (a ready-made edit, a link, the teacher's code): the
       // editor starts again from it, its undo history with it. The server runs it.
       this.docKey = data.doc_key;
       this.ran = Text.of((data.doc ?? "").split(/\r\n?|\n/));
-      this.view.setState(this.state(data.doc ?? "", data.base ?? null));
+      const typed = this.draftOn(data);
+      if (typed === null) this.view.setState(this.state(data.doc ?? "", data.base ?? null));
+      else {  // the learner's typing since, against the text they typed it on
+        const against = goneLines(this.ran, Text.of(typed.split("\n"))) > SHOWN_GONE_LINES ? "none" : "run";
+        this.view.setState(this.state(typed, null, against));
+      }
       this.fitHeight(data.height);
       this.scrollTo(data.focus_line);
     }
@@ -238,8 +274,28 @@ class CodeEditor {
     return null;
   }
 
+  /** The text typed in this tab on the server's `doc`, not yet run, if the server names the
+   *  draft it was typed for; else null. */
+  draftOn(data) {
+    const kept = readDraft();
+    if (!data.draft || !kept || kept.key !== data.draft || kept.base !== (data.doc ?? "")
+        || kept.text === kept.base) return null;
+    return kept.text;
+  }
+
+  /** Keep the text typed (a moment after the last key) while the server names a draft. */
+  keepDraft() {
+    clearTimeout(this.draftTimer);
+    const key = this.data?.draft;
+    if (!key) return;
+    this.draftTimer = setTimeout(() => writeDraft(
+      { key, base: this.ran.toString(), text: this.view.state.doc.toString() }), DRAFT_SAVE_MS);
+  }
+
   run() {
     if (this.data?.locked) return true;
+    clearTimeout(this.draftTimer);
+    writeDraft(null);  // nothing typed is unsent now: the run carries it
     this.ran = this.view.state.doc;
     if (this.view.state.field(againstField) !== "edit") {  // an edit run as it is keeps its diff
       this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] });
@@ -295,6 +351,7 @@ class CodeEditor {
   }
 
   destroy() {
+    clearTimeout(this.draftTimer);
     window.removeEventListener(LINE_EVENT, this.onLine);
     window.removeEventListener("resize", this.onResize);
     this.view.destroy();
