@@ -6,7 +6,7 @@ Prints medians in ms. Targets (issue 2): capture + DOT <= 30 ms at the default
 config, <= 150 ms at T 200 L 4 GRU; browser layout <= 1 s for every view the
 app shows by default ("auto"). Issue 13: the full unrolled picture (every node,
 ``layout(..., max_nodes=None)``) well under 150 ms at T 200 L 4 for GRU and the
-loop LSTM; the replay (``trace_run``) at the default config and at T 200 L 4.
+loop LSTM; the replay (``drawing_of_run``) at the default config and at T 200 L 4.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ import torch  # noqa: E402
 
 from harness.helpers import ROOT  # noqa: E402
 from stockdemo.cells import CELLS  # noqa: E402
+from stockdemo.code.view import drawing_of_run  # noqa: E402
 from stockdemo.config import RunConfig  # noqa: E402
 from stockdemo.graph.capture import capture_graph  # noqa: E402
 from stockdemo.layout.steps import layout  # noqa: E402
 from stockdemo.live.run import build  # noqa: E402
 from stockdemo.render.dot import render_dot  # noqa: E402
-from stockdemo.replay.model import trace_run  # noqa: E402
 
 SIZES = ((5, 1), (50, 3), (200, 4))
 
@@ -90,8 +90,8 @@ def full_picture_and_replay(repeats: int) -> None:
         print(f"layout, every node, T200 L4 {cell:<10}{len(picture.nodes):>6} nodes "
               f"{len(picture.edges):>6} edges {wall:7.1f} ms ({cpu:.1f} ms CPU; target well under 150)")
     for config in (RunConfig(), RunConfig(seq_len=200, num_layers=4, cell="gru")):
-        wall, cpu, trace = wall_and_cpu_ms(lambda: trace_run(config), max(1, repeats // 2))  # noqa: B023
-        print(f"trace_run {config.cell} T{config.seq_len} L{config.num_layers}: "
+        wall, cpu, (_, trace) = wall_and_cpu_ms(lambda: drawing_of_run(config), max(1, repeats // 2))  # noqa: B023
+        print(f"replay {config.cell} T{config.seq_len} L{config.num_layers}: "
               f"{len(trace.forward)} ops replayed {wall:7.1f} ms ({cpu:.1f} ms CPU)")
 
 

@@ -38,7 +38,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from harness.helpers import ROOT  # noqa: E402
-from stockdemo.code.view import draws_steps_and_layers, picture_of_run  # noqa: E402
+from stockdemo.code.view import picture_of_record  # noqa: E402
+from stockdemo.graph.capture import record_of_run  # noqa: E402
 from stockdemo.graph.ids import graph_of_record  # noqa: E402
 from stockdemo.graph.recorder import LineRecorder, raw_graph  # noqa: E402
 from stockdemo.layout.by_code import layout_code  # noqa: E402
@@ -239,8 +240,9 @@ def bench_model(name: str, model: nn.Module, x: torch.Tensor, args: argparse.Nam
     else:
         row += f" | (flat layouts not tried past {FLAT_LIMIT:,} nodes)"
     print(row, flush=True)
-    if draws_steps_and_layers(model, (x,)):
-        ms, shown = median_ms(lambda: picture_of_run(output, model, lines, inputs=x), args.repeats)
+    if isinstance(model, StockPredictor):
+        ms, shown = median_ms(lambda: picture_of_record(record_of_run(output, model, (x,), lines)),
+                              args.repeats)
         print(f"{'  as StockPredictor':22} {'':>7} {'':>7} {'':>7} {ms:>7.0f} {'':>8} "
               f"{len(shown.nodes):>6,} {_n(picture_crossings(shown)):>5}  (steps x layers)")
 

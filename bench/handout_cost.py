@@ -35,17 +35,14 @@ from harness import (
 
 
 def handout_figures() -> list[str]:
-    from stockdemo import RunConfig, run
-    from stockdemo.layout.steps import layout
+    from stockdemo import RunConfig
+    from stockdemo.code.view import drawing_of_run
     from stockdemo.render.handout import run_handout
-    from stockdemo.replay.model import trace_run
 
     lines = []
     for config in (RunConfig(), RunConfig(cell="gru", seq_len=200, num_layers=4)):
-        graph = run(config).graph
-        trace = trace_run(config)
         for view in ("auto", "unrolled"):
-            picture = layout(graph, view, max_nodes=None)
+            picture, trace = drawing_of_run(config, view)
             times = []
             for _ in range(5):
                 started = time.perf_counter()

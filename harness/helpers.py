@@ -154,7 +154,7 @@ class Figure(NamedTuple):
 
 def _metric_rows(at) -> list[Figure]:
     """An AppTest page's figures, from ``ui.metric_row``'s rows and from the run's figures
-    a stage's graph view draws (``ui.stage_spec``'s ``figures``)."""
+    a stage's graph view draws (``ui.stage.stage_spec``'s ``figures``)."""
     rows = [Figure(*(html.unescape(part) for part in (label, value, change, tip)))
             for element in at.markdown if 'class="sd-metrics"' in element.value
             for label, tip, value, change in _METRIC.findall(element.value)]

@@ -26,17 +26,13 @@ present = ui.presenting()
 def live_stage() -> None:
     started = time.perf_counter()
     config, view = ui.run_controls()
-    result = ui.cached_run(config)
-    picture = ui.cached_picture(config, view)
-    change, delta, new_ids = ui.change_since_previous(config, result.graph)
-    shown = ui.run_figures(result, delta, (time.perf_counter() - started) * 1e3)
     trace = ui.replay_control(lambda: ui.cached_trace(config), in_view=True)
-    values, locked, compare = ui.stage_values(), ui.controls_locked(), ui.comparison(config, view)
+    locked, compare = ui.controls_locked(), ui.comparison(config, view)
     # Where the run draws nothing but the stage, the browser's next moves need no run at all.
     direct = ui.direct_moves(config, view, present=present, plain=not (trace or compare or locked))
-    graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph",
-               stage=ui.stage_spec(values, change=change, replay=trace is not None, locked=locked,
-                                   figures=shown, present=present, direct=direct),
+    picture, new_ids, stage = ui.live_stage(config, view, started, replay=trace is not None, locked=locked,
+                                            present=present, direct=direct)
+    graph_view(picture, trace, new_ids=new_ids, settings=config.to_params(), key="graph", stage=stage,
                compare=compare)
     ui.drawn_on_stage(config, view)  # last: what "Pin as A" pins and the panels below show
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 from stockdemo import figures, ui
 from stockdemo.config import TRAIN_BATCH_SIZE
-from stockdemo.layout.steps import layout
+from stockdemo.layout.views import picture_of_graph
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
 from stockdemo.ui.graph_view import graph_view
@@ -64,7 +64,7 @@ def live() -> ui.TrainPanel | None:
                "opens on the test days: double-click it twice to see all of history.")
 
     st.subheader("The graph of one training step", anchor=False)
-    picture = layout(result.step_graph, "auto", max_nodes=None)
+    picture = picture_of_graph(result.step_graph)
     st.caption(f"{picture.caption}. One batch of {TRAIN_BATCH_SIZE} windows runs forward "
                "and into the MSE loss: the same dynamic graph as in the Playground, now ending in "
                "a loss (the targets need no gradient, so they get no node). `loss.backward()` walks "

@@ -12,13 +12,12 @@ import argparse
 import json
 import sys
 
+from stockdemo.code.view import drawing_of_record, drawing_of_run
 from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
 from stockdemo.graph import count_text
-from stockdemo.layout.steps import layout
-from stockdemo.live.run import run
+from stockdemo.live.run import recorded, run
 from stockdemo.render.dot import render_dot
 from stockdemo.render.poster import svg_file
-from stockdemo.replay.model import trace_run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,19 +56,19 @@ def main(argv: list[str] | None = None) -> int:
         if message:
             print(f"note: {message}", file=sys.stderr)
 
-    result = run(config)
+    graph = run(config).graph
     if args.format == "json":
-        text = json.dumps(result.graph.to_dict(), indent=1)
+        text = json.dumps(graph.to_dict(), indent=1)
     elif args.format == "html":
-        text = _handout(config, result.graph, view)
+        text = _handout(config, view)
     elif args.format == "svg":  # drawn as the view draws it, every node placed: no Graphviz needed
-        text = svg_file(layout(result.graph, view, max_nodes=None))
+        text = svg_file(drawing_of_record(recorded(config), view, replay=False)[0])
     else:
-        text = render_dot(result.graph, view).dot
+        text = render_dot(graph, view).dot
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text)
-        counts = result.graph.counts
+        counts = graph.counts
         print(f"wrote {args.output}: {counts.summary()}; {counts.edges:,} edges", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -81,11 +80,11 @@ def _add_knob(parser: argparse.ArgumentParser, knob) -> None:
                         metavar=knob.name.upper(), help=f"{knob.help} ({knob.bounds()})")
 
 
-def _handout(config: RunConfig, graph, view: str) -> str:
+def _handout(config: RunConfig, view: str) -> str:
     """The run's graph, every node placed, with its replay: one self-contained HTML file."""
     from stockdemo.render.handout import run_handout
 
-    return run_handout(config, layout(graph, view, max_nodes=None), trace_run(config))
+    return run_handout(config, *drawing_of_run(config, view))
 
 
 def _trace(args: argparse.Namespace) -> int:
@@ -93,7 +92,7 @@ def _trace(args: argparse.Namespace) -> int:
     config, messages = RunConfig.from_params(given)
     for message in messages:
         print(f"note: {message}", file=sys.stderr)
-    trace = trace_run(config)
+    trace = drawing_of_run(config)[1]
     text = json.dumps(trace.to_dict(), indent=1) + "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

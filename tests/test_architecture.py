@@ -52,7 +52,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("caches and widgets", ("caches", "stats", "url_sync", "widgets", "metrics", "elements")),
     ("the graph view", ("stage", "stage_route", "stage_watch", "compare", "graph_view",
                         "code_editor")),
-    ("panels and page controls", ("controls", "steps", "changes", "downloads", "training", "captures",
+    ("panels and page controls", ("controls", "steps", "downloads", "training", "captures",
                                   "code_run", "authoring")),
     ("the page frame", ("frame",)),
     ("class mode, a plug-in on the hooks", ("classmode", "classmode.*")),

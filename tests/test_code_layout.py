@@ -10,7 +10,8 @@ import torch
 
 from harness.autograd import ops_by_type
 from stockdemo.code.edits import EDITS, apply, seed_source
-from stockdemo.code.view import picture_of_record, picture_of_run, record_script
+from stockdemo.code.view import picture_of_record, record_script
+from stockdemo.graph.capture import record_of_run
 from stockdemo.graph.diff import graph_diff
 from stockdemo.graph.ids import graph_of_record, periodic_runs
 from stockdemo.graph.recorder import LineRecorder
@@ -201,7 +202,7 @@ def test_a_stock_predictor_keeps_the_steps_by_layers_layout_with_lines_for_the_h
     model, x = StockPredictor(3, 10, 2, 1), torch.randn(10, 5, 3)
     with LineRecorder() as lines:
         output = model(x)
-    picture = picture_of_run(output, model, lines, inputs=x)
+    picture = picture_of_record(record_of_run(output, model, (x,), lines))
     assert not isinstance(picture, CodePicture)
     assert {"L0.t4/Tanh0", "L1.t0/Tanh0", "input"} <= set(picture.graph.by_id)
     payload = view_payload(picture)
@@ -249,7 +250,7 @@ def test_an_encoders_identical_layers_roll_up_into_one_box_with_their_exact_coun
     model, x = Encoder(), torch.randn(2, 4, 8)
     with LineRecorder() as lines:
         output = model(x)
-    picture = picture_of_run(output, model, lines, view="rolled")
+    picture = picture_of_record(record_of_run(output, model, (), lines), "rolled")
     graph = picture.graph
     assert dict(Counter(n.op for n in graph.nodes if n.op)) == ops_by_type(output)
     check_placed(picture)

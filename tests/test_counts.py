@@ -21,11 +21,13 @@ import stockdemo
 from harness.autograd import counted
 from harness.helpers import ROOT, graph_sent, metric, metric_deltas, metric_help, plotly_values
 from stockdemo import RunConfig, lesson, run
+from stockdemo.code.view import drawing_of_run
 from stockdemo.graph import NodeCounts, count_nodes
+from stockdemo.lab.experiment import BREAK_BATCH, BreakConfig, mse, seeded_model
+from stockdemo.lab.prices import price_windows
 from stockdemo.layout.steps import layout
 from stockdemo.live.run import build
 from stockdemo.render.node_table import node_table
-from stockdemo.replay.model import trace_run
 from stockdemo.sandbox.seed import SEED_CODE
 
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
@@ -115,7 +117,7 @@ def test_one_config_through_every_place_that_prints_a_count(config, tmp_path):
 
     # The node table: one row per box, every box one node in the unrolled view.
     picture = layout(result.graph, "unrolled", max_nodes=None)
-    table = node_table(picture, trace_run(config))
+    table = node_table(picture, drawing_of_run(config)[1])
     assert len(table) == expected["nodes"]
     assert (table["op"] == "parameter").sum() == expected["parameters"]
     assert table["order in forward"].notna().sum() == expected["operations"]
@@ -186,6 +188,21 @@ def test_the_other_pages_that_count_a_runs_nodes_count_the_same():
     assert not at.exception
     label = at.selectbox(key="node").label
     assert [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) nodes", label)] == [seed["nodes"]]
+
+
+def test_the_labs_graph_nodes_counts_torchs_nodes_with_the_input_and_the_output():
+    """The Lab's "Backward twice" counts its graph as every other page does (``NodeCounts``), not
+    as the grad_fns a walk reaches, which leaves the input's and the output's boxes out."""
+    config = BreakConfig()
+    model = seeded_model(config.lab_cell, 10, config.seed)
+    x, y = price_windows(config.lab_t, BREAK_BATCH)
+    expected = counted(mse(model(x), y))  # the experiment's own run, redone here
+    at = AppTest.from_file(str(ROOT / "pages" / "lab.py"), default_timeout=120)
+    at.query_params["lab"] = "Backward twice"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert metric(at, "Graph nodes") == f"{expected['nodes']:,}"
+    assert metric_help(at, "Graph nodes").startswith(summary_of(expected) + ".")
 
 
 def test_a_rerun_that_only_selects_a_node_is_not_a_new_run(clear_caches):

@@ -8,11 +8,11 @@ from streamlit.testing.v1 import AppTest
 
 from harness.helpers import ROOT, graph_sent, send_from_view
 from stockdemo import RunConfig, lesson, run
+from stockdemo.code.view import drawing_of_run
 from stockdemo.graph.diff import graph_diff
 from stockdemo.layout.steps import NODE_BUDGET, layout
 from stockdemo.render.node_table import node_table, node_table_alt
 from stockdemo.render.payload import graph_key, node_text, view_payload
-from stockdemo.replay.model import trace_run
 from stockdemo.ui.url_sync import selected_from_url
 
 
@@ -186,7 +186,7 @@ def test_table_lists_the_drawn_graph_nodes_sortably(default_run):
 
 def test_replay_frames_follow_the_traces_orders_node_for_node():
     config = RunConfig(seq_len=4, num_layers=2)
-    trace = trace_run(config)
+    trace = drawing_of_run(config)[1]
     picture = layout(run(config).graph, "unrolled", max_nodes=None)
     payload = json.loads(json.dumps(view_payload(picture, trace)))
     ids, replay = payload["nodes"]["id"], payload["trace"]
@@ -205,7 +205,7 @@ def test_replay_frames_follow_the_traces_orders_node_for_node():
 
 
 def test_table_orders_and_norms_come_from_the_trace(default_run):
-    trace = trace_run(default_run.config)
+    trace = drawing_of_run(default_run.config)[1]
     table = node_table(layout(default_run.graph, "unrolled", max_nodes=None), trace).set_index("id")
     by_forward = table.dropna(subset=["order in forward"]).sort_values("order in forward")
     assert list(by_forward.index) == list(trace.forward)
@@ -249,7 +249,7 @@ def test_replay_toggle_sends_the_runs_trace():
     send_from_view(at, replay=True)  # the stage draws its own toggle
     payload = sent(at)
     ids = payload["nodes"]["id"]
-    assert [ids[i] for i in payload["trace"]["forward"]] == list(trace_run(RunConfig()).forward)
+    assert [ids[i] for i in payload["trace"]["forward"]] == list(drawing_of_run(RunConfig())[1].forward)
 
 
 def test_lesson_shows_the_graph_of_the_revealed_run():

@@ -9,11 +9,11 @@ from html.parser import HTMLParser
 
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
+from stockdemo.code.view import drawing_of_run
 from stockdemo.layout.steps import layout
 from stockdemo.render.handout import POLICY, handout_html, run_handout, view_file_name, view_handout
 from stockdemo.render.node_table import node_table
 from stockdemo.render.payload import view_payload
-from stockdemo.replay.model import trace_run
 
 
 class Parts(HTMLParser):
@@ -67,7 +67,7 @@ def parts(text: str) -> Parts:
 def test_the_file_loads_nothing_from_outside_and_forbids_every_request():
     config = RunConfig()
     picture = layout(run(config).graph, "auto", max_nodes=None)
-    p = parts(run_handout(config, picture, trace_run(config)))
+    p = parts(run_handout(config, picture, drawing_of_run(config)[1]))
     assert p.references == []
     [policy] = [m["content"] for m in p.meta if m.get("http-equiv") == "Content-Security-Policy"]
     assert policy == POLICY and "default-src 'none'" in policy and "connect-src" not in policy
@@ -77,7 +77,7 @@ def test_the_file_loads_nothing_from_outside_and_forbids_every_request():
 def test_the_inlined_data_is_the_apps_payload_with_its_replay():
     config = RunConfig(seq_len=7, cell="gru")
     picture = layout(run(config).graph, "auto", max_nodes=None)
-    trace = trace_run(config)
+    trace = drawing_of_run(config)[1]
     p = parts(run_handout(config, picture, trace))
     [data] = [text for attrs, text in p.scripts if attrs.get("id") == "stockdemo-data"]
     payload = json.loads(data)
@@ -90,7 +90,7 @@ def test_the_inlined_data_is_the_apps_payload_with_its_replay():
 def test_the_table_has_one_row_per_drawn_node():
     config = RunConfig(num_layers=2)
     picture = layout(run(config).graph, "auto", max_nodes=None)
-    trace = trace_run(config)
+    trace = drawing_of_run(config)[1]
     text = run_handout(config, picture, trace)
     assert parts(text).rows == len(node_table(picture, trace)) == len(picture.nodes)
 
@@ -128,9 +128,11 @@ def test_a_view_without_a_run_has_no_replay_and_says_so():
 
 
 def test_a_view_of_a_run_without_its_replay_gets_one():
+    from stockdemo.ui.graph_view import handout_of
+
     config = RunConfig(seq_len=4)
     picture = layout(run(config).graph, "auto", max_nodes=None)
-    payload = json.loads(next(t for a, t in parts(view_handout(picture, None, config)).scripts
+    payload = json.loads(next(t for a, t in parts(handout_of(picture, None, config)).scripts
                               if a.get("id") == "stockdemo-data"))
     assert payload["trace"]["backward"]
     assert view_file_name(config, "graph_view") == "stockdemo-graph-rnn-T4-L1.html"

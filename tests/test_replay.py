@@ -17,18 +17,30 @@ from torch.autograd.graph import GradientEdge
 from harness.autograd import grad_fns
 from harness.helpers import ROOT
 from stockdemo.cells import CELLS
+from stockdemo.code.view import drawing_of_record, drawing_of_run
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
 from stockdemo.graph import HEAD, STEP
 from stockdemo.live.run import build, run
 from stockdemo.model import LoopRNN, StockPredictor
-from stockdemo.replay.model import trace_first_training_step, trace_run, trace_training_step
+from stockdemo.replay.trace import TRAINING_ROOT, Trace
 from stockdemo.train import training as train
 from stockdemo.train.prices import load_dataset
+from stockdemo.train.step import first_step_record, training_step_record
 
 SIZES = ((1, 1), (3, 2), (6, 1))  # (seq_len, num_layers)
 CASES = [(cell, t, layers) for cell in CELLS for t, layers in SIZES]
 MODEL_FILE = os.path.join(str(ROOT), "stockdemo", "model.py")
 FRAME = re.compile(r'File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>\S+)\n(?P<text>.*)\n')
+
+
+def trace_run(config: RunConfig) -> Trace:
+    """The Playground's replay of ``config``, as the app makes it."""
+    return drawing_of_run(config)[1]
+
+
+def trace_training_step(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor) -> Trace:
+    """The Train page's replay of one step, as the app makes it."""
+    return drawing_of_record(training_step_record(model, x, y), root=TRAINING_ROOT)[1]
 
 
 def config_of(cell: str, seq_len: int, layers: int) -> RunConfig:
@@ -228,7 +240,7 @@ def test_command_line_prints_the_replay_as_json():
 def test_first_training_step_has_the_train_pages_graph_and_its_first_gradients():
     config = TrainConfig(epochs=1, seq_len=4, hidden_size=6, cell="gru_loop")
     dataset, _ = load_dataset(config)
-    trace = trace_first_training_step(dataset, config)
+    trace = drawing_of_record(first_step_record(dataset, config), root=TRAINING_ROOT)[1]
     result = train.run_training(dataset, config)
     assert set(trace.forward) == {n.id for n in result.step_graph.op_nodes}
     assert result.step_graph.by_id[trace.backward[0].node_id].op == "MseLossBackward0"

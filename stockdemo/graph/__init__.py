@@ -1,10 +1,12 @@
 """A run's autograd graph as plain data (``Graph``), and its nodes counted and named.
 
-``capture_graph`` (stockdemo/graph/capture.py) fills it from what autograd recorded: one op
-node per ``grad_fn``, one parameter node per ``AccumulateGrad``, plus the input and the
-output, each with the layer, time step and role it belongs to. Edges point the way
-data flowed in the forward pass (producer -> consumer); ``backward()`` walks them in
-reverse. ``NodeCounts`` is the one definition every count the app prints reads.
+Every run is recorded first (``stockdemo.graph.recorder``: the record, plain data), then made
+a Graph (``stockdemo.graph.ids.graph_of_record``): one op node per ``grad_fn``, one parameter
+node per ``AccumulateGrad``, plus the output and where data entered; in a record tagged with
+its steps and layers (``stockdemo.graph.capture``), each node with the layer, time step and
+role it belongs to. Edges point the way data flowed in the forward pass (producer ->
+consumer); ``backward()`` walks them in reverse. ``NodeCounts`` is the one definition every
+count the app prints reads.
 """
 
 from __future__ import annotations

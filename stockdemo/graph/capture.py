@@ -1,198 +1,133 @@
-"""Capture the autograd graph a run recorded: ``capture_graph(output) -> Graph``.
+"""A recurrent model's run, recorded with each node's layer, time step and role: ``capture_graph``.
 
-``capture_graph`` walks ``output.grad_fn.next_functions`` iteratively (no
-recursion limit) and keeps every node autograd recorded: one op node per
-``grad_fn``, one parameter node per ``AccumulateGrad``, plus the input and the
-output. Each node learns the layer and time step it belongs to from the order
-autograd created the nodes in (``_sequence_nr``) and from the per-layer
-``torch.stack`` of hidden states, whose inputs are the step outputs in order.
-That placement is what lets the layout draw the graph as time x layer.
+The run is recorded like any other (``stockdemo.graph.recorder.raw_graph``). What only this
+module knows is where each node of a model that stacks each layer's step outputs (``nn.RNN``,
+``nn.GRU``, ``LoopRNN``: the StockPredictor) belongs: its layer and time step, read from
+the order autograd created the nodes in (``_sequence_nr``) and from the per-layer
+``torch.stack`` of hidden states, whose inputs are the step outputs in order. It writes that
+on the record as its ``tags``, with where the input ``x`` entered; ``stockdemo.graph.tagged``
+names the nodes by their blocks, and ``stockdemo.layout.steps`` draws them as time x layer.
+
+    raw = record_steps(output, model, x)          # the record, tagged
+    graph = capture_graph(output, model, x)       # the same, as a Graph
+    raw = record_of_run(output, model, (x,))      # tagged for a StockPredictor, plain for any other
 """
 
 from __future__ import annotations
 
-import gc
 import re
 from bisect import bisect_left
+from collections.abc import Mapping
+from typing import NamedTuple
 
 import torch
 from torch import nn
 
-from stockdemo.graph import FUSED, FUSED_OP, HEAD, INPUT_ID, OUTPUT_ID, POST, PRE, STEP, Graph, Node, op_name
+from stockdemo.graph import FUSED, FUSED_OP, HEAD, POST, PRE, STEP, Graph, op_name
+from stockdemo.graph.backward import saved_names
+from stockdemo.graph.ids import graph_of_record
+from stockdemo.graph.lines import LineRecorder
+from stockdemo.graph.recorder import op_name as autograd_name
+from stockdemo.graph.recorder import raw_graph, walk_grad_fns
+from stockdemo.model import StockPredictor
 
 _UINT64 = 2**64
 
 
+def record_steps(output: torch.Tensor, model: nn.Module | None = None, inputs: torch.Tensor | None = None,
+                 lines: LineRecorder | None = None, replay: bool = False) -> dict:
+    """The record of the run behind ``output`` (``raw_graph``), tagged with each node's layer, step
+    and role.
+
+    output: (batch, out) tensor with a ``grad_fn``. ``model`` names the parameters; ``inputs``
+    (batch, seq_len, features), if given, is recorded as the data entering the graph, wired to
+    the ops that saved a view of it. ``lines``, ``replay``: as ``raw_graph``'s.
+    """
+    params = dict(model.named_parameters()) if model is not None else None
+    return raw_graph(output, lines, params, replay=replay,
+                     tag=lambda raw, order, inputs_of: _tag(raw, order, inputs_of, output, model, inputs))
+
+
 def capture_graph(output: torch.Tensor, model: nn.Module | None = None,
                   inputs: torch.Tensor | None = None) -> Graph:
-    """Walk the autograd graph behind ``output`` into a ``Graph``.
+    """``record_steps``'s record as a Graph: nodes named by their blocks (``L0.t3/Addmm0``)."""
+    return graph_of_record(record_steps(output, model, inputs))
 
-    output: (batch, out) tensor with a ``grad_fn``. ``model`` names the
-    parameters; ``inputs`` (batch, seq_len, features), if given, becomes the
-    input node, wired to the ops that saved a view of it.
+
+def record_of_run(output: torch.Tensor, model: object, inputs: tuple[object, ...] = (),
+                  lines: LineRecorder | None = None, replay: bool = False) -> dict:
+    """The record of ``model(*inputs)``'s run behind ``output``: the one "StockPredictor, or anything
+    else?". A StockPredictor called on its input of (batch, seq_len, features) is tagged with its
+    steps and layers (drawn as the Playground draws it); any other model, or other inputs, is
+    recorded as any code is, its inputs as the data x (x1, x2, ... for several).
     """
-    if output.grad_fn is None:
-        raise ValueError("output has no grad_fn: run the model with autograd enabled")
-    # The walk allocates many small acyclic objects; a collection triggered
-    # midway would scan the whole heap (tens of ms with torch loaded) for nothing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _capture(output, model, inputs)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    if isinstance(model, StockPredictor) and len(inputs) <= 1 \
+            and all(isinstance(x, torch.Tensor) and x.dim() == 3 for x in inputs):
+        return record_steps(output, model, inputs[0] if inputs else None, lines, replay)
+    params = dict(model.named_parameters()) if isinstance(model, nn.Module) else {}
+    data: Mapping[str, object] = {"x": inputs[0]} if len(inputs) == 1 else \
+        {f"x{i}": x for i, x in enumerate(inputs, 1)}
+    return raw_graph(output, lines, params, replay=replay, inputs=data)
 
 
-def capture_graph_nodes(output: torch.Tensor, model: nn.Module | None = None,
-                        inputs: torch.Tensor | None = None) -> tuple[Graph, dict[str, object]]:
-    """``capture_graph``, and for each op and parameter node id the autograd node behind it.
-
-    -> the graph, {node id: grad_fn} (an ``AccumulateGrad`` for a parameter).
-    The replay (stockdemo/replay/model.py) hooks these nodes and reads their sequence numbers.
-    """
-    if output.grad_fn is None:
-        raise ValueError("output has no grad_fn: run the model with autograd enabled")
-    grad_fns: dict[str, object] = {}
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _capture(output, model, inputs, grad_fns), grad_fns
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-
-
-def _capture(output: torch.Tensor, model: nn.Module | None, inputs: torch.Tensor | None,
-             grad_fns: dict[str, object] | None = None) -> Graph:
-    param_names = {}
-    if model is not None:
-        param_names = {id(p): name for name, p in model.named_parameters()}
-
-    # 1. Iterative walk: every grad_fn once, with its inputs as indices.
-    order, inputs_of = walk_grad_fns(output.grad_fn)
-    names = [fn.name() for fn in order]
-    is_param = [n.endswith("AccumulateGrad") for n in names]
-    seq = [fn._sequence_nr() for fn in order]
-    ops = sorted((i for i in range(len(order)) if not is_param[i]), key=seq.__getitem__)
-
-    # 2. Place ops in layers and steps.
+def _tag(raw: dict, order: list, inputs_of: list[list[int | None]], output: torch.Tensor,
+         model: nn.Module | None, inputs: torch.Tensor | None) -> None:
+    """Adds ``tags`` (each node's layer, step, role and label) and ``inputs`` (where x entered) to ``raw``."""
+    nodes = raw["nodes"]
+    names = [n["op"] for n in nodes]
+    seq = [n["seq"] for n in nodes]
+    ops = sorted((i for i, s in enumerate(seq) if s is not None), key=seq.__getitem__)
     place, templates = _place_ops(names, seq, inputs_of, ops)
     if any(t is None for t in templates.values()) and model is not None \
             and inputs is not None and inputs.dim() == 3:
         # One time step: nothing repeats to show which ops make up a step, so
         # learn that from a two-step probe run of the same model.
         place, _ = _place_ops(names, seq, inputs_of, ops, _step_templates(model, inputs))
-
-    # 3. Nodes with stable ids: block, op name, and its rank in the block.
-    ids: list[str] = [""] * len(order)
-    nodes: list[Node] = []
-    rank: dict[tuple[str, str], int] = {}
-    blocks: dict[tuple, str] = {}
-    labels: dict[tuple[str, str | None], str] = {}
+    label: list[str | None] = [None] * len(nodes)
+    selects = {name for name in set(names) if op_name(name) == "Select"}
     for i in ops:
-        fn = order[i]
-        where = place[i]
-        block = blocks.get(where) or blocks.setdefault(where, _block_name(*where))
-        name = names[i]
-        short = op_name(name)
-        k = rank.get((block, short), 0)
-        rank[block, short] = k + 1
-        ids[i] = f"{block}/{short}{k}"
-        if short == "Select":
-            label = _op_label(fn, short, where[2])
-        else:
-            label = labels.get((short, where[2])) \
-                or labels.setdefault((short, where[2]), _op_label(fn, short, where[2]))
-        # tuple.__new__ skips NamedTuple's Python-level __new__: 11,000 nodes add up
-        nodes.append(_new_node(Node, (ids[i], "op", label, name, None, _output_shape(fn), *where)))
-    params: list[Node] = []
-    for i in (i for i in range(len(order)) if is_param[i]):
-        var = order[i].variable
-        name = param_names.get(id(var), f"param{len(params)}")
-        ids[i] = f"param/{name}"
-        params.append(Node(ids[i], "parameter", name, names[i], name,
-                           tuple(var.shape), _param_layer(name)))
-    params.sort(key=lambda n: (n.layer if n.layer is not None else 99, n.id))
-
-    # 4. Edges, forward direction (producer -> consumer), each pair once.
-    edges = list(dict.fromkeys(
-        (ids[j], ids[i]) for i in ops for j in inputs_of[i] if j is not None
-    ))
-
-    head: list[Node] = []
+        if names[i] in selects:
+            label[i] = _select_label(order[i], place.role[i])
+    for i, s in enumerate(seq):
+        if s is None and nodes[i]["param"] is not None:
+            place.layer[i] = _param_layer(nodes[i]["param"])
+    raw["tags"] = {"layer": place.layer, "step": place.step, "role": place.role, "label": label,
+                   "device": output.device.type}
     if inputs is not None:
-        consumers = _input_consumers(order, inputs_of, ops, place, inputs)
-        head.append(Node(INPUT_ID, "input", "input x", shape=tuple(inputs.shape)))
-        for i in consumers:
-            edges.append((INPUT_ID, ids[i]))
-    tail = [Node(OUTPUT_ID, "output", "predictions", shape=tuple(output.shape))]
-    edges.append((ids[0], OUTPUT_ID))
-
-    where_seen = set(place.values())
-    steps_seen = [w[1] for w in where_seen if w[1] is not None]
-    layers_seen = [w[0] for w in where_seen if w[0] is not None]
-    fused = any(op_name(n) == FUSED_OP for n in set(names))
-    meta = {
-        "seq_len": max(steps_seen) + 1 if steps_seen else None,
-        "num_layers": max(layers_seen) + 1 if layers_seen else 0,
-        "unrolled": bool(steps_seen),
-        "fused": fused,
-        "backend": _backend(fused, output),
-    }
-    if grad_fns is not None:
-        grad_fns.update((ids[i], fn) for i, fn in enumerate(order))
-    return Graph(tuple(head + params + nodes + tail), tuple(edges), meta)
-
-
-def walk_grad_fns(root) -> tuple[list, list[list[int | None]]]:
-    """Every grad_fn reachable from ``root`` (root first), without recursion.
-
-    -> the grad_fns, and for each the indices of its inputs (None where an
-    input needs no gradient, e.g. the data).
-    """
-    index = {root: 0}
-    order = [root]
-    inputs_of: list[list[int | None]] = []
-    for fn in order:  # grows while we go: a breadth-first walk
-        row: list[int | None] = []
-        for nxt, _ in fn.next_functions:
-            if nxt is None:
-                row.append(None)
-                continue
-            j = index.get(nxt)
-            if j is None:
-                j = index[nxt] = len(order)
-                order.append(nxt)
-            row.append(j)
-        inputs_of.append(row)
-    return order, inputs_of
+        raw["inputs"] = [{"name": "x", "shape": list(inputs.shape),
+                          "to": _input_consumers(order, inputs_of, ops, place, inputs)}]
 
 
 def _step_templates(model: nn.Module, inputs: torch.Tensor) -> dict[int, list[str] | None]:
     """Op names of one time step, per layer, learned from a two-step run."""
     probe = model(torch.cat([inputs[:, :1]] * 2, dim=1))
     order, inputs_of = walk_grad_fns(probe.grad_fn)
-    names = [fn.name() for fn in order]
+    names = [autograd_name(fn) for fn in order]
     seq = [fn._sequence_nr() for fn in order]
-    ops = sorted((i for i, n in enumerate(names) if not n.endswith("AccumulateGrad")),
+    ops = sorted((i for i, n in enumerate(names) if n != "AccumulateGrad"),
                  key=seq.__getitem__)
     return _place_ops(names, seq, inputs_of, ops)[1]
 
 
-_new_node = tuple.__new__
+class Placement(NamedTuple):
+    """Each node's layer, step and role, by its index (None for a node that is no op)."""
 
-Placement = dict[int, tuple[int | None, int | None, str]]
+    layer: list[int | None]
+    step: list[int | None]
+    role: list[str | None]
 
 
 def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None]],
                ops: list[int], templates: dict[int, list[str] | None] | None = None,
                ) -> tuple[Placement, dict[int, list[str] | None]]:
-    """Op index -> (layer, step, role), from creation order and the layer stacks.
+    """Each op's layer, step and role, from creation order and the layer stacks.
 
     Also returns each layer's step template (op names of step 1), None where
     the run had a single step.
     """
+    n = len(names)
+    place = Placement([None] * n, [None] * n, [None] * n)
+    layer_of, step_of, role_of = place
     is_op = set(ops)
     stacks = [i for i in ops if names[i] == "StackBackward0"]
     fused = [i for i in ops if op_name(names[i]) == FUSED_OP]
@@ -207,13 +142,12 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
                 and len(set(inputs)) == len(inputs):
             layer_ends.append(s)
             anchors.append(inputs)
-    place: Placement = {}
     learned: dict[int, list[str] | None] = {}
     if fused and not layer_ends:
         bounds = [seq[i] for i in fused]
         for i in ops:
-            layer = _region(seq[i], bounds)
-            place[i] = (layer, None, FUSED) if layer is not None else (None, None, HEAD)
+            layer_of[i] = _region(seq[i], bounds)
+            role_of[i] = FUSED if layer_of[i] is not None else HEAD
         return place, learned
     bounds = [seq[s] for s in layer_ends]
     by_layer: dict[int, list[int]] = {layer: [] for layer in range(len(bounds))}
@@ -222,7 +156,7 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
         while layer < len(bounds) and seq[i] > bounds[layer]:
             layer += 1
         if layer == len(bounds):
-            place[i] = (None, None, HEAD)
+            role_of[i] = HEAD
         else:
             by_layer[layer].append(i)
     for layer, members in by_layer.items():
@@ -238,9 +172,13 @@ def _place_ops(names: list[str], seq: list[int], inputs_of: list[list[int | None
         for i in members:  # both in creation order: one sweep
             while step < len(steps) and seq[i] > steps[step]:
                 step += 1
-            place[i] = (layer, step, STEP) if step < len(steps) else (layer, None, POST)
+            layer_of[i] = layer
+            if step < len(steps):
+                step_of[i], role_of[i] = step, STEP
+            else:
+                role_of[i] = POST
         for i in first_block[:n_pre]:
-            place[i] = (layer, None, PRE)
+            step_of[i], role_of[i] = None, PRE
     return place, learned
 
 
@@ -262,36 +200,17 @@ def _region(value: int, bounds: list[int]) -> int | None:
     return k if k < len(bounds) else None
 
 
-def _block_name(layer: int | None, step: int | None, role: str) -> str:
-    if role == HEAD:
-        return "head"
-    if role == STEP:
-        return f"L{layer}.t{step}"
-    return f"L{layer}.{role}"
-
-
-def _op_label(fn, short: str, role: str) -> str:
-    if short == "Select":
-        index = getattr(fn, "_saved_index", None)
-        dim = getattr(fn, "_saved_dim", None)
-        if isinstance(index, int):
-            index = index - _UINT64 if index >= 2**63 else index
-            if role == HEAD and index == -1 and dim == 1:
-                return "last step"
-            return f"Select [{index}]" if dim is None else f"Select dim {dim} [{index}]"
-    if short == FUSED_OP:
-        return "fused LSTM\n(every step)"
-    if short.startswith("Unsafe"):
-        return short.removeprefix("Unsafe")
-    return short
-
-
-def _output_shape(fn) -> tuple[int, ...] | None:
-    try:
-        meta = fn._input_metadata  # private, but the only place autograd keeps shapes
-        return tuple(meta[0].shape) if len(meta) == 1 else None
-    except (AttributeError, RuntimeError):
+def _select_label(fn, role: str) -> str | None:
+    """A Select's box says which step it takes ("Select [2]"; the head's "last step"), read from
+    what autograd saved; None where it saved no index."""
+    index = getattr(fn, "_saved_index", None)
+    dim = getattr(fn, "_saved_dim", None)
+    if not isinstance(index, int):
         return None
+    index = index - _UINT64 if index >= 2**63 else index
+    if role == HEAD and index == -1 and dim == 1:
+        return "last step"
+    return f"Select [{index}]" if dim is None else f"Select dim {dim} [{index}]"
 
 
 def _param_layer(name: str) -> int | None:
@@ -308,13 +227,13 @@ def _input_consumers(order, inputs_of, ops, place: Placement, inputs: torch.Tens
     empty slot are.
     """
     target = inputs.untyped_storage().data_ptr()
-    open_slot = [i for i in ops if None in inputs_of[i] and place[i][0] in (0, None)
-                 and place[i][2] != HEAD]
+    open_slot = [i for i in ops if None in inputs_of[i] and place.layer[i] in (0, None)
+                 and place.role[i] != HEAD]
     found = []
     for i in open_slot:
         fn = order[i]
-        for attr in dir(fn):
-            if not attr.startswith("_saved_") or attr.endswith(("sizes", "strides")):
+        for attr in saved_names(type(fn)):
+            if attr.endswith(("sizes", "strides")):
                 continue
             try:
                 value = getattr(fn, attr)
@@ -324,13 +243,5 @@ def _input_consumers(order, inputs_of, ops, place: Placement, inputs: torch.Tens
                 found.append(i)
                 break
     if not found:
-        found = [i for i in open_slot if place[i][2] in (PRE, FUSED)][:1]
+        found = [i for i in open_slot if place.role[i] in (PRE, FUSED)][:1]
     return found
-
-
-def _backend(fused: bool, output: torch.Tensor) -> str:
-    device = output.device.type
-    if fused:
-        return (f"{device}: nn.LSTM ran as one fused oneDNN (MKLDNN) kernel per layer, "
-                "so autograd recorded one node per layer, whatever the sequence length")
-    return f"{device}: every time step recorded its own autograd nodes"

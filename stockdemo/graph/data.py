@@ -176,8 +176,8 @@ def ranges(steps: set[int]) -> list[list[int]]:
     return out
 
 
-def inputs_of(order: list, nodes: list[dict], named: Mapping[str, object], notes: DataNotes,
-              ends: list[int]) -> list[dict]:
+def inputs_of(rows: list[list[int | None]], nodes: list[dict], named: Mapping[str, object],
+              notes: DataNotes, ends: list[int]) -> list[dict]:
     """The record's ``inputs``: where each named data tensor entered the graph (module docstring).
 
     A call that took a named tensor itself is that tensor's; a call that took only what was
@@ -190,7 +190,7 @@ def inputs_of(order: list, nodes: list[dict], named: Mapping[str, object], notes
         made = [by_seq[q] for q in seqs[bisect_left(seqs, first):bisect_left(seqs, last + 1)]]
         if not made:
             return None
-        return next((i for i in made if any(f is None for f, _ in order[i].next_functions)), made[0])
+        return next((i for i in made if None in rows[i]), made[0])
 
     data = [(name, t) for name, t in named.items() if type(t) is torch.Tensor and not t.requires_grad]
     direct = {call for _, t in data for call, _ in notes.calls_of(t, True)}

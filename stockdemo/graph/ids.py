@@ -1,5 +1,8 @@
 """A recorded run (``stockdemo.graph.recorder.raw_graph``) as a ``Graph`` whose ids survive edits.
 
+A record with ``tags`` (the steps and layers of a recurrent model's run) names its nodes by
+block instead: ``stockdemo.graph.tagged``.
+
 An edit of the code should glide, not jump: a node that stays keeps its id, so the view
 keeps its place and ``graph_diff`` rings only what the edit added or removed. A node's
 id is therefore built from what an edit elsewhere does not change:
@@ -22,12 +25,14 @@ node's line and loops, the lines' text, and each loop's name ("t" for ``for t in
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 from collections import defaultdict
 from typing import Any
 
 from stockdemo.graph import Graph, Node, op_name
 from stockdemo.graph.parse import parse
+from stockdemo.graph.tagged import graph_of_tagged
 
 OUTPUT_ID = "output"
 INPUT_PREFIX = "input/"  # input/x: the script's tensor x, where it entered the graph
@@ -64,7 +69,20 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     ``loop_names`` (loop -> "t", or "" for a while), ``hidden_loops`` (the loops torch ran
     inside one line, "file:line~k": ``_hidden_loops``), ``files``, ``texts``, and ``ids``
     (the record's node i -> its id here: the record's ``replay`` counts by index).
+    A tagged record: ``graph_of_tagged``.
     """
+    # Many small acyclic objects: a collection triggered midway would scan the whole heap
+    # (tens of ms with torch loaded) for nothing.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return graph_of_tagged(raw) if "tags" in raw else _graph_of_code(raw)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _graph_of_code(raw: dict[str, Any]) -> Graph:
     nodes = raw["nodes"]
     texts: dict[str, str] = raw.get("texts", {})
     files: list[str] = raw.get("files", [])
@@ -115,7 +133,7 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
         edges += [(input_id, ids[j]) for j in data["to"]]
     headers = {key for per_node in loops.values() for key, _ in per_node}
     meta = {
-        "unrolled": False,  # no steps x layers: stockdemo.layout.steps's own views do not apply
+        "unrolled": False,  # no steps x layers: no tags, so stockdemo.layout.steps does not draw it
         "seq_len": None,
         "num_layers": 0,
         "code": {"ids": ids, "files": files, "texts": texts, "lines": lines, "loops": loops,

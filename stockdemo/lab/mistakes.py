@@ -26,11 +26,13 @@ from stockdemo.lab.report import (
 
 def twice(result: lab.TwiceResult) -> Report:
     b, a, kept = result.before, result.after, result.fixed
+    counts = b.graph.counts  # the one count of a graph's nodes, as every page counts them
     return Report(
         headline="One forward pass, then `loss.backward()` twice: the second call fails, because "
                  "the first one freed what the graph had saved.",
         metrics=(
-            ("Graph nodes", str(b.saved.nodes), "Before and after backward(): the nodes stay."),
+            ("Graph nodes", f"{counts.nodes:,}",
+             f"{counts.summary()}. Before and after backward(): the nodes stay."),
             ("Saved before backward()", size(b.saved.bytes), f"{b.saved.tensors} tensors"),
             ("Saved after backward()", size(a.saved.bytes), f"{a.saved.freed} tensors freed"),
             ("With retain_graph=True", size(kept.saved.bytes), "Kept for a second pass."),
@@ -41,14 +43,14 @@ def twice(result: lab.TwiceResult) -> Report:
         **mistake(result, "The second `loss.backward()`",
                   fix="The fix, if you really need two passes"),
         notes=(
-            f"After the first `backward()` the graph's {a.saved.nodes} nodes are all still reachable "
-            f"from `loss.grad_fn`; what went are the {a.saved.freed} tensors they saved "
+            f"After the first `backward()` the graph's {counts.nodes} nodes are all still there, "
+            f"reachable from `loss.grad_fn`; what went are the {a.saved.freed} tensors they saved "
             f"({size(b.saved.bytes)}), freed as soon as the pass used them.",
             f"`retain_graph=True` keeps them ({size(kept.saved.bytes)} held after the first pass), "
             "and the second pass adds its gradients to the first. Usually the right fix is "
             "another forward pass: it records a new graph.",
         ),
-        graphs=(LabGraph("The graph", f"The graph both calls walk: {b.saved.nodes} nodes", b.graph),),
+        graphs=(LabGraph("The graph", f"The graph both calls walk: {counts.nodes} nodes", b.graph),),
         figures=(), table=snapshot_table(b, a, kept),
     )
 

@@ -20,7 +20,8 @@ from stockdemo.graph import POST as POST_ROLE
 from stockdemo.graph import PRE as PRE_ROLE
 from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.graph import Graph
-from stockdemo.graph.capture import capture_graph, walk_grad_fns
+from stockdemo.graph.capture import capture_graph
+from stockdemo.graph.recorder import walk_grad_fns
 
 
 class Saved(NamedTuple):

@@ -1,8 +1,9 @@
-"""Place a captured ``Graph`` as time steps x layers: ``layout(graph) -> Picture``.
+"""Place a tagged ``Graph`` as time steps x layers: ``layout(graph) -> Picture``.
 
 Graphviz's ``dot`` layout chokes on a raw unrolled RNN graph: the shared
 parameters are hubs wired to every time step. We know the structure (time
-step x layer, read from each node's own ``layer``, ``step`` and ``role``), so
+step x layer, read from each node's own ``layer``, ``step`` and ``role``: a record's
+tags, ``stockdemo.graph.capture``; ``stockdemo.layout.views`` chooses this view), so
 ``layout`` places every node itself: time runs across, layers run down, each
 parameter is drawn once per layer. Writers only draw the ``Picture``
 (stockdemo/layout/picture.py): ``write_dot`` pins every position for Graphviz, the

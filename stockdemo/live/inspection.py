@@ -23,7 +23,8 @@ from torch import nn
 
 from stockdemo.config import PRINT_STEP, RunConfig
 from stockdemo.graph import Graph
-from stockdemo.graph.capture import capture_graph, walk_grad_fns
+from stockdemo.graph.capture import capture_graph
+from stockdemo.graph.recorder import walk_grad_fns
 from stockdemo.live.hidden_states import StepHook, hidden_states
 from stockdemo.live.run import build
 from stockdemo.model import LoopRNN, StockPredictor

@@ -1,12 +1,16 @@
-"""One live run: seed, draw the input, build the model, run it, capture its graph.
+"""One live run: seed, draw the input, build the model, run it, record its graph.
 
 The order is the seed snippet's: ``torch.manual_seed``, ``torch.randn``, then
 the model, so ``run(RunConfig(seed=s))`` gives the numbers the snippet gives
 by hand after ``torch.manual_seed(s)`` (the code for that: stockdemo/live/reproduce.py).
+The run is recorded like any other (``stockdemo.graph.capture.record_steps``: the record,
+tagged with its steps and layers); ``recorded`` records it again, with its lines and a replay.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -17,7 +21,8 @@ import torch
 from stockdemo.cells import recurrent_layer
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
-from stockdemo.graph.capture import capture_graph
+from stockdemo.graph.capture import capture_graph, record_steps
+from stockdemo.graph.lines import LineRecorder, is_callers_file
 from stockdemo.model import StockPredictor, count_parameters
 
 # torch.manual_seed is process-wide: concurrent sessions would race on it
@@ -25,6 +30,7 @@ from stockdemo.model import StockPredictor, count_parameters
 _SEED_LOCK = threading.Lock()
 
 SWEEP_SEQ_LENS = (1, 2, 5, 10, 20, 50, 100, 200)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,7 @@ def build(config: RunConfig) -> tuple[torch.Tensor, StockPredictor]:
 
 
 def run(config: RunConfig) -> RunResult:
-    """Build the model, run it live, and capture the autograd graph it recorded."""
+    """Build the model, run it live, and record the autograd graph it made."""
     t0 = time.perf_counter()
     x, model = build(config)
     t1 = time.perf_counter()
@@ -78,6 +84,24 @@ def run(config: RunConfig) -> RunResult:
             "capture": (t3 - t2) * 1e3,
         },
     )
+
+
+def in_stockdemo(filename: str) -> bool:
+    """A frame of stockdemo's own code (the model's forward, a training step's loss), not of the
+    recorder's: where the replay's code panel points."""
+    return filename.startswith(_PACKAGE) and is_callers_file(filename)
+
+
+def recorded(config: RunConfig, replay: bool = False) -> dict:
+    """``config``'s run again (same seed, so the same graph as ``run(config)``'s): its record
+    (``record_steps``). ``replay``: with each node's line in stockdemo's code and a real
+    backward of ``output.sum()``."""
+    x, model = build(config)
+    # Which line, not which iteration: the tags say the step.
+    lines = LineRecorder(in_stockdemo, loops=False) if replay else None
+    with torch.enable_grad(), lines or contextlib.nullcontext():
+        output = model(x)  # (batch, 1)
+    return record_steps(output, model, x, lines, replay=replay)
 
 
 @lru_cache(maxsize=16)

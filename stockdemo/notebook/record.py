@@ -1,15 +1,14 @@
 """One recorded run for the notebook widget: the model run once, its graph laid out, its replay.
 
-Which graph, and which layout:
+Every run is recorded (``stockdemo.graph.recorder``), each node on the line of the caller's
+code that made it (a notebook cell's), with a real backward for the replay, and drawn by
+``stockdemo.code.view.drawing_of_record``, as every page draws a record. Which layout:
 
-- a ``StockPredictor`` on ``(batch, seq_len, features)``: the app's own path, so the
-  picture is the Playground's (``stockdemo.replay.model.trace_model``: ``capture_graph``'s ids,
-  steps x layers laid out by ``stockdemo.layout.steps.layout``, the replay of that same run);
-- any other model, or a function: the general record (``stockdemo.graph.recorder``), each node
-  on the line of the caller's code that made it (a notebook cell's), with a real
-  backward for the replay (``stockdemo.replay.record``), laid out by its code
-  (``stockdemo.code.view.picture_of_record``: repeated iterations roll up, and a rolled
-  box can be drawn unrolled, ``unrolled``);
+- a ``StockPredictor`` on ``(batch, seq_len, features)``: its record is tagged with its steps
+  and layers (``stockdemo.graph.capture.record_of_run``), so the picture is the Playground's,
+  with the Playground's ids;
+- any other model, or a function: laid out by its code (repeated iterations roll up, and a
+  rolled box can be drawn unrolled, ``unrolled``);
 - an output tensor (``show(output)``): its graph as recorded, with no lines (nothing was
   watching when it ran) and no replay (a backward would free the learner's graph).
 
@@ -27,12 +26,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from stockdemo.code.view import drawing_of_record, draws_steps_and_layers, picture_of_record
+from stockdemo.code.view import drawing_of_record, picture_of_record
 from stockdemo.graph import Graph, shape_text
-from stockdemo.graph.recorder import LineRecorder, is_callers_file, raw_graph
+from stockdemo.graph.capture import record_of_run
+from stockdemo.graph.lines import LineRecorder, is_callers_file
+from stockdemo.graph.recorder import raw_graph
 from stockdemo.layout.picture import Picture
-from stockdemo.layout.steps import layout
-from stockdemo.replay.model import trace_model
+from stockdemo.replay.record import repo_file
 from stockdemo.replay.trace import Trace
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -45,7 +45,7 @@ class Run:
     picture: Picture
     trace: Trace | None
     label: str  # the run in words: "StockPredictor(10×5×3)"
-    record: dict[str, Any] | None = None  # the general record (graph.recorder's), laid out again to unroll
+    record: dict[str, Any]  # the run's record, laid out again to unroll
     unroll: frozenset[str] = frozenset()  # the rolled boxes drawn unrolled
 
     @property
@@ -56,7 +56,7 @@ class Run:
 def record(target: Any, *inputs: Any, view: str = "auto") -> Run:
     """``record(model, *inputs)`` runs ``model(*inputs)`` once; ``record(output)`` takes a tensor.
 
-    ``view``: "auto", "rolled" or "unrolled" (``stockdemo.layout.steps``'s views). Raises
+    ``view``: "auto", "rolled" or "unrolled" (``stockdemo.layout.views``). Raises
     TypeError for anything else, ValueError when nothing in the run needs a gradient.
     """
     if isinstance(target, torch.Tensor):
@@ -72,41 +72,34 @@ def record(target: Any, *inputs: Any, view: str = "auto") -> Run:
 
 
 def _record_model(target: Any, inputs: tuple, view: str, label: str) -> Run:
-    if inputs and draws_steps_and_layers(target, inputs):
-        graph, trace = trace_model(target, inputs[0])
-        return Run(layout(graph, view, max_nodes=None), trace, label)
     lines = LineRecorder(is_callers=_callers)
     with torch.enable_grad(), lines:
         out = target(*inputs)
-    params = dict(target.named_parameters()) if isinstance(target, nn.Module) else {}
-    data = {"x": inputs[0]} if len(inputs) == 1 else {f"x{i}": x for i, x in enumerate(inputs, 1)}
-    raw = raw_graph(_first_tensor(out), lines, params, replay=True, inputs=data)
-    return general_run(raw, view, label)
+    return general_run(record_of_run(_first_tensor(out), target, inputs, lines, replay=True), view, label)
 
 
 def general_run(raw: dict[str, Any], view: str, label: str,
                 file_label: Callable[[str], str] | None = None) -> Run:
-    """A ``raw_graph`` record -> its Run: its picture by its code, and its replay if recorded."""
+    """A ``raw_graph`` record -> its Run: its picture, and its replay if recorded."""
     picture, trace = drawing_of_record(raw, view, file_label=file_label or cell_name)
     return Run(picture, trace, label, raw)
 
 
 def unrolled(run: Run, view: str, unroll: frozenset[str]) -> Run:
     """The same run with the rolled boxes ``unroll`` drawn unrolled (the graph and its ids stay)."""
-    if run.record is None:
-        return run  # a StockPredictor's picture has no such boxes
     return replace(run, picture=picture_of_record(run.record, view, unroll=unroll), unroll=unroll)
 
 
 def cell_name(filename: str) -> str:
-    """A notebook cell's file as IPython names it in tracebacks ("Cell In[3]"); other files as they are."""
+    """A notebook cell's file as IPython names it in tracebacks ("Cell In[3]"); other files as the
+    code panel names them (``repo_file``)."""
     try:
         from IPython import get_ipython
     except ImportError:
-        return filename
+        return repo_file(filename)
     shell = get_ipython()
     named = shell.compile.format_code_name(filename) if shell is not None else None
-    return " ".join(named) if named else filename
+    return " ".join(named) if named else repo_file(filename)
 
 
 def _callers(filename: str) -> bool:

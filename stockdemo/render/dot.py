@@ -1,7 +1,7 @@
 """The one DOT writer: a Picture, or any statements, as Graphviz source.
 
 ``write_dot`` pins every position of a ``Picture`` (``neato`` with ``pos="x,y!"``), so
-Graphviz only draws what stockdemo/layout/steps.py placed; ``write_statements`` writes the
+Graphviz only draws what the layout placed (``stockdemo.layout.views``); ``write_statements`` writes the
 statements of any graph (the FX graphs of stockdemo/static_graphs/ too).
 """
 
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from stockdemo import theme
 from stockdemo.graph import Graph
 from stockdemo.layout.picture import FONT, FONT_SIZE, INCH, Picture, PlacedNode
-from stockdemo.layout.steps import MAX_DRAWN_NODES, layout
+from stockdemo.layout.steps import MAX_DRAWN_NODES
+from stockdemo.layout.views import picture_of_graph
 
 TEXT = theme.TEXT
 MUTED = theme.MUTED
@@ -32,8 +33,9 @@ class Rendering:
 
 
 def render_dot(graph: Graph, view: str = "auto") -> Rendering:
-    """Graph -> DOT with pinned positions (time across, layers down)."""
-    picture = layout(graph, view, MAX_DRAWN_NODES, complete=False)
+    """Graph -> DOT with pinned positions (a tagged graph's: time across, layers down; past
+    ``MAX_DRAWN_NODES``, the middle steps folded, which Graphviz needs)."""
+    picture = picture_of_graph(graph, view, max_nodes=MAX_DRAWN_NODES, complete=False)
     return Rendering(write_dot(picture), picture.view, len(picture.nodes), picture.folded_steps,
                      picture.caption)
 

@@ -219,16 +219,8 @@ def run_handout(config: RunConfig, picture: Picture, trace: Trace | None) -> str
 
 
 def view_handout(picture: Picture, trace: Trace | None = None, config: RunConfig | None = None) -> str:
-    """The handout of any graph view: with ``config``, its run's settings, code and replay.
-
-    A view of a run (``config`` given) without a replay gets one: the run is
-    replayed here (``stockdemo.replay.model.trace_run``), so the file can play it.
-    """
+    """The handout of any graph view: with ``config``, its run's settings, code and replay."""
     if config is not None:
-        if trace is None:
-            from stockdemo.replay.model import trace_run
-
-            trace = trace_run(config)
         return run_handout(config, picture, trace)
     return handout_html(picture, trace, title="Autograd graph from stockdemo",
                         about="The graph PyTorch recorded while this model ran.",

@@ -1,11 +1,11 @@
-"""Any recorded run's replay as the view replays it: ``raw_graph(..., replay=True)`` -> ``Trace``.
+"""A recorded run's replay as the view replays it: ``raw_graph(..., replay=True)`` -> ``Trace``.
 
-``stockdemo.replay.model`` replays the Playground's model, whose graph ids and code it knows.
-A notebook model or a learner's code is recorded by ``stockdemo.graph.recorder`` instead; its
-record's ``"replay"`` part holds what torch itself said (each node's ``_sequence_nr``, a
-real ``backward()`` seen by a prehook on every node, the leaves' ``.grad``, the error a
-second ``backward()`` raised). ``trace_of_record`` says the same in the ``Trace`` fields the
-view's payload is built from (``stockdemo.render.payload``):
+Every run is recorded by ``stockdemo.graph.recorder`` (the Playground's model, a training step,
+a notebook model, a learner's code); its record's ``"replay"`` part holds what torch itself
+said (each node's ``_sequence_nr``, a real ``backward()`` seen by a prehook on every node, the
+leaves' ``.grad``, the error a second ``backward()`` raised: ``stockdemo.graph.backward``).
+``trace_of_record`` says the same in the ``Trace`` fields the view's payload is built from
+(``stockdemo.render.payload``):
 
 - ``forward``: the op nodes in the order autograd created them (their ``seq``), each
   with its step (``step_of_frame``: the graph node's ``step``) and the line that made it;
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from stockdemo.graph import Graph
@@ -30,18 +32,31 @@ from stockdemo.graph.parse import parse
 from stockdemo.replay.trace import PLAYGROUND_ROOT, BackwardStep, SourceLine, Trace
 
 GetLines = Callable[[str], list[str]]
+_PACKAGE = Path(__file__).resolve().parents[1]  # stockdemo/, in the checkout or installed
+
+
+@lru_cache(maxsize=64)
+def repo_file(path: str) -> str:
+    """A file's name as the code panel prints it: stockdemo's own relative to the folder that holds
+    the package ("stockdemo/model.py"), any other as given (a notebook's cell, "<your code>")."""
+    if not Path(path).is_absolute():
+        return path
+    resolved = Path(path).resolve()
+    if not resolved.is_relative_to(_PACKAGE):
+        return path
+    return resolved.relative_to(_PACKAGE.parent).as_posix()
 
 
 def trace_of_record(raw: dict[str, Any], graph: Graph, root: str = PLAYGROUND_ROOT,
-                    file_label: Callable[[str], str] = str, getlines: GetLines | None = None) -> Trace:
+                    file_label: Callable[[str], str] = repo_file, getlines: GetLines | None = None) -> Trace:
     """The record's replay as a Trace over the graph's node ids.
 
     ``raw``: ``raw_graph(..., replay=True)``'s record; ``graph``: its Graph
-    (``stockdemo.graph.ids.graph_of_record``: node i is the record's node i, and its
-    ``step`` the innermost loop's iteration, loops torch ran inside one line included).
-    ``file_label``: a file's name as the view prints it (a notebook's
-    "Cell In[3]"). ``getlines``: a file's lines (``linecache.getlines`` by default).
-    Raises ValueError if the record has no replay.
+    (``stockdemo.graph.ids.graph_of_record``: ``meta["code"]["ids"]`` names the record's
+    nodes, and a node's ``step`` is its loop's iteration, or its time step in a tagged record).
+    ``root``: what backward() ran from, in words. ``file_label``: a file's name as the view
+    prints it (a notebook's "Cell In[3]"). ``getlines``: a file's lines
+    (``linecache.getlines`` by default). Raises ValueError if the record has no replay.
     """
     if "replay" not in raw:
         raise ValueError("the record has no replay: record it with raw_graph(..., replay=True)")
@@ -50,7 +65,7 @@ def trace_of_record(raw: dict[str, Any], graph: Graph, root: str = PLAYGROUND_RO
 
         getlines = linecache.getlines
     nodes, replay = raw["nodes"], raw["replay"]
-    ids = [n.id for n in graph.nodes[:len(nodes)]]
+    ids = graph.meta["code"]["ids"]
     lines = _Lines(raw, file_label, getlines)
     ops = sorted((i for i, n in enumerate(nodes) if n["seq"] is not None), key=lambda i: nodes[i]["seq"])
     source = {ids[i]: s for i in ops if (s := lines.of(nodes[i])) is not None}
@@ -63,7 +78,7 @@ def trace_of_record(raw: dict[str, Any], graph: Graph, root: str = PLAYGROUND_RO
         saved={ids[i]: (replay["saved"][i][0], replay["saved"][i][1]) for i in ops},
         second_backward_error=replay["second_error"] or "",
         forward_code=lines.code(),
-        step_of_frame=tuple(graph.nodes[i].step for i in ops),
+        step_of_frame=tuple(graph.by_id[ids[i]].step for i in ops),
     )
 
 

@@ -1,7 +1,8 @@
 """A replay as plain data: ``Trace``, what the renderers read of a run's replay. No torch here.
 
-``stockdemo.replay.model`` (the Playground's model) and ``stockdemo.replay.record`` (any
-recorded run) make one; the view's payload, the node table and the handout read it.
+``stockdemo.replay.record`` makes one from any recorded run's replay (the Playground's, a
+training step's, a learner's, a notebook's); the view's payload, the node table and the
+handout read it.
 """
 
 from __future__ import annotations

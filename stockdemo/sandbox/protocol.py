@@ -126,7 +126,7 @@ def check_error(raw: object) -> dict | None:
 
 
 def check_graph(raw: object, max_nodes: int) -> dict | None:
-    """graph.recorder.raw_graph's record, rebuilt from checked fields only."""
+    """``stockdemo.graph.recorder.raw_graph``'s record, rebuilt from checked fields only."""
     if raw is None:
         return None
     if not isinstance(raw, dict) or set(raw) - {"replay", "inputs"} != {"nodes", "edges", "files", "texts",
@@ -217,7 +217,8 @@ def check_graphs(raw: object, graph: dict | None, max_nodes: int) -> list[dict]:
 
 
 def check_replay(raw: object, n: int) -> dict:
-    """graph.recorder's backward replay of a graph of ``n`` nodes, rebuilt from checked fields."""
+    """The backward replay (``stockdemo.graph.backward``) of a graph of ``n`` nodes, rebuilt from
+    checked fields."""
     if not isinstance(raw, dict) or set(raw) != {"saved", "backward", "leaf_norms", "error", "second_error"}:
         raise BadResult("replay: expected saved, backward, leaf_norms, error, second_error")
     saved = [_exactly(s, 2, "saved") for s in _list(raw["saved"], n, "saved")]

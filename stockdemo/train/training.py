@@ -23,9 +23,9 @@ from torch import nn
 
 from stockdemo.cells import CELL_LABELS, cell_of
 from stockdemo.config import MAX_TRAIN_SECONDS, TRAIN_BATCH_SIZE, TrainConfig
-from stockdemo.graph import OUTPUT_ID, Graph
-from stockdemo.graph.capture import capture_graph
+from stockdemo.graph import Graph
 from stockdemo.live.run import build
+from stockdemo.train.step import training_step_graph
 from stockdemo.train.windows import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
@@ -241,19 +241,6 @@ def test_forecasts(model: nn.Module, dataset: Dataset) -> pd.DataFrame:
         "persistence": persistence_baseline(dataset.close)[days - 1],
         "moving_average": moving_average_baseline(dataset.close)[days - MA_WINDOW],
     }, index=pd.DatetimeIndex(dataset.dates[dataset.target_day[test]], name="date"))
-
-
-def training_step_graph(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> Graph:
-    """The autograd graph of one training step, prediction through loss.
-
-    x: (batch, seq_len, features), y: (batch, 1). Nothing is stepped: the
-    graph is recorded by the forward pass and the loss alone.
-    """
-    with torch.enable_grad():
-        loss = nn.functional.mse_loss(model(x), y)  # () scalar
-    graph = capture_graph(loss, model, x)
-    nodes = tuple(n._replace(label="loss (MSE)") if n.id == OUTPUT_ID else n for n in graph.nodes)
-    return Graph(nodes, graph.edges, graph.meta)
 
 
 def describe(config: TrainConfig, dataset: Dataset) -> str:

@@ -18,20 +18,20 @@ import streamlit as st
 
 from stockdemo import figures, lab
 from stockdemo import static_graphs as static
+from stockdemo.code.view import drawing_of_record, drawing_of_run
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
 from stockdemo.graph.diff import describe_diff, graph_diff
 from stockdemo.graph.recorder import CODE_FILE
 from stockdemo.lab import figures as lab_figures
 from stockdemo.layout.picture import Picture
-from stockdemo.layout.steps import layout
+from stockdemo.layout.views import picture_of_graph
 from stockdemo.lessons import Answer, Step
 from stockdemo.live import inspection
 from stockdemo.live.run import RunResult, run, size_sweep
 from stockdemo.lru import ByteLRU, held_budget
 from stockdemo.render.dot import Rendering, render_dot
 from stockdemo.render.payload import static_payload
-from stockdemo.replay.model import trace_run
 from stockdemo.replay.trace import Trace
 from stockdemo.sandbox import CodeRun, run_code
 from stockdemo.train import prices as data
@@ -88,7 +88,7 @@ def cached_picture(config: RunConfig, view: str) -> Picture:
 
 @held(max_entries=48)
 def _picture(config: RunConfig, view: str) -> Picture:
-    return layout(cached_run(config).graph, view, max_nodes=None)
+    return picture_of_graph(cached_run(config).graph, view)
 
 
 def kept(config: RunConfig, view: str) -> bool:
@@ -99,7 +99,7 @@ def kept(config: RunConfig, view: str) -> bool:
 def keep_run(config: RunConfig, view: str) -> Picture:
     """Run ``config`` and lay it out for ``view`` once, and keep both for the life of the process."""
     result = _KEPT_RUNS.get(config) or run(config)
-    picture = _KEPT_PICTURES.get((config, view)) or layout(result.graph, view, max_nodes=None)
+    picture = _KEPT_PICTURES.get((config, view)) or picture_of_graph(result.graph, view)
     _KEPT_RUNS[config] = result
     _KEPT_PICTURES[(config, view)] = picture
     return picture
@@ -137,7 +137,7 @@ def change_since(previous: dict | None, config: RunConfig, graph: Graph) -> dict
 @held(max_entries=16)
 def cached_trace(config: RunConfig) -> Trace:
     """The run replayed with hooks (forward order, backward order and norms, source lines)."""
-    return trace_run(config)
+    return drawing_of_run(config)[1]
 
 
 @st.cache_data(max_entries=96, show_spinner=False, hash_funcs=CONFIGS)
@@ -249,7 +249,7 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Pi
     Shared by all sessions: read them, never modify them (a copy per rerun, as
     st.cache_data gives, and a fresh layout per rerun, cost each slider move).
     """
-    return tuple((run, layout(run.graph, "auto", max_nodes=None)) for run in static.early_stop_eager(config))
+    return tuple((run, picture_of_graph(run.graph)) for run in static.early_stop_eager(config))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -267,7 +267,7 @@ def cached_experiment(name: str, config: lab.LabConfig
     """
     report = lab_figures.report(lab.EXPERIMENTS[name][1](config))
     table = None if report.table is None else pa.Table.from_pandas(report.table, preserve_index=False)
-    return report, tuple(layout(shown.graph, "auto", max_nodes=None) for shown in report.graphs), table
+    return report, tuple(picture_of_graph(shown.graph) for shown in report.graphs), table
 
 
 class _NotKept(Exception):
@@ -311,8 +311,6 @@ def cached_code_picture(source: str, unroll: frozenset[str] = frozenset(),
     ``frame``: which of the run's graphs (``CodeRun.film``, -1 the last); the graph of
     predictions has a replay, the graphs its backward() calls freed have none.
     """
-    from stockdemo.code.view import drawing_of_record
-
     lines = source.splitlines(True)
     return drawing_of_record(cached_code_run(source).film[frame], unroll=unroll,
                              getlines=lambda f: lines if f == CODE_FILE else [])

@@ -1,8 +1,8 @@
 """The interactive graph view: a Streamlit component drawing a laid-out Picture.
 
-The server places every node (``stockdemo.layout.steps.layout``); the browser only
+The server places every node (``stockdemo.layout.views``); the browser only
 draws, on a canvas, pans and zooms it (d3-zoom), and replays a Trace of the run
-(``stockdemo.replay.model``). The CSS ships in ``graph_view/`` next to this file, the
+(``stockdemo.code.view.drawing_of_record``). The CSS ships in ``graph_view/`` next to this file, the
 JavaScript in ``static/graph_view.js``; both are built from ``frontend/graph_view``
 (``npm ci && npm run build``).
 
@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from stockdemo.code.view import drawing_of_record
 from stockdemo.config import ChoiceKnob, IntKnob, RunConfig
 from stockdemo.layout.picture import Picture
 from stockdemo.render.handout import view_file_name, view_handout
 from stockdemo.render.node_table import node_table, node_table_alt
 from stockdemo.render.payload import HEIGHT, Comparison, view_json
-from stockdemo.replay.model import trace_first_training_step
+from stockdemo.replay.trace import TRAINING_ROOT
+from stockdemo.train.step import first_step_record
 from stockdemo.ui import keys
 from stockdemo.ui.assets import component_js
 from stockdemo.ui.caches import cached_picture, cached_static_payload, cached_trace
@@ -104,10 +106,11 @@ def take_replay(view_key: str, key: str = keys.REPLAY) -> None:
 
 
 def training_trace(dataset: Dataset, result: TrainResult) -> Trace:
-    """The first training step of ``result``, replayed; kept in this session while it stands."""
+    """The first training step of ``result``, replayed (its graph has ``result.step_graph``'s ids);
+    kept in this session while it stands."""
     kept = st.session_state.get(keys.TRAINING_TRACE)
     if kept is None or kept[0] is not result:
-        kept = (result, trace_first_training_step(dataset, result.config))
+        kept = (result, drawing_of_record(first_step_record(dataset, result.config), root=TRAINING_ROOT)[1])
         st.session_state[keys.TRAINING_TRACE] = kept
     return kept[1]
 
@@ -139,7 +142,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     on a page keeps its selection to itself).
     ``height``: the graph's height in px; None (a page's main graph): it fills the
     height the window leaves under its top, or a screen's height when it starts low.
-    ``stage``: the live controls drawn above the graph (``ui.stage_spec``), the values of
+    ``stage``: the live controls drawn above the graph (``stage.stage_spec``), the values of
     ``knobs`` (the Playground's run knobs unless the page draws others).
     A stage's table comes from the page (``graph_table``), in the part that follows the
     stage once the learner stops: an element of its own redrawn on every value a drag
@@ -185,9 +188,16 @@ def graph_table(picture: Picture, trace: Trace | None, settings: dict[str, str] 
             # Built on the click, in its own thread (a callable), not on every rerun.
             config = None if settings is None else RunConfig.from_params(settings)[0]
             st.download_button("Download this graph as one HTML file (opens from disk, offline)",
-                               data=lambda: view_handout(picture, trace, config),
+                               data=lambda: handout_of(picture, trace, config),
                                file_name=view_file_name(config, key), mime="text/html",
                                key=f"{key}_handout", on_click="ignore")
+
+
+def handout_of(picture: Picture, trace: Trace | None, config: RunConfig | None) -> str:
+    """The view as one HTML file; a run's view gets its replay, replayed now if it has none."""
+    if trace is None and config is not None:
+        trace = cached_trace(config)
+    return view_handout(picture, trace, config)
 
 
 def stage_table(config: RunConfig, view: str, key: str = "graph") -> None:

@@ -18,14 +18,17 @@ does not draw it. Values from the browser are untrusted: each goes through its k
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
 import streamlit as st
 
-from stockdemo.config import CELL, HIDDEN_SIZE, NUM_LAYERS, SEQ_LEN, ChoiceKnob, IntKnob
+from stockdemo.config import CELL, HIDDEN_SIZE, NUM_LAYERS, SEQ_LEN, ChoiceKnob, IntKnob, RunConfig
+from stockdemo.layout.picture import Picture
 from stockdemo.ui import keys
-from stockdemo.ui.metrics import Metric
+from stockdemo.ui.caches import cached_picture, cached_run, change_since
+from stockdemo.ui.metrics import Metric, run_figures
 from stockdemo.ui.url_sync import to_url
 
 REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each node, the line of "
@@ -138,3 +141,30 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
             "redraw": redraw}
+
+
+def stage_of_run(config: RunConfig, view: str, values: dict[str, object], previous: dict | None,
+                 started: float, **spec: Any) -> tuple[Picture, dict, dict[str, Any]]:
+    """What the stage draws for the run of ``config``, assembled here for the page's run
+    (``live_stage``) and for the socket's answer (``stage_route``) alike.
+
+    -> its picture for ``view``; what changed since ``previous`` (``caches.change_since``'s
+    record, the next ``previous``); the stage (``stage_spec`` of ``values``, with the run's
+    figures, timed from ``started``, a ``time.perf_counter()``). ``spec``: ``stage_spec``'s
+    other arguments.
+    """
+    result, picture = cached_run(config), cached_picture(config, view)
+    change = change_since(previous, config, result.graph)
+    figures = run_figures(result, change["delta"], (time.perf_counter() - started) * 1e3)
+    return picture, change, stage_spec(values, change=change["change"], figures=figures, **spec)
+
+
+def live_stage(config: RunConfig, view: str, started: float, **spec: Any
+               ) -> tuple[Picture, tuple[str, ...], dict[str, Any]]:
+    """``stage_of_run`` in the Playground's run: the stage's values and the previous run with other
+    settings are this session's (a rerun with the same settings is no new run: it keeps reporting
+    the last change). -> the picture, the ids of the nodes new since the previous run, the stage."""
+    previous = st.session_state.get(keys.PREVIOUS_RUN)
+    picture, change, stage = stage_of_run(config, view, stage_values(), previous, started, **spec)
+    st.session_state[keys.PREVIOUS_RUN] = change
+    return picture, change["new"], stage

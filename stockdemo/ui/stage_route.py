@@ -41,17 +41,9 @@ from stockdemo import heap, host
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
 from stockdemo.render.payload import HEIGHT, view_json
 from stockdemo.ui import compat, hooks, keys
-from stockdemo.ui.caches import (
-    cached_picture,
-    cached_run,
-    cached_static_payload,
-    change_since,
-    keep_run,
-    kept,
-)
+from stockdemo.ui.caches import cached_run, cached_static_payload, keep_run, kept
 from stockdemo.ui.compare import drawn_on_stage
-from stockdemo.ui.metrics import run_figures
-from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_spec
+from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_of_run
 
 # Set by the process that serves the socket (deploy/replica_app.py): its path.
 SOCKET_ENV = "STOCKDEMO_STAGE_SOCKET"
@@ -173,16 +165,14 @@ def read_move(token: str, text: str | None) -> _Move | None:
 def answer(move: _Move) -> str:
     """The stage's payload for ``move``, as the stage's run would draw it; the seat remembers it."""
     seat, config = move.seat, move.config
-    result, picture = cached_run(config), cached_picture(config, seat.view)
-    record = change_since(seat.previous, config, result.graph)
-    figures = run_figures(result, record["delta"], (time.perf_counter() - move.started) * 1e3)
-    stage = stage_spec(move.values, change=record["change"], replay=False, figures=figures,
-                       present=seat.present, req=move.req, redraw=seat.redraw, direct=seat.url)
-    payload = view_json(picture, None, record["new"], None, HEIGHT, stage, None, fill=True,
+    picture, change, stage = stage_of_run(config, seat.view, move.values, seat.previous, move.started,
+                                          replay=False, present=seat.present, req=move.req,
+                                          redraw=seat.redraw, direct=seat.url)
+    payload = view_json(picture, None, change["new"], None, HEIGHT, stage, None, fill=True,
                         statics=cached_static_payload)
     with _LOCK:
         if _SEATS.get(move.token) is seat:
-            seat.previous, seat.served = record, (config, move.req)
+            seat.previous, seat.served = change, (config, move.req)
     return payload
 
 
