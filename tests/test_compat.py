@@ -194,7 +194,7 @@ def _resumed_watchers(register) -> tuple[object, object]:
     original = AppSession.register_file_watchers
     try:
         AppSession.register_file_watchers = register
-        return asyncio.run(visit())
+        return run_async(visit())  # Playwright keeps a loop running on this thread in the full suite
     finally:
         AppSession.register_file_watchers = original
 

@@ -68,7 +68,7 @@ def test_a_steps_link_opens_the_page_with_its_settings_and_the_menu_returns(serv
     expand = page.get_by_test_id("stExpandSidebarButton")  # the stage starts with the menu closed
     if expand.is_visible():
         expand.click()
-    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Lesson").click()
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Lesson", exact=True).click()
     wait_for_run(page)
     expect(page.get_by_role("heading", name=f"3. {step.title}")).to_be_visible()
 
