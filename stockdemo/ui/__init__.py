@@ -4,7 +4,7 @@
 The package is in layers, each importing only the ones below it (docs/architecture.md;
 tests/test_architecture.py checks it):
 
-1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``;
+1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``, ``language``;
 2. ``caches``, ``url_sync``, ``widgets``, ``metrics``, ``elements``: caches and widgets;
 3. ``stage``, ``stage_route``, ``stage_watch``, ``compare``, ``graph_view``: the graph view;
 4. ``controls``, ``steps``, ``changes``, ``downloads``, ``training``, ``captures``: panels;
@@ -51,6 +51,7 @@ from stockdemo.ui.elements import aside, chart_after_graph, table
 from stockdemo.ui.frame import DATA_CREDIT, setup_page
 from stockdemo.ui.graph_view import replay_control, stage_table, training_trace
 from stockdemo.ui.keys import PLAYGROUND_LIVE
+from stockdemo.ui.language import fragment
 from stockdemo.ui.metrics import Metric, metric_row, run_figures
 from stockdemo.ui.routes import PAGES, ROOT, page_link, page_source, page_url, presenting, share_link
 from stockdemo.ui.stage import stage_spec, stage_to_url, stage_values
@@ -89,7 +90,7 @@ __all__ = [
     "cached_prices_figure", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "cached_trace", "capped_knob_widget", "change_since_previous",
     "chart_after_graph", "compare_bar", "compare_config", "comparison", "controls_locked",
-    "debug_controls", "direct_moves", "drawn_on_stage", "fx_graph", "go_to_step", "graph_picker",
+    "debug_controls", "direct_moves", "drawn_on_stage", "fragment", "fx_graph", "go_to_step", "graph_picker",
     "knob_row", "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_question",
     "lesson_step",
     "metric_row", "more_settings", "node_from_url", "number_box", "outcome_box", "page_link",
