@@ -53,27 +53,32 @@ def in_every_language(message: str) -> frozenset[str]:
     return frozenset(catalog(lang).gettext(message) for lang in LANGUAGES)
 
 
-def tr(message: str, /, **params: object) -> str:
-    """``message`` in the language spoken now, its ``{named}`` placeholders filled from ``params``.
+def _filled(text: str, params: dict[str, object]) -> str:
+    """``text``'s ``{named}`` placeholders filled: a number (int, float) written as the language
+    writes numbers (pass a str for a number that is a name: a year, a seed), a Message said."""
+    return text.format_map({k: number(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
+                            else str(v) if isinstance(v, Message) else v for k, v in params.items()})
 
-    Without ``params`` nothing is filled, so a message without values may hold braces as they are.
+
+def tr(message: str, /, **params: object) -> str:
+    """``message`` in the language spoken now, its ``{named}`` placeholders filled from ``params``
+    (``_filled``). Without ``params`` nothing is filled: a message may hold braces as they are.
     """
     text = catalog(language()).gettext(message)
-    return text.format_map(params) if params else text
+    return _filled(text, params) if params else text
 
 
 def trn(singular: str, plural: str, n: int, /, **params: object) -> str:
     """The form of ``singular``/``plural`` for ``n`` in the language spoken now (Spanish has two,
     Chinese one); ``{n}`` is ``n`` written for that language, unless ``params`` gives it."""
-    text = catalog(language()).ngettext(singular, plural, n)
-    return text.format_map({"n": number(n), **params})
+    return _filled(catalog(language()).ngettext(singular, plural, n), {"n": n, **params})
 
 
 def trp(context: str, message: str, /, **params: object) -> str:
     """``tr`` for a message whose English is the same as another's but means something else
     (``context`` tells them apart: "Train" the button, "train" the part of the data)."""
     text = catalog(language()).pgettext(context, message)
-    return text.format_map(params) if params else text
+    return _filled(text, params) if params else text
 
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it, which Babel finds)
@@ -94,10 +99,9 @@ class Message:
     params: tuple[tuple[str, object], ...] = ()
 
     def __str__(self) -> str:
-        values = {k: str(v) if isinstance(v, Message) else v for k, v in self.params}
         if self.plural is None:
-            return tr(self.singular, **values)
-        return trn(self.singular, self.plural, self.n, **values)
+            return tr(self.singular, **dict(self.params))
+        return trn(self.singular, self.plural, self.n, **dict(self.params))
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)

@@ -25,6 +25,9 @@ from stockdemo.cells import CELL_LABELS, cell_of
 from stockdemo.config import MAX_TRAIN_SECONDS, TRAIN_BATCH_SIZE, TrainConfig
 from stockdemo.graph import OUTPUT_ID, Graph
 from stockdemo.graph.capture import capture_graph
+from stockdemo.i18n import Message, later, later_n, tr, trn
+from stockdemo.i18n import number as written
+from stockdemo.i18n.numbers import day, percent
 from stockdemo.live.run import build
 from stockdemo.train.windows import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
 
@@ -53,7 +56,7 @@ class Progress:
 class TrainResult:
     config: TrainConfig
     history: tuple[Progress, ...]  # one per finished epoch
-    stop_reason: str
+    stop_reason: Message  # made in the worker, said in the reader's language
     best_epoch: int
     forecasts: pd.DataFrame  # index test dates; columns actual, model, persistence, moving_average
     metrics: pd.DataFrame  # one row per forecaster: RMSE, MAE, direction
@@ -62,15 +65,24 @@ class TrainResult:
 
     @property
     def baseline_wins(self) -> str | None:
-        """Name of the best baseline if it beats the model on test RMSE, else None."""
+        """The row (``forecaster_name``) of the best baseline if it beats the model on test RMSE,
+        else None."""
         rmse = self.metrics["RMSE"]
         best = rmse.drop(MODEL_ROW).idxmin()
         return best if rmse[best] <= rmse[MODEL_ROW] else None
 
 
-MODEL_ROW = "Model"
-PERSISTENCE_ROW = "Persistence (tomorrow = today)"
-MA_ROW = f"{MA_WINDOW}-day moving average"
+# The metrics' rows: stable keys (a table, a CSV, the lesson read them); ``forecaster_name`` says them.
+MODEL_ROW = "model"
+PERSISTENCE_ROW = "persistence"
+MA_ROW = "moving_average"
+_NAMES = {MODEL_ROW: later("Model"), PERSISTENCE_ROW: later("Persistence (tomorrow = today)"),
+          MA_ROW: later("{days}-day moving average", days=MA_WINDOW)}
+
+
+def forecaster_name(row: str) -> Message:
+    """What a forecaster (a metrics row, a forecasts column) is called, in the reader's language."""
+    return _NAMES[row]
 
 
 # --- Baselines and metrics ------------------------------------------------------
@@ -119,9 +131,10 @@ def too_big(dataset: Dataset, config: TrainConfig, max_seconds: float = MAX_TRAI
     seconds = estimated_seconds(dataset, config)
     if seconds <= max_seconds / 2:
         return None
-    return (f"This model is too big to train live here: one pass over {len(dataset.y):,} windows "
-            f"would take about {seconds:.0f} s, and training stops at {max_seconds:.0f} s. Use a "
-            "smaller hidden size, fewer layers, a shorter sequence or a shorter date range.")
+    return tr("This model is too big to train live here: one pass over {windows} windows would take "
+              "about {seconds} s, and training stops at {limit} s. Use a smaller hidden size, fewer "
+              "layers, a shorter sequence or a shorter date range.", windows=len(dataset.y),
+              seconds=round(seconds), limit=round(max_seconds))
 
 
 def train(dataset: Dataset, config: TrainConfig,
@@ -154,7 +167,8 @@ def train(dataset: Dataset, config: TrainConfig,
     history: list[Progress] = []
     best_val, best_epoch, best_state = math.inf, 0, copy.deepcopy(model.state_dict())
     last_report = started
-    stop_reason = f"reached the maximum of {config.epochs} epochs"
+    stop_reason = later_n("reached the maximum of {n} epoch", "reached the maximum of {n} epochs",
+                               config.epochs)
     for epoch in range(1, config.epochs + 1):
         epoch_start = time.perf_counter()
         order = torch.randperm(len(x_train), generator=shuffle)
@@ -177,7 +191,8 @@ def train(dataset: Dataset, config: TrainConfig,
                 yield Progress(epoch - 1, config.epochs, (epoch - 1 + seen / len(order)) / config.epochs,
                                total / seen, None, best_epoch, now - epoch_start, now - started)
         if out_of_time:
-            stop_reason = f"stopped at the {max_seconds:.0f} s time limit, in epoch {epoch}"
+            stop_reason = later("stopped at the {limit} s time limit, in epoch {epoch}",
+                                limit=round(max_seconds), epoch=epoch)
             break
         model.eval()
         with torch.no_grad():
@@ -191,11 +206,14 @@ def train(dataset: Dataset, config: TrainConfig,
         history.append(progress)
         yield progress
         if config.patience and epoch - best_epoch >= config.patience:
-            stop_reason = (f"stopped early after epoch {epoch}: validation loss had not improved "
-                           f"for {config.patience} epochs")
+            stop_reason = later_n("stopped early after epoch {epoch}: validation loss had not "
+                                       "improved for {n} epoch", "stopped early after epoch {epoch}: "
+                                       "validation loss had not improved for {n} epochs",
+                                       config.patience, epoch=epoch)
             break
         if now - started > max_seconds:
-            stop_reason = f"stopped at the {max_seconds:.0f} s time limit after epoch {epoch}"
+            stop_reason = later("stopped at the {limit} s time limit after epoch {epoch}",
+                                limit=round(max_seconds), epoch=epoch)
             break
 
     model.load_state_dict(best_state)  # the epoch with the best validation loss
@@ -258,9 +276,10 @@ def training_step_graph(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> G
 
 def describe(config: TrainConfig, dataset: Dataset) -> str:
     """One sentence: what the model reads and what it predicts."""
-    return (f"{CELL_LABELS[config.cell]} reads {dataset.seq_len} days of "
-            f"{len(dataset.feature_names)} feature{'s' if len(dataset.feature_names) > 1 else ''} "
-            f"and predicts **{TARGET_LABELS[dataset.target]}**.")
+    return trn("{cell} reads {days} days of {n} feature and predicts **{target}**.",
+               "{cell} reads {days} days of {n} features and predicts **{target}**.",
+               len(dataset.feature_names), cell=tr(CELL_LABELS[config.cell]), days=dataset.seq_len,
+               target=tr(TARGET_LABELS[dataset.target]))
 
 
 # --- Words and tables for the page ------------------------------------------------
@@ -268,27 +287,30 @@ def describe(config: TrainConfig, dataset: Dataset) -> str:
 def describe_data(name: str, dataset: Dataset, config: TrainConfig) -> str:
     """What the data is, how it was cut, and what the model reads and predicts (markdown)."""
     first_day, last_day = np.datetime_as_string(dataset.dates[[0, -1]], unit="D")
-    return (f"**{name}**: {len(dataset.dates):,} trading days from {first_day} to {last_day}, "
-            f"cut into {len(dataset.y):,} windows: **{dataset.n_train:,}** to train, "
-            f"**{dataset.n_val:,}** to validate (they pick the epoch kept), **{dataset.n_test:,}** "
-            f"held out to test. {describe(config, dataset)} Scaling is fitted on the training days only; the "
-            "split follows time and is never shuffled across it.")
+    return tr("**{name}**: {days} trading days from {first} to {last}, cut into {windows} windows: "
+              "**{train}** to train, **{val}** to validate (they pick the epoch kept), **{test}** held out "
+              "to test. {model} Scaling is fitted on the training days only; the split follows time and "
+              "is never shuffled across it.", name=name, days=len(dataset.dates), first=day(first_day),
+              last=day(last_day), windows=len(dataset.y), train=dataset.n_train, val=dataset.n_val,
+              test=dataset.n_test, model=describe(config, dataset))
 
 
 def progress_text(event: Progress) -> str:
     """One line for the progress bar: the epoch, its losses, the time so far."""
     if event.val_loss is None:  # a report from inside a long epoch
-        status = (f"Epoch {event.epoch + 1}/{event.max_epochs} running · training loss so far "
-                  f"{event.train_loss:.4f}")
-    else:
-        status = (f"Epoch {event.epoch}/{event.max_epochs} · training loss {event.train_loss:.4f} "
-                  f"· validation loss {event.val_loss:.4f}")
-    return f"{status} · {event.elapsed:.1f} s"
+        return tr("Epoch {epoch}/{epochs} running · training loss so far {train} · {seconds} s",
+                  epoch=event.epoch + 1, epochs=event.max_epochs, train=written(event.train_loss, 4),
+                  seconds=written(event.elapsed, 1))
+    return tr("Epoch {epoch}/{epochs} · training loss {train} · validation loss {val} · {seconds} s",
+              epoch=event.epoch, epochs=event.max_epochs, train=written(event.train_loss, 4),
+              val=written(event.val_loss, 4), seconds=written(event.elapsed, 1))
 
 
 def stopped_text(partial: list[Progress]) -> str:
-    when = f"after epoch {partial[-1].epoch}" if partial else "before the first epoch finished"
-    return f"Training stopped {when}. Press **Train** to start again."
+    if partial:
+        return tr("Training stopped after epoch {epoch}. Press **Train** to start again.",
+                  epoch=partial[-1].epoch)
+    return tr("Training stopped before the first epoch finished. Press **Train** to start again.")
 
 
 # A loss "fell" or "rose" when it moved by more than this share: epoch to epoch the
@@ -304,44 +326,78 @@ def _moved(start: float, end: float) -> str:
     return "stayed level"
 
 
+def _loss(value: float) -> str:
+    return written(value, 3)
+
+
+def _training_line(history: tuple[Progress, ...]) -> str:
+    first, last = history[0], history[-1]
+    values = {"n": len(history), "first": _loss(first.train_loss), "last": _loss(last.train_loss)}
+    if _moved(first.train_loss, last.train_loss) == "fell":
+        return trn("**Training loss fell** over {n} epoch, from {first} to {last}: the model fits the days "
+                   "it trains on better and better.", "**Training loss fell** over {n} epochs, from {first} "
+                   "to {last}: the model fits the days it trains on better and better.", **values)
+    if _moved(first.train_loss, last.train_loss) == "rose":
+        return trn("**Training loss rose** over {n} epoch, from {first} to {last}: the model fits the days "
+                   "it trains on no better than at the start.", "**Training loss rose** over {n} epochs, "
+                   "from {first} to {last}: the model fits the days it trains on no better than at the "
+                   "start.", **values)
+    return trn("**Training loss stayed level** over {n} epoch, from {first} to {last}: the model fits the "
+               "days it trains on no better than at the start.", "**Training loss stayed level** over {n} "
+               "epochs, from {first} to {last}: the model fits the days it trains on no better than at "
+               "the start.", **values)
+
+
+def _validation_line(result: TrainResult) -> str:
+    history = result.history
+    first, last = history[0], history[-1]
+    best = history[result.best_epoch - 1]
+    values = {"first": _loss(first.val_loss), "best": _loss(best.val_loss), "last": _loss(last.val_loss),
+              "epoch": best.epoch, "last_epoch": last.epoch}
+    rose = _moved(best.val_loss, last.val_loss) == "rose"
+    if _moved(first.val_loss, best.val_loss) == "fell":
+        if rose:
+            return tr("**Validation loss fell** from {first} to {best} (epoch {epoch}), then rose to {last}: "
+                      "past epoch {epoch} the model learned the training days' noise.", **values)
+        return tr("**Validation loss fell** from {first} to {best} (epoch {epoch}).", **values)
+    noise = result.config.target == "return"
+    if rose and noise:
+        return tr("**Validation loss did not fall**: its lowest, {best} at epoch {epoch}, is about where it "
+                  "began ({first}), and it rose to {last} by epoch {last_epoch}. What the model learned "
+                  "about the training days does not carry over to days it has not seen: tomorrow's return "
+                  "is mostly noise.", **values)
+    if rose:
+        return tr("**Validation loss did not fall**: its lowest, {best} at epoch {epoch}, is about where it "
+                  "began ({first}), and it rose to {last} by epoch {last_epoch}. What the model learned "
+                  "about the training days does not carry over to days it has not seen.", **values)
+    if noise:
+        return tr("**Validation loss did not fall**: its lowest, {best} at epoch {epoch}, is about where it "
+                  "began ({first}). What the model learned about the training days does not carry over to "
+                  "days it has not seen: tomorrow's return is mostly noise.", **values)
+    return tr("**Validation loss did not fall**: its lowest, {best} at epoch {epoch}, is about where it "
+              "began ({first}). What the model learned about the training days does not carry over to days "
+              "it has not seen.", **values)
+
+
 def story(result: TrainResult) -> str:
     """What the two curves did and what the test days say, in three sentences (markdown).
 
     Read off the run itself: its first, best and last epochs, and the verdict on
     the test days.
     """
-    history = result.history
-    if not history:
-        return "No epoch finished, so there are no curves to read."
-    first, last = history[0], history[-1]
-    best = history[result.best_epoch - 1]
-    span = f"over {len(history)} epoch{'s' if len(history) > 1 else ''}"
-    trained = _moved(first.train_loss, last.train_loss)
-    lines = [f"**Training loss {trained}** {span}, from {first.train_loss:.3f} to "
-             f"{last.train_loss:.3f}: the model fits the days it trains on"
-             + (" better and better." if trained == "fell" else " no better than at the start.")]
-    if _moved(first.val_loss, best.val_loss) == "fell":
-        checked = (f"**Validation loss fell** from {first.val_loss:.3f} to {best.val_loss:.3f} "
-                   f"(epoch {best.epoch})")
-        checked += (f", then rose to {last.val_loss:.3f}: past epoch {best.epoch} the model "
-                    "learned the training days' noise." if _moved(best.val_loss, last.val_loss) == "rose"
-                    else ".")
-    else:
-        rose = _moved(best.val_loss, last.val_loss) == "rose"
-        noise = ": tomorrow's return is mostly noise" if result.config.target == "return" else ""
-        checked = (f"**Validation loss did not fall**: its lowest, {best.val_loss:.3f} at epoch "
-                   f"{best.epoch}, is about where it began ({first.val_loss:.3f})"
-                   + (f", and it rose to {last.val_loss:.3f} by epoch {last.epoch}" if rose else "")
-                   + ". What the model learned about the training days does not carry over to days "
-                   f"it has not seen{noise}.")
-    lines.append(checked + f" The model kept is epoch {best.epoch}'s.")
+    if not result.history:
+        return tr("No epoch finished, so there are no curves to read.")
+    kept = tr("The model kept is epoch {epoch}'s.", epoch=result.history[result.best_epoch - 1].epoch)
     winner = result.baseline_wins
     rmse = result.metrics["RMSE"]
-    lines.append(f"**On the held-out test days the baseline wins**: *{winner}* {rmse[winner]:.3f} "
-                 f"against the model's {rmse[MODEL_ROW]:.3f} (RMSE)." if winner else
-                 f"**On the held-out test days the model beats both baselines** (RMSE "
-                 f"{rmse[MODEL_ROW]:.3f}).")
-    return "\n\n".join(lines)
+    if winner:
+        test = tr("**On the held-out test days the baseline wins**: *{baseline}* {rmse} against the model's "
+                  "{model} (RMSE).", baseline=forecaster_name(winner), rmse=_loss(rmse[winner]),
+                  model=_loss(rmse[MODEL_ROW]))
+    else:
+        test = tr("**On the held-out test days the model beats both baselines** (RMSE {model}).",
+                  model=_loss(rmse[MODEL_ROW]))
+    return "\n\n".join([_training_line(result.history), f"{_validation_line(result)} {kept}", test])
 
 
 # Forecasts closer than this, on average, as a share of the price, draw as one line.
@@ -354,25 +410,33 @@ def overlap_note(result: TrainResult) -> str:
     gap = float(np.mean(np.abs(f["model"] - f["persistence"]) / f["persistence"]))
     if gap >= SAME_LINE:
         return ""
-    return (f"The model's forecast is on average {gap:.2%} from yesterday's close, which is "
-            "persistence's forecast: the two lines lie on each other (the model's is the wide, faint "
-            "one). A model that learned little about tomorrow predicts almost no move.")
+    return tr("The model's forecast is on average {gap} from yesterday's close, which is persistence's "
+              "forecast: the two lines lie on each other (the model's is the wide, faint one). A model that "
+              "learned little about tomorrow predicts almost no move.", gap=percent(gap, 2))
 
 
 def summary(result: TrainResult) -> str:
     """Why training ended, which epoch's model is kept, and how long it took."""
-    kept = (f"the model kept is the one from epoch {result.best_epoch} (best validation loss)"
-            if result.best_epoch else "no epoch finished, so the model is untrained")
-    return f"Training {result.stop_reason}; {kept}. {result.seconds:.1f} s in all."
+    if result.best_epoch:
+        return tr("Training {reason}; the model kept is the one from epoch {epoch} (best validation loss). "
+                  "{seconds} s in all.", reason=result.stop_reason, epoch=result.best_epoch,
+                  seconds=written(result.seconds, 1))
+    return tr("Training {reason}; no epoch finished, so the model is untrained. {seconds} s in all.",
+              reason=result.stop_reason, seconds=written(result.seconds, 1))
+
+
+# The metrics table's columns as shown (msgids), by the column's key.
+METRIC_COLUMNS = {"RMSE": later("RMSE (price)"), "MAE": later("MAE (price)"),
+                  "Direction": later("Direction right")}
 
 
 def metrics_table(metrics: pd.DataFrame) -> pd.DataFrame:
-    """The metrics as shown: prices named as such, direction as a share or "n/a" (the page says why)."""
+    """The metrics as shown: forecasters and columns named in the reader's language, prices named
+    as such, direction as a share or "n/a" (the page says why)."""
     shown = metrics.copy()
-    shown["Direction"] = [("n/a" if math.isnan(d) else f"{d:.1%}")
-                          for d in metrics["Direction"]]
-    return shown.rename(columns={"RMSE": "RMSE (price)", "MAE": "MAE (price)",
-                                 "Direction": "Direction right"})
+    shown["Direction"] = [(tr("n/a") if math.isnan(d) else percent(d, 1)) for d in metrics["Direction"]]
+    shown.index = [str(forecaster_name(row)) for row in metrics.index]
+    return shown.rename(columns={key: str(name) for key, name in METRIC_COLUMNS.items()})
 
 
 def verdict(result: TrainResult) -> str:
@@ -380,10 +444,11 @@ def verdict(result: TrainResult) -> str:
     rmse = result.metrics["RMSE"]
     winner = result.baseline_wins
     if winner:
-        return (f"**The baseline wins.** *{winner}* has a lower test RMSE ({rmse[winner]:.3f}) "
-                f"than the model ({rmse[MODEL_ROW]:.3f}). That is the usual result on daily "
-                "prices: yesterday's close is a hard forecast to beat, and a model that seems to "
-                "follow the price is mostly copying it.")
-    return (f"**The model beats both baselines** on test RMSE ({rmse[MODEL_ROW]:.3f} against "
-            f"{rmse[PERSISTENCE_ROW]:.3f} and {rmse[MA_ROW]:.3f}). Before believing it, try other "
-            "seeds, tickers and date ranges: one lucky split proves little.")
+        return tr("**The baseline wins.** *{baseline}* has a lower test RMSE ({rmse}) than the model "
+                  "({model}). That is the usual result on daily prices: yesterday's close is a hard forecast "
+                  "to beat, and a model that seems to follow the price is mostly copying it.",
+                  baseline=forecaster_name(winner), rmse=_loss(rmse[winner]), model=_loss(rmse[MODEL_ROW]))
+    return tr("**The model beats both baselines** on test RMSE ({model} against {persistence} and "
+              "{average}). Before believing it, try other seeds, tickers and date ranges: one lucky split "
+              "proves little.", model=_loss(rmse[MODEL_ROW]), persistence=_loss(rmse[PERSISTENCE_ROW]),
+              average=_loss(rmse[MA_ROW]))

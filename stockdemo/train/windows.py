@@ -20,19 +20,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from stockdemo.i18n import N_
+
 MA_WINDOW = 5  # days in the moving-average feature and baseline
 WARMUP = MA_WINDOW - 1  # first days without a full moving average
 MIN_WINDOWS = 40  # fewer windows cannot be split into train, validation and test
 MIN_PART = 2  # windows at least in the validation and in the test part
+# msgids: tr() them where shown.
 FEATURE_LABELS: dict[str, str] = {
-    "return": "log return: log(close / previous close)",
-    "close": "close price, standardised",
-    "ma": f"close / {MA_WINDOW}-day moving average − 1",
-    "volume": "log(1 + volume), standardised",
+    "return": N_("log return: log(close / previous close)"),
+    "close": N_("close price, standardised"),
+    "ma": N_("close / 5-day moving average − 1"),
+    "volume": N_("log(1 + volume), standardised"),
 }
 TARGET_LABELS: dict[str, str] = {
-    "return": "the next trading day's log return",
-    "price": "the next trading day's close price",
+    "return": N_("the next trading day's log return"),
+    "price": N_("the next trading day's close price"),
 }
 
 
