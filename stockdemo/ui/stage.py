@@ -24,11 +24,12 @@ from typing import Any
 import streamlit as st
 
 from stockdemo.config import CELL, HIDDEN_SIZE, NUM_LAYERS, SEQ_LEN, ChoiceKnob, IntKnob
+from stockdemo.i18n import N_
 from stockdemo.ui import keys
 from stockdemo.ui.metrics import Metric
 from stockdemo.ui.url_sync import to_url
 
-REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each node, the line of "
+REPLAY_HELP = N_("Runs the model again with hooks: the order autograd created each node, the line of "
                "forward that made it, and a real backward() in the engine's order. Then play it "
                "here, in your browser: Record, Backward, step or scrub.")
 

@@ -21,6 +21,7 @@ from stockdemo.config import (
     url_value,
 )
 from stockdemo.graph import Graph
+from stockdemo.i18n import tr
 from stockdemo.layout.picture import Picture
 from stockdemo.live import inspection
 from stockdemo.ui import keys
@@ -77,8 +78,8 @@ def url_messages(page: str) -> None:
                 if message:
                     messages.append(message)
                 if len(raw[knob.name]) > 1:
-                    messages.append(f"{knob.label}: the link repeats this setting; "
-                                    f"the last value was used.")
+                    messages.append(tr("{knob}: the link repeats this setting; the last value was used.",
+                                       knob=tr(knob.label)))
         st.session_state[done_key] = messages
     for message in messages:
         st.warning(message, icon=":material/link_off:")
@@ -121,5 +122,5 @@ def selected_from_url(picture: Picture, raw: list[str]) -> tuple[str | None, str
     if value in picture.drawn_as:
         return value, None
     shown = value if len(value) <= 60 else value[:57] + "..."
-    return None, (f"The link names node `{shown}`, which this run's graph does not have "
-                  "(node ids look like `L0.t4/Tanh0`), so no node is selected.")
+    return None, tr("The link names node `{node}`, which this run's graph does not have (node ids look like "
+                    "`L0.t4/Tanh0`), so no node is selected.", node=shown)
