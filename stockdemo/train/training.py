@@ -332,20 +332,20 @@ def _loss(value: float) -> str:
 
 def _training_line(history: tuple[Progress, ...]) -> str:
     first, last = history[0], history[-1]
-    values = {"n": len(history), "first": _loss(first.train_loss), "last": _loss(last.train_loss)}
+    n, values = len(history), {"first": _loss(first.train_loss), "last": _loss(last.train_loss)}
     if _moved(first.train_loss, last.train_loss) == "fell":
         return trn("**Training loss fell** over {n} epoch, from {first} to {last}: the model fits the days "
                    "it trains on better and better.", "**Training loss fell** over {n} epochs, from {first} "
-                   "to {last}: the model fits the days it trains on better and better.", **values)
+                   "to {last}: the model fits the days it trains on better and better.", n, **values)
     if _moved(first.train_loss, last.train_loss) == "rose":
         return trn("**Training loss rose** over {n} epoch, from {first} to {last}: the model fits the days "
                    "it trains on no better than at the start.", "**Training loss rose** over {n} epochs, "
                    "from {first} to {last}: the model fits the days it trains on no better than at the "
-                   "start.", **values)
+                   "start.", n, **values)
     return trn("**Training loss stayed level** over {n} epoch, from {first} to {last}: the model fits the "
                "days it trains on no better than at the start.", "**Training loss stayed level** over {n} "
                "epochs, from {first} to {last}: the model fits the days it trains on no better than at "
-               "the start.", **values)
+               "the start.", n, **values)
 
 
 def _validation_line(result: TrainResult) -> str:
