@@ -30,7 +30,8 @@ NOT_LANGUAGE = {"pytorch", "streamlit", "python", "torch", "autograd", "dynamo",
                 "hooks", "forward", "backward", "export", "compile", "cond", "quandl", "wiki", "prices",
                 "bokeh", "sampledata", "stockdemo", "utf", "date", "close", "open", "high", "low", "adj",
                 "volume", "aapl", "ibm", "msft", "goog", "fb", "tensor", "grad", "fn", "id", "ids", "ms",
-                "t", "h", "x", "l", "b", "a", "s", "e", "n/a", "english", "español", "for", "if", "while", "print"}
+                "t", "h", "x", "l", "b", "a", "s", "e", "n/a", "english", "español", "for", "if", "while",
+                "print"}
 # Words only English uses (not Spanish, not names): one of them outside code is English left over.
 ENGLISH_WORDS = set(
     "the of and is are was were with this that these those for from each every what which it its be "
@@ -80,8 +81,10 @@ def texts(at: AppTest) -> list[str]:
 
 def figure_words(spec: dict) -> list[str]:
     layout = spec.get("layout", {})
-    words = [layout.get("title", {}).get("text", ""), layout.get("title", {}).get("subtitle", {}).get("text", "")]
-    words += [v.get("title", {}).get("text", "") for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
+    title = layout.get("title", {})
+    words = [title.get("text", ""), title.get("subtitle", {}).get("text", "")]
+    words += [v.get("title", {}).get("text", "") for k, v in layout.items()
+              if k.startswith(("xaxis", "yaxis"))]
     words += [a.get("text", "") for a in layout.get("annotations", [])]
     words += [s.get("name", "") for s in layout.get("shapes", [])]
     words += [t.get("name", "") for t in spec.get("data", [])]
@@ -109,7 +112,8 @@ def test_a_translated_page_shows_no_english_a_learner_reads(page, lang, clear_ca
     assert len(said) > 10, "the page drew almost nothing: the check would prove nothing"
     msgids = set(catalog(lang)._catalog) - {""}
     left = {t[:90]: english_left(t) for t in said if english_left(t) or (t in msgids and t.strip())}
-    assert not left, f"{page} in {lang} still says, in English:\n" + "\n".join(f"{k!r}: {v}" for k, v in left.items())
+    shown = "\n".join(f"{k!r}: {v}" for k, v in left.items())
+    assert not left, f"{page} in {lang} still says, in English:\n{shown}"
 
 
 def test_the_english_detector_finds_an_untranslated_sentence_and_passes_code():
