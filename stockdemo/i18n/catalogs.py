@@ -2,8 +2,8 @@
 tests read ``problems()``.
 
 One catalog per area of the code (``DOMAINS``, first match wins), so people translating
-different pages at once edit different files: the template ``stockdemo/locale/AREA.pot``,
-each language's ``stockdemo/locale/LANG/LC_MESSAGES/AREA.po`` and its compiled ``.mo``
+different pages at once edit different files, all under ``stockdemo/locale/``: the template
+``AREA.pot``, each language's ``LANG/LC_MESSAGES/AREA.po`` and its compiled ``.mo``
 (committed, shipped in the wheel). Entries are sorted by file, with no line numbers, so an
 edit elsewhere in a file does not rewrite a catalog. ``stockdemo.i18n.catalog`` merges a
 language's areas when first used.
@@ -32,17 +32,20 @@ from stockdemo.i18n.spoken import ENGLISH, LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 # (area, the files whose words it holds): a file belongs to the first area that names it.
+def _core(*globs: str) -> tuple[str, ...]:
+    """Globs inside the package (some name files still to come: the lessons' folder, the view's words)."""
+    return tuple("stockdemo/" + g for g in globs)
+
+
 DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("view", ("stockdemo/render/words.py",)),  # the graph view's and the editor's words (JavaScript)
-    ("classroom", ("stockdemo/classroom/*", "stockdemo/ui/classmode/*", "pages/classroom.py")),
-    ("lessons", ("lessons/*.toml", "stockdemo/lesson.py", "stockdemo/lessons/*", "stockdemo/ui/steps.py",
-                 "pages/lesson.py")),
-    ("lab", ("stockdemo/lab/*", "pages/lab.py")),
-    ("code", ("stockdemo/sandbox/*", "stockdemo/code/*", "stockdemo/ui/code_*", "pages/code.py")),
-    ("graph", ("stockdemo/graph/*", "stockdemo/layout/*", "stockdemo/replay/*", "stockdemo/render/*",
-               "stockdemo/notebook/*", "stockdemo/__main__.py")),
-    ("app", ("app.py", "pages/*", "stockdemo/ui/*")),  # the page frame, the pages, their panels
-    ("core", ("stockdemo/*",)),  # config, knobs, figures, live/, train/, static_graphs/, ...
+    ("view", _core("render/words.py")),  # the graph view's and the editor's words (JavaScript)
+    ("classroom", (*_core("classroom/*", "ui/classmode/*"), "pages/classroom.py")),
+    ("lessons", ("lessons/*.toml", *_core("lesson.py", "lessons/*", "ui/steps.py"), "pages/lesson.py")),
+    ("lab", (*_core("lab/*"), "pages/lab.py")),
+    ("code", (*_core("sandbox/*", "code/*", "ui/code_*"), "pages/code.py")),
+    ("graph", _core("graph/*", "layout/*", "replay/*", "render/*", "notebook/*", "__main__.py")),
+    ("app", ("app.py", "pages/*", *_core("ui/*"))),  # the page frame, the pages, their panels
+    ("core", _core("*")),  # config, knobs, figures, live/, train/, static_graphs/, ...
 )
 SOURCES = ("app.py", "pages/*.py", "stockdemo/**/*.py", "lessons/*.toml")
 # The functions of stockdemo.i18n that take words (Babel's keyword specs).
