@@ -149,7 +149,7 @@ def test_a_lang_that_names_no_language_is_said_once_and_the_page_stays_english()
 def test_the_page_asks_the_browser_to_set_html_lang_to_the_sessions_language():
     at = render("app.py", "zh_CN")
     sent = [c for c in at.get("bidi_component") if c.proto.component_name.endswith("html_lang")]
-    assert sent and json.loads(sent[0].proto.json) == {"lang": "zh-CN"}
+    assert sent and json.loads(json.loads(sent[0].proto.json)) == {"lang": "zh-CN"}
 
 
 def test_two_sessions_in_two_languages_at_once_each_read_their_own_words_from_the_shared_caches(clear_caches):

@@ -99,13 +99,13 @@ def test_epochs_are_bounded_and_progress_comes_every_epoch():
     epochs = [e.epoch for e in events if isinstance(e, train.Progress) and e.val_loss is not None]
     assert epochs == [1, 2, 3]
     assert isinstance(events[-1], train.TrainResult)
-    assert "maximum of 3 epochs" in events[-1].stop_reason
+    assert "maximum of 3 epochs" in events[-1].stop_reason.english()
 
 
 def test_wall_time_limit_stops_training():
     config = TrainConfig(epochs=200)
     result = train.run_training(small_dataset(config), config, max_seconds=0.0)
-    assert "time limit" in result.stop_reason
+    assert "time limit" in result.stop_reason.english()
     assert len(result.history) == 0 and len(result.forecasts) > 0
 
 
@@ -114,7 +114,7 @@ def test_early_stopping_keeps_the_best_validation_epoch():
     result = train.run_training(small_dataset(config), config)
     val = [p.val_loss for p in result.history]
     assert result.best_epoch == int(np.argmin(val)) + 1
-    if "early" in result.stop_reason:
+    if "early" in result.stop_reason.english():
         assert len(val) - result.best_epoch == config.patience
 
 
@@ -123,7 +123,7 @@ def test_without_patience_every_epoch_runs_and_the_best_is_kept():
     assert config.patience == 0  # the default: no early stopping
     result = train.run_training(small_dataset(config), config)
     val = [p.val_loss for p in result.history]
-    assert len(val) == 12 and "maximum of 12 epochs" in result.stop_reason
+    assert len(val) == 12 and "maximum of 12 epochs" in result.stop_reason.english()
     assert result.best_epoch == int(np.argmin(val)) + 1
 
 
@@ -143,7 +143,8 @@ def test_figures_put_dates_on_the_x_axis_and_shade_the_held_out_days():
     assert np.issubdtype(np.asarray(fig.data[0].x).dtype, np.datetime64)
     shaded = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(shaded) == 2
-    assert {t.name for t in fig.data} >= {"model forecast", train.PERSISTENCE_ROW, train.MA_ROW}
+    baselines = {str(train.forecaster_name(r)) for r in (train.PERSISTENCE_ROW, train.MA_ROW)}
+    assert {t.name for t in fig.data} >= {"model forecast", *baselines}
 
 
 def test_a_model_too_big_for_the_time_limit_is_refused_before_any_work():

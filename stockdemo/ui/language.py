@@ -10,6 +10,7 @@ the run with ``i18n.set_language``, which the core's words read. Links carry it
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 
 import streamlit as st
@@ -92,7 +93,7 @@ def language_to_url() -> None:
 
 def html_lang(lang: str) -> None:
     """Set the page's ``<html lang>`` to ``lang`` (WCAG 3.1.1: screen readers read Chinese as Chinese)."""
-    _HTML_LANG(data={"lang": i18n.TAGS[lang]}, key="html_lang", height=0)
+    _HTML_LANG(data=json.dumps({"lang": i18n.TAGS[lang]}), key="html_lang", height=0)
 
 
 def language_picker() -> None:

@@ -1,3 +1,3 @@
 /* stockdemo's browser code, built from frontend/graph_view by `npm run build`.
    Do not edit: change frontend/graph_view/src and rebuild. */
-function e(t){let n=t.data?.lang;n&&document.documentElement.lang!==n&&(document.documentElement.lang=n)}export{e as default};
+function d(a){let t=(typeof a.data=="string"?JSON.parse(a.data):a.data)?.lang;t&&document.documentElement.lang!==t&&(document.documentElement.lang=t)}export{d as default};
