@@ -52,8 +52,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
+
+from harness.helpers import ROOT  # noqa: E402
 
 ENV = ROOT / "artifacts" / "anchors-venv"
 OUT = ROOT / "artifacts" / "anchors"
@@ -65,17 +66,6 @@ TOOLS = ("torchviz", "torchview", "torchvista", "stockdemo")
 SLOW_S = 10.0  # a tool this slow on a model runs once
 NO_DOT = "needs Graphviz's dot: apt-get install graphviz"
 FN_NODE = re.compile(r"\t\S+ \[label=(\w+)\]$")  # a DOT node statement with no fillcolor
-
-
-def autograd_ops(output) -> Counter:
-    """Autograd's own graph behind ``output``: every grad_fn once, counted by type name."""
-    seen, todo = {output.grad_fn}, [output.grad_fn]
-    while todo:
-        for fn, _ in todo.pop().next_functions:
-            if fn is not None and fn not in seen:
-                seen.add(fn)
-                todo.append(fn)
-    return Counter(type(fn).__name__ for fn in seen)
 
 
 def stage(text: str) -> None:
@@ -155,13 +145,14 @@ def worker(tool: str, model_name: str, out: str) -> None:
     """One tool on one model; prints one JSON line."""
     import torch
 
+    from harness.autograd import ops_by_type
     from stockdemo.zoo import ZOO
 
     torch.set_num_threads(1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model, x = ZOO[model_name]()
-    reference = autograd_ops(model(x))  # also warms torch up before the timed call
+    reference = ops_by_type(model(x))  # also warms torch up before the timed call
     started = time.perf_counter()
     try:
         result = DRAW[tool](model, x, out)

@@ -44,14 +44,17 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 import load  # noqa: E402  bench/load.py: the target, the websocket Session, the figures
 from playwright.sync_api import sync_playwright  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-from harness import sessions  # noqa: E402  the session client
+from harness import (
+    measures,  # noqa: E402
+    servers,  # noqa: E402
+    sessions,  # noqa: E402  the session client
+)
 from harness.drive import wait_for_run  # noqa: E402
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
@@ -135,14 +138,14 @@ class CodeSession(sessions.Session):
 async def class_phases(url: str, args) -> dict[str, list[float]]:
     """Learners alone and beside hostile code -> per phase, the learners' move times; and the
     hostile sessions' outcomes under "hostile" (seconds) and "stops" (their messages)."""
-    tally = sessions.Tally()
+    tally = measures.Tally()
     learners = [sessions.Session(url, "playground", args.timeout) for _ in range(args.learners)]
 
     async def first(s: sessions.Session) -> None:
         await s.open()
         await s.run()
 
-    await asyncio.gather(*(sessions.guarded(tally, f"learner {i} open", first(s))
+    await asyncio.gather(*(measures.guarded(tally, f"learner {i} open", first(s))
                            for i, s in enumerate(learners)))
     plans = [[random.Random(i * 7919 + r).randint(5, 40) for r in range(args.rounds)]
              for i in range(len(learners))]
@@ -155,7 +158,7 @@ async def class_phases(url: str, args) -> dict[str, list[float]]:
                 result = await s.run()
                 out.append(result.seconds)
                 tally.errors.extend(f"{name} learner {i}: {e}" for e in result.errors)
-            await asyncio.gather(*(sessions.guarded(tally, f"{name} learner {i}", move(i, s))
+            await asyncio.gather(*(measures.guarded(tally, f"{name} learner {i}", move(i, s))
                                    for i, s in enumerate(learners)))
             await asyncio.sleep(0.5)
 
@@ -193,7 +196,7 @@ def attack_main(url: str, count: int, timeout: float, conn, codes: tuple[str, ..
     stops: list[str] = []
 
     async def go() -> None:
-        attacks = sessions.Tally()
+        attacks = measures.Tally()
         stop = asyncio.Event()
 
         async def first(s: CodeSession) -> None:
@@ -210,10 +213,10 @@ def attack_main(url: str, count: int, timeout: float, conn, codes: tuple[str, ..
                 k += 1
 
         attackers = [CodeSession(url, "code", timeout) for _ in range(count)]
-        await asyncio.gather(*(sessions.guarded(attacks, f"hostile {i} open", first(s))
+        await asyncio.gather(*(measures.guarded(attacks, f"hostile {i} open", first(s))
                                for i, s in enumerate(attackers)))
         conn.send("started")
-        running = [asyncio.create_task(sessions.guarded(attacks, f"hostile {i}", hostile(i, s)))
+        running = [asyncio.create_task(measures.guarded(attacks, f"hostile {i}", hostile(i, s)))
                    for i, s in enumerate(attackers)]
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # "stop"
         stop.set()
@@ -241,12 +244,12 @@ def main() -> int:
     if not 10 <= args.presses <= 100 or not 1 <= args.learners <= 100 or not 1 <= args.hostile <= 20:
         ap.error("--presses 10..100, --learners 1..100, --hostile 1..20")
     sessions.Session.use_stage_socket = not args.moves_as_runs
-    print(f"bench/bench_code.py: {sessions.CORES} cores; {sessions.load_line()}; learners' moves "
+    print(f"bench/bench_code.py: {servers.CORES} cores; {measures.load_line()}; learners' moves "
           f"{'as runs' if args.moves_as_runs else 'on the stage socket where offered'}", flush=True)
-    print(sessions.reference_line(), flush=True)
+    print(measures.reference_line(), flush=True)
     # No memory sampling: reading smaps_rollup of every process (the sandbox's children of a
     # few hundred MB among them) costs tens of ms of kernel time, as large as the figure itself.
-    target = sessions.Target("serve", sample_memory=False)
+    target = servers.Target("serve", sample_memory=False)
     failed = False
     try:
         ready = target.wait_ready()
@@ -255,16 +258,16 @@ def main() -> int:
         times, runs = press_to_graph(target.url, args.presses)
         median = statistics.median(times)
         print(f"\n(a) the default code, Ctrl+Enter to its graph drawn, {len(times)} presses, warm pool: "
-              f"median {median:.0f} ms, p90 {sessions.pct(times, 90):.0f} ms, max {max(times):.0f} ms "
+              f"median {median:.0f} ms, p90 {measures.pct(times, 90):.0f} ms, max {max(times):.0f} ms "
               f"(target <= {TARGET_PRESS_MS} ms: {'met' if median <= TARGET_PRESS_MS else 'MISSED'})")
         print(f"    each: {', '.join(f'{t:.0f}' for t in times)} ms; the run in the sandbox "
-              f"(the page's Run figure): {', '.join(runs)}  {sessions.load_line()}", flush=True)
+              f"(the page's Run figure): {', '.join(runs)}  {measures.load_line()}", flush=True)
         failed = median > TARGET_PRESS_MS
         figures = asyncio.run(class_phases(target.url, args))
     finally:
         log = load.finish(target, [])
     alone, beside = figures["alone"], figures["beside hostile code"]
-    ratio = sessions.pct(beside, 95) / sessions.pct(alone, 95)
+    ratio = measures.pct(beside, 95) / measures.pct(alone, 95)
     unnamed = [s for s in figures["stops"] if not any(w in s for w in LIMIT_WORDS)]
     if args.attack == "sleep":
         unnamed = []  # a sleep ends at the wall clock or with no predictions: either is expected
@@ -273,17 +276,17 @@ def main() -> int:
     for name in ("warm-up", "alone", "beside hostile code"):
         shown = figures[name]
         # In ms: on the stage's socket a move takes a few, and "0.00 s" hides the ratio's terms.
-        p50, p95 = (1e3 * sessions.pct(shown, p) for p in (50, 95))
+        p50, p95 = (1e3 * measures.pct(shown, p) for p in (50, 95))
         print(f"    {name:<20} moves {len(shown):>4}  p50 {p50:.1f} ms  "
               f"p95 {p95:.1f} ms  max {1e3 * max(shown, default=float('nan')):.1f} ms")
     print(f"    hostile code: {args.hostile} sessions, {len(figures['hostile'])} runs, each answered in "
-          f"p50 {sessions.pct(figures['hostile'], 50):.1f} s, "
+          f"p50 {measures.pct(figures['hostile'], 50):.1f} s, "
           f"max {max(figures['hostile'], default=0):.1f} s; "
           f"{len(unnamed)} without a message naming a limit")
     errors = figures["errors"]
     met = ratio <= TARGET_RATIO and not errors and not unnamed
     print(f"    learners' p95 beside hostile code / alone: {ratio:.2f}x (target <= {TARGET_RATIO}x), "
-          f"learners' errors {len(errors)} (target 0): {'met' if met else 'MISSED'}  {sessions.load_line()}")
+          f"learners' errors {len(errors)} (target 0): {'met' if met else 'MISSED'}  {measures.load_line()}")
     for line in [*errors[:5], *unnamed[:5]]:
         print("   ", line[:240])
     print("\nFigures are provisional when the box is busy: see the load averages above.")

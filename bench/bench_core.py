@@ -22,11 +22,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 import torch  # noqa: E402
 
+from harness.helpers import ROOT  # noqa: E402
 from stockdemo.cells import CELLS  # noqa: E402
 from stockdemo.config import RunConfig  # noqa: E402
 from stockdemo.graph.capture import capture_graph  # noqa: E402

@@ -30,14 +30,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 import igraph  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
+from harness.helpers import ROOT  # noqa: E402
 from stockdemo.code.view import draws_steps_and_layers, picture_of_run  # noqa: E402
 from stockdemo.graph.ids import graph_of_record  # noqa: E402
 from stockdemo.graph.recorder import LineRecorder, raw_graph  # noqa: E402

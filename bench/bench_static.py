@@ -30,9 +30,9 @@ import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
+from harness.helpers import ROOT  # noqa: E402
 from stockdemo import static_graphs as static  # noqa: E402
 from stockdemo.config import RunConfig  # noqa: E402
 

@@ -38,12 +38,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
+from harness.helpers import ROOT  # noqa: E402
 from stockdemo.layout.picture import Picture  # noqa: E402
 from stockdemo.render.handout import SCRIPT, STYLE, _inline_json, _inline_script, theme_variables  # noqa: E402
 from stockdemo.render.payload import view_json  # noqa: E402

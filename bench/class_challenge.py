@@ -4,7 +4,7 @@
 
 Runs `make serve`'s deploy/serve.py on free loopback ports (two replicas, HAProxy,
 redis-server) and drives one teacher and ``--students`` students over Streamlit's own
-websocket protocol, with bench/class_load.py's client and class (``start``, ``stop``,
+websocket protocol, with harness's class client and class (class_room.py: ``start``, ``stop``,
 ``Member``, ``Class.kill``). The class follows the teacher to the Your code page; the
 teacher picks the hand-written loop (their code now) and asks the ``.detach()`` challenge;
 every student's editor unlocks on the teacher's code. Each student then writes a program
@@ -25,7 +25,7 @@ Measured:
   timer, as the browser's) says "**N** ran", with as many passing as the students saw pass.
   Target <= 5 s.
 - **a replica killed**: SIGKILL of the teacher's replica; its tabs reconnect as browsers
-  do and the teacher takes the class back (class_load's ``Class.kill``). Then Redis must
+  do and the teacher takes the class back (``Class.kill``). Then Redis must
   hold every student's run, their code and verdict as sent, and the teacher's gallery
   must say "**N** ran" again, with as many passing.
 
@@ -48,16 +48,19 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 import redis  # noqa: E402
-from class_load import FINISHED, Class, Member, start, stop  # noqa: E402
 from load import profile_start, profile_stop  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-from harness import sessions  # noqa: E402  the session client
+from harness import (
+    measures,  # noqa: E402
+    servers,  # noqa: E402
+    )
+from harness.class_member import FINISHED, Member  # noqa: E402
 from harness.class_programs import detach_programs  # noqa: E402
+from harness.class_room import Class, start, stop  # noqa: E402
 
 TARGET_REFUSED = 0
 TARGET_GALLERY_S = 5.0
@@ -72,10 +75,10 @@ REFUSALS = ("Every place in the sandbox is taken", "Your previous runs are still
             "The sandbox is busy", "The sandbox did not answer in time")
 
 
-def sandbox_runs_cpu_s(target: sessions.Target) -> float:
+def sandbox_runs_cpu_s(target: servers.Target) -> float:
     """CPU seconds of the sandbox's runs that ended: its warm parents' reaped children."""
     total = 0.0
-    for pid in sessions.descendants(target.proc.pid):
+    for pid in servers.descendants(target.proc.pid):
         try:
             if b"stockdemo.sandbox.parent" not in Path(f"/proc/{pid}/cmdline").read_bytes():
                 continue
@@ -336,14 +339,14 @@ def report(out: dict, args) -> int:
           f"{args.timeout:.0f} s: {len(out.get('missing', []))}; verdicts other than the program's: "
           f"{len(out.get('wrong', []))}")
     print(f"press -> the student's own finished run showing its result (editor answered, verdict, graph "
-          f"drawn), {len(shown)} students: p50 {sessions.pct(shown, 50):.2f} s, "
-          f"p95 {sessions.pct(shown, 95):.2f} s, max {max(shown, default=float('nan')):.2f} s  "
+          f"drawn), {len(shown)} students: p50 {measures.pct(shown, 50):.2f} s, "
+          f"p95 {measures.pct(shown, 95):.2f} s, max {max(shown, default=float('nan')):.2f} s  "
           f"({out.get('results_load')})")
     for words in sorted(set(refusals))[:3]:
         print(f"  refused: {words[:200]}")
     in_sandbox = [r["sandbox_s"] for r in results if r is not None and r.get("sandbox_s") is not None]
     print(f"  of which the run in the sandbox (fork to answer, the editor's \"Ran in\"): "
-          f"p50 {sessions.pct(in_sandbox, 50):.2f} s, max {max(in_sandbox, default=float('nan')):.2f} s")
+          f"p50 {measures.pct(in_sandbox, 50):.2f} s, max {max(in_sandbox, default=float('nan')):.2f} s")
     gallery_s = out.get("gallery_s")
     print(f"last press -> the teacher's gallery says \"{n} ran\": "
           + ("never" if gallery_s is None else f"{gallery_s:.2f} s, {out.get('gallery_pass')} pass")
@@ -402,7 +405,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    print(sessions.reference_line(), flush=True)
+    print(measures.reference_line(), flush=True)
     out = asyncio.run(drive(args))
     return report(out, args)
 

@@ -51,13 +51,16 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from harness import sessions  # noqa: E402  the session client
+from harness import (
+    measures,  # noqa: E402
+    servers,  # noqa: E402
+    sessions,  # noqa: E402  the session client
+)
 
 SCHOOL = "127.0.0.2"  # the class's one NAT address
 FLOODER = "127.0.0.3"
@@ -69,45 +72,10 @@ HTTP_CONNECTIONS = 8
 TARGET_P95_S = 0.5
 
 
-class SourceSession(sessions.Session):
-    """A learner's tab whose every connection leaves from ``source`` (a loopback address)."""
-
-    def __init__(self, *args, source: str, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.source = source
-
-    async def open(self) -> None:
-        await asyncio.to_thread(self._get_page)
-        protocols = ["streamlit"] + ([self.cookies["_streamlit_xsrf"]]
-                                     if "_streamlit_xsrf" in self.cookies else [])
-        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        self.ws = await asyncio.wait_for(connect(
-            f"{self.base.replace('http://', 'ws://')}/_stcore/stream", subprotocols=protocols,
-            origin=self.base, max_size=64 * 2**20, ping_interval=None,
-            additional_headers={"Cookie": cookie} if cookie else None,
-            local_addr=(self.source, 0)), timeout=self.run_timeout)
-
-    def _get(self, path: str) -> None:
-        host, port = self.base.removeprefix("http://").split(":")
-        conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(self.source, 0))
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
-        try:
-            conn.request("GET", path, headers=headers)
-            r = conn.getresponse()
-            r.read()
-            if r.status != 200:
-                raise urllib.error.HTTPError(path, r.status, r.reason, r.headers, None)
-            for header in r.headers.get_all("Set-Cookie") or []:
-                name, _, rest = header.partition("=")
-                self.cookies[name.strip()] = rest.split(";", 1)[0]
-        finally:
-            conn.close()
-
-
 # --------------------------------------------------------------------------- the flooder
 
 async def flood_websockets(base: str, seconds: float) -> dict:
-    first = SourceSession(base, "", source=FLOODER)
+    first = sessions.SourceSession(base, "", source=FLOODER)
     await asyncio.to_thread(first._get_page)
     protocols = ["streamlit"] + ([first.cookies["_streamlit_xsrf"]] if "_streamlit_xsrf" in first.cookies
                                  else [])
@@ -195,7 +163,7 @@ async def flood_messages(base: str, seconds: float) -> dict:
     """One session on the Playground sending T moves in a loop, never waiting for an answer."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    session = SourceSession(base, "playground", source=FLOODER)
+    session = sessions.SourceSession(base, "playground", source=FLOODER)
     await session.open()
     await session.run()
     runs: dict[str, int] = {}
@@ -265,11 +233,11 @@ def move(s: sessions.Session, rng: random.Random) -> None:
         sessions.nudge(s, rng)
 
 
-async def students_work(target: sessions.Target, n: int, seconds: float, seed: int) -> dict:
+async def students_work(target: servers.Target, n: int, seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
     base = target.url
-    tabs = [SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
-    tally = sessions.Tally()
+    tabs = [sessions.SourceSession(base, "playground", source=SCHOOL) for _ in range(n)]
+    tally = measures.Tally()
     refused: list[str] = []
     by_replica: dict[str, list[float]] = {}
     await asyncio.gather(*(s.open() for s in tabs))
@@ -277,7 +245,7 @@ async def students_work(target: sessions.Target, n: int, seconds: float, seed: i
     deadline = time.monotonic() + seconds
     cpu0 = target.cpu_s()
 
-    async def student(i: int, s: SourceSession) -> None:
+    async def student(i: int, s: sessions.SourceSession) -> None:
         await asyncio.sleep(rng.uniform(0, 2))
         while time.monotonic() < deadline:
             move(s, rng)
@@ -298,13 +266,13 @@ async def students_work(target: sessions.Target, n: int, seconds: float, seed: i
         await asyncio.gather(*(s.close() for s in tabs), return_exceptions=True)
     return {"moves": len(tally.times), "graphs": sum(len({g for _, g, _ in s.graphs}) for s in tabs),
             "server_ms_per_move": round(cpu / max(1, len(tally.times)) * 1e3, 1),
-            "pss_mb": round(pss), "p50": sessions.pct(tally.times, 50),
-            "p95": sessions.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
+            "pss_mb": round(pss), "p50": measures.pct(tally.times, 50),
+            "p95": measures.pct(tally.times, 95), "max": max(tally.times, default=float("nan")),
             "errors": tally.errors + refused,
-            "p95_by_replica": {r: round(sessions.pct(t, 95), 2) for r, t in sorted(by_replica.items())}}
+            "p95_by_replica": {r: round(measures.pct(t, 95), 2) for r, t in sorted(by_replica.items())}}
 
 
-def phase(target: sessions.Target, flood: str | None, args) -> dict:
+def phase(target: servers.Target, flood: str | None, args) -> dict:
     proc = None
     if flood:
         proc = subprocess.Popen([sys.executable, __file__, "--flooder", flood, "--url", target.url,
@@ -316,7 +284,7 @@ def phase(target: sessions.Target, flood: str | None, args) -> dict:
         out, _ = proc.communicate(timeout=120)
         flooder = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"error": "no output"}
     return {"flood": flood or "none", "students": students, "flooder": flooder,
-            "load": sessions.load_line()}
+            "load": measures.load_line()}
 
 
 def line(result: dict) -> str:
@@ -363,8 +331,8 @@ def main() -> int:
     if not loopback_aliases_work():
         print("flood: cannot bind 127.0.0.2/127.0.0.3 here", file=sys.stderr)
         return 1
-    print(sessions.reference_line(), flush=True)
-    target = sessions.Target("serve")
+    print(measures.reference_line(), flush=True)
+    target = servers.Target("serve")
     results = []
     try:
         target.wait_ready()

@@ -25,10 +25,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
-from harness import sessions  # noqa: E402  the session client
+from harness import (
+    measures,  # noqa: E402
+    servers,  # noqa: E402
+    sessions,  # noqa: E402  the session client
+)
 
 
 def handout_figures() -> list[str]:
@@ -55,7 +58,7 @@ def handout_figures() -> list[str]:
     return lines
 
 
-async def moves(target: sessions.Target, n: int) -> tuple[list[float], float]:
+async def moves(target: servers.Target, n: int) -> tuple[list[float], float]:
     """-> (seconds per move, server CPU seconds over the timed moves)."""
     s = sessions.Session(target.url, "playground")
     await s.open()
@@ -78,7 +81,7 @@ async def moves(target: sessions.Target, n: int) -> tuple[list[float], float]:
 
 
 def cpu_per_move(n: int) -> str:
-    target = sessions.Target("single")
+    target = servers.Target("single")
     try:
         target.wait_ready()
         target.wait_settled()
@@ -96,13 +99,13 @@ def main() -> int:
     ap.add_argument("--only", choices=("files", "cpu"), help="one half (cpu: also on a tree without "
                                                              "the handout, to compare)")
     args = ap.parse_args()
-    print(sessions.reference_line(), flush=True)
+    print(measures.reference_line(), flush=True)
     if args.only != "cpu":
         for line in handout_figures():
             print(line, flush=True)
     if args.only != "files":
         print(cpu_per_move(args.moves), flush=True)
-    print(sessions.load_line())
+    print(measures.load_line())
     return 0
 
 

@@ -92,27 +92,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from harness.sessions import (  # noqa: E402
-    CORES,
-    MAX_SESSIONS,
-    SETTLE_S,
-    TARGETS,
-    Session,
-    Tally,
-    Target,
-    guarded,
-    load_line,
-    nudge,
-    page_names,
-    pct,
-    playground_plan,
-    reference_line,
-)
+from harness.measures import TARGETS, Tally, guarded, load_line, pct, reference_line
+from harness.servers import CORES, Target
+from harness.sessions import MAX_SESSIONS, SETTLE_S, Session, nudge, page_names, playground_plan
 
 
 def start(args) -> Target:

@@ -5,7 +5,7 @@
 
 Starts ``deploy/serve.py`` (``make serve``: two replicas behind HAProxy with
 deploy/haproxy.cfg's default limits, and redis) on free loopback ports, as
-bench/flood.py does (``harness.sessions.Target``). Every connection comes from
+bench/flood.py does (``harness.servers.Target``). Every connection comes from
 127.0.0.1, the lecture's one NAT address. Each round:
 
 1. **The lecture opens**: ``--learners`` Playground sessions, ``--open-rate`` a
@@ -64,14 +64,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus  # noqa: E402
 
-from harness import sessions  # noqa: E402  the session client
+from harness import (
+    measures,  # noqa: E402
+    servers,  # noqa: E402
+    sessions,  # noqa: E402  the session client
+)
 
 LECTURE = "127.0.0.1"
 COOL_S = 12.0  # quiet before the blip and between rounds: the limits count over 10 s
@@ -303,7 +306,7 @@ async def open_lecture(base: str, n: int, open_rate: float,
             await s.join()
             return s
         except (ConnectionClosed, InvalidHandshake, OSError, TimeoutError, KeyError, ValueError) as err:
-            status = sessions.refusal(err)
+            status = measures.refusal(err)
             refused.append(f"learner {i}: {status or repr(err)[:160]}")
             await s.close()
             return None
@@ -312,7 +315,7 @@ async def open_lecture(base: str, n: int, open_rate: float,
     return [s for s in joined if s is not None], refused
 
 
-async def watch_replicas(target: sessions.Target, result: Round) -> None:
+async def watch_replicas(target: servers.Target, result: Round) -> None:
     """Note when HAProxy marks a replica down or up (serve.py's log), seconds after the first cut."""
     with open(target.log.name, errors="replace") as log:
         log.seek(0, 2)
@@ -326,11 +329,11 @@ async def watch_replicas(target: sessions.Target, result: Round) -> None:
             await asyncio.sleep(0.2)
 
 
-async def storm(target: sessions.Target, args, seed: int) -> Round:
+async def storm(target: servers.Target, args, seed: int) -> Round:
     learners, refused = await open_lecture(target.url, args.learners, args.open_rate, args.timeout)
     result = Round(len(learners), refused, learners=learners)
     print(f"  opened {len(learners)} of {args.learners} at {args.open_rate:g} a second"
-          f"{f', refused: {refused[:3]}' if refused else ''}; {sessions.load_line()}", flush=True)
+          f"{f', refused: {refused[:3]}' if refused else ''}; {measures.load_line()}", flush=True)
     await asyncio.sleep(COOL_S)
     rng = random.Random(seed)
     cpu0 = target.cpu_s()
@@ -368,7 +371,7 @@ async def storm(target: sessions.Target, args, seed: int) -> Round:
     watch.cancel()
     result.first_cut = min(s.cut_at for s in learners)
     result.cpu_s = target.cpu_s() - cpu0
-    result.load = sessions.load_line()
+    result.load = measures.load_line()
     closing = [asyncio.ensure_future(s.close()) for s in learners]
     _, pending = await asyncio.wait(closing, timeout=15)  # a close waits up to 10 s for its answer
     for task in pending:
@@ -409,19 +412,19 @@ def report(r: Round, n: int) -> list[str]:
     return [
         f"  back {len(back)} of {r.opened} (lost {r.opened - len(back)}; {n - r.opened} never opened), "
         f"the last {r.last_back_s():.1f} s after the first cut; {r.load}",
-        f"  time out, cut to back: p50 {sessions.pct(out, 50):.1f} s, p90 {sessions.pct(out, 90):.1f} s, "
+        f"  time out, cut to back: p50 {measures.pct(out, 50):.1f} s, p90 {measures.pct(out, 90):.1f} s, "
         f"max {max(out, default=float('nan')):.1f} s; by learner: {distribution(out)}",
         f"  websockets up: the last {r.last_up_s():.1f} s after the first cut; cut to up p50 "
-        f"{sessions.pct(up, 50):.1f} s, p90 {sessions.pct(up, 90):.1f} s; by learner: {distribution(up)}",
-        f"  the rerun after it: p50 {sessions.pct(reruns, 50):.1f} s, "
+        f"{measures.pct(up, 50):.1f} s, p90 {measures.pct(up, 90):.1f} s; by learner: {distribution(up)}",
+        f"  the rerun after it: p50 {measures.pct(reruns, 50):.1f} s, "
         f"max {max(reruns, default=float('nan')):.1f} s; "
         f"servers' CPU from the first cut to {STABLE_S:g} s after the last back {r.cpu_s:.1f} s "
         f"({r.cpu_s / max(len(back), 1) * 1e3:.0f} ms a learner); the last try's ping p50 "
-        f"{sessions.pct([s.attempts[-1].ping_s for s in back], 50):.2f} s",
+        f"{measures.pct([s.attempts[-1].ping_s for s in back], 50):.2f} s",
         f"  same page and own T after: {sum(s.same_page for s in back)}; session resumed "
         f"{sum(s.resumed for s in back)}, new {len(back) - sum(s.resumed for s in back)}",
         f"  websocket attempts {sum(outcomes.values())}: {dict(outcomes.most_common())}; tries a learner: "
-        f"p50 {sessions.pct(tries, 50):.0f}, max {max(tries, default=0)}",
+        f"p50 {measures.pct(tries, 50):.0f}, max {max(tries, default=0)}",
         f"  learners who met 429 {saw['429']}, 429 after 5 s held {saw['429 held']}, 503 {saw['503']}; "
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
         f"  learners cut again after they were back (their replica marked down): "
@@ -446,14 +449,14 @@ def main() -> int:
     args = ap.parse_args()
     if not 1 <= args.learners <= sessions.MAX_SESSIONS or not 1 <= args.rounds <= 10 or args.open_rate <= 0:
         ap.error(f"1-{sessions.MAX_SESSIONS} learners, 1-10 rounds, a positive open rate")
-    print(sessions.reference_line(), flush=True)
-    target = sessions.Target("serve", options=("--client-limits", args.client_limits))
+    print(measures.reference_line(), flush=True)
+    target = servers.Target("serve", options=("--client-limits", args.client_limits))
     rounds: list[Round] = []
     try:
         ready = target.wait_ready()
         settled = target.wait_settled()
         print(f"make serve (client limits {args.client_limits}): ready after {ready:.1f} s, settled "
-              f"{settled:.1f} s later; {sessions.load_line()}", flush=True)
+              f"{settled:.1f} s later; {measures.load_line()}", flush=True)
         for k in range(args.rounds):
             print(f"round {k + 1} of {args.rounds}: {args.learners} learners from {LECTURE}", flush=True)
             rounds.append(asyncio.run(storm(target, args, args.seed + k)))
@@ -467,7 +470,7 @@ def main() -> int:
     print(f"over {len(rounds)} rounds: the last learner back after {statistics.median(lasts):.1f} s "
           f"(median; each {', '.join(f'{x:.1f}' for x in lasts)} s), the last websocket up after "
           f"{statistics.median(ups):.1f} s (each {', '.join(f'{x:.1f}' for x in ups)} s), {lost} lost; "
-          f"{sessions.load_line()}")
+          f"{measures.load_line()}")
     problems = [p for p in target.log_problems() if "Session State API" not in p]
     for p in problems[:10]:
         print(f"server log: {p[:200]}")

@@ -18,8 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
 

@@ -158,3 +158,8 @@ def overflowing_metrics(page) -> list[str]:
     return page.evaluate(
         "() => [...document.querySelectorAll(\"[data-testid='sdMetricValue']\")]"
         ".filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.innerText)")
+
+
+# Streamlit's front end probes the page path for its endpoints before falling back
+# to the root (e.g. /playground/_stcore/health); those 404s are not our errors.
+STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")

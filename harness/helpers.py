@@ -11,7 +11,6 @@ import base64
 import html
 import json
 import os
-import queue
 import re
 import socket
 import subprocess
@@ -20,7 +19,6 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -34,38 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
     "--no-first-run", "--disable-quic",
 ]
-
-
-_JOBS: dict[str, Future] = {}
-_JOBS_LOCK = threading.Lock()
-_QUEUE: queue.Queue = queue.Queue()
-
-
-def in_background(name: str, build: Callable[[], object]) -> Future:
-    """Start ``build()`` once per test run, behind the jobs started before it -> its Future.
-
-    For minutes of building (the container image, the wheel's environment) that tests
-    would otherwise wait for in turn: tests/conftest.py starts them as the run begins and
-    the tests that need them take ``.result()``. One job at a time: two would take both
-    cores from the tests running meanwhile.
-    """
-    with _JOBS_LOCK:
-        if name not in _JOBS:
-            if not _JOBS:  # a daemon: a run stopped early does not wait for a build
-                threading.Thread(target=_run_jobs, name="test-builds", daemon=True).start()
-            _JOBS[name] = Future()
-            _QUEUE.put((_JOBS[name], build))
-        return _JOBS[name]
-
-
-def _run_jobs() -> None:
-    while True:
-        done, build = _QUEUE.get()
-        done.set_running_or_notify_cancel()
-        try:
-            done.set_result(build())
-        except BaseException as e:  # (a build may sys.exit): the test that takes it fails with it
-            done.set_exception(e)
 
 
 def page_paths() -> dict[str, str]:

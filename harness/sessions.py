@@ -1,10 +1,9 @@
 """Real sessions over Streamlit's own websocket, as a browser opens them: the load benchmarks'
 client (bench/load.py, bench/class_load.py) and the tests that drive ``make serve``.
 
-``Target`` starts the app (``deploy/serve.py``, or one ``streamlit run app.py``) on free
-loopback ports; ``Session`` opens a page, moves its controls and reads what came back
-(how it talks is bench/load.py's docstring); ``Tally``, ``pct`` and the process readers
-(``pss_mb``, ``cpu_s``, ``descendants``) count what happened.
+``Session`` opens a page, moves its controls and reads what came back (how it talks is
+bench/load.py's docstring); ``SourceSession`` does it from a loopback address of its own.
+The app they talk to is harness/servers.py's ``Target``; harness/measures.py counts what happened.
 """
 
 from __future__ import annotations
@@ -12,33 +11,20 @@ from __future__ import annotations
 import asyncio
 import http.cookies
 import json
-import os
 import random
-import re
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
-from websockets.asyncio.client import connect  # noqa: E402
-from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+from harness.helpers import page_paths
 
-from harness.helpers import free_port, page_paths, server_command  # noqa: E402
-
-CORES = len(os.sched_getaffinity(0))
-RSS_EVERY_S = 2.0  # memory sampling interval
 MAX_SESSIONS = 400  # a lecture hall of 300, and some
 PAGE_BUTTONS = {"": "run_seed", "lesson": "lesson_reveal"}  # pages without sliders
 # What a learner moves: the model's sliders, and on the Lab its experiments' own.
@@ -47,161 +33,11 @@ SLIDERS = {"seq_len": (2, 60), "hidden_size": (8, 64), "num_layers": (1, 3),
 SHARED_SEQ = (8, 20, 40, 60, 100, 150, 30, 80)  # Playground: values every session visits
 FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 SETTLE_S = 0.3  # the browser's pause before "settled" (frontend/graph_view/src/pacing.js)
-TARGETS = {"burst_p95_s": 0.5, "rss_mb": 1536.0, "train_first_s": 1.0, "train_slack_s": 2.0,
-           "train_playground_s": 1.0, "failover_grace_s": 5.0,
-           "drag_p95_s": 0.5, "drag_graphs_per_s": 4.0}
 
 
 def page_names() -> list[str]:
     """Every page's URL name, Home as "" (as Streamlit's page_name), Lab included once it exists."""
     return [path.lstrip("/") for path in page_paths()]
-
-
-# --------------------------------------------------------------------------- processes
-
-def descendants(pid: int) -> list[int]:
-    """pid and every process below it (replicas, training workers, HAProxy, redis)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
-
-
-def pss_mb(pid: int) -> float:
-    """Proportional set size: shared pages (torch's libraries, in every process) counted once overall."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-def cpu_s(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-class Target:
-    """The app under test: ``single`` (streamlit run) or ``serve`` (deploy/serve.py)."""
-
-    def __init__(self, kind: str, replicas: int = 0, options: tuple[str, ...] = (),
-                 sample_memory: bool = True):
-        """``options``: more of deploy/serve.py's (``--capacity 3``); ``sample_memory=False`` for a
-        figure of a few ms, which the sampler's walk of every process's memory map would disturb."""
-        self.kind = kind
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tempfile.NamedTemporaryFile("w+", prefix=f"stockdemo-load-{kind}-", suffix=".log",
-                                               delete=False)
-        self.state_file = Path(tempfile.mkdtemp(prefix="stockdemo-load-")) / "serve.json"
-        if kind == "single":
-            cmd = server_command(self.port, "--server.fileWatcherType", "none")
-        else:
-            cmd = [sys.executable, str(ROOT / "deploy" / "serve.py"), "--port", str(self.port),
-                   "--address", "127.0.0.1", "--state", str(self.state_file)]
-            if replicas:
-                cmd += ["--replicas", str(replicas)]
-            cmd += options
-        self.t_start = time.monotonic()
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, text=True)
-        self.rss: list[tuple[float, float]] = []  # (time, MB of every process together, PSS)
-        self._stop = threading.Event()
-        if sample_memory:
-            threading.Thread(target=self._sample, daemon=True).start()
-
-    def _sample(self) -> None:
-        # Every 2 s, not 0.5: reading smaps_rollup of every process costs the kernel
-        # ~31 ms of CPU per sample here, taken from the servers under test.
-        while not self._stop.wait(RSS_EVERY_S):
-            self.rss.append((time.monotonic(), self.rss_now()))
-
-    def rss_now(self) -> float:
-        return sum(pss_mb(p) for p in descendants(self.proc.pid))
-
-    def cpu_s(self) -> float:
-        return sum(cpu_s(p) for p in descendants(self.proc.pid))
-
-    def peak_rss(self, since: float = 0.0) -> float:
-        return max((r for t, r in self.rss if t >= since), default=float("nan"))
-
-    def state(self) -> dict:
-        return json.loads(self.state_file.read_text())
-
-    def wait_ready(self, timeout: float = 120.0) -> float:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.kind} exited early, see {self.log.name}")
-            ready = self.kind == "single" or self.state_file.exists()
-            if ready:
-                try:
-                    with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1):
-                        return time.monotonic() - self.t_start
-                except OSError:
-                    pass
-            time.sleep(0.1)
-        raise RuntimeError(f"{self.kind} did not answer /_stcore/health in {timeout:.0f} s")
-
-    def wait_settled(self, idle_cores: float = 0.15, timeout: float = 90.0) -> float:
-        """Until start-up work is done -> seconds waited.
-
-        Replicas start their training workers with them (deploy/replica.py), and a
-        worker's imports and warm-up run take about 4 s of CPU: a scenario started
-        at once would measure the start-up, not the class. Settled: every process
-        together under ``idle_cores`` of a core over one second.
-        """
-        started = time.monotonic()
-        while time.monotonic() - started < timeout:
-            before = self.cpu_s()
-            time.sleep(1.0)
-            if self.cpu_s() - before < idle_cores:
-                break
-        return time.monotonic() - started
-
-    def kill_replica(self, name: str) -> int:
-        [replica] = [r for r in self.state()["replicas"] if r["name"] == name]
-        os.kill(replica["pid"], signal.SIGKILL)
-        return replica["pid"]
-
-    def stop(self) -> None:
-        self._stop.set()
-        self.proc.send_signal(signal.SIGINT if self.kind == "serve" else signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.log.flush()
-
-    def log_problems(self) -> list[str]:
-        """Lines of the log with tracebacks or errors, the first traceback in full."""
-        lines = Path(self.log.name).read_text(errors="replace").splitlines()
-        out, first_tb = [], True
-        for i, ln in enumerate(lines):
-            if ln.startswith("Traceback") and first_tb:
-                first_tb = False
-                out.extend(lines[i:i + 30])
-            elif re.search(r"Traceback|Error|Exception", ln):
-                out.append(ln)
-        return out
 
 
 # --------------------------------------------------------------------------- session
@@ -570,68 +406,37 @@ def playground_plan(idx: int, moves: int, seed: int, t_only: bool = False) -> li
     return plan
 
 
-# --------------------------------------------------------------------------- figures
 
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    k = (len(values) - 1) * p / 100
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+class SourceSession(Session):
+    """A learner's tab whose every connection leaves from ``source`` (a loopback address)."""
 
+    def __init__(self, *args, source: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.source = source
 
-def load_line() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    async def open(self) -> None:
+        await asyncio.to_thread(self._get_page)
+        protocols = ["streamlit"] + ([self.cookies["_streamlit_xsrf"]]
+                                     if "_streamlit_xsrf" in self.cookies else [])
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        self.ws = await asyncio.wait_for(connect(
+            f"{self.base.replace('http://', 'ws://')}/_stcore/stream", subprotocols=protocols,
+            origin=self.base, max_size=64 * 2**20, ping_interval=None,
+            additional_headers={"Cookie": cookie} if cookie else None,
+            local_addr=(self.source, 0)), timeout=self.run_timeout)
 
-
-def reference_line() -> str:
-    """bench/reference.py's figure for this box, in its own process (the client stays torch-free)."""
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "reference.py")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-    return "this box: " + (done.stdout.strip() or f"bench/reference.py failed: {done.stderr[-300:]}")
-
-
-@dataclass
-class Tally:
-    times: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # 429 or 503 from a limit: counted apart
-    notes: list[str] = field(default_factory=list)  # lines printed under the scenario's
-    cpu_per_run: float = float("nan")  # CPU seconds of every process over the runs timed
-
-    def add(self, out: RunOutcome, label: str) -> None:
-        self.times.append(out.seconds)
-        self.errors.extend(f"{label}: {e}" for e in out.errors)
-
-    def line(self, name: str) -> str:
-        return (f"{name:<20} runs {len(self.times):>4}  p50 {pct(self.times, 50):6.2f} s  "
-                f"p95 {pct(self.times, 95):6.2f} s  max {max(self.times, default=float('nan')):6.2f} s  "
-                f"errors {len(self.errors)}  refused {len(self.refused)}")
-
-
-# The client limits' answer and a full replica's (deploy/haproxy.cfg, deploy/replica_limits.py).
-REFUSALS = (429, 503)
-
-
-def refusal(exc: BaseException) -> int | None:
-    """The HTTP status of a limit's refusal (a page load's or a websocket's), else None."""
-    status = getattr(exc, "code", None) if isinstance(exc, urllib.error.HTTPError) else \
-        exc.response.status_code if isinstance(exc, InvalidStatus) else None
-    return status if status in REFUSALS else None
-
-
-async def guarded(tally: Tally, label: str, coro):
-    """Run one session's coroutine; a timeout or disconnect is an error, not a crash of the bench."""
-    try:
-        return await coro
-    except TimeoutError:
-        tally.errors.append(f"{label}: timeout")
-    except (ConnectionClosed, InvalidStatus, OSError) as exc:
-        if refusal(exc):
-            tally.refused.append(f"{label}: {refusal(exc)}")
-        else:
-            tally.errors.append(f"{label}: disconnected ({exc!r})")
-    except (KeyError, ValueError, IndexError) as exc:  # a page that did not draw its controls
-        tally.errors.append(f"{label}: {exc!r}")
-    return None
+    def _get(self, path: str) -> None:
+        host, port = self.base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(self.source, 0))
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        try:
+            conn.request("GET", path, headers=headers)
+            r = conn.getresponse()
+            r.read()
+            if r.status != 200:
+                raise urllib.error.HTTPError(path, r.status, r.reason, r.headers, None)
+            for header in r.headers.get_all("Set-Cookie") or []:
+                name, _, rest = header.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+        finally:
+            conn.close()

@@ -396,7 +396,7 @@ MAX_T = IntKnob("max_t", N_("Longest T measured"), 50, 5, 100, 5,
 LAB_KNOBS: tuple[Knob, ...] = (LAB_TICKER, LAB_YEAR, WEEKS, CUT, SHORT_LEN, LONG_LEN, LAB_CELL,
                                LAB_T, BATCHES, LAB_BATCH, LAB_HIDDEN, MAX_T, SEED)
 # Which of the open experiment's graphs is drawn, by the name its picker shows
-# (lab_figures.LabGraph.label); its picker checks it against the experiment.
+# (lab.report.LabGraph.label); its picker checks it against the experiment.
 LAB_GRAPH = TextKnob("lab_graph", N_("Show the graph"),
                      N_("Which of the experiment's graphs is drawn; a name it does not have "
                      "draws its first."), max_len=40)

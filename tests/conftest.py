@@ -1,18 +1,16 @@
-"""Shared test set-up: one torch thread (as on the server), the app's root, and the servers
-tests start (`make serve`'s set-up, a redis-server)."""
+"""Shared test set-up: one torch thread (as on the server), the builds started beside the tests
+(harness/builds.py), and the fixtures for the servers tests start (`make serve`'s set-up, a
+redis-server)."""
 
 import os
-from pathlib import Path
 
 import pytest
 import streamlit as st
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
 torch.set_num_threads(1)
-
-
-BUILDS: list = []  # the builds to start; the browser tests' server starts them once it is warm
+# harness's checks report their operands as a test's own asserts do.
+pytest.register_assert_rewrite("harness")
 
 
 def pytest_collection_finish(session):
@@ -23,23 +21,15 @@ def pytest_collection_finish(session):
     # the builds once its first page is served (tests/browser/conftest.py).
     if session.config.option.collectonly:
         return
+    from harness import builds
+
     files = {item.path.name for item in session.items}
     if files & {"test_image.py", "test_kube.py"}:
-        from tests.test_image import start_build
-
-        BUILDS.append(start_build)
+        builds.BUILDS.append(builds.start_image)
     if "test_package.py" in files:
-        from tests.test_package import start_package
-
-        BUILDS.append(start_package)
+        builds.BUILDS.append(builds.start_package)
     if not any("browser" in item.path.parts for item in session.items):
-        start_builds()
-
-
-def start_builds() -> None:
-    """Start the builds collected, once (each queues behind the one before)."""
-    while BUILDS:
-        BUILDS.pop(0)()
+        builds.start_builds()
 
 
 @pytest.fixture
@@ -56,7 +46,7 @@ def clear_caches():
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
     """A real redis-server of the test module's own -> its URL."""
-    from tests.redis_server import RedisServer
+    from harness.redis_server import RedisServer
 
     server = RedisServer(tmp_path_factory.mktemp("redis")).start()
     yield server.url
@@ -66,8 +56,8 @@ def redis_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def served(request):
     """``make serve``'s set-up for the test module: HAProxy, redis-server and its replicas
-    (``SERVE_REPLICAS`` in the module, 2 unless it says) -> the running harness.sessions.Target."""
-    from harness.sessions import Target
+    (``SERVE_REPLICAS`` in the module, 2 unless it says) -> the running harness.servers.Target."""
+    from harness.servers import Target
 
     for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
         if not os.path.exists(program):

@@ -1,12 +1,13 @@
-"""The import contract of ``stockdemo/``: the core's stages in order, then ``ui/``'s own layers.
+"""The contract of the code: ``stockdemo/``'s stages in order, then ``ui/``'s own layers; no import
+circle in Python or in the components' JavaScript; no hand-written module over 450 lines.
 
 Each module of the package belongs to one stage (CORE_LAYERS, by its folder or its name at
 the top) and imports only its own stage and those below; inside ``ui/`` the same holds for
 its layers (LAYERS).
 
-Read from the source (``tests/import_graph.py``, ``ast``): an import inside a function or
-under ``if TYPE_CHECKING`` counts as much as one at the top. docs/architecture.md draws
-the layers and says where each kind of change goes.
+Read from the source (``harness/import_graph.py``: ``ast`` for Python, the ``import`` lines of
+``frontend/*/src``): an import inside a function or under ``if TYPE_CHECKING`` counts as much
+as one at the top. docs/architecture.md draws the layers and says where each kind of change goes.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.import_graph import ROOT, cycles, graph, imports, modules
+from harness.helpers import ROOT
+from harness.import_graph import cycles, graph, hand_written, imports, js_graph, lines_of, modules
 
 UI = "stockdemo.ui"
 # The core, bottom first: what happens to a run, stage by stage. A module may import modules
 # of its own stage and of the stages below it. Names are stockdemo's folders and top-level
 # modules; "__init__" is the package's facade (``stockdemo.run``, ``stockdemo.show``).
 CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation: knobs, looks, the host, the model, the settings",
-     ("i18n", "knobs", "theme", "heap", "host", "model", "cells", "config", "zoo")),
+    ("foundation: knobs, looks, the host and its caches' budget, the model, the settings",
+     ("i18n", "knobs", "theme", "heap", "host", "lru", "model", "cells", "config", "zoo")),
     ("graph: the record of a run, its ids and its diff", ("graph",)),
     ("live: one run of the model", ("live",)),
     ("train: prices, windows, training and its workers", ("train",)),
@@ -140,8 +142,52 @@ def test_the_stage_check_sees_an_upward_import_in_the_core(tmp_path):
 
 def test_no_import_circle_anywhere_in_stockdemo():
     found = cycles(graph())
-    assert not found, "import circles (python -m tests.import_graph): " + "; ".join(
+    assert not found, "import circles (python -m harness.import_graph): " + "; ".join(
         " -> ".join(part) for part in found)
+
+
+def test_no_import_circle_in_the_javascript_of_frontend():
+    found = cycles(js_graph())
+    assert not found, "import circles in frontend/*/src (python -m harness.import_graph): " + "; ".join(
+        " -> ".join(part) for part in found)
+
+
+def test_the_javascript_circle_check_sees_a_circle_through_three_modules(tmp_path):
+    """Broken on purpose: three modules in a circle, one import written over two lines, one a
+    re-export; a package import and a stylesheet are not modules of ours."""
+    src = tmp_path / "frontend" / "view" / "src"
+    src.mkdir(parents=True)
+    (src / "a.js").write_text('import { select } from "d3-selection";\nimport {\n  b,\n} from "./b.js";\n')
+    (src / "b.js").write_text('import "./style.css";\nexport { c } from "./c.js";\n')
+    (src / "c.js").write_text('// import nothing from "./d.js" in a comment\nimport a from "./a.js";\n')
+    assert cycles(js_graph(tmp_path)) == [[f"frontend/view/src/{n}.js" for n in "abca"]]
+
+
+MAX_LINES = 450
+
+
+def oversized(root=ROOT) -> list[str]:
+    """Every hand-written module (Python or JavaScript) over MAX_LINES, as 'path: N lines'."""
+    return [f"{path.relative_to(root).as_posix()}: {n} lines" for path in hand_written(root)
+            if (n := lines_of(path)) > MAX_LINES]
+
+
+def test_no_hand_written_module_is_over_450_lines_python_or_javascript():
+    found = oversized()
+    assert not found, (f"modules over {MAX_LINES} lines (split each into read, decide, draw):\n"
+                       + "\n".join(found))
+
+
+def test_the_size_check_sees_a_451_line_module_and_leaves_a_built_bundle_alone(tmp_path):
+    for path, lines in {"stockdemo/graph/ids.py": 451, "stockdemo/graph/diff.py": 450,
+                        "frontend/view/src/long.js": 451, "pages/long.py": 451}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x = 1\n" * lines)
+    (tmp_path / "static").mkdir()
+    banner = "/* built from frontend/view by `npm run build`.\n   Do not edit: change frontend/view/src. */\n"
+    (tmp_path / "static" / "view.js").write_text(banner + "x = 1;\n" * 500)
+    assert oversized(tmp_path) == ["frontend/view/src/long.js: 451 lines", "pages/long.py: 451 lines",
+                                   "stockdemo/graph/ids.py: 451 lines"]
 
 
 def test_the_core_never_imports_streamlit_nor_the_ui():
@@ -191,3 +237,74 @@ def test_the_layer_check_sees_an_upward_import_inside_a_function(tmp_path):
     found = imports("stockdemo.ui.keys", package / "keys.py", set(modules(tmp_path)))
     assert found == [("stockdemo.ui.frame", 2)]
     assert layer_of("stockdemo.ui.frame") > layer_of("stockdemo.ui.keys")
+
+
+# What tests share lives in harness/: a test imports neither a benchmark nor another test module
+# (conftest files hold the fixtures, pytest's way), harness imports neither, and one ROOT is
+# defined, harness/helpers.py's. tests/corpus and tests/hostile are learners' programs, not modules.
+PROGRAMS = ("tests/corpus/", "tests/hostile/")
+THE_ROOT = "harness/helpers.py"
+
+
+def _sources(root, *folders: str) -> list:
+    return [p for folder in folders for p in sorted((root / folder).rglob("*.py"))
+            if not p.relative_to(root).as_posix().startswith(PROGRAMS)]
+
+
+def stray_imports(root=ROOT) -> list[str]:
+    """Every import in tests/ or harness/ of bench/ or of tests/ (a relative one included), and in
+    bench/ of tests/, as 'file:line: imports module'."""
+    benches = {p.stem for p in (root / "bench").glob("*.py")}
+    found = []
+    for path in _sources(root, "tests", "harness", "bench"):
+        where = path.relative_to(root).as_posix()
+        banned = {"tests"} if where.startswith("bench/") else {"tests", "bench", *benches}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = ["." * node.level + (node.module or "")]
+            else:
+                continue
+            found += [f"{where}:{node.lineno}: imports {n}" for n in names
+                      if n.startswith(".") or n.split(".")[0] in banned]
+    return sorted(found)
+
+
+def own_roots(root=ROOT) -> list[str]:
+    """Every ``ROOT = ...`` in tests/, harness/ and bench/ but harness/helpers.py's, as 'file:line'."""
+    found = []
+    for path in _sources(root, "tests", "harness", "bench"):
+        where = path.relative_to(root).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, ast.AnnAssign) else []
+            if where != THE_ROOT and any(isinstance(t, ast.Name) and t.id == "ROOT" for t in targets):
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_no_test_imports_a_benchmark_or_another_test_module():
+    found = stray_imports()
+    assert not found, "move what is shared to harness/ (fixtures: a conftest.py):\n" + "\n".join(found)
+
+
+def test_one_root_harness_helpers_root():
+    found = own_roots()
+    assert not found, "import ROOT from harness.helpers instead of defining it:\n" + "\n".join(found)
+
+
+def test_the_shared_code_checks_see_a_test_importing_a_bench_a_test_and_its_own_root(tmp_path):
+    files = {"bench/load.py": "ROOT = 1\n", "harness/helpers.py": "ROOT = 2\n",
+             "tests/test_a.py": "import os\nfrom tests.test_b import helper\n",
+             "tests/browser/test_c.py": "def f():\n    import load\n",
+             "tests/test_d.py": "from .conftest import ROOT\nROOT = 3\n",
+             "tests/corpus/t01.py": "import tests\n", "harness/x.py": "from bench.load import Session\n"}
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert stray_imports(tmp_path) == ["harness/x.py:1: imports bench.load",
+                                       "tests/browser/test_c.py:2: imports load",
+                                       "tests/test_a.py:2: imports tests.test_b",
+                                       "tests/test_d.py:1: imports .conftest"]
+    assert own_roots(tmp_path) == ["tests/test_d.py:2", "bench/load.py:1"]

@@ -19,6 +19,7 @@ import pytest
 import torch
 from torch import nn
 
+from harness.autograd import grad_fns, ops_by_type
 from stockdemo.classroom.challenges import (
     CHALLENGES,
     GRAPH_GROWS,
@@ -32,7 +33,6 @@ from stockdemo.classroom.challenges import checks as C
 from stockdemo.classroom.challenges.checks import SEEDS
 from stockdemo.classroom.challenges.variants import with_longer_sequences, with_seed
 from stockdemo.code.edits import EDITS, apply, seed_source
-from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import run_code
 
 SEED = seed_source()
@@ -370,22 +370,6 @@ def here(source: str) -> Here:
     return Here(namespace, error, calls, prints[0])
 
 
-def walk(output: torch.Tensor) -> set:
-    """Every autograd node behind ``output``: torch's own ``next_functions``."""
-    return walk_from(output.grad_fn)
-
-
-def walk_from(fn) -> set:
-    """``fn`` and every autograd node behind it."""
-    seen, todo = set(), [fn]
-    while todo:
-        f = todo.pop()
-        if f is not None and f not in seen:
-            seen.add(f)
-            todo.extend(nxt for nxt, _ in f.next_functions)
-    return seen
-
-
 def first_tensor(output: object) -> torch.Tensor:
     return output[0] if isinstance(output, tuple) else output
 
@@ -400,13 +384,13 @@ def step_calls(ran: Here) -> dict[nn.Module, list[torch.Tensor]]:
 
 def loop_steps(ran: Here) -> int:
     """How many of a looped module's calls reach ``predictions`` (the learner's steps)."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     return max((sum(o.grad_fn in behind for o in outs) for outs in step_calls(ran).values()), default=0)
 
 
 def rnn_steps(ran: Here) -> int:
     """nn.RNN's time steps behind ``predictions``: its input's length, if its output is used."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     return max((args[0].shape[1] for module, args, output in ran.calls
                 if isinstance(module, nn.RNNBase) and first_tensor(output).grad_fn in behind), default=0)
 
@@ -432,7 +416,7 @@ def by_seed(source: str, fact) -> bool:
 
 def signature(ran: Here) -> tuple:
     """The graph's ops by type and its number of edges, from torch's walk."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     edges = sum(nxt is not None for fn in behind for nxt, _ in fn.next_functions)
     return tuple(sorted(ops_by_type(ran.predictions).items())), edges
 
@@ -442,13 +426,13 @@ def skip_add(ran: Here) -> bool:
     recurrent = {first_tensor(o).grad_fn for m, _, o in ran.calls if isinstance(m, nn.RNNBase)}
     recurrent |= {o.grad_fn for outs in step_calls(ran).values() for o in outs}
     return any(type(fn).__name__ == "AddBackward0" and any(nxt is None for nxt, _ in fn.next_functions)
-               and walk_from(fn) & recurrent for fn in walk(ran.predictions))
+               and grad_fns(fn) & recurrent for fn in grad_fns(ran.predictions))
 
 
 def first_step_cut(ran: Here) -> bool:
     """A looped module whose first call's output has no path to ``predictions``, and a later
     call's has."""
-    behind = walk(ran.predictions)
+    behind = grad_fns(ran.predictions)
     return any(outs[0].grad_fn not in behind and any(o.grad_fn in behind for o in outs[1:])
                for outs in step_calls(ran).values())
 
@@ -459,7 +443,7 @@ def every_step_weighted(ran: Here) -> bool:
         return False
     for module, _, output in ran.calls:
         out = first_tensor(output)
-        if isinstance(module, nn.RNNBase) and out.grad_fn in walk(ran.predictions):
+        if isinstance(module, nn.RNNBase) and out.grad_fn in grad_fns(ran.predictions):
             (grad,) = torch.autograd.grad(ran.predictions.sum(), out, retain_graph=True, allow_unused=True)
             if grad is not None and all(grad[:, t].abs().sum() > 0 for t in range(out.shape[1])):
                 return True

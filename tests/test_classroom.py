@@ -12,7 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
+from harness.class_students import answer_twice, student_process
 from harness.helpers import run_async
+from harness.redis_server import RedisServer
 from stockdemo import classroom
 from stockdemo.classroom import (
     ENDED,
@@ -32,9 +34,6 @@ from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import push as class_push
-from tests.class_students import answer_twice, student_process
-from tests.conftest import ROOT
-from tests.redis_server import RedisServer
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -447,22 +446,19 @@ def test_questions_cover_every_lesson_step():
 
 
 def test_a_small_class_on_two_replicas_follows_every_move_and_page_and_counts_each_answer_once():
-    """bench/class_load.py, lighter: the same protocol client, six students, one replica killed.
+    """bench/class_load.py's class, lighter (harness/class_room.py): six students, one replica killed.
 
     Timing is the bench's business (60 students, p95 targets); here: every student
     followed every move and every page change, ended on the teacher's settings, came
     back on the teacher's page after the kill, and each answer counted once.
     """
-    import sys
+    from harness import class_room
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    import class_load
-
-    args = class_load.parse_args(["--students", "6", "--moves", "2", "--follow-timeout", "60"])
-    out = run_async(class_load.drive(args))
+    args = class_room.parse_args(["--students", "6", "--moves", "2", "--follow-timeout", "60"])
+    out = run_async(class_room.drive(args))
     assert out["errors"] == []
     assert len(out["moves"]) == 6 * 2
-    assert len(out["pages"]) == 6 * len(class_load.TOUR)
+    assert len(out["pages"]) == 6 * len(class_room.TOUR)
     assert out["on_settings"] == 6
     # Each move reached each student through the server's push, not the class bar's own
     # timer (a slow safety net), which would leave some of them seconds behind.

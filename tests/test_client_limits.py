@@ -19,9 +19,9 @@ import time
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from bench.flood import SourceSession
 from harness.helpers import run_async
-from harness.sessions import Target
+from harness.servers import Target
+from harness.sessions import SourceSession
 
 LECTURE, FLOODER = "127.0.0.2", "127.0.0.3"
 LEARNERS, ARRIVAL_S = 300, 20.0

@@ -1,4 +1,4 @@
-"""code_graph: any run's autograd graph, each node on the caller's line and loop iteration."""
+"""graph/recorder.py: any run's autograd graph, each node on the caller's line and loop iteration."""
 
 import linecache
 from collections import Counter
@@ -7,7 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.graph.recorder import GraphTooBig, LineRecorder, ops_by_type, raw_graph
+from harness.autograd import ops_by_type
+from stockdemo.graph.recorder import GraphTooBig, LineRecorder, raw_graph
 from stockdemo.model import StockPredictor
 
 LOOP = '''\

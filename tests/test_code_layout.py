@@ -8,11 +8,12 @@ from collections import Counter
 import pytest
 import torch
 
+from harness.autograd import ops_by_type
 from stockdemo.code.edits import EDITS, apply, seed_source
 from stockdemo.code.view import picture_of_record, picture_of_run, record_script
 from stockdemo.graph.diff import graph_diff
 from stockdemo.graph.ids import graph_of_record, periodic_runs
-from stockdemo.graph.recorder import LineRecorder, ops_by_type
+from stockdemo.graph.recorder import LineRecorder
 from stockdemo.layout.by_code import CodePicture, layout_code
 from stockdemo.model import StockPredictor
 from stockdemo.render.payload import view_payload

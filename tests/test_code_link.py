@@ -1,4 +1,4 @@
-"""code_link: a learner's code in a link, and back, whatever the link holds."""
+"""code/link.py: a learner's code in a link, and back, whatever the link holds."""
 
 import base64
 import zlib

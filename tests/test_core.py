@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import nn
 
+from harness.autograd import grad_fns
 from stockdemo import RunConfig, StockPredictor, capture_graph, graph_diff, run
 from stockdemo.cells import CELLS
 from stockdemo.config import KNOBS, RUN_KNOBS
@@ -23,15 +24,8 @@ MAX = RunConfig(seq_len=200, hidden_size=256, num_layers=4, batch_size=64, input
 
 
 def recorded_grad_fns(output: torch.Tensor) -> Counter:
-    """Every grad_fn autograd recorded behind ``output``, by name (a plain independent walk)."""
-    seen, stack = set(), [output.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        stack.extend(f for f, _ in fn.next_functions)
-    return Counter(fn.name() for fn in seen)
+    """Every grad_fn autograd recorded behind ``output``, by name (harness's independent walk)."""
+    return Counter(fn.name() for fn in grad_fns(output))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 42, 2024, 123456])

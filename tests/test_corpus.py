@@ -2,7 +2,7 @@
 
 Each program is what a learner writes after a chapter of the PyTorch tutorials and
 ends with the tensor it names ``predictions``. Run in this process as the sandbox
-runs it (``tests.learners.run_here``) and through the page's call (``run_code``), it
+runs it (``harness.learners.run_here``) and through the page's call (``run_code``), it
 must print the same text and give ``predictions`` the same shape and the same ops by
 type as a plain walk of ``grad_fn`` finds here; and each graph its backward() calls freed
 must be drawn with the ops torch's walk found here just before that backward(). The
@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from harness.learners import CORPUS, LocalRun, run_here
 from stockdemo.sandbox import Limits, run_code
 from stockdemo.sandbox.child import MAX_GRAPHS
 from stockdemo.sandbox.pool import shared_pool
-from tests.learners import CORPUS, LocalRun, run_here
 
 OPTIMIZERS = sorted(name for name in torch.optim.__all__
                     if isinstance(getattr(torch.optim, name), type)

@@ -18,7 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import stockdemo
-from harness.helpers import graph_sent, metric, metric_deltas, metric_help, plotly_values
+from harness.autograd import counted
+from harness.helpers import ROOT, graph_sent, metric, metric_deltas, metric_help, plotly_values
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph import NodeCounts, count_nodes
 from stockdemo.layout.steps import layout
@@ -26,7 +27,6 @@ from stockdemo.live.run import build
 from stockdemo.render.node_table import node_table
 from stockdemo.replay.model import trace_run
 from stockdemo.sandbox.seed import SEED_CODE
-from tests.conftest import ROOT
 
 PLAYGROUND = str(ROOT / "pages" / "playground.py")
 SEED = RunConfig()  # the seed snippet's run: where the issue found 38, 36 and 30 for one graph
@@ -36,16 +36,7 @@ CONFIGS = [SEED, RunConfig(cell="gru", num_layers=2, seq_len=7), RunConfig(cell=
 def counted_by_torch(config: RunConfig) -> dict[str, int]:
     """The run's autograd graph counted straight from torch: its grad_fns and AccumulateGrads."""
     x, model = build(config)
-    out = model(x)
-    seen, todo = {out.grad_fn}, [out.grad_fn]
-    while todo:
-        for nxt, _ in todo.pop().next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    params = sum(type(fn).__name__ == "AccumulateGrad" for fn in seen)
-    ops = len(seen) - params
-    return {"operations": ops, "parameters": params, "nodes": ops + params + 2}  # + input, output
+    return counted(model(x))
 
 
 def summary_of(c: dict[str, int]) -> str:

@@ -8,7 +8,6 @@ import shutil
 import socket
 import subprocess
 from collections import Counter
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import kubernetes_validate
@@ -16,9 +15,8 @@ import pytest
 import yaml
 
 from deploy.serve import free_port, haproxy_config, haproxy_says
-from harness.helpers import wait_until
+from harness.helpers import ROOT, wait_until
 
-ROOT = Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.37.0"
 

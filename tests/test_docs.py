@@ -1,12 +1,21 @@
 """Guidance that is true: the README's map of the tree, and every path or module name the docs,
 the browser code and the source mention, checked against the tree.
 
-A file moved or renamed without its mentions fails here, with where each stale one stands.
+A file moved or renamed without its mentions fails here, with where each stale one stands:
+``stockdemo/...`` paths and ``stockdemo.x.y`` names everywhere; and in docstrings, comments and
+the guides (README.md, docs/architecture.md), bare file names (``capture.py``, ``ui/caches.py``),
+dotted names of the repository's other packages (``harness.x``, ``tests.x``...) and the names of
+modules the history removed (``code_graph``).
 """
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import subprocess
+import tokenize
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +27,7 @@ CORE = ROOT / "stockdemo"
 READ = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("frontend/*/src/*.js")),
         *sorted(CORE.rglob("*.py")),
         *sorted(p for p in (ROOT / "tests").rglob("*.py") if p.name != "test_docs.py"),
+        *sorted((ROOT / "harness").glob("*.py")),
         *sorted((ROOT / "bench").glob("*.py")), *sorted((ROOT / "deploy").glob("*.py")),
         *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py", ROOT / "Makefile"]
 PATH = re.compile(r"(?<![\w/.-])stockdemo/[\w/]*\w(?:\.\w+)*/?")
@@ -69,11 +79,12 @@ def _path_exists(path: str) -> bool:
 
 def _module_exists(dotted: str) -> bool:
     """``stockdemo.a.b.name``: the longest prefix that is a module or package, then at most one
-    more name, which the package (its __init__) or the module defines."""
+    more name, which the package (its __init__) or the module defines. The top folder may be a
+    namespace package (bench/, deploy/: no __init__)."""
     parts = dotted.split(".")
     path = ROOT
     for i, part in enumerate(parts):
-        if (path / part).is_dir() and (path / part / "__init__.py").exists():
+        if (path / part).is_dir() and ((path / part / "__init__.py").exists() or i == 0):
             path = path / part
             continue
         if (path / f"{part}.py").exists():
@@ -84,6 +95,8 @@ def _module_exists(dotted: str) -> bool:
             rest = parts[i:]
         if not rest or rest[0].startswith("__"):
             return True
+        if not source.exists():
+            return False
         return re.search(rf"\b{re.escape(rest[0])}\b", source.read_text(encoding="utf-8")) is not None
     return True
 
@@ -118,6 +131,97 @@ def test_the_stale_check_tells_a_moved_module_from_a_present_one(line, stale):
     bad = [p for p in PATH.findall(line) if not _path_exists(p)]
     bad += [d for d in DOTTED.findall(line) if not _module_exists(d)]
     assert bool(bad) == stale
+
+
+# Bare names are read where people read: docstrings and comments of the code, and the guides.
+# (docs/decisions.md and docs/hosting.md keep their history in the names of its day.)
+CODE = [p for p in READ if p.suffix in (".py", ".js")]
+GUIDES = [README, ROOT / "docs" / "architecture.md"]
+FILE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.(?:py|js))\b")
+PACKAGES = re.compile(r"(?<![\w.])(?:harness|tests|bench|deploy)(?:\.[A-Za-z_]\w*)+")
+# Files named that are not the repository's: other projects', examples of a learner's.
+NOT_OURS = {"plotly.js", "app_session.py", "my_model.py", "script.py", "a.py", "b.py", "c.py"}
+
+
+def prose(path: Path) -> list[tuple[int, str]]:
+    """(line number, text) of a file's docstrings and comments (Python, JavaScript); a guide: every line."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".js":
+        return [(text.count("\n", 0, m.start()) + i, part)
+                for m in re.finditer(r"//[^\n]*|/\*.*?\*/", text, re.S)
+                for i, part in enumerate(m.group(0).splitlines(), 1)]
+    if path.suffix != ".py":
+        return list(enumerate(text.splitlines(), 1))
+    found = [(t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+             if t.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            found += [(body[0].lineno + i, part) for i, part in enumerate(body[0].value.value.splitlines())]
+    return found
+
+
+def _tracked() -> list[str]:
+    return subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+def former_modules() -> set[str]:
+    """Modules the history removed or renamed, named like modules (snake_case: ``code_graph``),
+    that no module or folder of the tree is named now; a function named so now is
+    ``defined_now``'s."""
+    log = subprocess.run(["git", "log", "--diff-filter=DR", "--name-status", "--format=", "HEAD"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    gone = {Path(line.split("\t")[1]).stem for line in log.splitlines()
+            if line.count("\t") >= 1 and line.split("\t")[1].endswith((".py", ".js"))}
+    here = {Path(t).stem for t in _tracked()} | {part for t in _tracked() for part in Path(t).parts[:-1]}
+    return {name for name in gone - here if "_" in name.strip("_")}
+
+
+def defined_now() -> set[str]:
+    """Every top-level function and class of the repository's Python."""
+    return {node.name for path in _tracked() if path.endswith(".py") and (ROOT / path).exists()
+            for node in ast.parse((ROOT / path).read_text(encoding="utf-8")).body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+
+def stale_names(line: str, files: list[str], former: set[str], aliases: set[str] = frozenset(),
+                defined: set[str] = frozenset()) -> list[str]:
+    """The names in ``line`` of files (``capture.py``, ``ui/caches.py``) and modules (``harness.x``,
+    a former module's ``code_graph``) that the tree does not have. ``aliases``: names a file
+    imports ``as``; ``defined``: functions and classes, which a former module's name may be now
+    (but not with an attribute: ``view_payload.view_json``)."""
+    bad = [f for f in FILE.findall(line) if f not in NOT_OURS and not re.search(r"\b[A-Z]+\b", f)
+           and not any(t == f or t.endswith("/" + f) for t in files)]
+    bad += [d for d in PACKAGES.findall(line) if not _module_exists(d)]
+    bad += [name for name in former - set(aliases)
+            if re.search(rf"(?<![\w/.-]){name}\.\w" if name in defined else rf"(?<![\w/.-]){name}(?![\w/-])",
+                         line)]
+    return bad
+
+
+def test_no_docstring_comment_or_guide_names_a_file_or_module_the_tree_does_not_have():
+    files, former, defined, found = _tracked(), former_modules(), defined_now(), []
+    for path in CODE + GUIDES:
+        aliases = set(re.findall(r"\bas (\w+)", path.read_text(encoding="utf-8")))
+        found += [f"{path.relative_to(ROOT)}:{n}: {name}" for n, line in prose(path)
+                  for name in stale_names(line, files, former, aliases, defined)]
+    assert not found, "stale names (moved or removed):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("line, stale", [
+    ("``code_graph.raw_graph``'s record", True), ("code_graph's recorder", True),
+    ("the graph's recorder (graph/recorder.py)", False), ("the camera eases (frame.js)", False),
+    ("laid out again (view_payload.py)", True), ("sandbox/kernel.py's walls", False),
+    ("python -m harness.import_graph", False), ("python -m tests.import_graph", True),
+    ("tests.session_probe.GraphSession", True), ("harness.servers.Target", False),
+    ("a key, code_graphs", False), ("pages/NAME.py: a new page", False),
+    ("``view_payload``, a function now", False), ("``view_payload.view_json``", True),
+])
+def test_the_bare_name_check_tells_a_removed_module_from_a_present_one(line, stale):
+    found = stale_names(line, _tracked(), {"code_graph", "view_payload"}, defined={"view_payload"})
+    assert bool(found) == stale
 
 
 DECISIONS = ROOT / "docs" / "decisions.md"

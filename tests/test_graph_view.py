@@ -6,7 +6,7 @@ from urllib.parse import quote
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import graph_sent, send_from_view
+from harness.helpers import ROOT, graph_sent, send_from_view
 from stockdemo import RunConfig, lesson, run
 from stockdemo.graph.diff import graph_diff
 from stockdemo.layout.steps import NODE_BUDGET, layout
@@ -14,7 +14,6 @@ from stockdemo.render.node_table import node_table, node_table_alt
 from stockdemo.render.payload import graph_key, node_text, view_payload
 from stockdemo.replay.model import trace_run
 from stockdemo.ui.url_sync import selected_from_url
-from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="module")

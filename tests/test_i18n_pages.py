@@ -14,8 +14,8 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.helpers import ROOT
 from stockdemo.i18n import catalog, speaking
-from tests.conftest import ROOT
 
 # page file -> its main interactions (widget key -> what to do), run after the first render.
 TRANSLATED: dict[str, tuple[tuple[str, str], ...]] = {

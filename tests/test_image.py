@@ -1,11 +1,11 @@
 """The app's image (deploy/Dockerfile), built as ``make image`` builds it and run with no network.
 
-The image is built once per test run (``built_image``, shared with
-tests/test_kube.py), in the background from the run's start (``start_build``, called
+The image is built once per test run (``harness.builds.built_image``, shared with
+tests/test_kube.py), in the background from the run's start (``start_image``, called
 by tests/conftest.py): a build is minutes of unpacking wheels, and a test run has other
 work to do meanwhile. The container runs with ``--network none``: only its own
 loopback exists, so whatever the app needed from outside would fail here. The
-checks run inside it (``podman exec``) with tests/session_probe.py mounted
+checks run inside it (``podman exec``) with harness/session_probe.py mounted
 read-only: the health check, a Playground session over Streamlit's websocket,
 the training workers, the user, and the learners' code sandbox (the seed, a fork,
 a socket and an endless loop, through ``python -m stockdemo code``).
@@ -17,37 +17,19 @@ Required, never skipped: a missing podman or runc fails with what to install
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import time
 import uuid
-from concurrent.futures import Future
 
 import pytest
 
 from deploy import image
-from harness.helpers import ROOT, in_background, wait_until
-from tests.test_sandbox_hostile import check_container_runs, run_in_container
+from harness.builds import built_image, engine
+from harness.helpers import ROOT, wait_until
+from harness.hostile import check_container_runs, run_in_container
 
 PORT = 8501
 START_TIMEOUT_S = 180  # import torch in a cold container on a busy 2-core box
-
-
-def engine() -> tuple[list[str], dict[str, str]]:
-    if not shutil.which("podman") and not shutil.which("docker"):
-        pytest.fail("no container engine: apt-get install podman runc debootstrap (.ci/run does)")
-    cmd = image.engine()
-    return cmd, image.engine_env(cmd)
-
-
-def start_build() -> Future:
-    """Start the run's one build of the image (deploy/image.py, as `make image`), if not started."""
-    return in_background("image", image.build)
-
-
-def built_image() -> dict[str, float]:
-    """The image, built once per test run -> {"seconds", "mb"}."""
-    return start_build().result()
 
 
 def exec_in(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -78,7 +60,7 @@ def container():
     print(f"image: built in {figures['seconds']:.0f} s, {figures['mb']:.0f} MB")
     name = f"stockdemo-test-{uuid.uuid4().hex[:8]}"
     subprocess.run([*cmd, "run", "-d", "--name", name, "--network", "none",
-                    "-v", f"{ROOT / 'harness'}:/probe/harness:ro", "-v", f"{ROOT / 'tests'}:/probe/tests:ro",
+                    "-v", f"{ROOT / 'harness'}:/probe/harness:ro",
                     image.TAG], env=env, check=True, capture_output=True)
     try:
         print(f"image: the app answered {wait_healthy(name):.1f} s after the container started")
@@ -89,7 +71,7 @@ def container():
 
 @pytest.fixture(scope="module")
 def probe(container) -> dict:
-    done = exec_in(container, "python", "-m", "tests.session_probe", f"http://127.0.0.1:{PORT}",
+    done = exec_in(container, "python", "-m", "harness.session_probe", f"http://127.0.0.1:{PORT}",
                    "--seq-len", "8", "--processes")
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -43,7 +43,6 @@ import re
 import secrets
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -55,13 +54,11 @@ import yaml
 
 from deploy import image
 from deploy.serve import haproxy_config
+from harness.builds import built_image, engine
+from harness.class_member import Member, reconnect_as_a_browser
 from harness.helpers import ROOT, free_port, wait_until
-from tests.session_probe import GraphSession, playground
-from tests.test_image import built_image, engine
-from tests.test_sandbox_hostile import check_container_runs, run_in_container
-
-sys.path[:0] = [str(ROOT / "bench")]
-import class_load  # noqa: E402  bench/class_load.py: a class over Streamlit's websocket
+from harness.hostile import check_container_runs, run_in_container
+from harness.session_probe import GraphSession, playground
 
 K8S = ROOT / "deploy" / "k8s"
 APP_PODS = ("stockdemo-0", "stockdemo-1")
@@ -244,8 +241,8 @@ def test_a_session_through_the_service_gets_a_graph(cluster):
 
 async def _class_across_pods(cluster: Cluster) -> dict:
     """A teacher starts a class, students join through the service, the teacher moves T."""
-    teacher = class_load.Member(cluster.url, "classroom", {}, 60)
-    students: list[class_load.Member] = []
+    teacher = Member(cluster.url, "classroom", {}, 60)
+    students: list[Member] = []
     try:
         await teacher.open()
         await teacher.run_page()
@@ -254,7 +251,7 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         code = re.search(r"class=([A-Z0-9]{8})", next(t for t in teacher.texts if "class=" in t))[1]
         teacher.go("playground")
         await teacher.run_page()
-        students = [class_load.Member(cluster.url, "playground", {"class": code}, 60)
+        students = [Member(cluster.url, "playground", {"class": code}, 60)
                     for _ in range(STUDENTS)]
         for s in students:
             await s.open()
@@ -274,7 +271,7 @@ async def _class_across_pods(cluster: Cluster) -> dict:
         for s in moved:
             await s.until(lambda s=s: s.closed, 30)
         closed = time.monotonic() - killed
-        retries = await asyncio.gather(*(class_load.reconnect_as_a_browser(s) for s in moved))
+        retries = await asyncio.gather(*(reconnect_as_a_browser(s) for s in moved))
         await asyncio.gather(*(s.run_page() for s in moved))
         # The first run to finish may be the class bar's, before the page has drawn its stage.
         try:

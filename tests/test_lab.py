@@ -17,20 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
+from harness.autograd import grad_fns
 from stockdemo import lab
 from stockdemo.train.prices import BUNDLED
-
-
-def grad_fns(output: torch.Tensor) -> set:
-    """Every autograd node behind ``output``, by a walk written here."""
-    seen, todo = set(), [output.grad_fn]
-    while todo:
-        fn = todo.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        todo.extend(next_fn for next_fn, _ in fn.next_functions)
-    return seen
 
 
 def hooked_bytes(forward) -> tuple[torch.Tensor, int, int]:

@@ -14,13 +14,13 @@ import torch
 from torch import nn
 
 import stockdemo
+from harness.autograd import ops_by_type
+from harness.helpers import ROOT
 from stockdemo import RunConfig
 from stockdemo.graph.diff import graph_diff
-from stockdemo.graph.recorder import ops_by_type
 from stockdemo.layout.steps import layout
 from stockdemo.live import run as live
 from stockdemo.render.payload import node_text
-from tests.conftest import ROOT
 
 
 class Loop(nn.Module):

@@ -17,15 +17,15 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from harness.helpers import ROOT
 from stockdemo.render.payload import node_text
-from tests.conftest import ROOT
 
 SETUP = """\
 import json
 import torch
 from torch import nn
 import stockdemo
-from stockdemo.graph.recorder import ops_by_type
+from harness.autograd import ops_by_type
 from stockdemo.cells import recurrent_layer
 from stockdemo.model import StockPredictor
 """

@@ -12,18 +12,12 @@ only the wheel and checks the dependencies still hold (``pip check``).
 from __future__ import annotations
 
 import ast
-import atexit
-import fcntl
-import hashlib
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import tomllib
 import zipfile
-from concurrent.futures import Future
 from importlib import metadata
 from pathlib import Path
 
@@ -31,30 +25,13 @@ import pytest
 import torch
 from packaging.requirements import Requirement
 
-from harness.helpers import in_background
+from harness.builds import normalised, pins, start_package
+from harness.helpers import ROOT
 from stockdemo import RunConfig, StockPredictor, run
 from stockdemo.layout.steps import layout
 from stockdemo.render.handout import _inline_script
-from tests.conftest import ROOT
 
-VENVS = ROOT / "artifacts" / "package-venv"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-
-
-def pins(path: Path) -> dict[str, str]:
-    """requirements file -> {normalised name: exact version} (``-r`` lines and comments skipped)."""
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line and not line.startswith("-"):
-            req = Requirement(line)
-            (spec,) = req.specifier
-            out[_norm(req.name)] = spec.version
-    return out
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def declared() -> dict[str, list[Requirement]]:
@@ -65,7 +42,7 @@ def declared() -> dict[str, list[Requirement]]:
 
 def test_every_pin_of_the_app_is_declared_with_a_range_the_pin_satisfies():
     app_pins = pins(ROOT / "requirements.txt")
-    by_name = {_norm(r.name): r for reqs in declared().values() for r in reqs}
+    by_name = {normalised(r.name): r for reqs in declared().values() for r in reqs}
     assert set(app_pins) <= set(by_name), f"pinned but not declared: {set(app_pins) - set(by_name)}"
     for name, version in app_pins.items():
         assert by_name[name].specifier.contains(version), f"{name}=={version} outside {by_name[name]}"
@@ -92,7 +69,7 @@ def _third_party_imports(path: Path) -> set[str]:
 def _closure(reqs: list[Requirement]) -> set[str]:
     """The distributions ``reqs`` bring in, theirs included (as installed in this environment)."""
     seen: set[str] = set()
-    todo = [_norm(r.name) for r in reqs]
+    todo = [normalised(r.name) for r in reqs]
     while todo:
         name = todo.pop()
         if name in seen:
@@ -101,7 +78,7 @@ def _closure(reqs: list[Requirement]) -> set[str]:
         for line in metadata.requires(name) or []:
             req = Requirement(line)
             if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(_norm(req.name))
+                todo.append(normalised(req.name))
     return seen
 
 
@@ -111,81 +88,9 @@ def test_every_module_the_package_imports_comes_with_a_declared_dependency():
     dists = metadata.packages_distributions()
     for path in sorted((ROOT / "stockdemo").rglob("*.py")):
         for module in _third_party_imports(path):
-            owners = {_norm(d) for d in dists.get(module, [])}
+            owners = {normalised(d) for d in dists.get(module, [])}
             assert owners & provided, f"{path.relative_to(ROOT)} imports {module}, which no " \
                                       f"declared dependency brings ({owners or 'not installed'})"
-
-
-def _clone(dest: Path) -> Path:
-    """The repository's files as a fresh clone holds them (tracked, and new ones not ignored)."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        src = ROOT / name
-        if src.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    return dest
-
-
-def _build_wheel(tmp: Path) -> Path:
-    src = _clone(tmp / "clone")
-    out = tmp / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(src)],
-                   check=True, capture_output=True, timeout=300)
-    (built,) = out.glob("stockdemo-*.whl")
-    return built
-
-
-def _requires_dist(wheel: Path) -> str:
-    with zipfile.ZipFile(wheel) as z:
-        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
-        return "\n".join(line for line in z.read(meta).decode().splitlines()
-                         if line.startswith(("Requires-Dist:", "Provides-Extra:")))
-
-
-def _build_venv(wheel: Path, tmp: Path) -> Path:
-    """A virtual environment holding the wheel and what it declares (core and the notebook extra).
-
-    Created with no access to any other site-packages; pip resolves the wheel's own
-    Requires-Dist, held to requirements.txt's pins where it names the package.
-    """
-    constraints = tmp / "constraints.txt"
-    constraints.write_text("\n".join(f"{n}=={v}" for n, v in pins(ROOT / "requirements.txt").items()))
-    key = hashlib.sha256("\n".join([sys.version, _requires_dist(wheel), constraints.read_text()])
-                         .encode()).hexdigest()[:12]
-    env = VENVS / key
-    VENVS.mkdir(parents=True, exist_ok=True)
-    with open(VENVS / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one test run builds it; another waits
-        for old in VENVS.iterdir():
-            if old.is_dir() and old.name != key:
-                shutil.rmtree(old)  # an environment for other dependencies: 1.2 GB each
-        pip = [str(env / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        if not (env / ".complete").exists():
-            shutil.rmtree(env, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-            subprocess.run([*pip, "-c", str(constraints), f"{wheel}[notebook]"], check=True,
-                           capture_output=True, timeout=900)
-            (env / ".complete").touch()
-        else:
-            subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], check=True,
-                           capture_output=True, timeout=300)
-        subprocess.run([str(env / "bin" / "python"), "-m", "pip", "check"], check=True,
-                       capture_output=True, timeout=120)
-    return env
-
-
-def start_package() -> Future:
-    """Build the wheel and its environment once per test run, in the background from the run's
-    start (tests/conftest.py): about 40 s of pip that the tests before these need not wait for."""
-    def build() -> tuple[Path, Path]:
-        tmp = Path(tempfile.mkdtemp(prefix="stockdemo-package-"))
-        atexit.register(shutil.rmtree, tmp, True)  # the clone and the wheel; the venv is kept
-        built = _build_wheel(tmp)
-        return built, _build_venv(built, tmp)
-
-    return in_background("package", build)
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +100,7 @@ def wheel() -> Path:
 
 @pytest.fixture(scope="module")
 def venv() -> Path:
-    """A virtual environment holding the wheel and what it declares (``_build_venv``)."""
+    """A virtual environment holding the wheel and what it declares (``harness.builds.build_venv``)."""
     return start_package().result()[1]
 
 
@@ -333,5 +238,5 @@ def test_without_the_app_extra_only_the_streamlit_side_fails_to_import(venv, tmp
     dists = metadata.packages_distributions()
     assert "stockdemo.render.handout" not in failed and "stockdemo.live.run" not in failed
     for module, missing in failed.items():
-        owners = {_norm(d) for d in dists.get(missing.split(".")[0], [])}
+        owners = {normalised(d) for d in dists.get(missing.split(".")[0], [])}
         assert owners & app_only, f"{module} needs {missing}, which the core should have brought"

@@ -9,14 +9,13 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import metrics, move_stage, stage_values
+from harness.helpers import ROOT, metrics, move_stage, stage_values
+from harness.redis_server import RedisServer
 from stockdemo.classroom import UNAVAILABLE, Teacher
 from stockdemo.config import show_class_code
 from stockdemo.lesson import STEPS
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import session as class_session
-from tests.conftest import ROOT
-from tests.redis_server import RedisServer
 
 CLASS_PAGE = str(ROOT / "pages" / "classroom.py")
 PLAYGROUND = str(ROOT / "pages" / "playground.py")

@@ -16,13 +16,12 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import graph_sent, metrics, send_from_view, view_element
+from harness.autograd import ops_by_type
+from harness.helpers import ROOT, graph_sent, metrics, send_from_view, view_element
+from harness.learners import LONG_LOOP, SHAPE_ERROR, here
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.code.link import MAX_CODE_CHARS, code_to_link
-from stockdemo.graph.recorder import ops_by_type
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE
-from tests.conftest import ROOT
-from tests.test_sandbox import SHAPE_ERROR, here
 
 PAGE = str(ROOT / "pages" / "code.py")
 
@@ -160,24 +159,6 @@ def test_a_run_that_fails_shows_torchs_message_and_marks_the_learners_line():
     at = run_in_editor(at, fixed, 2)
     assert not at.error and editor(at)["error"] is None
     assert drawn_ops(at) == autograd_ops(fixed)
-
-
-# A time loop written by hand, T 40, with a prediction at every step: over the layout's budget.
-LONG_LOOP = """\
-import torch
-from torch import nn
-
-cell = nn.RNNCell(3, 10)
-fc = nn.Linear(10, 1)
-torch.manual_seed(0)
-x = torch.randn(10, 40, 3)
-h = torch.zeros(10, 10)
-outs = []
-for t in range(x.shape[1]):
-    h = cell(x[:, t], h)
-    outs.append(fc(h))
-predictions = torch.stack(outs, dim=1).mean(dim=1)
-"""
 
 
 def test_a_click_on_a_rolled_box_draws_every_iteration_and_a_forged_one_is_ignored():

@@ -4,7 +4,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from harness.helpers import ROOT
 
 
 def test_home_run_it_shows_the_predictions_tensor_of_shape_10_by_1(clear_caches):

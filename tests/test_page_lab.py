@@ -8,12 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import graph_sent, metric, metrics
+from harness.helpers import ROOT, graph_sent, metric, metrics
+from harness.links import assert_controls_in_bounds, nasty
 from stockdemo import lab
 from stockdemo.lab.figures import report
 from stockdemo.layout.steps import layout
-from tests.conftest import ROOT
-from tests.test_hostile_urls import assert_controls_in_bounds, nasty
 
 PAGE = str(ROOT / "pages" / "lab.py")
 BROKEN = ["Backward twice", "Carried hidden state", "In-place change", "NaN", "no_grad"]

@@ -8,7 +8,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import metric
+from harness.autograd import grad_fns
+from harness.helpers import ROOT, metric
 from stockdemo import lab, lesson
 from stockdemo import static_graphs as static
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
@@ -17,7 +18,6 @@ from stockdemo.live import inspection
 from stockdemo.live.run import build, run
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
-from tests.conftest import ROOT
 
 PAGE = str(ROOT / "pages" / "lesson.py")
 
@@ -103,12 +103,7 @@ def grad_fn_walk(source: str) -> tuple[int, int]:
     names: dict = {"__name__": "__main__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(source, "<lesson>", "exec"), names)  # noqa: S102
-    seen, todo = set(), [names["predictions"].grad_fn]
-    while todo:
-        fn = todo.pop()
-        if fn is not None and fn not in seen:
-            seen.add(fn)
-            todo.extend(f for f, _ in fn.next_functions)
+    seen = grad_fns(names["predictions"])
     return len(seen), sum(type(fn).__name__ == "TanhBackward0" for fn in seen)
 
 

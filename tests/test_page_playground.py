@@ -9,6 +9,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from harness.helpers import (
+    ROOT,
     graph_sent,
     metric,
     metric_deltas,
@@ -19,10 +20,8 @@ from harness.helpers import (
 )
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
-from tests.conftest import ROOT
 
 PAGE = str(ROOT / "pages" / "playground.py")
-
 
 
 def graph(at) -> dict:

@@ -8,11 +8,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from harness.helpers import graph_sent, plotly_values
+from harness.uploads import BAD_FILES
 from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.render.payload import node_text
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
-from tests.test_data import BAD_FILES
 
 PAGE = "../pages/train.py"
 

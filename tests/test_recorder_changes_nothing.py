@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.learners import CORPUS, run_here
+from harness.learners import CORPUS, run_here
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)

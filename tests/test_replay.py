@@ -14,6 +14,8 @@ import pytest
 import torch
 from torch.autograd.graph import GradientEdge
 
+from harness.autograd import grad_fns
+from harness.helpers import ROOT
 from stockdemo.cells import CELLS
 from stockdemo.config import TRAIN_BATCH_SIZE, RunConfig, TrainConfig
 from stockdemo.graph import HEAD, STEP
@@ -22,8 +24,6 @@ from stockdemo.model import LoopRNN, StockPredictor
 from stockdemo.replay.model import trace_first_training_step, trace_run, trace_training_step
 from stockdemo.train import training as train
 from stockdemo.train.prices import load_dataset
-
-from .conftest import ROOT
 
 SIZES = ((1, 1), (3, 2), (6, 1))  # (seq_len, num_layers)
 CASES = [(cell, t, layers) for cell in CELLS for t, layers in SIZES]
@@ -36,14 +36,8 @@ def config_of(cell: str, seq_len: int, layers: int) -> RunConfig:
 
 
 def op_grad_fns(output: torch.Tensor) -> list:
-    """The test's own walk: every op grad_fn behind ``output``, in creation order."""
-    seen, stack = {output.grad_fn}, [output.grad_fn]
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    ops = [fn for fn in seen if not hasattr(fn, "variable")]  # AccumulateGrad holds the leaf
+    """Every op grad_fn behind ``output`` (harness's walk), in creation order."""
+    ops = [fn for fn in grad_fns(output) if not hasattr(fn, "variable")]  # AccumulateGrad holds the leaf
     return sorted(ops, key=lambda fn: fn._sequence_nr())
 
 

@@ -9,7 +9,6 @@ the same code: the graph's ops by type against a plain walk of
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import linecache
 import os
@@ -20,12 +19,13 @@ import sys
 import time
 
 import pytest
-import torch
 
+from harness.autograd import ops_by_type
 from harness.helpers import ROOT, alive, wait_until
+from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.graph.recorder import ops_by_type, raw_graph
+from stockdemo.graph.recorder import raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
 from stockdemo.sandbox.limits import SPECS
 from stockdemo.sandbox.pool import clean_env
@@ -44,37 +44,6 @@ for t in range(x.shape[1]):
     print("step", t, "norm", round(h.norm().item(), 3))
 predictions = fc(h)
 '''
-
-SHAPE_ERROR = '''\
-import torch
-from torch import nn
-
-
-class Broken(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-
-    def forward(self, x):
-        return self.fc(x)
-
-
-print("before the error")
-predictions = Broken()(torch.randn(10, 3))
-'''
-
-
-def here(source: str) -> tuple[dict, BaseException | None, str]:
-    """Run ``source`` in this process, as the sandbox would -> (namespace, what it raised, printed)."""
-    namespace: dict = {"__name__": "__main__"}
-    torch.manual_seed(0)
-    printed = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed):
-            exec(compile(source, "here", "exec"), namespace)
-    except Exception as err:
-        return namespace, err, printed.getvalue()
-    return namespace, None, printed.getvalue()
 
 
 def test_the_seed_runs_and_its_graph_has_the_ops_autograd_recorded_here():

@@ -17,10 +17,11 @@ import pytest
 import torch
 from torch import nn
 
+from harness.autograd import ops_by_type
 from harness.helpers import ROOT
-from stockdemo.graph.recorder import CODE_FILE, LineRecorder, ops_by_type
+from harness.learners import here
+from stockdemo.graph.recorder import CODE_FILE, LineRecorder
 from stockdemo.sandbox import SEED_CODE, Limits, run_code
-from tests.test_sandbox import here
 
 INITS = ("orthogonal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
          "trunc_normal_")

@@ -17,7 +17,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from harness.helpers import alive, run_async, wait_until
-from harness.sessions import Session, Target, descendants
+from harness.servers import Target, descendants
+from harness.sessions import Session
 
 
 def wait_healthy_port(port: int, timeout: float = 60.0) -> None:
@@ -106,12 +107,12 @@ def test_a_session_stays_on_its_replica_and_moves_when_it_dies(served):
 def test_a_replica_that_comes_back_takes_its_share_of_the_class_again(served):
     """After a kill every student sits on the survivor. Once the killed replica is back in the
     balancer, the survivor hands it its share (stockdemo/classroom/replicas.py): each of those tabs draws
-    the class bar's mover, reloads without HAProxy's cookie (bench/class_load.py's tab does what
+    the class bar's mover, reloads without HAProxy's cookie (harness/class_member.py's tab does what
     its JavaScript does), lands on the returned replica with its class and seat, and follows."""
-    from bench import class_load
+    from harness import class_room
 
     async def scenario() -> None:
-        room = await class_load.start(class_load.parse_args(["--students", "8"]), served)
+        room = await class_room.start(class_room.parse_args(["--students", "8"]), served)
         try:
             await room.move(11, follow_timeout=15)
             victim = max(("r1", "r2"), key=lambda r: sum(s.replica == r for s in room.students))
@@ -141,7 +142,7 @@ def test_a_replica_that_comes_back_takes_its_share_of_the_class_again(served):
             assert {s.replica for s in room.students} == {"r1", "r2"}
             assert all(s.runs[-1].seq_len == 13 for s in room.students)
         finally:
-            await class_load.stop(room)
+            await class_room.stop(room)
 
     run_async(scenario())
 

@@ -1,11 +1,11 @@
 """deploy/system.py: make test and make serve install their Debian packages or name the command."""
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness.helpers import ROOT
+
 spec = importlib.util.spec_from_file_location("system", ROOT / "deploy" / "system.py")
 system = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(system)

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from harness.helpers import ROOT
 
 PROBE = """
 import os, threading

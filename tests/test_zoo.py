@@ -2,23 +2,13 @@
 the lesson's own run, and the ``while`` model's graph set by its data."""
 
 import re
-from collections import Counter
 
 import pytest
 import torch
 
+from harness.autograd import ops_by_type
 from stockdemo import RunConfig, run
 from stockdemo.zoo import ZOO, UntilNorm
-
-
-def grad_fn_types(output: torch.Tensor) -> Counter:
-    seen, todo = {output.grad_fn}, [output.grad_fn]
-    while todo:
-        for fn, _ in todo.pop().next_functions:
-            if fn is not None and fn not in seen:
-                seen.add(fn)
-                todo.append(fn)
-    return Counter(type(fn).__name__ for fn in seen)
 
 
 def shapes(doc: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -41,7 +31,7 @@ def test_each_model_is_seeded_so_two_builds_record_the_same_run(name):
     b_model, b_x = ZOO[name]()
     a, b = a_model(a_x), b_model(b_x)
     assert torch.equal(a, b)
-    assert grad_fn_types(a) == grad_fn_types(b)
+    assert ops_by_type(a) == ops_by_type(b)
 
 
 def test_the_seed_is_the_lessons_default_run():
@@ -60,7 +50,7 @@ def test_the_while_model_runs_as_many_steps_as_its_data_asks_and_the_graph_follo
             while h.norm() < model.threshold and steps < model.max_steps:
                 h = h + 0.2 * (model.cell(x, h) - h)
                 steps += 1
-        assert grad_fn_types(model(x))["TanhBackward0"] == steps  # one RNNCell tanh a step
+        assert ops_by_type(model(x))["TanhBackward0"] == steps  # one RNNCell tanh a step
         steps_seen.add(steps)
     assert len(steps_seen) > 1, "every input ran the same number of steps"
     assert max(steps_seen) < model.max_steps  # the threshold, not the bound, ended the loops
@@ -69,4 +59,4 @@ def test_the_while_model_runs_as_many_steps_as_its_data_asks_and_the_graph_follo
 def test_the_while_model_stops_at_its_bound_when_the_threshold_is_out_of_reach():
     torch.manual_seed(0)
     model = UntilNorm(threshold=1e9, max_steps=7)
-    assert grad_fn_types(model(torch.randn(4, 3)))["TanhBackward0"] == 7
+    assert ops_by_type(model(torch.randn(4, 3)))["TanhBackward0"] == 7

@@ -45,7 +45,7 @@ class Run:
     picture: Picture
     trace: Trace | None
     label: str  # the run in words: "StockPredictor(10×5×3)"
-    record: dict[str, Any] | None = None  # the general record (code_graph), laid out again to unroll
+    record: dict[str, Any] | None = None  # the general record (graph.recorder's), laid out again to unroll
     unroll: frozenset[str] = frozenset()  # the rolled boxes drawn unrolled
 
     @property

@@ -1,7 +1,7 @@
 """A graph to hand out: one self-contained HTML file with the interactive view of one run.
 
 The file carries the view's JavaScript and CSS (the built assets in
-``stockdemo/ui/graph_view/``), the run's payload (``view_payload.view_json``,
+``stockdemo/ui/graph_view/``), the run's payload (``render.payload.view_json``,
 the same data the app sends its component) and the node table, all inline. It
 opens from disk in a browser with no server and no network: pan, zoom, hover,
 click, the table, and, when a Trace is given, the Record and Backward replays.

@@ -101,7 +101,7 @@ class BoundedOutput(io.TextIOBase):
 
 
 class BoundedRecorder(LineRecorder):
-    """code_graph's recorder, on the learner's lines only, stopping the run past ``max_nodes``
+    """The general recorder (LineRecorder), on the learner's lines only, stopping the run past ``max_nodes``
     nodes made since the last backward(), and keeping the graph each backward() frees.
 
     ``namespace``: the script's globals, where the graphs' parameters get their names.

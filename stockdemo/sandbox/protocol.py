@@ -127,7 +127,7 @@ def check_error(raw: object) -> dict | None:
 
 
 def check_graph(raw: object, max_nodes: int) -> dict | None:
-    """code_graph.raw_graph's record, rebuilt from checked fields only."""
+    """graph.recorder.raw_graph's record, rebuilt from checked fields only."""
     if raw is None:
         return None
     if not isinstance(raw, dict) or set(raw) - {"replay", "inputs"} != {"nodes", "edges", "files", "texts",
@@ -202,7 +202,7 @@ def check_graphs(raw: object, graph: dict | None, max_nodes: int) -> list[dict]:
 
 
 def check_replay(raw: object, n: int) -> dict:
-    """code_graph's backward replay of a graph of ``n`` nodes, rebuilt from checked fields."""
+    """graph.recorder's backward replay of a graph of ``n`` nodes, rebuilt from checked fields."""
     if not isinstance(raw, dict) or set(raw) != {"saved", "backward", "leaf_norms", "error", "second_error"}:
         raise BadResult("replay: expected saved, backward, leaf_norms, error, second_error")
     saved = [_exactly(s, 2, "saved") for s in _list(raw["saved"], n, "saved")]
@@ -270,7 +270,7 @@ class CodeRun:
     error: CodeError | None = None
     printed: str = ""
     shape: tuple[int, ...] | None = None
-    graph: dict | None = None  # code_graph.raw_graph's record, checked
+    graph: dict | None = None  # graph.recorder.raw_graph's record, checked
     graphs: tuple[dict, ...] = ()  # the graphs the code's backward() calls freed, oldest first
     built: int = 0  # how many backward() calls the run made (graphs keeps at most MAX_GRAPHS)
     graph_freed: bool = False  # graph is part of the one the last backward() freed

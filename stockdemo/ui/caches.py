@@ -3,20 +3,12 @@
 ``st.cache_resource`` for objects handed out as they are (read them, never
 modify them); ``st.cache_data`` for values each caller gets a copy of.
 ``held`` for the large ones (runs, pictures, replays, learners' runs): handed
-out as they are too, and bounded in bytes as well as in entries, because one
-graph of 10,000 nodes costs as much as a thousand small ones. ``host.cache_budget()``
-(a share of the host's memory; the operator's ``STOCKDEMO_CACHE_MB``) is what caching may
-cost the server; the values themselves take at most half of it (``VALUES_SHARE``), plus
-the one value just made.
+out as they are too, and bounded in bytes as well as in entries (``stockdemo/lru.py``).
 """
 
 from __future__ import annotations
 
-import functools
 import sys
-import threading
-import weakref
-from collections import Counter, OrderedDict
 from collections.abc import Callable
 
 import pandas as pd
@@ -24,7 +16,7 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
 
-from stockdemo import figures, heap, host, lab, lesson
+from stockdemo import figures, lab, lesson
 from stockdemo import static_graphs as static
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
@@ -35,6 +27,7 @@ from stockdemo.layout.picture import Picture
 from stockdemo.layout.steps import layout
 from stockdemo.live import inspection
 from stockdemo.live.run import RunResult, run, size_sweep
+from stockdemo.lru import ByteLRU, held_budget
 from stockdemo.render.dot import Rendering, render_dot
 from stockdemo.render.payload import static_payload
 from stockdemo.replay.model import trace_run
@@ -42,165 +35,23 @@ from stockdemo.replay.trace import Trace
 from stockdemo.sandbox import CodeRun, run_code
 from stockdemo.train import prices as data
 
-# (function, arguments) -> (value, its bytes), least recently used first; shared by every
-# ``held`` cache, so the budget goes to whatever was used last, whichever page it serves.
-_HELD: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
-_HELD_LOCK = threading.Lock()
-_HELD_COUNT: Counter[str] = Counter()
-_MAKING: dict[tuple, threading.Lock] = {}  # one thread makes a value; the others wait for it
-_LAST_SIZE: dict[str, int] = {}  # function -> its last value's bytes: the room made before its next
-held_bytes = 0
-
-
-# What holding large values costs the server beyond their own bytes, measured inside it after
-# forty learners' programs of 8,684 nodes (docs/hosting.md, "Forty large programs from links"):
-# for 28 MB of live values, 16 MB free inside Python's pools that those values and their making
-# left part-used, and 8 MB more in glibc's arenas. So the values get half of the budget and
-# the heap around them the other half, and the server grows by no more than the budget.
-VALUES_SHARE = 0.5
-
-
-def held_budget() -> int:
-    """Bytes the ``held`` values and the payloads kept may take together."""
-    return int(host.cache_budget() * VALUES_SHARE)
-
-
-def held(max_entries: int) -> Callable:
-    """Cache a function's value on its (hashable) arguments, for every session, bounded in bytes.
-
-    Like ``st.cache_resource``: one value per arguments, shared (read it, never modify it),
-    made once however many sessions ask at the same moment, an exception not cached.
-    Keyword arguments are not part of the key (who asks, how to tell them they wait): they
-    go to the call that makes the value.
-    """
-    def wrap(fn: Callable) -> Callable:
-        name = fn.__qualname__
-
-        @functools.wraps(fn)
-        def cached(*args, **unkeyed):
-            key = (name, *args)
-            with _HELD_LOCK:
-                hit = _held_hit(key)
-                if hit is not None:
-                    return hit[0]
-                making = _MAKING.setdefault(key, threading.Lock())
-            with making:
-                with _HELD_LOCK:
-                    hit = _held_hit(key)
-                if hit is not None:
-                    return hit[0]
-                _make_room(name)
-                try:
-                    value = fn(*args, **unkeyed)
-                    _keep(key, value, heap.size_of(value), max_entries)
-                finally:
-                    with _HELD_LOCK:
-                        _MAKING.pop(key, None)
-            return value
-
-        return cached
-
-    return wrap
-
-
-def _held_hit(key: tuple) -> tuple[object, int] | None:
-    hit = _HELD.get(key)
-    if hit is not None:
-        _HELD.move_to_end(key)
-    return hit
-
-
-def _make_room(name: str) -> None:
-    """Drop the least recently used values until ``name``'s next value fits, if as large as its
-    last: they are freed before it is made, so the heap does not hold both for a moment."""
-    global held_bytes
-    room = held_budget() - _static_bytes - _LAST_SIZE.get(name, 0)
-    with _HELD_LOCK:
-        while held_bytes > room and _HELD:
-            old, (_, size) = _HELD.popitem(last=False)
-            held_bytes -= size
-            _HELD_COUNT[old[0]] -= 1
-
-
-def _keep(key: tuple, value: object, size: int, max_entries: int) -> None:
-    """Keep ``value``; drop the least recently used values until the budget holds (never ``value``)."""
-    global held_bytes
-    budget = held_budget() - _static_bytes  # the payloads' share is spent first
-    with _HELD_LOCK:
-        _LAST_SIZE[key[0]] = size
-        if key in _HELD:
-            return
-        _HELD[key] = (value, size)
-        held_bytes += size
-        _HELD_COUNT[key[0]] += 1
-        for old in list(_HELD):  # least recently used first
-            over_budget, over_count = held_bytes > budget, _HELD_COUNT[key[0]] > max_entries
-            if not (over_budget or over_count):
-                break
-            if old == key or (not over_budget and old[0] != key[0]):
-                continue  # too many of one function's values: its own oldest goes
-            held_bytes -= _HELD.pop(old)[1]
-            _HELD_COUNT[old[0]] -= 1
-
-
-def clear_held() -> None:
-    """Forget every ``held`` value and every payload kept (tests that need cold caches)."""
-    global held_bytes, _static_bytes
-    with _HELD_LOCK:
-        _HELD.clear()
-        _HELD_COUNT.clear()
-        _LAST_SIZE.clear()
-        held_bytes = 0
-    with _STATIC_LOCK:
-        _STATIC.clear()
-        _static_bytes = 0
-
-
-# The parts of a payload that depend on the picture alone, kept for the last pictures
-# drawn: a click on a node reruns the page, and a drag of T crosses dozens of pictures
-# and comes back over them. Kept for as many pictures as the pages' picture caches hold
-# (cached_picture: 48, and the Playground's T at its defaults, 199, kept for good),
-# within a byte budget: a quarter of what ``held`` may keep, taken from it. Keyed by
-# identity (pictures come from a shared cache), with a weak reference to the picture so a
-# recycled id cannot match and a picture the caches dropped is not kept alive here; its
-# entry, which can never match again, goes at the next payload made (its index of ids was
-# the evicted graph's ids, 0.8 MB at 8,700 nodes).
-_STATIC: OrderedDict[int, tuple[weakref.ref, tuple[str, dict[str, int]], int]] = OrderedDict()
-_STATIC_LOCK = threading.Lock()
-_STATIC_KEEP = 256
-_STATIC_BYTES = held_budget() // 4
-_static_bytes = 0
+# Every session's large values (runs, pictures, replays, learners' runs) in one byte budget,
+# so it goes to whatever was used last, whichever page it serves. The payloads' parts that
+# depend on the picture alone are kept per picture: a click on a node reruns the page, and a
+# drag of T crosses dozens of pictures and comes back over them. Kept for as many pictures as
+# the pages' picture caches hold (cached_picture: 48, and the Playground's T at its defaults,
+# 199, kept for good), within a quarter of the budget.
+HELD = ByteLRU(held_budget, per_object_entries=256, per_object_share=0.25)
+held, clear_held, held_status = HELD.cache, HELD.clear, HELD.status
 
 
 def cached_static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
     """``render.payload.static_payload``, kept per picture: hand it to ``view_json(statics=)``."""
-    global _static_bytes
-    with _STATIC_LOCK:
-        hit = _STATIC.get(id(picture))
-        if hit is not None and hit[0]() is picture:
-            _STATIC.move_to_end(id(picture))
-            return hit[1]
-    built = static_payload(picture)
-    size = len(built[0]) + sys.getsizeof(built[1])  # the index's ids are the picture's own strings
-    with _STATIC_LOCK:
-        for gone in [key for key, (ref, _, _) in _STATIC.items() if ref() is None]:
-            _static_bytes -= _STATIC.pop(gone)[2]
-        old = _STATIC.pop(id(picture), None)
-        if old is not None:
-            _static_bytes -= old[2]
-        _STATIC[id(picture)] = (weakref.ref(picture), built, size)
-        _static_bytes += size
-        while len(_STATIC) > _STATIC_KEEP or (_static_bytes > _STATIC_BYTES and len(_STATIC) > 1):
-            _static_bytes -= _STATIC.popitem(last=False)[1][2]
-    return built
+    return HELD.per_object(picture, static_payload, _payload_bytes)
 
 
-def held_status() -> dict[str, int]:
-    """For an operator: values held, their bytes, the budget (what caching may cost the
-    server) and the part of it the values may take."""
-    with _HELD_LOCK:
-        return {"values": len(_HELD), "bytes": held_bytes, "budget": host.cache_budget(),
-                "for_values": held_budget()}
+def _payload_bytes(built: tuple[str, dict[str, int]]) -> int:
+    return len(built[0]) + sys.getsizeof(built[1])  # the index's ids are the picture's own strings
 
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
@@ -256,32 +107,15 @@ def keep_run(config: RunConfig, view: str) -> Picture:
 FIRST_RUN = "First run of this session: every node is new."
 
 
-# (before, after) -> cached_change's answer, least recently used first. A plain dict: the
-# diff itself is cheaper than a lookup in Streamlit's caches, which hash every argument.
-_CHANGES: OrderedDict[tuple[RunConfig, RunConfig], tuple[str, int, tuple[str, ...]]] = OrderedDict()
-_CHANGES_LOCK = threading.Lock()
-CHANGES_KEPT = 512
-
-
-def cached_change(before: RunConfig, after: RunConfig, before_graph: Graph, after_graph: Graph
+@held(max_entries=512)
+def cached_change(before: RunConfig, after: RunConfig, *, before_graph: Graph, after_graph: Graph
                   ) -> tuple[str, int, tuple[str, ...]]:
     """From the run of ``before`` to the run of ``after``: (what changed in a sentence, the change
     in node count, the ids of the nodes added). Shared by every session moving between the same
-    two settings (a class moving T together); the graphs are those settings' runs."""
-    key = (before, after)
-    with _CHANGES_LOCK:
-        hit = _CHANGES.get(key)
-        if hit is not None:
-            _CHANGES.move_to_end(key)
-            return hit
+    two settings (a class moving T together); the graphs are those settings' runs (not keyed)."""
     diff = graph_diff(before_graph, after_graph)
-    answer = (describe_diff(diff, before.__dict__, after.__dict__),
-              after_graph.counts.nodes - before_graph.counts.nodes, tuple(n.id for n in diff.added_nodes))
-    with _CHANGES_LOCK:
-        _CHANGES[key] = answer
-        while len(_CHANGES) > CHANGES_KEPT:
-            _CHANGES.popitem(last=False)
-    return answer
+    return (describe_diff(diff, before.__dict__, after.__dict__),
+            after_graph.counts.nodes - before_graph.counts.nodes, tuple(n.id for n in diff.added_nodes))
 
 
 def change_since(previous: dict | None, config: RunConfig, graph: Graph) -> dict:
@@ -294,7 +128,8 @@ def change_since(previous: dict | None, config: RunConfig, graph: Graph) -> dict
     if previous is None:
         change, delta, new = FIRST_RUN, None, ()
     else:
-        change, delta, new = cached_change(previous["config"], config, previous["graph"], graph)
+        change, delta, new = cached_change(previous["config"], config,
+                                           before_graph=previous["graph"], after_graph=graph)
     return {"config": config, "graph": graph, "change": change, "delta": delta, "new": new}
 
 

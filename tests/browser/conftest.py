@@ -10,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.drive import SHOTS
-from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server
-
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "SHOTS", "free_port", "start_server"]
-
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server
 
 # A cold machine's first page (torch read from disk, the sandbox's parent warming up, Chromium's
 # first paint) has taken over a minute on CI, where a warm one takes seconds: the session's
@@ -49,7 +45,7 @@ def server(browser):
     finally:
         context.close()
     print(f"\nfirst page served in {time.monotonic() - started:.1f} s")
-    from tests.conftest import start_builds
+    from harness.builds import start_builds
 
     start_builds()  # the image and the wheel's environment, now that the server is warm
     yield url
@@ -91,4 +87,28 @@ def page(browser):
           if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
     yield pg
+    context.close()
+
+
+@pytest.fixture
+def offline(browser):
+    """A page whose context is offline and refuses every request but the file:// ones."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, offline=True)
+    requested: list[str] = []
+
+    def refuse(route):
+        url = route.request.url
+        if url.startswith("file://"):
+            route.continue_()
+        else:
+            requested.append(url)
+            route.abort()
+
+    context.route("**/*", refuse)
+    page = context.new_page()
+    page.console_errors = []
+    page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
+    page.requested = requested
+    yield page
     context.close()

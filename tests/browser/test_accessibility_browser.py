@@ -7,40 +7,18 @@ Its file missing is a failure, not a skip: the check must run.
 import pytest
 from playwright.sync_api import expect
 
+from harness.axe import TAGS, axe_source, frame_css_applied
 from harness.drive import screenshot, settle_at, sidebar_closed, wait_for_run
 from harness.helpers import ROOT
-from stockdemo import theme
+from harness.learners import SHAPE_ERROR
 from stockdemo.code.link import code_to_link
 from stockdemo.ui import PAGES, page_url
-from tests.test_sandbox import SHAPE_ERROR
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 PHONE = {"width": 390, "height": 844}
 WIDTHS = (390, 1024, 1280, 1440, 1920)  # a phone, a tablet, laptops and a projector
-
-
-def axe_source() -> str:
-    if not AXE.exists():
-        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `npm ci` at the repository root "
-                    "(`make test` does). The accessibility check is required, not optional.")
-    return AXE.read_text(encoding="utf-8")
-
-
-def frame_css_applied(page) -> None:
-    """Wait until the page frame's CSS is in effect (a cold first run can paint before it).
-
-    The audit is of the settled page: the sidebar's captions in the theme's caption colour.
-    """
-    r, g, b = (int(theme.CAPTION[i:i + 2], 16) for i in (1, 3, 5))
-    page.wait_for_function(
-        "(want) => { const c = document.querySelector("
-        "'[data-testid=\"stSidebar\"] [data-testid=\"stCaptionContainer\"]');"
-        " return c && getComputedStyle(c).color === want; }",
-        arg=f"rgb({r}, {g}, {b})", timeout=60_000)
 
 
 def serious_violations(page) -> list[str]:

@@ -16,10 +16,11 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.drive import SHOTS, wait_for_run
+from harness.editor import open_code, shows_graph_of, wait_for_text
+from harness.graph_view import VIEW
 from stockdemo import RunConfig, run
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.sandbox import SEED_CODE
-from tests.browser.test_code_browser import VIEW, open_code, shows_graph_of, wait_for_text
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ resized: the same charts shown at each size), each chart is hovered (so plotly s
 mode bar, as a tap does on a phone) and measured: its title, subtitle, legend,
 axis titles, colour bar, annotations and mode bar must not intersect, must
 stay inside the chart, and no annotation may sit on a data line
-(tests/browser/charts.py). Before this test: the x axis's title "date" over the
+(harness/charts.py). Before this test: the x axis's title "date" over the
 Train page's legend, "test (held out)" over the price line, the mode bar over
 every title on a phone (issue 25).
 
@@ -20,9 +20,9 @@ import re
 
 import pytest
 
+from harness.charts import chart_layouts, collisions
 from harness.drive import settle_at, sidebar_closed, wait_for_run, wait_quiet
 from stockdemo.config import url_value
-from tests.browser.charts import chart_layouts, collisions
 
 pytestmark = pytest.mark.browser
 

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
+from harness.class_drive import MAIN, go, join_by_link, see, start_class, wait_for_path
 from harness.drive import screenshot, wait_for_run
 from stockdemo.lesson import STEPS
-from tests.browser.class_drive import MAIN, go, join_by_link, see, start_class, wait_for_path
 
 pytestmark = pytest.mark.browser
 

@@ -13,9 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness.drive import wait_for_run
-from harness.sessions import Target
-from tests.browser.test_pages_browser import STREAMLIT_PROBES
+from harness.drive import STREAMLIT_PROBES, wait_for_run
+from harness.servers import Target
 
 CAPACITY = 3
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from harness.helpers import stop_server
+from harness.helpers import ROOT, free_port, start_server, stop_server
 from stockdemo.ui.classmode.mover import AFFINITY_COOKIE
-from tests.browser.conftest import ROOT, free_port, start_server
 
 APP = ROOT / "tests" / "browser" / "apps" / "class_move_app.py"
 

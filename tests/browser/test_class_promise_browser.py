@@ -18,9 +18,9 @@ import re
 
 import pytest
 
+from harness.class_drive import MAIN, go, join_by_link, on_screen, report_on, see, wait_for_path
 from harness.drive import screenshot, wait_for_run
 from stockdemo.lesson import STEPS
-from tests.browser.class_drive import MAIN, go, join_by_link, on_screen, report_on, see, wait_for_path
 
 pytestmark = pytest.mark.browser
 

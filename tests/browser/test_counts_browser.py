@@ -12,15 +12,17 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.autograd import counted
+from harness.graph_view import attr, open_playground, play_to_end, turn_replay_on
 from stockdemo import RunConfig
-from tests.browser.test_graph_view_browser import attr, open_playground, play_to_end, turn_replay_on
-from tests.test_counts import counted_by_torch
+from stockdemo.live.run import build
 
 pytestmark = pytest.mark.browser
 
 
 def test_the_replay_status_counts_what_the_header_counts(page, server):
-    torch_count = counted_by_torch(RunConfig())
+    x, model = build(RunConfig())
+    torch_count = counted(model(x))
     ops, params = torch_count["operations"], torch_count["parameters"]
     nodes = ops + params + 2
     view = open_playground(page, server)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.drive import wait_for_run
-from harness.helpers import stop_server
-from tests.browser.conftest import ROOT, free_port, start_server
+from harness.helpers import ROOT, free_port, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 APP = ROOT / "tests" / "browser" / "apps" / "presses_app.py"

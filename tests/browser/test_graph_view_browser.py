@@ -14,41 +14,18 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.drive import screenshot, wait_for_run, wait_quiet
-from harness.helpers import wait_until
+from harness.graph_view import (
+    attr,
+    open_playground,
+    play_to_end,
+    second_backward_error,
+    turn_replay_on,
+    until,
+)
 from stockdemo import RunConfig, run
 from stockdemo.layout.steps import layout
 
 pytestmark = pytest.mark.browser
-
-VIEW = "[data-testid='graph-view']"
-
-
-def open_playground(page, server: str, query: str = "") -> object:
-    page.goto(f"{server}/playground{'?' + query if query else ''}")
-    wait_for_run(page)
-    view = page.locator(VIEW)
-    expect(view).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)
-    view.scroll_into_view_if_needed()
-    return view
-
-
-def attr(view, name: str) -> str:
-    return view.get_attribute(f"data-{name}") or ""
-
-
-def until(view, name: str, holds, timeout: float = 10.0) -> float:
-    """Wait until ``holds(float(data-<name>))``: the view updates on its next animation frame."""
-    seen: list[float] = []
-
-    def read_holds() -> bool:
-        seen.append(float(attr(view, name) or "nan"))
-        return holds(seen[-1])
-
-    try:
-        wait_until(read_holds, timeout, f"data-{name}", interval=0.02)
-    except AssertionError:
-        raise AssertionError(f"data-{name} is {seen[-1]}") from None
-    return seen[-1]
 
 
 def screen_xy(page, view, node) -> tuple[float, float]:
@@ -61,29 +38,6 @@ def screen_xy(page, view, node) -> tuple[float, float]:
 def placed(config: RunConfig, node_id: str, view: str = "unrolled"):
     picture = layout(run(config).graph, view, max_nodes=None)
     return next(p for p in picture.nodes if p.id == node_id)
-
-
-def turn_replay_on(page, view) -> None:
-    page.get_by_text("Replay this run").click()
-    wait_for_run(page)
-    expect(view.locator("[data-act=forward]")).to_be_visible(timeout=30_000)
-
-
-def play_to_end(view, mode: str) -> None:
-    view.locator(".gv-speed").select_option("500")
-    expect(view).to_have_attribute("data-mode", mode)
-    expect(view).to_have_attribute("data-playing", "0", timeout=30_000)
-    assert attr(view, "frame") == attr(view, "frames") != "0"
-
-
-def second_backward_error() -> str:
-    """The error torch itself raises on a second backward() of a run's output."""
-    result = run(RunConfig())
-    out = result.model(result.inputs).sum()
-    out.backward()
-    with pytest.raises(RuntimeError) as err:
-        out.backward()
-    return str(err.value).split("\n")[0]
 
 
 def test_wheel_and_keys_zoom_and_fit(page, server):

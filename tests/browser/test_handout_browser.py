@@ -10,45 +10,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness.drive import wait_for_run
+from harness.axe import TAGS, axe_source
+from harness.drive import SHOTS, wait_for_run
+from harness.graph_view import VIEW, attr, open_handout, second_backward_error, until
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
 from stockdemo.layout.steps import layout
-from tests.browser.conftest import SHOTS
-from tests.browser.test_graph_view_browser import VIEW, attr, second_backward_error, until
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def offline(browser):
-    """A page whose context is offline and refuses every request but the file:// ones."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, offline=True)
-    requested: list[str] = []
-
-    def refuse(route):
-        url = route.request.url
-        if url.startswith("file://"):
-            route.continue_()
-        else:
-            requested.append(url)
-            route.abort()
-
-    context.route("**/*", refuse)
-    page = context.new_page()
-    page.console_errors = []
-    page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
-    page.requested = requested
-    yield page
-    context.close()
-
-
-def open_handout(page, path) -> object:
-    page.goto(path.as_uri())
-    view = page.locator(VIEW)
-    expect(view).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)
-    return view
 
 
 def test_the_handout_works_from_disk_with_the_network_refused(offline, tmp_path):
@@ -224,7 +193,6 @@ def test_the_largest_handout_opens_from_disk(offline, tmp_path):
 def test_the_handout_and_its_poster_pass_axe(offline, tmp_path):
     """axe-core (WCAG 2.0/2.1 A and AA): no serious or critical violation in the handout with
     its view, nor in its poster as a page without the view's script shows it."""
-    from tests.browser.test_accessibility_browser import TAGS, axe_source
 
     path = tmp_path / "run.html"
     assert cli(["graph", "--format", "html", "-o", str(path)]) == 0

@@ -220,7 +220,6 @@ def test_playground_controls_work_by_keyboard_and_show_a_focus_ring(server, page
     assert download.value.suggested_filename == "graph_rnn_T8.dot"  # the deep-stack preset came last
 
 
-
 def open_file_chooser_by_keyboard(page: Page) -> FileChooser:
     """Tab to the uploader's button and press Enter: the file dialog opens.
 

@@ -17,10 +17,9 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
+from harness.drive import SHOTS
+from harness.graph_view import attr, open_handout, until
 from harness.notebooks import VIEW, jupyterlab, marimo_app, open_notebook, run_cell, write_notebook
-from tests.browser.conftest import SHOTS
-from tests.browser.test_graph_view_browser import attr, until
-from tests.browser.test_handout_browser import offline, open_handout  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
 

@@ -10,16 +10,20 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from harness.drive import overflowing_metrics, screenshot, settle_at, sidebar_closed, wait_for_run
+from harness.drive import (
+    STREAMLIT_PROBES,
+    overflowing_metrics,
+    screenshot,
+    settle_at,
+    sidebar_closed,
+    wait_for_run,
+)
+from harness.helpers import ROOT
 from stockdemo.ui import PAGES, page_url
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parents[2]
 EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 
-# Streamlit's front end probes the page path for its endpoints before falling back
-# to the root (e.g. /playground/_stcore/health); those 404s are not our errors.
-STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")
 GRAPH = "[data-testid='graph-view'][data-drawn-graph]"  # the graph view once it has drawn
 
 

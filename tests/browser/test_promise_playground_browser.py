@@ -13,13 +13,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from harness.autograd import counted
 from harness.drive import screenshot, wait_for_run
+from harness.graph_view import VIEW
 from stockdemo import RunConfig
 from stockdemo.live.run import build
 
 pytestmark = pytest.mark.browser
 
-VIEW = "[data-testid='graph-view']"
 MODES = {"laptop": ({"width": 1440, "height": 900}, ""),
          "presenter": ({"width": 1280, "height": 720}, "&present=1")}
 
@@ -27,14 +28,7 @@ MODES = {"laptop": ({"width": 1440, "height": 900}, ""),
 def recorded_ops(config: RunConfig) -> int:
     """How many operations autograd records for ``config``: torch's grad_fn graph, walked."""
     x, model = build(config)
-    seen, todo = set(), [model(x).grad_fn]
-    while todo:
-        fn = todo.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        todo.extend(nxt for nxt, _ in fn.next_functions)
-    return sum(type(fn).__name__ != "AccumulateGrad" for fn in seen)
+    return counted(model(x))["operations"]
 
 
 def inside(box: dict, area: dict) -> bool:

@@ -13,12 +13,12 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.drive import screenshot, wait_for_run
+from harness.graph_view import VIEW, open_stage, t_slider
 from stockdemo import RunConfig, run
 from stockdemo.graph.diff import graph_diff
 
 pytestmark = pytest.mark.browser
 
-VIEW = "[data-testid='graph-view']"
 # (width, height, presenter mode): laptops and projectors, presenting or not, and a phone.
 VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 768, True),
              (1440, 900, False), (1440, 900, True), (1920, 1080, False), (1920, 1080, True),
@@ -40,18 +40,6 @@ HOLD_FRAMES = """() => { const raf = window.requestAnimationFrame.bind(window); 
   window.__release = () => { window.requestAnimationFrame = raf;
     for (const cb of window.__held.splice(0)) raf(cb); }; }"""
 RELEASE_FRAMES = "() => window.__release()"
-
-
-def open_stage(page, server: str, query: str = ""):
-    page.goto(f"{server}/playground{'?' + query if query else ''}")
-    wait_for_run(page, ready=f"{VIEW}[data-drawn-graph]")
-    view = page.locator(VIEW)
-    expect(view).to_have_attribute("data-moving", "0")
-    return view
-
-
-def t_slider(page):
-    return page.get_by_role("slider", name="Sequence length T")
 
 
 def nodes(**settings) -> str:

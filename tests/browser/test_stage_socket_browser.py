@@ -19,9 +19,9 @@ from playwright.sync_api import expect
 
 from deploy.replica_limits import STAGE_SOCKET, STREAM_PATH
 from harness.drive import wait_for_run
+from harness.graph_view import VIEW, open_stage, t_slider
 from stockdemo import RunConfig, run
 from stockdemo.graph.diff import graph_diff
-from tests.browser.test_stage_browser import VIEW, open_stage, t_slider
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@
 import { select } from "d3-selection";
 import { zoom, zoomIdentity } from "d3-zoom";
 import { compareFit, paneRects } from "./compare.js";
-import { easeCamera } from "./frame.js";
+import { easeCamera } from "./glide.js";
 
 export const PAD = 12; // px around a fitted picture
 export const ZOOM_STEP = 1.25; // one press of + or −
@@ -110,7 +110,7 @@ export function fitTransform(v, keep = null) {
 
 /**
  * Fit the picture; `keep`: the camera to keep if it still frames the new picture (fitTransform);
- * `glide`: the camera eases there once the nodes have glided (frame.js).
+ * `glide`: the camera eases there once the nodes have glided (glide.js).
  */
 export function fit(v, keep = null, glide = false) {
   const f = fitTransform(v, keep);

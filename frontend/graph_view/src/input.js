@@ -71,7 +71,7 @@ function onClick(v, ev) {
 }
 
 /** Box `i` is a fold (a rolled run of iterations): ask for it unrolled, with those already
- *  unrolled. -> whether it was one. The host lays the run out again (view_payload.py). */
+ *  unrolled. -> whether it was one. The host lays the run out again (render/payload.py). */
 function unroll(v, i) {
   const folds = v.data.folds;
   if (v.cmp || !folds?.node?.includes(i)) return false;

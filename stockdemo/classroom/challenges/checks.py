@@ -1,7 +1,7 @@
 """Checks on the graph: does a student's run build what the challenge asked for?
 
 A ``Check`` is a sentence a student reads and a predicate over what their run recorded:
-the autograd graph behind ``predictions`` (``code_graph.raw_graph``'s record), and for
+the autograd graph behind ``predictions`` (``graph.recorder.raw_graph``'s record), and for
 questions about change, the graphs of the same code run again with other random numbers
 or longer sequences (``variants``). Checks read structure only (ops, edges, paths, loop
 iterations), never the code's text or its line numbers: ``h = h.detach()`` on line 14
@@ -39,7 +39,7 @@ from stockdemo.graph.ids import graph_of_record
 from stockdemo.sandbox.protocol import CodeRun
 
 Runner = Callable[[str], CodeRun]  # source -> its run: stockdemo.sandbox.run_code
-Record = dict[str, Any]  # code_graph.raw_graph's record: nodes, edges, files, texts, output_shape
+Record = dict[str, Any]  # graph.recorder.raw_graph's record: nodes, edges, files, texts, output_shape
 SEEDS = (1, 2, 3, 4, 5)  # other random numbers tried, in order, after the code's own
 
 
@@ -151,7 +151,7 @@ def steps(record: Record, hidden: bool = True) -> dict[str, set[int]]:
 
     A loop is one of the code's own (``for``/``while``, seen by the recorder) or, with
     ``hidden``, one torch ran inside a line (nn.RNN's time steps, found by their repeated
-    ops: ``code_ids``). Keys are only names, unique within one record.
+    ops: ``graph.ids``). Keys are only names, unique within one record.
     """
     return {loop: ks for loop, (ks, _) in _loops(record, hidden).items()}
 

@@ -34,7 +34,7 @@ def _hash(text: str) -> str:
 
 
 def shape_key(record: dict[str, Any] | None) -> str:
-    """The structure of a run's graph (``code_graph.raw_graph``'s record) as 16 hex digits.
+    """The structure of a run's graph (``graph.recorder.raw_graph``'s record) as 16 hex digits.
 
     Same ops, kinds, shapes and edges (parameters' shapes included, their names not):
     same key, whatever the code's text. None (no graph) -> "none".
@@ -152,7 +152,7 @@ def difference(reference: dict[str, Any], record: dict[str, Any]) -> GraphDiff:
 
     Nodes are matched by structure (``matching``), so a run that built the same graph from
     other text has an empty difference. ``added_nodes`` and ``added_edges`` carry the ids
-    of ``record``'s Graph (``code_ids.graph_of_record``), ``removed_*`` those of the
+    of ``record``'s Graph (``graph.ids.graph_of_record``), ``removed_*`` those of the
     reference's; ``reshaped_nodes`` pairs a matched node whose tensor shape changed.
     """
     old, new = graph_of_record(reference), graph_of_record(record)

@@ -1,6 +1,6 @@
 """What a learner's session gets from a running app, seen over Streamlit's own websocket.
 
-    python -m tests.session_probe URL [--seq-len 8]     -> one line of JSON
+    python -m harness.session_probe URL [--seq-len 8]     -> one line of JSON
 
 Used from the host (the Kubernetes pods behind their balancer) and from inside
 the app's container, which runs with no network at all: the probe is mounted
@@ -18,9 +18,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from harness.sessions import Session  # noqa: E402
+from harness.sessions import Session
 
 
 class GraphSession(Session):

@@ -100,16 +100,12 @@ class Wire:
                     if element.WhichOneof("type") == "exception":  # what went wrong, said
                         what += f" {element.exception.type}: {element.exception.message[:160]!r}"
                 line = f"delta {what} @{path} frag={msg.delta.fragment_id[:8]}"
-            elif kind == "new_session":
-                ns = msg.new_session
-                names.update((p.page_script_hash, p.url_pathname or "/") for p in ns.app_pages)
-                line = f"new_session page={names.get(ns.page_script_hash, ns.page_script_hash[:8])}"
+            elif kind in ("new_session", "navigation"):  # both name the page and list the pages
+                page = getattr(msg, kind)
+                names.update((p.page_script_hash, p.url_pathname or "/") for p in page.app_pages)
+                line = f"{kind} page={names.get(page.page_script_hash, page.page_script_hash[:8])}"
             elif kind == "script_finished":
                 line = f"script_finished {msg.script_finished}"
-            elif kind == "navigation":
-                nav = msg.navigation
-                names.update((p.page_script_hash, p.url_pathname or "/") for p in nav.app_pages)
-                line = f"navigation page={names.get(nav.page_script_hash, nav.page_script_hash[:8])}"
             elif kind == "page_info_changed":
                 line = f"page_info_changed {msg.page_info_changed.query_string}"
             elif kind == "auto_rerun":

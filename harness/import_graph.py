@@ -1,22 +1,38 @@
-"""Who imports whom in ``stockdemo/``, read from the source with ``ast``; and the circles in it.
+"""Who imports whom in ``stockdemo/`` and in ``frontend/*/src``, read from the source; the circles
+in it; and how long each hand-written module is.
 
-    .venv/bin/python -m tests.import_graph     # prints each import circle, exits 1 if any
+    .venv/bin/python -m harness.import_graph     # prints each import circle, exits 1 if any
 
-Every import counts, at the top of a module or inside a function (a lazy import is still
-a dependency), under ``if TYPE_CHECKING`` too. ``from package import name`` is an import
-of the module ``package.name`` when there is one, else of ``package``; the package's own
-``__init__`` is not counted as a dependency of its submodules (Python runs it first, but
-a submodule does not use what it defines).
+Python is read with ``ast``: every import counts, at the top of a module or inside a
+function (a lazy import is still a dependency), under ``if TYPE_CHECKING`` too. ``from
+package import name`` is an import of the module ``package.name`` when there is one, else
+of ``package``; the package's own ``__init__`` is not counted as a dependency of its
+submodules (Python runs it first, but a submodule does not use what it defines).
+
+JavaScript: every ``import ... from "./x.js"`` and ``export ... from "./x.js"`` of a module
+under ``frontend/*/src`` (the npm packages it imports are not ours; a built bundle has no
+imports left).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness.helpers import ROOT
+
 PACKAGE = "stockdemo"
+# Hand-written Python: the package, the pages, what tests share, the deployment's scripts.
+PYTHON = ("stockdemo/**/*.py", "pages/*.py", "app.py", "harness/*.py", "deploy/*.py")
+# Hand-written JavaScript: the components' sources, the build scripts, and any other module
+# that ships, less the bundles npm run build writes (they say so in their first line).
+JAVASCRIPT = ("frontend/*/src/**/*.js", "frontend/*/*.mjs", "bench/**/*.mjs", "stockdemo/**/*.js",
+              "static/*.js")
+BUILT = "Do not edit: change frontend/"
+JS_IMPORT = re.compile(r"""^[ \t]*(?:import|export)\b[^;'"]*?\bfrom\s*["'](\.{1,2}/[^"']+\.js)["']"""
+                       r"""|^[ \t]*import\s*["'](\.{1,2}/[^"']+\.js)["']""", re.M)
 
 
 def modules(root: Path = ROOT, package: str = PACKAGE) -> dict[str, Path]:
@@ -113,12 +129,41 @@ def _loop(start: str, part: set[str], edges: dict[str, set[str]]) -> list[str]:
     return sorted(part)
 
 
+def js_modules(root: Path = ROOT) -> list[Path]:
+    """Every module of the components' sources (``frontend/*/src``)."""
+    return sorted(root.glob("frontend/*/src/**/*.js"))
+
+
+def js_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """module (its path from ``root``) -> the modules of ``frontend/*/src`` it imports."""
+    edges = {}
+    for path in js_modules(root):
+        text = path.read_text(encoding="utf-8")
+        targets = {(path.parent / (a or b)).resolve() for a, b in JS_IMPORT.findall(text)}
+        edges[path.relative_to(root).as_posix()] = {t.relative_to(root.resolve()).as_posix()
+                                                    for t in targets if t.exists()}
+    return edges
+
+
+def hand_written(root: Path = ROOT) -> list[Path]:
+    """Every hand-written Python and JavaScript module (PYTHON, JAVASCRIPT, less what is BUILT)."""
+    found = {p for pattern in PYTHON for p in root.glob(pattern)}
+    for pattern in JAVASCRIPT:
+        found |= {p for p in root.glob(pattern)
+                  if "node_modules" not in p.parts and BUILT not in p.read_text(encoding="utf-8")[:300]}
+    return sorted(found)
+
+
+def lines_of(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
 def main() -> int:
-    found = cycles(graph())
+    found = cycles(graph()) + cycles(js_graph())
     for part in found:
         print("import circle: " + " -> ".join(part))
     if not found:
-        print(f"no import circle in {PACKAGE}/")
+        print(f"no import circle in {PACKAGE}/ nor frontend/*/src")
     return 1 if found else 0
 
 

@@ -1,4 +1,5 @@
-"""Learners' programs (tests/corpus/*.py) and one run of a program in this process, as the sandbox runs it.
+"""Learners' programs (tests/corpus/*.py, and a few written here) and one run of a program in this
+process, as the sandbox runs it.
 
 The sandbox's child (``stockdemo.sandbox.child.run_source``) seeds torch and ``random``
 with 0, compiles the source as ``"<your code>"`` without this module's ``__future__``
@@ -20,8 +21,9 @@ from pathlib import Path
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from harness.autograd import ops_by_type
 from harness.helpers import ROOT
-from stockdemo.graph.recorder import CODE_FILE, LineRecorder, ops_by_type
+from stockdemo.graph.recorder import CODE_FILE, LineRecorder
 
 CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.py"))
 SEED = 0  # stockdemo.sandbox.child.SEED
@@ -100,3 +102,54 @@ def each_backward(seen: list[dict[str, int]]) -> Iterator[None]:
         yield
     finally:
         torch.autograd.backward, torch.autograd.grad = backward, grad
+
+
+def here(source: str) -> tuple[dict, BaseException | None, str]:
+    """Run ``source`` in this process, as the sandbox would -> (namespace, what it raised, printed)."""
+    namespace: dict = {"__name__": "__main__"}
+    torch.manual_seed(0)
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(source, "here", "exec"), namespace)
+    except Exception as err:
+        return namespace, err, printed.getvalue()
+    return namespace, None, printed.getvalue()
+
+
+# A shape mistake inside forward, after a print: torch's own error, on the learner's line.
+SHAPE_ERROR = '''\
+import torch
+from torch import nn
+
+
+class Broken(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+print("before the error")
+predictions = Broken()(torch.randn(10, 3))
+'''
+
+
+# A time loop written by hand, T 40, with a prediction at every step: over the layout's budget.
+LONG_LOOP = """\
+import torch
+from torch import nn
+
+cell = nn.RNNCell(3, 10)
+fc = nn.Linear(10, 1)
+torch.manual_seed(0)
+x = torch.randn(10, 40, 3)
+h = torch.zeros(10, 10)
+outs = []
+for t in range(x.shape[1]):
+    h = cell(x[:, t], h)
+    outs.append(fc(h))
+predictions = torch.stack(outs, dim=1).mean(dim=1)
+"""
