@@ -87,6 +87,12 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it, which Bab
     return message
 
 
+def Nn_(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 (N_'s counterpart for a plural pair)
+    """Marks a counted phrase where it is declared, to be said for a count elsewhere (``trn``, or
+    the browser's plural rules: ``stockdemo.render.words``): it is not translated here."""
+    return singular, plural
+
+
 @dataclass(frozen=True)
 class Message:
     """Words made where the reader is not known (a cache every session shares, a worker
@@ -122,5 +128,5 @@ def later_n(singular: str, plural: str, n: int, /, **params: object) -> Message:
     return Message(singular, plural, n, tuple(params.items()))
 
 
-__all__ = ["ENGLISH", "LANGUAGES", "NAMES", "TAGS", "Message", "N_", "catalog", "in_every_language",
+__all__ = ["ENGLISH", "LANGUAGES", "NAMES", "TAGS", "Message", "N_", "Nn_", "catalog", "in_every_language",
            "language", "later", "later_n", "number", "set_language", "speaking", "tr", "trn", "trp"]

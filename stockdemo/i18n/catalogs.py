@@ -49,7 +49,8 @@ DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 SOURCES = ("app.py", "pages/*.py", "stockdemo/**/*.py", "lessons/*.toml")
 # The functions of stockdemo.i18n that take words (Babel's keyword specs).
-KEYWORDS = {"tr": None, "trn": (1, 2), "trp": ((1, "c"), 2), "N_": None, "later": None, "later_n": (1, 2)}
+KEYWORDS = {"tr": None, "trn": (1, 2), "trp": ((1, "c"), 2), "N_": None, "Nn_": (1, 2), "later": None,
+            "later_n": (1, 2)}
 COMMENT_TAGS = ("i18n:",)  # "# i18n: ..." above a string is a note for its translators
 WIDTH = 100
 # Fixed: a date in the template's header would change it at every extraction.

@@ -15,7 +15,8 @@ The server sends (``data``, JSON):
 - ``present``: presenter mode; ``height``: px, or None to take the height the window leaves;
 - ``focus_line``: the line to scroll to when a new text arrives;
 - ``printed``: what the last run printed, shown under the code;
-- ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none).
+- ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none);
+- ``words``: the editor's own words in the reader's language (``stockdemo.render.words``).
 
 The failing line carries the class ``sd-error-line`` (the message under it, ``sd-error-note``),
 the line of a hovered graph node ``sd-hover-line``. Test hook: ``el.ceText()`` on the
@@ -32,6 +33,7 @@ from typing import Any
 
 import streamlit as st
 
+from stockdemo.render.words import editor_words
 from stockdemo.ui.assets import component_js
 
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "code_editor.js"
@@ -41,7 +43,7 @@ def _loader() -> str:
     version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
-    return component_js("loader", bundle=path, what="The code editor", watched=False)
+    return component_js("loader", bundle=path, watched=False)
 
 
 _COMPONENT = st.components.v2.component(
@@ -66,6 +68,6 @@ def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, k
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base, "error": error, "status": status, "ran": ran,
             "locked": locked, "present": present, "height": height, "focus_line": focus_line,
-            "printed": printed, "lesson": lesson}
+            "printed": printed, "lesson": lesson, "words": editor_words()}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

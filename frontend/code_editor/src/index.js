@@ -20,6 +20,7 @@ import { python } from "@codemirror/lang-python";
 import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
+import { Words, relabel } from "../../graph_view/src/words.js";
 
 const RUN_KEY = "Mod-Enter";
 const CODE_FILE = "<your code>"; // the file name the sandbox compiles the code under
@@ -122,21 +123,22 @@ class CodeEditor {
     this.ran = Text.empty; // the text of the last run: the server's text, then each Run's
     this.diff = new Compartment();
     this.lock = new Compartment();
+    this.said = new Compartment(); // the words CodeMirror says (its phrases, the code's name)
 
     const bar = document.createElement("div");
     bar.className = "ce-bar";
     this.runButton = document.createElement("button");
     this.runButton.type = "button";
     this.runButton.className = "ce-run";
-    this.runButton.textContent = "▶ Run";
-    this.runButton.title = "Run this code (Ctrl+Enter, or ⌘+Enter on a Mac)";
+    this.runButton.dataset.say = "run";
+    this.runButton.dataset.sayTitle = "run_help";
     this.runButton.addEventListener("click", () => this.run());
     this.status = document.createElement("span");
     this.status.className = "ce-status";
     this.status.setAttribute("aria-live", "polite");
     const hint = document.createElement("span");
     hint.className = "ce-hint";
-    hint.textContent = "Ctrl+Enter runs · Esc then Tab leaves the editor";
+    hint.dataset.say = "hint";
     // What a ready-made edit teaches, over the diff it explains.
     this.lesson = document.createElement("p");
     this.lesson.className = "ce-lesson";
@@ -148,7 +150,7 @@ class CodeEditor {
     this.out = document.createElement("pre");
     this.out.className = "ce-out";
     this.out.tabIndex = 0;
-    this.out.setAttribute("aria-label", "What your code printed");
+    this.out.dataset.sayAria = "printed";
     this.out.hidden = true;
     this.root.replaceChildren(bar, this.host, this.out);
 
@@ -185,10 +187,7 @@ class CodeEditor {
           ...defaultKeymap,
           ...historyKeymap,
         ]),
-        // tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a
-        // locked editor stays reachable to read.
-        EditorView.contentAttributes.of({ "aria-label": "Python code: edit it, then press Ctrl+Enter to run it",
-          tabindex: "0" }),
+        this.said.of(this.saying()),
         errorField,
         hoverField,
         againstField.init(() => (base === null ? "run" : "edit")),
@@ -200,8 +199,27 @@ class CodeEditor {
     });
   }
 
+  /** CodeMirror's words in the payload's language: its phrases and the code's accessible name.
+   *  tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a locked
+   *  editor stays reachable to read. */
+  saying() {
+    const w = this.words;
+    if (!w) return [];
+    return [EditorState.phrases.of(w.phrases),
+      EditorView.contentAttributes.of({ "aria-label": w.say("code"), tabindex: "0" })];
+  }
+
+  /** The payload's words (graph_view's words.js): said again when the language changes. */
+  takeWords(sent) {
+    if (this.words && this.words.lang === (sent?.lang || "en")) return;
+    this.words = new Words(sent);
+    relabel(this.root, this.words);
+    this.view.dispatch({ effects: this.said.reconfigure(this.saying()) });
+  }
+
   update(data) {
     this.data = data;
+    this.takeWords(data.words);
     this.root.classList.toggle("ce-present", !!data.present);
     if (data.doc_key !== this.docKey) {
       // A new text from the server (a ready-made edit, a link, the teacher's code): the
@@ -218,7 +236,7 @@ class CodeEditor {
     // A following student holds the teacher's code: readable, not editable, not runnable.
     this.runButton.disabled = !!data.locked;
     this.view.dispatch({ effects: this.lock.reconfigure(EditorState.readOnly.of(!!data.locked)) });
-    this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : "Running…";
+    this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : this.words.say("running");
     this.lesson.textContent = data.lesson ?? "";
     this.lesson.hidden = !data.lesson;
     this.out.textContent = data.printed ?? "";
@@ -245,7 +263,7 @@ class CodeEditor {
       this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] });
     }
     this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
-    this.status.textContent = "Running…";
+    this.status.textContent = this.words.say("running");
     this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
     return true;
   }
