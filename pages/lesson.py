@@ -20,7 +20,7 @@ ui.setup_page(
 )
 
 
-@st.fragment
+@ui.fragment
 def live() -> None:
     number = ui.lesson_step()
     total = len(lesson.STEPS)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from stockdemo.config import ChoiceKnob, RunConfig
-from stockdemo.i18n import N_, tr
+from stockdemo.i18n import N_, language, speaking, tr
 from stockdemo.layout.picture import Picture
 from stockdemo.render.handout import view_file_name, view_handout
 from stockdemo.render.node_table import node_table, node_table_alt
@@ -182,12 +182,20 @@ def graph_table(picture: Picture, trace: Trace | None, settings: dict[str, str] 
         if table.open:
             st.dataframe(node_table(picture, trace), hide_index=True, width="stretch",
                          alt=node_table_alt(picture))
-            # Built on the click, in its own thread (a callable), not on every rerun.
+            # Built on the click, in its own thread (a callable), not on every rerun: in the
+            # language of the session that drew the button, which that thread does not speak.
             config = None if settings is None else RunConfig.from_params(settings)[0]
+            lang = language()
             st.download_button(tr("Download this graph as one HTML file (opens from disk, offline)"),
-                               data=lambda: view_handout(picture, trace, config),
+                               data=lambda: _said(lang, view_handout, picture, trace, config),
                                file_name=view_file_name(config, key), mime="text/html",
                                key=f"{key}_handout", on_click="ignore")
+
+
+def _said(lang: str, make: Callable[..., str], *args: Any) -> str:
+    """``make(*args)`` in ``lang``: for a download made in a thread of its own."""
+    with speaking(lang):
+        return make(*args)
 
 
 def stage_table(config: RunConfig, view: str, key: str = "graph") -> None:
