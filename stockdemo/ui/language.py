@@ -16,7 +16,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from stockdemo import i18n
-from stockdemo.config import LANG, PAGE_KNOBS, ChoiceKnob, language_of, parse_lang
+from stockdemo.config import LANG, PAGE_KNOBS, ChoiceKnob
+from stockdemo.i18n.tags import language_of, parse_lang
 from stockdemo.ui import keys
 from stockdemo.ui.assets import component_js
 

@@ -164,7 +164,7 @@ def test_a_menus_label_in_the_address_written_in_one_language_opens_the_same_cho
     (Streamlit would put a menu whose browser sent an old-language label back to its default)."""
     chinese, spanish = (said(lang, CELL.labels["gru_loop"]) for lang in ("zh_CN", "es"))
     page = opened(f"{server}/debugging?lang=es&cell={quote(chinese)}")
-    expect(menu_value(page, "es")).to_have_value(spanish)
+    expect(menu_value(page, "es")).to_have_value(spanish, timeout=30_000)
     assert query(page.url)["cell"] == [spanish] and not refusals(page)
     pick_language(page, "zh_CN")
     expect(menu_value(page, "zh_CN")).to_have_value(chinese)
