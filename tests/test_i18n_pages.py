@@ -163,7 +163,7 @@ def test_the_graph_view_on_a_translated_page_is_sent_its_words_in_the_pages_lang
         assert view["words"]["lang"] == TAGS[lang]
         said = [*view["words"]["text"].values(), *(f for forms in view["words"]["counted"].values()
                                                     for f in forms.values())]
-        assert not [w for w in said if english_left(w)], said
+        assert not [w for w in said if english_left(re.sub(r"\{\w+\}", " ", w))], said
         assert not english_left(view["trace"]["status"]["forward"] if view["trace"] else "")
 
 

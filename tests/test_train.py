@@ -175,7 +175,7 @@ def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
     ds = small_dataset(config)
     fig = figures.prices_figure(ds, "t")
     reference = go.Figure()
-    for shape, name in zip(fig.layout.shapes, ("validation days", "test (held out) days"), strict=True):
+    for shape, name in zip(fig.layout.shapes, ("validation days", "test days (held out)"), strict=True):
         reference.add_vrect(x0=shape.x0, x1=shape.x1, fillcolor=shape.fillcolor, opacity=shape.opacity,
                             line_width=0, name=name, showlegend=True)
     assert fig.layout.shapes == reference.layout.shapes
@@ -186,9 +186,10 @@ def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
 
 def test_the_metrics_table_says_n_a_where_a_forecast_calls_no_move():
     metrics = pd.DataFrame({"RMSE": [1.0, 2.0], "MAE": [0.5, 1.0], "Direction": [0.55, math.nan]},
-                           index=["Model", "Persistence (tomorrow = today)"])
+                           index=[train.MODEL_ROW, train.PERSISTENCE_ROW])
     shown = report.metrics_table(metrics)
     assert list(shown["Direction right"]) == ["55.0%", "n/a"]
+    assert list(shown.index) == ["Model", "Persistence (tomorrow = today)"]
     assert list(shown.columns) == ["RMSE (price)", "MAE (price)", "Direction right"]
 
 
