@@ -23,6 +23,7 @@ from stockdemo.config import CODE, PAGE_KNOBS, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
 from stockdemo.graph.ids import graph_of_record
+from stockdemo.i18n.numbers import significant
 from stockdemo.live import inspection
 from stockdemo.live.run import printed, run
 from stockdemo.sandbox import run_code
@@ -178,9 +179,10 @@ def vanishing_gradient(config: RunConfig) -> Answer:
     trend = inspection.gradient_trend(ratio)
     value = {inspection.VANISHED: "vanished to 0", inspection.VANISHING: f"{trend.factor:,.0f}× smaller",
              inspection.EXPLODING: f"{trend.factor:,.0f}× bigger"}[trend.kind]
+    last_h = f"‖∂L/∂h{subscript(config.seq_len - 1)}‖"
     return Answer("Gradient at step 0, against the last step", value,
-                  f"‖∂L/∂h₀‖ = {first:.3g} at the first step, ‖∂L/∂h{subscript(config.seq_len - 1)}‖ = "
-                  f"{last:.3g} at the last (first / last = {ratio:.3g}), read with `retain_grad()` "
+                  f"‖∂L/∂h₀‖ = {significant(first)} at the first step, {last_h} = {significant(last)} "
+                  f"at the last (first / last = {significant(ratio)}), read with `retain_grad()` "
                   "on every hidden state during the run.")
 
 

@@ -69,3 +69,4 @@ LANGUAGE = "language"  # this session's language: the link's, else the browser's
 LANGUAGE_LINK = "_language_link"  # the link's ?lang= last taken: a new one (a link followed) wins
 LANGUAGE_MESSAGE = "_language_message"  # why the link's ?lang= was not taken, said once
 LANGUAGE_PICKER = "language_picker"  # the sidebar's language menu, read by its callback
+FRAME_WIDGETS = (PRESENT_TOGGLE, LANGUAGE_PICKER)  # the sidebar's own widgets, on every page
