@@ -32,11 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from harness.drive import wait_for_run  # noqa: E402
+from harness.drive import VIEW, wait_for_run  # noqa: E402
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server  # noqa: E402
 from stockdemo.config import KNOBS  # noqa: E402
 
-VIEW = "[data-testid='graph-view']"
 LARGEST = {"seq_len": 200, "num_layers": 4, "cell": "gru", "view": "unrolled"}
 MAXIMAL = {name: KNOBS[name].high for name in
            ("seq_len", "hidden_size", "num_layers", "batch_size", "input_size")}

@@ -55,10 +55,9 @@ from harness import (
     servers,  # noqa: E402
     sessions,  # noqa: E402  the session client
 )
-from harness.drive import wait_for_run  # noqa: E402
+from harness.drive import VIEW, wait_for_run  # noqa: E402
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-VIEW = "[data-testid='graph-view']"
 RETURN_LINE = "return self.fc(out[:, -1, :])"
 TARGET_PRESS_MS = 250
 TARGET_RATIO = 1.5

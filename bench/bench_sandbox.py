@@ -3,9 +3,9 @@
     .venv/bin/python bench/bench_sandbox.py [--runs 20] [--loops 5]
 
 Prints:
-- the warm parent's start (import torch and its warm-up) and its size;
+- the fork server's start (import torch and its warm-up) and its size;
 - the seed through ``run_code``: the median and p90 of ``--runs`` runs, both the
-  fork to result timed in the warm parent and the whole call timed here;
+  fork to result timed in the fork server and the whole call timed here;
 - a training loop of ``--steps`` SGD steps of the seed: its CPU time (median of five)
   against the CPU limit, and how many graphs it built and kept;
 - ``--loops`` sessions submitting ``while True: pass`` at once, while one more
@@ -108,7 +108,7 @@ def main() -> None:
     first = run_code(SEED_CODE)
     assert first.ok, first.message
     info = shared_pool().info
-    print(f"warm parent: first run after {time.perf_counter() - started:.1f} s (import torch, warm-up); "
+    print(f"fork server: first run after {time.perf_counter() - started:.1f} s (import torch, warm-up); "
           f"{info.get('rss_mb')} MB resident; Landlock ABI {info.get('landlock')}; walls: {first.walls}")
     seed_runs(args.runs)
     training(args.steps)

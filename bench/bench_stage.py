@@ -36,10 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from harness.drive import wait_for_run  # noqa: E402
+from harness.drive import VIEW, wait_for_run  # noqa: E402
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
 
-VIEW = "[data-testid='graph-view']"
 VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 768, True),
              (1440, 900, False), (1440, 900, True), (1920, 1080, False), (1920, 1080, True),
              (390, 844, False)]

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
+from harness.drive import VIEW  # noqa: E402
 from harness.helpers import ROOT  # noqa: E402
 from stockdemo.layout.picture import Picture  # noqa: E402
 from stockdemo.render.handout import SCRIPT, STYLE, _inline_json, _inline_script, theme_variables  # noqa: E402
@@ -108,7 +109,6 @@ def page_html(picture: Picture) -> str:
 <script>{_inline_script(SCRIPT.read_text(encoding="utf-8"))}</script></body></html>"""
 
 
-VIEW = "[data-testid='graph-view']"
 # Zoom by 2**(-deltaY * 0.002) about the canvas's centre (d3-zoom's wheel), as one event.
 WHEEL = """([dy]) => {
   const c = document.querySelector("[data-testid='graph-view'] canvas"), r = c.getBoundingClientRect();

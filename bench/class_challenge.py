@@ -76,11 +76,13 @@ REFUSALS = ("Every place in the sandbox is taken", "Your previous runs are still
 
 
 def sandbox_runs_cpu_s(target: servers.Target) -> float:
-    """CPU seconds of the sandbox's runs that ended: its warm parents' reaped children."""
+    """CPU seconds of the sandbox's runs that ended: the fork server's reaped children (its
+    children share its command line, and reap none; a training worker would count once it
+    ended, and the class trains nothing)."""
     total = 0.0
     for pid in servers.descendants(target.proc.pid):
         try:
-            if b"stockdemo.sandbox.parent" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"stockdemo.forkserver.process" not in Path(f"/proc/{pid}/cmdline").read_bytes():
                 continue
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

@@ -16,7 +16,11 @@ host; here it only gets cycles the servers and the class leave), and does one of
 - **health**: ``GET /_stcore/health`` in a loop on 8 keep-alive connections;
 - **pages**: ``GET /`` and ``GET /playground`` (the app's HTML) the same way;
 - **messages**: one Playground session sending moves of T in a loop, never
-  waiting for an answer.
+  waiting for an answer;
+- **reconnects**: one Playground session, then 1,000 websockets as Streamlit's frontend
+  opens them when it reconnects (the ``SRV`` cookie, the session's id as the third
+  subprotocol), 50 at a time: half name that session (each then asks for a run, as a
+  reconnect does), half a session id it made up.
 
 Phases of ``--seconds`` each: the class alone, then the class with each flood;
 ``--rounds N`` repeats them, interleaved, and judges each phase by its median
@@ -49,6 +53,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
@@ -64,7 +70,7 @@ from harness import (
 
 SCHOOL = "127.0.0.2"  # the class's one NAT address
 FLOODER = "127.0.0.3"
-FLOODS = ("websockets", "health", "pages", "messages")
+FLOODS = ("websockets", "health", "pages", "messages", "reconnects")
 MAX_WEBSOCKETS = 1000
 MAX_MESSAGES = 100_000  # a phase's bound for the messages flood
 MAX_REQUESTS = 200_000  # a phase's bound for the HTTP floods
@@ -74,30 +80,37 @@ TARGET_P95_S = 0.5
 
 # --------------------------------------------------------------------------- the flooder
 
+async def upgrade(session: sessions.SourceSession, named: str = ""):
+    """A websocket to Streamlit's stream with the session's cookies, from the flooding address;
+    ``named``: the session it names, as the frontend does when it reconnects -> the websocket,
+    or why it was refused (the status, or the error's name)."""
+    protocols = ["streamlit"] + ([session.cookies["_streamlit_xsrf"]]
+                                 if "_streamlit_xsrf" in session.cookies else []) + ([named] if named else [])
+    try:
+        return await asyncio.wait_for(connect(
+            f"{session.base.replace('http://', 'ws://')}/_stcore/stream", subprotocols=protocols,
+            origin=session.base, ping_interval=None, local_addr=(FLOODER, 0), additional_headers={
+                "Cookie": "; ".join(f"{k}={v}" for k, v in session.cookies.items())}), timeout=10)
+    except InvalidStatus as err:
+        return err.response.status_code
+    except (OSError, TimeoutError, Exception) as err:  # reset by HAProxy, or timed out
+        return type(err).__name__
+
+
 async def flood_websockets(base: str, seconds: float) -> dict:
     first = sessions.SourceSession(base, "", source=FLOODER)
     await asyncio.to_thread(first._get_page)
-    protocols = ["streamlit"] + ([first.cookies["_streamlit_xsrf"]] if "_streamlit_xsrf" in first.cookies
-                                 else [])
-    cookie = "; ".join(f"{k}={v}" for k, v in first.cookies.items())
     opened, refused, statuses = [], 0, {}
     deadline = time.monotonic() + seconds
 
     async def one() -> None:
         nonlocal refused
-        try:
-            ws = await asyncio.wait_for(connect(
-                f"{base.replace('http://', 'ws://')}/_stcore/stream", subprotocols=protocols,
-                origin=base, ping_interval=None, additional_headers={"Cookie": cookie},
-                local_addr=(FLOODER, 0)), timeout=10)
+        ws = await upgrade(first)
+        if isinstance(ws, (int, str)):
+            refused += 1
+            statuses[ws] = statuses.get(ws, 0) + 1
+        else:
             opened.append(ws)
-        except InvalidStatus as err:
-            refused += 1
-            code = err.response.status_code
-            statuses[code] = statuses.get(code, 0) + 1
-        except (OSError, TimeoutError, Exception) as err:  # reset by HAProxy, or timed out
-            refused += 1
-            statuses[type(err).__name__] = statuses.get(type(err).__name__, 0) + 1
 
     started = time.monotonic()
     for i in range(0, MAX_WEBSOCKETS, 50):
@@ -201,6 +214,36 @@ async def flood_messages(base: str, seconds: float) -> dict:
             "runs_per_second": round(sum(runs.values()) / took, 1), "disconnected_after_s": closed_after}
 
 
+async def flood_reconnects(base: str, seconds: float) -> dict:
+    """One session, then reconnects in a loop, half naming it and half a made-up session."""
+    session = sessions.SourceSession(base, "playground", source=FLOODER)
+    await session.open()
+    await session.run()
+    got: dict[str, Counter] = {"own": Counter(), "made_up": Counter()}
+
+    async def one(kind: str) -> None:
+        ws = await upgrade(session, session.session_id if kind == "own" else str(uuid.uuid4()))
+        if isinstance(ws, (int, str)):
+            got[kind][str(ws)] += 1
+            return
+        got[kind]["opened"] += 1
+        with contextlib.suppress(ConnectionClosed):
+            await ws.send(session._rerun_msg().SerializeToString())  # the run a reconnect asks for
+            await ws.close()
+
+    started = time.monotonic()
+    deadline = started + seconds
+    for _ in range(0, MAX_WEBSOCKETS, 50):
+        if time.monotonic() > deadline:
+            break
+        await asyncio.gather(*(one("own" if k % 2 else "made_up") for k in range(50)))
+    took = time.monotonic() - started
+    with contextlib.suppress(ConnectionClosed):
+        await session.close()
+    return {"flood": "reconnects", "naming_its_session": dict(got["own"]),
+            "naming_a_made_up_session": dict(got["made_up"]), "seconds_to_try_all": round(took, 1)}
+
+
 def flooder_main(kind: str, base: str, seconds: float) -> None:
     # Only on CPU nobody else wants (SCHED_IDLE, inherited by its threads): a real
     # flooder's CPU is its own, here it shares the servers' 2 cores. At nice 19 it still
@@ -211,6 +254,8 @@ def flooder_main(kind: str, base: str, seconds: float) -> None:
         out = asyncio.run(flood_websockets(base, seconds))
     elif kind == "messages":
         out = asyncio.run(flood_messages(base, seconds))
+    elif kind == "reconnects":
+        out = asyncio.run(flood_reconnects(base, seconds))
     elif kind == "health":
         out = flood_http(base, seconds, ("/_stcore/health",), kind)
     else:

@@ -7,7 +7,7 @@ one learner tours every page in Chromium (Your code with two ready-made edits,
 one training run), then ``--sessions`` sessions move T on the Playground at once
 (bench/load.py's burst). Printed: each page's time and whether the server still
 answers, the PSS of every process of the app after the tour (server, training
-workers, the sandbox's warm parent; /proc/PID/smaps_rollup), the p95 of the
+workers, the fork server; /proc/PID/smaps_rollup), the p95 of the
 moves and their errors, and the cgroup's peak memory and OOM kills.
 ``--memory-mib 0`` sets no limit (the PSS table's figures); ``--root`` tours
 another copy of the app (``git archive COMMIT | tar -x -C DIR``: the figures

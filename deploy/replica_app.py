@@ -12,6 +12,8 @@ limits come from the environment (``deploy/serve.py`` sets them from its options
 - ``STOCKDEMO_SESSION_MESSAGES``: one session's messages, ``BURST/PER_S`` (default 40/4);
 - ``STOCKDEMO_FULL_RETRY_S``: the full page's wait before it tries again (default 30, plus
   up to half of it at random);
+- ``STOCKDEMO_UNHELD_SESSIONS``: websockets naming a session this replica does not hold
+  (each would be a new session), ``BURST/PER_S`` for the whole replica (default 30/10);
 - ``STOCKDEMO_AFFINITY_COOKIE``: the balancer's cookie (default SRV, as class mode's);
 - ``STOCKDEMO_WARM_STAGE``: ``0`` to start without running the Playground's every T first
   (``deploy/replica.py --cold``: a replica restarted while the others carry the class).
@@ -44,6 +46,9 @@ HARD_CAP = int(os.environ.get("STOCKDEMO_HARD_CAP") or CAPACITY * 3 // 2)
 BURST, PER_S = (float(x) for x in (os.environ.get("STOCKDEMO_SESSION_MESSAGES") or "40/4").split("/"))
 # Time for a learner or two to leave; the random half keeps a full class's retries apart.
 RETRY_S = int(os.environ.get("STOCKDEMO_FULL_RETRY_S") or 30)
+# Reconnects that name a session held nowhere here: a failed replica's share of a class at
+# once, then the pace a forged flood gets (a session held here comes back without it).
+UNHELD = tuple(float(x) for x in (os.environ.get("STOCKDEMO_UNHELD_SESSIONS") or "30/10").split("/"))
 
 STATS_PATH = "/_stockdemo/stats"
 
@@ -66,6 +71,12 @@ async def stats(_request) -> JSONResponse:
     return JSONResponse(stats.stats())
 
 
+def held(session_id: str) -> bool:
+    # stockdemo.ui comes with the first page run: before it, no session here has run to resume.
+    compat = sys.modules.get("stockdemo.ui.compat")
+    return compat is not None and compat.holds_session(session_id)
+
+
 def warm_stage() -> None:
     from stockdemo.ui import stage_route
 
@@ -82,7 +93,8 @@ async def lifespan(_app):
 
 
 LIMITS = Middleware(ReplicaLimits, capacity=CAPACITY, hard_cap=HARD_CAP, burst=BURST, per_s=PER_S,
-                    retry_s=RETRY_S, affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV")
+                    retry_s=RETRY_S, affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV",
+                    held=held, unheld=UNHELD)
 app = st.App(ROOT / "app.py", lifespan=lifespan, routes=[WebSocketRoute(STAGE_SOCKET, stage_socket),
                                                       Route(STATS_PATH, stats)],
              middleware=[LIMITS])

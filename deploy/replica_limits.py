@@ -15,6 +15,16 @@ one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
   dies (its sessions reconnect to the others) and for the pages loaded while a
   replica filled up, whose websockets come a moment later. A page load holds no
   seat: a client loading pages in a loop would fill the class with nobody.
+- **Returning sessions.** A browser that lost its connection names the session it had
+  when it reconnects (the third subprotocol, ``streamlit, <xsrf>, <session id>``);
+  Streamlit then resumes it, which costs a rerun, not a new session. The balancer
+  lets such reconnects through at a lecture's pace, and anyone can name a session,
+  so here each is judged by what it names (``held``: whether this server holds it):
+  a session it holds comes back at once, but at most ``RESUMES`` times in
+  ``RESUME_WINDOW_S`` (a browser comes back once per blip; a loop does not); one it
+  does not hold would be a new session, and such claims get a bucket of their own
+  for the whole replica (``unheld``): past it, 429 before the upgrade, and the
+  browser tries again.
 - **Messages.** Each websocket gets a token bucket: ``burst`` messages at once,
   then ``per_s`` a second. A message past it is read later, not dropped: the
   server stops reading that socket (uvicorn pauses a socket until the app
@@ -35,12 +45,15 @@ import random
 import string
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PAGE = Path(__file__).with_name("busy.html")
 STREAM_PATH = "/_stcore/stream"
 STAGE_SOCKET = "/_stockdemo/stage"  # served by deploy/replica_app.py
 MAX_LOW_S = 30.0
+RESUMES = 3  # a session's reconnects let in within RESUME_WINDOW_S
+RESUME_WINDOW_S = 10.0
 DISCONNECT = {"type": "websocket.disconnect", "code": 1008}
 XSRF_COOKIE = b"_streamlit_xsrf"
 # What the browser fetches besides the page itself (and Streamlit's calls, under /_stcore/);
@@ -54,6 +67,13 @@ def is_page_load(scope: dict) -> bool:
     path = scope.get("path", "")
     return (scope.get("method") == "GET" and "/_stcore/" not in path
             and not path.startswith(NOT_PAGES) and not path.endswith(NOT_PAGE_ENDINGS))
+
+
+def named_session(scope: dict) -> str:
+    """The session a websocket asks to resume (Streamlit's frontend names it as its third
+    subprotocol when it reconnects); "" for a session's first websocket."""
+    protocols = scope.get("subprotocols") or []
+    return protocols[2].strip() if len(protocols) > 2 else ""
 
 
 def busy_page(heading: str, message: str, retry_s: int) -> str:
@@ -76,6 +96,13 @@ class MessageRate:
         self.tokens -= 1
         return 0.0 if self.tokens >= 0 else -self.tokens / self.per_s
 
+    def take(self) -> bool:
+        """One token if there is one now (nothing is taken otherwise)."""
+        if self.wait() == 0.0:
+            return True
+        self.tokens += 1
+        return False
+
 
 class ReplicaLimits:
     """ASGI middleware: seats by ``capacity`` and ``hard_cap``, messages by ``burst`` and ``per_s``.
@@ -84,17 +111,24 @@ class ReplicaLimits:
     half of it at random, so a full class's browsers do not all come back at once).
     ``affinity_cookie``: the balancer's cookie, expired on the full page so that its
     retry may go to another replica (HAProxy's ``cookie ... preserve`` passes it on).
+    ``held``: whether this server holds a session, by id (none, if not told);
+    ``unheld``: (burst, per second) of the websockets naming a session it does not hold.
     """
 
     def __init__(self, app, *, capacity: int, hard_cap: int, burst: float, per_s: float,
-                 retry_s: int = 30, affinity_cookie: str = "SRV") -> None:
+                 retry_s: int = 30, affinity_cookie: str = "SRV",
+                 held: Callable[[str], bool] = lambda session_id: False,
+                 unheld: tuple[float, float] = (30, 10)) -> None:
         self.app = app
         self.capacity, self.hard_cap = capacity, max(capacity, hard_cap)
         self.burst, self.per_s = burst, per_s
         self.retry_s = retry_s
         self.affinity_cookie = affinity_cookie
+        self.held = held
+        self.unheld = MessageRate(*unheld)
+        self.resumed: dict[str, list[float]] = {}  # session id -> when it came back, in the window
         self.open = 0  # sessions: Streamlit's websockets
-        self.refused = {"full page": 0, "websocket": 0}
+        self.refused = {"full page": 0, "websocket": 0, "resumed too often": 0, "unheld session": 0}
         self.slowed = 0  # messages that waited for their bucket
         self.cut = 0  # sessions disconnected for sending far past it
         self._said = 0.0
@@ -114,13 +148,15 @@ class ReplicaLimits:
             await self.app(scope, receive, send)
 
     async def _session(self, scope, receive, send) -> None:
-        if self.open >= self.hard_cap:
-            self._refuse("websocket")
+        refusal = (503, self.retry_s, "websocket") if self.open >= self.hard_cap else self._returning(scope)
+        if refusal is not None:
+            status, retry_s, why = refusal
+            self._refuse(why)
             await receive()  # websocket.connect
             if "websocket.http.response" in scope.get("extensions", {}):
-                await send({"type": "websocket.http.response.start", "status": 503,
-                            "headers": [(b"retry-after", str(self.retry_s).encode())]})
-                await send({"type": "websocket.http.response.body", "body": b"full"})
+                await send({"type": "websocket.http.response.start", "status": status,
+                            "headers": [(b"retry-after", str(retry_s).encode())]})
+                await send({"type": "websocket.http.response.body", "body": why.encode()})
             else:
                 await send({"type": "websocket.close", "code": 1013})  # 1013: try again later
             return
@@ -129,6 +165,22 @@ class ReplicaLimits:
             await self._metered(scope, receive, send)
         finally:
             self.open -= 1
+
+    def _returning(self, scope) -> tuple[int, int, str] | None:
+        """A websocket that names a session: None to let it in, else (status, retry after, why)."""
+        session_id = named_session(scope)
+        if not session_id:
+            return None
+        if not self.held(session_id):
+            return None if self.unheld.take() else (429, 1, "unheld session")
+        now = time.monotonic()
+        if len(self.resumed) > 4 * self.hard_cap:  # forget the sessions whose window has passed
+            self.resumed = {k: v for k, v in self.resumed.items() if now - v[-1] < RESUME_WINDOW_S}
+        times = [t for t in self.resumed.get(session_id, []) if now - t < RESUME_WINDOW_S]
+        if len(times) >= RESUMES:
+            return 429, int(RESUME_WINDOW_S), "resumed too often"
+        self.resumed[session_id] = [*times, now]
+        return None
 
     async def _metered(self, scope, receive, send) -> None:
         """The app behind a websocket whose messages are read at most at the bucket's rate."""

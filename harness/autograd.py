@@ -7,8 +7,12 @@ Written once, and independent of ``stockdemo`` (it is the check): no import of i
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 import torch
+
+T = TypeVar("T")
 
 
 def grad_fns(output: torch.Tensor | object) -> set:
@@ -34,3 +38,20 @@ def counted(output: torch.Tensor) -> dict[str, int]:
     ops = ops_by_type(output)
     params = ops.pop("AccumulateGrad", 0)
     return {"operations": sum(ops.values()), "parameters": params, "nodes": sum(ops.values()) + params + 2}
+
+
+def walks_at_each_backward(run: Callable[[], T]) -> tuple[T, list[Counter]]:
+    """``run()`` with torch's own walk of each graph taken just before its ``backward()`` frees
+    it -> (what ``run`` returned, each graph's ops by type, in backward order)."""
+    walks: list[Counter] = []
+    backward = torch.Tensor.backward
+
+    def walked(self, *args, **kwargs):
+        walks.append(Counter(ops_by_type(self)))
+        return backward(self, *args, **kwargs)
+
+    torch.Tensor.backward = walked
+    try:
+        return run(), walks
+    finally:
+        torch.Tensor.backward = backward

@@ -120,14 +120,7 @@ def smaps(pid: int) -> dict[str, float]:
 
 def process_tree(pid: int) -> dict[int, tuple[int, str]]:
     """``pid`` and every descendant -> (parent pid, command line)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
+    parents = {int(e): parent_of(int(e)) for e in os.listdir("/proc") if e.isdigit()}
     out, todo = {}, [pid]
     while todo:
         p = todo.pop()
@@ -140,12 +133,42 @@ def process_tree(pid: int) -> dict[int, tuple[int, str]]:
     return out
 
 
+def parent_of(pid: int) -> int:
+    """``pid``'s parent, from /proc/PID/stat (0 once it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def children(pid: int) -> list[int]:
+    """The live children of ``pid``, as the kernel lists them per thread."""
+    return [int(c) for t in os.listdir(f"/proc/{pid}/task")
+            for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
+
+
+def seccomp_mode(pid: int) -> int | None:
+    """/proc/PID/status's Seccomp: 0 none, 2 a filter (a sandbox run's); None if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Seccomp:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def role(pid: int, tree: dict[int, tuple[int, str]], server: int) -> str:
-    """What one of the app's processes is, by its command line and its parent."""
+    """What one of the app's processes is, by its command line and its parent (before the fork
+    server, by the two warm parents' command lines)."""
     parent, cmd = tree[pid]
     if pid == server:
         return "server"
-    if "stockdemo.sandbox.parent" in cmd:
+    if "stockdemo.forkserver.process" in cmd:
+        if "stockdemo.forkserver.process" not in tree.get(parent, (0, ""))[1]:
+            return "fork server"
+        return "sandbox child" if seccomp_mode(pid) == 2 else "training worker"
+    if "stockdemo.sandbox.parent" in cmd:  # the sandbox's parent before the fork server
         forked = "stockdemo.sandbox.parent" in tree.get(parent, (0, ""))[1]
         return "sandbox child" if forked else "sandbox parent"
     if "stockdemo.train.worker" in cmd:

@@ -230,6 +230,19 @@ class Class:
         await self.teacher.run_page()
 
 
+async def start_teacher(target: servers.Target, timeout: float,
+                        member: type[Member] = Member) -> tuple[Member, str, str]:
+    """A teacher's tab that started a class on the Class page -> (the tab, the class code, its key)."""
+    teacher = member(target.url, "classroom", {}, timeout)
+    await teacher.open()
+    await teacher.run_page()
+    await teacher.click("class_start")
+    await teacher.until(lambda: any("class=" in t for t in teacher.texts))
+    code = re.search(r"class=([A-Z0-9]{8})", next(t for t in teacher.texts if "class=" in t))[1]
+    key = next(t for t in teacher.texts if re.fullmatch(r"[A-Za-z0-9_-]{32}", t.strip())).strip()
+    return teacher, code, key
+
+
 async def start(args, target: servers.Target | None = None, member: type[Member] = Member) -> Class:
     """The servers (``target``: already running ones, kept running by ``stop``), the class started;
     ``member``: the tabs' client (a Member that reads more of a page, e.g. Your code's editor)."""
@@ -239,13 +252,7 @@ async def start(args, target: servers.Target | None = None, member: type[Member]
         target.wait_ready()
         target.wait_settled()
     state = target.state()
-    teacher = member(target.url, "classroom", {}, args.timeout)
-    await teacher.open()
-    await teacher.run_page()
-    await teacher.click("class_start")
-    await teacher.until(lambda: any("class=" in t for t in teacher.texts))
-    code = re.search(r"class=([A-Z0-9]{8})", next(t for t in teacher.texts if "class=" in t))[1]
-    key = next(t for t in teacher.texts if re.fullmatch(r"[A-Za-z0-9_-]{32}", t.strip())).strip()
+    teacher, code, key = await start_teacher(target, args.timeout, member)
     teacher.go("playground")
     await teacher.run_page()
     students = [member(target.url, "playground", {"class": code}, args.timeout)

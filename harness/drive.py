@@ -7,6 +7,7 @@ from pathlib import Path
 from harness.helpers import ROOT
 
 SHOTS = ROOT / "artifacts" / "screenshots"  # what the browser tests and benchmarks shoot
+VIEW = "[data-testid='graph-view']"  # the graph view on a page of the app
 
 # Watches the page's socket to Streamlit: each rerun or stop the page sends is pending until the
 # server reports a run that started after it has finished (ForwardMsg new_session, then

@@ -6,11 +6,10 @@ walked from ``predictions`` (``harness.autograd``)."""
 
 from __future__ import annotations
 
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from harness.autograd import ops_by_type
-from harness.drive import wait_for_run
-from harness.graph_view import VIEW
+from harness.drive import VIEW, wait_for_run
 from harness.learners import here
 from stockdemo.code.edits import EDITS, apply
 
@@ -25,7 +24,7 @@ def nodes_of(source: str) -> int:
     return sum(ops_by_type(namespace["predictions"]).values()) + 2
 
 
-def open_code(browser, server: str, query: str = "", size: tuple[int, int] = (1440, 900)):
+def open_code(browser: Browser, server: str, query: str = "", size: tuple[int, int] = (1440, 900)) -> Page:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.js_errors = []
@@ -47,7 +46,7 @@ def forward_in_view(page) -> None:
                            " return b.top >= a.top && b.bottom <= a.bottom; }", arg=[scroller, line])
 
 
-def figure(page, label: str):
+def figure(page: Page, label: str) -> Locator:
     metric = page.locator(VIEW).get_by_test_id("sdMetric").filter(has_text=label)
     return metric.get_by_test_id("sdMetricValue")
 
@@ -63,7 +62,7 @@ def shows_graph_of(page, source: str) -> None:
     expect(page.locator(VIEW)).to_have_attribute("data-moving", "0")
 
 
-def editor_line(page, text: str):
+def editor_line(page: Page, text: str) -> Locator:
     return page.locator(".cm-line").filter(has_text=text).first
 
 

@@ -5,18 +5,17 @@ and its replay."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, Page, expect
 
-from harness.drive import wait_for_run
+from harness.drive import VIEW, wait_for_run
 from harness.helpers import wait_until
 from stockdemo import RunConfig, run
 
-VIEW = "[data-testid='graph-view']"
 
-
-def open_playground(page, server: str, query: str = "") -> object:
+def open_playground(page: Page, server: str, query: str = "") -> Locator:
     page.goto(f"{server}/playground{'?' + query if query else ''}")
     wait_for_run(page)
     view = page.locator(VIEW)
@@ -67,7 +66,7 @@ def second_backward_error() -> str:
     return str(err.value).split("\n")[0]
 
 
-def open_stage(page, server: str, query: str = ""):
+def open_stage(page: Page, server: str, query: str = "") -> Locator:
     page.goto(f"{server}/playground{'?' + query if query else ''}")
     wait_for_run(page, ready=f"{VIEW}[data-drawn-graph]")
     view = page.locator(VIEW)
@@ -75,11 +74,11 @@ def open_stage(page, server: str, query: str = ""):
     return view
 
 
-def t_slider(page):
+def t_slider(page: Page) -> Locator:
     return page.get_by_role("slider", name="Sequence length T")
 
 
-def open_handout(page, path) -> object:
+def open_handout(page: Page, path: Path) -> Locator:
     page.goto(path.as_uri())
     view = page.locator(VIEW)
     expect(view).to_have_attribute("data-drawn-graph", re.compile(r"\w+"), timeout=30_000)

@@ -63,6 +63,7 @@ class Session:
         self.run_timeout = run_timeout
         self.ws = None
         self.cookies: dict[str, str] = {}
+        self.session_id = ""  # Streamlit's, as its frontend learns it (a reconnect names it)
         self.page_hash = ""
         self.widgets: dict[str, WidgetState] = {}  # id -> state, in draw order
         self.key_to_id: dict[str, str] = {}
@@ -341,8 +342,9 @@ class Session:
             msg = ForwardMsg()
             msg.ParseFromString(data)
             kind = msg.WhichOneof("type")
-            if kind == "new_session" and msg.new_session.page_script_hash:
-                self.page_hash = msg.new_session.page_script_hash
+            if kind == "new_session":
+                self.session_id = msg.new_session.initialize.session_id or self.session_id
+                self.page_hash = msg.new_session.page_script_hash or self.page_hash
             elif kind == "navigation" and msg.navigation.page_script_hash:
                 self.page_hash = msg.navigation.page_script_hash  # the page this run drew
             elif kind == "page_info_changed":

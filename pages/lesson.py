@@ -1,8 +1,8 @@
-"""Lesson: forty-five minutes of class in eight live experiments, one screen each."""
+"""Lesson: forty-five minutes of class in live experiments, one screen each; ours or a teacher's."""
 
 import streamlit as st
 
-from stockdemo import lesson, ui
+from stockdemo import ui
 from stockdemo.config import RunConfig
 from stockdemo.ui.graph_view import graph_view
 
@@ -22,9 +22,10 @@ ui.setup_page(
 
 @ui.fragment
 def live() -> None:
-    number = ui.lesson_step()
-    total = len(lesson.STEPS)
-    step = lesson.STEPS[number - 1]
+    lesson = ui.shown_lesson()
+    total = len(lesson.steps)
+    number = min(ui.lesson_step(), total)
+    step = lesson.steps[number - 1]
     # A following student's step is the teacher's: Back and Next would only snap back.
     hint = ui.controls_locked()
     held = hint is not None
@@ -36,13 +37,13 @@ def live() -> None:
                    disabled=number == total or held, on_click=ui.go_to_step, args=(number + 1,),
                    width="stretch", type="primary")
 
-    if isinstance(step.settings, lesson.CodeSettings):
+    if step.challenge is not None:
         # The class's turn at the code: its teacher asks the challenge from the title's row,
         # on screen above the question's console.
         title, ask = st.columns([3, 2], vertical_alignment="center")
         title.header(f"{number}. {step.title}", anchor=False)
         with ask, st.container(horizontal=True, horizontal_alignment="right"):
-            ui.lesson_challenge(step.settings.challenge, step.settings.source)
+            ui.lesson_challenge(step.challenge.id, step.challenge.start)
     else:
         st.header(f"{number}. {step.title}", anchor=False)
     st.markdown(step.context)
@@ -53,7 +54,7 @@ def live() -> None:
         revealed = ui.step_revealed(number)
         if revealed:
             with st.spinner("Running it live…"):
-                answer = ui.cached_answer(number)
+                answer = ui.cached_answer(step)
             figure, words = st.columns([1, 1], vertical_alignment="center", gap="large")
             figure.metric(answer.label, answer.value)
             words.markdown(answer.detail)
@@ -69,6 +70,8 @@ def live() -> None:
     if revealed and isinstance(step.settings, RunConfig) \
             and st.toggle("Show the graph of this run", key="lesson_graph_shown"):
         graph_view(ui.cached_picture(step.settings, "auto"), key="lesson_graph", url_key=None, height=420)
+    if in_class is None:
+        ui.lesson_picker(lesson)
     ui.lesson_drawn()  # only a run that got this far has shown the class's question
 
 

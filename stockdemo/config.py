@@ -285,8 +285,11 @@ COMPARE_PRESETS: tuple[tuple[str, str, dict[str, str], dict[str, str]], ...] = (
 
 # Lesson page (pages/lesson.py): which of its steps is on screen, so a link
 # such as /lesson?step=3 opens the class at that experiment.
-STEP = IntKnob("step", N_("Lesson step"), 1, 1, 10, 1,
+STEP = IntKnob("step", N_("Lesson step"), 1, 1, 20, 1,
                N_("The lesson's experiment on screen; Back and Next move it."))
+# A lesson of the teacher's own in the Lesson page's link, compressed (stockdemo/lessons/link.py
+# reads it, bounded; stockdemo/lessons/schema.py parses it).
+LESSON = TextKnob("lesson", N_("Lesson"), N_("A lesson file, compressed."), max_len=16_000)
 # Debugging page: the node the inspector shows, by id; its page checks it against the run.
 NODE = TextKnob("node", N_("Node"),
                 N_("A node of the run's graph, by id (L0.t4/Tanh0) or as the node picker shows it."))
@@ -299,7 +302,8 @@ PAGE_KNOBS: dict[str, tuple[Knob | TextKnob, ...]] = {
     "pages/train.py": TRAIN_KNOBS,
     "pages/static_vs_dynamic.py": (SEQ_LEN, CELL),
     "pages/debugging.py": (*RUN_KNOBS, *DEBUG_KNOBS, NODE),
-    "pages/lesson.py": (STEP,),
+    "pages/lesson.py": (STEP, LESSON),
+    "pages/author.py": (LESSON,),  # the lesson its editor opens on
     "pages/classroom.py": (),  # its class code is parsed by parse_class_code below
 }
 
@@ -374,6 +378,11 @@ PAGE_KNOBS["pages/lab.py"] = (*LAB_KNOBS, LAB_GRAPH)
 # 20,000 characters of Python (the sandbox's bound) compress well under 12,000.
 CODE = TextKnob("code", N_("Your code"), N_("The code of the last run, compressed."), max_len=12_000)
 PAGE_KNOBS["pages/code.py"] = (CODE,)
+# Which graph of a training loop's film the stage draws (0: the first backward()'s): drawn
+# in the stage's strip like the Playground's T, bounded by the run's own film (``variant``).
+FILM = IntKnob("film", "Graph", 0, 0, 0, 1,
+               "Each graph is the one autograd recorded up to that backward(), which then freed it; "
+               "the next iteration recorded a new one.")
 # The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
 # class follows it (stockdemo/classroom/state.py checks the title against the Lab's experiments).
 LAB_TAB = TextKnob("lab", N_("Experiment"), N_("The Lab's open experiment, by its title."), max_len=40)

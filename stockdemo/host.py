@@ -10,8 +10,8 @@ of them with a variable (``STOCKDEMO_MEMORY_MB``, ``STOCKDEMO_CPUS``,
 ``STOCKDEMO_TRAIN_WORKERS``, ``STOCKDEMO_CODE_WORKERS``, ``STOCKDEMO_CACHE_MB``).
 
 The sizes come from the memory measured after one learner's tour
-(docs/hosting.md, "On a small host"): the server, the sandbox's warm parent
-and the training pool's warm parent with a worker, then a share per worker.
+(docs/hosting.md, "On a small host"): the server, the fork server with its
+first training worker, then a share per worker or sandbox run more.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from typing import Generic, TypeVar
 CGROUP = Path("/sys/fs/cgroup")
 NO_LIMIT = 2**60  # cgroup v1 writes "no limit" as a number near 2^63
 MB = 2**20
-# Measured after a learner's tour (docs/hosting.md, PSS): the server, the sandbox's warm
-# parent, and the training pool's warm parent with one worker.
+# Measured after a learner's tour (docs/hosting.md, PSS): the server, and the fork server (which
+# forks the sandbox's runs and the training workers) with its first worker.
 SERVER_MB = 370
-SANDBOX_MB = 240
-TRAINING_MB = 300
+FORKSERVER_MB = 300
 WORKER_MB = 100  # one more training worker: its run's own pages, up to the largest model allowed
 CHILD_MB = 300  # one more place in the sandbox: its child's memory limit and more
 CACHE_SHARE = 0.06  # of the host's memory, for the caches of runs, pictures and learners' runs
@@ -147,9 +146,9 @@ def limits() -> Limits:
 
 def training_workers(host: Limits | None = None) -> int:
     """Workers for training runs: one per CPU, as many as the memory beyond the app's own holds;
-    0 (runs in the server, one at a time) where a worker's own torch does not fit."""
+    0 (runs in the server, one at a time) where not even the first worker fits."""
     host = host or limits()
-    spare = host.memory_mb - SERVER_MB - SANDBOX_MB - TRAINING_MB
+    spare = host.memory_mb - SERVER_MB - FORKSERVER_MB
     if spare < 0:
         return 0
     return max(1, min(host.cpus, 1 + spare // WORKER_MB))
@@ -158,7 +157,7 @@ def training_workers(host: Limits | None = None) -> int:
 def sandbox_places(host: Limits | None = None) -> int:
     """Learners' runs at once in the sandbox: one per CPU, as many as the memory holds."""
     host = host or limits()
-    by_memory = max(1, (host.memory_mb - SERVER_MB - SANDBOX_MB) // CHILD_MB)
+    by_memory = max(1, (host.memory_mb - SERVER_MB - FORKSERVER_MB) // CHILD_MB)
     return max(1, min(host.cpus, by_memory))
 
 
@@ -168,20 +167,6 @@ def cache_budget(host: Limits | None = None) -> int:
         return given * MB
     host = host or limits()
     return int(min(CACHE_MAX_MB, max(CACHE_MIN_MB, host.memory_mb * CACHE_SHARE))) * MB
-
-
-def raise_oom_score_adj(value: int) -> bool:
-    """Make this process (and what it forks from now on) the kernel's first choice when memory runs out.
-
-    Any process may raise its own score; only a lower one needs privileges. -> False where
-    /proc does not allow it (not Linux): the process carries on.
-    """
-    try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write(str(value))
-        return True
-    except OSError:
-        return False
 
 
 def memory_used() -> dict[str, float]:

@@ -51,3 +51,24 @@ def test_a_change_between_two_settings_is_worked_out_once_for_every_session(cold
                                 after_graph=run(after).graph) is change  # kept, not worked out again
     record = caches.change_since({"config": before, "graph": a}, after, b)
     assert (record["change"], record["delta"], record["new"]) == (sentence, delta, added)
+
+
+def test_a_run_the_wall_clock_stopped_is_not_kept_but_a_finished_one_is(cold, monkeypatch):
+    """A wall-clock stop says as much about the box (a busy one starves the sandbox) as about the
+    code: the next press runs the text again. A run that ended is the code's own: kept."""
+    from stockdemo.sandbox import CodeRun, Limits
+    from stockdemo.sandbox.protocol import CodeError
+
+    calls = []
+
+    def fake_run_code(source, **_):
+        calls.append(source)
+        slept = "sleep" in source
+        stopped = CodeError("limit", "WallClockLimit", "stopped", None, "wall_s") if slept else None
+        return CodeRun(Limits(), error=stopped)
+
+    monkeypatch.setattr(caches, "run_code", fake_run_code)
+    for _ in range(2):
+        assert caches.cached_code_run("time.sleep(60)").error.limit == "wall_s"
+        assert caches.cached_code_run("x = 1").ok
+    assert calls == ["time.sleep(60)", "x = 1", "time.sleep(60)"]

@@ -25,10 +25,11 @@ from stockdemo.classroom import (
     Classroom,
     ClassUnavailable,
     MemoryStore,
+    Submission,
     Teacher,
+    answers,
     new_seat,
     open_classroom,
-    protocol,
 )
 from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
@@ -555,7 +556,7 @@ def test_a_student_is_never_sent_the_answer_before_the_reveal(make_classroom):
 # --- questions as teachers run them ---------------------------------------------
 
 def test_the_countdown_locks_answers(make_classroom, monkeypatch, clock):
-    monkeypatch.setattr(protocol, "LOCK_GRACE_S", 0.0)
+    monkeypatch.setattr(answers, "LOCK_GRACE_S", 0.0)
     room = make_classroom()
     teacher = room.start()
     room.open_question(teacher, 3, countdown_s=1)
@@ -632,7 +633,7 @@ def test_the_results_mark_every_answer_and_time_it_by_seat_number(make_classroom
     assert [(r.question, r.seat, r.answer, r.correct) for r in rows] == [
         (3, 1, "4", True), (3, 2, "5", False), (3, 3, "4", True), (7, 4, "smaller", None)]
     assert all(0 <= r.seconds < 5 for r in rows)
-    summary = classroom.summarise(rows, live)
+    summary = classroom.summarise(rows, live, QUESTIONS)
     assert [(s.question, s.answers, s.right) for s in summary] == [(3, 3, 2), (7, 1, None)]
     assert summary[0].share_right == pytest.approx(2 / 3)
     text = classroom.results_csv(rows)
@@ -851,6 +852,22 @@ def test_a_challenge_takes_each_seats_latest_run_and_groups_them_by_graph(make_c
     assert room.my_run(teacher.code, seats[1]).runs == 2  # the latest, runs counted
 
 
+def test_a_seats_run_keeps_its_verdict_and_why_it_fails_for_the_seats_next_session(make_classroom):
+    room, other = make_classroom(), make_classroom()  # the reload lands on another replica
+    teacher, (seat, *_) = _challenge_class(room)
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    room.submit(teacher.code, seat, "out = out * 2", False, DETACH_PASS, "cccc", "",
+                "Backward still reaches step 0.")
+    mine = other.my_run(teacher.code, seat)
+    assert (mine.code, mine.passes, mine.sentence, mine.reason) == (
+        "out = out * 2", False, DETACH_PASS, "Backward still reaches step 0.")
+    room.submit(teacher.code, seat, "h = h.detach()", True, DETACH_PASS, "aaaa", "")
+    assert other.my_run(teacher.code, seat).reason == ""  # the latest run's, not the first's
+    old = Submission.from_json('{"code": "x", "passes": false, "sentence": "s", "shape": "", '
+                               '"error": "", "at": 1.0}')  # stored before runs kept a reason
+    assert old is not None and old.reason == ""
+
+
 def test_errors_are_grouped_by_message_not_by_graph(make_classroom):
     room = make_classroom()
     teacher, seats = _challenge_class(room, 4)
@@ -944,3 +961,58 @@ def test_one_graph_that_passes_for_one_program_and_fails_for_another_is_two_tile
     assert [(g.verdict, g.shape) for g in found.groups] == [("1 · passes", "aaaa"), ("1 · fails", "aaaa")]
     room.show(teacher, found.groups[1].key)
     assert room.shown_run(teacher.code).code == "never branches"
+
+
+# --- a class's own lesson ----------------------------------------------------------
+
+def own_lesson():
+    """Ours, renamed, its step 3 asking for a number up to 5 (ours takes up to 200)."""
+    from stockdemo.lessons import builtin_lesson, parse_lesson
+
+    text = builtin_lesson().text.replace('id = "dynamic-graphs"', 'id = "my-lesson"', 1)
+    return parse_lesson(text.replace("low = 0\nhigh = 200", "low = 0\nhigh = 5", 1))
+
+
+def test_a_class_keeps_its_teachers_lesson_with_it_and_answers_by_its_questions(make_classroom):
+    room, other = make_classroom(), make_classroom()  # the lesson is read on another replica
+    lesson = own_lesson()
+    teacher = room.start(lesson)
+    state = other.poll(teacher.code, None, False)
+    assert state.lesson == lesson.digest
+    assert other.lesson(teacher.code, state.lesson).text == lesson.text
+    main = f"sd:class:{teacher.code}"
+    assert 0 < room.db.ttl(f"{main}:lesson") <= room.ttl_s  # it expires with the class
+    room.open_question(teacher, 3)
+    with pytest.raises(ClassError, match="from 0 to 5"):  # the class's lesson's bounds, not ours
+        other.answer(teacher.code, new_seat(), "7")
+    assert other.answer(teacher.code, new_seat(), "4") == "4"
+    room.end(teacher)
+    assert not room.db.keys(f"{main}*")
+
+
+def test_a_lesson_link_never_travels_to_students_with_the_teachers_page(make_classroom):
+    from stockdemo.lessons import lesson_to_link
+
+    room = make_classroom()
+    teacher = room.start(own_lesson())
+    link = lesson_to_link(own_lesson().text)
+    room.go_to(teacher, "pages/lesson.py", {"step": "2", "lesson": link})
+    state = room.poll(teacher.code, new_seat(), True)
+    assert state.params == {"step": "2"}  # the step, not the lesson (it holds the answers)
+    assert link not in repr(state.link_query("seat", False))
+
+
+def test_a_class_of_ours_keeps_no_lesson_text_and_a_lesson_past_the_bound_is_refused(make_classroom):
+    from stockdemo.lessons import builtin_lesson
+    from stockdemo.lessons.schema import MAX_BYTES
+
+    room = make_classroom()
+    teacher = room.start(builtin_lesson())
+    assert room.poll(teacher.code, None, False).lesson == ""
+    assert not room.db.keys(f"sd:class:{teacher.code}:lesson")
+    assert room.lesson(teacher.code, "") is builtin_lesson()
+    huge = dataclasses.replace(own_lesson(), text="#" * (MAX_BYTES + 1))
+    with pytest.raises(ClassError, match="too long"):
+        room.start(huge)
+    with pytest.raises(ClassError, match="no such step"):
+        room.open_question(teacher, len(builtin_lesson().steps) + 1)

@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from stockdemo.graph.capture import walk_grad_fns
+from harness.autograd import grad_fns
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.recorder import LineRecorder, raw_graph
 from stockdemo.replay.record import trace_of_record
@@ -50,7 +50,7 @@ def hooked_backward(steps: int = 4) -> tuple[list[tuple[str, float]], dict[str, 
     order, and every parameter's .grad norm."""
     model, x = build(steps)
     out = model(x)
-    order, _ = walk_grad_fns(out.grad_fn)
+    order = grad_fns(out)
     seen: list[tuple[str, float]] = []
 
     def hook(fn):
@@ -67,7 +67,7 @@ def hooked_backward(steps: int = 4) -> tuple[list[tuple[str, float]], dict[str, 
 
 def test_forward_replays_the_ops_in_autograds_creation_order():
     out, _, graph, trace = recorded()
-    order, _ = walk_grad_fns(out.grad_fn)
+    order = grad_fns(out)
     ops = sorted((fn for fn in order if not hasattr(fn, "variable")), key=lambda fn: fn._sequence_nr())
     assert [graph.by_id[i].op for i in trace.forward] == [fn.name() for fn in ops]
     assert len(set(trace.forward)) == len(trace.forward)

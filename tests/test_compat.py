@@ -25,9 +25,13 @@ from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 from streamlit.runtime import Runtime, app_session, fragment
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+from streamlit.runtime.memory_session_storage import MemorySessionStorage
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.runtime import AsyncObjects
+from streamlit.runtime.script_data import ScriptData
 from streamlit.runtime.scriptrunner import script_runner
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
 from streamlit.runtime.scriptrunner_utils.script_run_context import (
     FragmentThreadState,
@@ -36,6 +40,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import (
 )
 from streamlit.runtime.state.query_params import QueryParams
 from streamlit.runtime.state.session_state import SessionState
+from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 from streamlit.testing.v1 import AppTest
 
 from harness.helpers import ROOT, free_port, run_async, start_server, stop_server
@@ -102,6 +107,14 @@ PRIVATE = {
         and "self._initial_query_params.get(param_key)" in inspect.getsource(QueryParams.get_initial_value)
         and "self.query_params.get_initial_value(user_key)"
         in inspect.getsource(SessionState._handle_query_param_binding),
+    "Runtime._session_mgr.get_session_info: a connected or a stored session (holds_session)":
+        lambda: "self._session_mgr = " in inspect.getsource(Runtime.__init__)
+        and "self._session_storage.get(session_id)"
+        in inspect.getsource(WebsocketSessionManager.get_session_info),
+    "AppSession.register_file_watchers, gated on the option at creation only (resume_without_watchers)":
+        lambda: 'config.get_option("server.fileWatcherType") != "none"'
+        in inspect.getsource(AppSession.__init__)
+        and "register_file_watchers()" in inspect.getsource(WebsocketSessionManager._resume_stored_session),
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }
@@ -164,12 +177,60 @@ def test_the_theme_built_once_is_streamlits_own_and_follows_a_changed_option():
     assert CustomThemeConfig.FromString(_theme_messages(cached)[0]).primary_color == before
 
 
+class _Client:
+    def write_forward_msg(self, msg) -> None:
+        pass
+
+
+def _resumed_watchers(register) -> tuple[object, object]:
+    """A session created, stored and resumed by Streamlit's own session manager, with ``register``
+    as ``AppSession.register_file_watchers`` -> its file watcher when new, and once resumed."""
+    async def visit() -> tuple[object, object]:
+        manager = WebsocketSessionManager(MemorySessionStorage(), MemoryUploadedFileManager("/upload"),
+                                          ScriptCache(), None)
+        script = ScriptData(str(ROOT / "app.py"), False)
+        first = manager.connect_session(_Client(), script, {})
+        new = manager.get_active_session_info(first).session._local_sources_watcher
+        manager.disconnect_session(first)
+        again = manager.connect_session(_Client(), script, {}, existing_session_id=first)
+        assert again == first, "the stored session was not resumed"
+        resumed = manager.get_active_session_info(again).session._local_sources_watcher
+        manager.disconnect_session(again)
+        return new, resumed
+
+    original = AppSession.register_file_watchers
+    try:
+        AppSession.register_file_watchers = register
+        return asyncio.run(visit())
+    finally:
+        AppSession.register_file_watchers = original
+
+
+def test_a_resumed_session_watches_no_files_when_the_server_watches_none(monkeypatch):
+    assert compat.resume_without_watchers()  # the facade did it already: a second call keeps it
+    gated = AppSession.register_file_watchers
+    monkeypatch.setattr(config, "get_option", lambda key, _get=config.get_option: (
+        "none" if key == "server.fileWatcherType" else _get(key)))
+    assert _resumed_watchers(gated) == (None, None)
+    # Streamlit's own method watches again on resume: the walk of every module each run.
+    new, resumed = _resumed_watchers(inspect.unwrap(gated))
+    assert new is None and type(resumed).__name__ == "LocalSourcesWatcher"
+
+
+def test_a_resumed_session_still_watches_files_when_the_server_watches_them(monkeypatch):
+    monkeypatch.setattr(config, "get_option", lambda key, _get=config.get_option: (
+        "poll" if key == "server.fileWatcherType" else _get(key)))
+    new, resumed = _resumed_watchers(AppSession.register_file_watchers)
+    assert type(new).__name__ == type(resumed).__name__ == "LocalSourcesWatcher"
+
+
 def test_without_a_server_every_door_says_it_cannot(monkeypatch):
     """Raw mode (a notebook, ``python app.py``): no runtime, no script run."""
     monkeypatch.setattr(Runtime, "_instance", None)
     assert not compat.runtime_exists()
     assert compat.session_id() is None and compat.this_fragment_run() is None
     assert compat.app_session("anyone") is None and compat.alive()("anyone")
+    assert not compat.holds_session("anyone")
     assert compat.running_page_script() is None and not compat.rerun_fragment("any")
     assert not compat.wait_until_sent(1.0) and not compat.link_carries("cell", "nn.GRU")
 
@@ -210,7 +271,8 @@ def test_on_a_real_server_each_door_opens_and_a_fragment_reruns_from_a_run_and_f
     (whole,) = _seen(out, "whole")
     assert whole == {**whole, "runtime": True, "session": True, "busy": True, "address": "ClientState",
                      "this_page_listed": True, "running_page": True, "loop_running": True,
-                     "alive": True, "alive_unknown": False, "outside_fragment": True, "sent": True}
+                     "alive": True, "alive_unknown": False, "outside_fragment": True, "sent": True,
+                     "held": True, "held_unknown": False}
     assert whole["runs_in_progress"] >= 1 and whole["main_hash"] and whole["session_id"]
     (asked,) = _seen(out, "rerun_fragment")
     assert asked == {"kind": "rerun_fragment", "queued": True, "unknown": False}

@@ -63,7 +63,8 @@ def test_cgroup_v2_without_limits_is_none(tmp_path):
 
 
 @pytest.mark.parametrize("memory_mib,cpus,training,places", [
-    (690, 1, 0, 1),  # Community Cloud's smallest: no second torch for training; one run at a time
+    (690, 1, 1, 1),  # Community Cloud's smallest: one worker forked by the fork server; one run at a time
+    (640, 1, 0, 1),  # smaller still: training in the server
     (1024, 1, 1, 1),
     (1024, 2, 2, 1),
     (2700, 2, 2, 2),
@@ -112,6 +113,7 @@ def test_the_sandboxs_warm_parent_is_the_kernels_first_choice_and_stats_show_it(
         code.close()
     figures = stats.stats()
     assert figures["host"]["limit_mb"] > 0 and figures["server_pss_mb"] > 50  # torch is loaded here
+    assert figures["forkserver"]["pid"] == parent and figures["forkserver"]["pss_mb"] > 50  # and there
     assert figures["caches"]["budget"] == host.cache_budget()
 
 

@@ -108,8 +108,8 @@ def test_a_playground_session_gets_its_graph_with_no_network(probe):
 
 
 def test_the_training_workers_start_with_the_app(probe):
-    workers = [p for p in probe["processes"] if "stockdemo.train.worker" in p["cmd"]]
-    assert len(workers) >= 1, probe["processes"]
+    forked = [p for p in probe["processes"] if "stockdemo.forkserver.process" in p["cmd"]]
+    assert len(forked) >= 2, probe["processes"]  # the fork server, and at least one worker of it
 
 
 def test_the_sandbox_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop_as_outside(container):
@@ -121,7 +121,8 @@ def test_the_sandbox_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop_as_outsi
 
 
 def test_nothing_runs_as_root(probe, container):
-    app = [p for p in probe["processes"] if "replica.py" in p["cmd"] or "stockdemo.train.worker" in p["cmd"]]
+    app = [p for p in probe["processes"]
+           if "replica.py" in p["cmd"] or "stockdemo.forkserver.process" in p["cmd"]]
     assert app and {p["uid"] for p in app} == {10001}
     cmd, env = engine()
     user = subprocess.run([*cmd, "image", "inspect", "--format", "{{.Config.User}}", image.TAG],

@@ -104,7 +104,7 @@ def venv() -> Path:
     return start_package().result()[1]
 
 
-def test_the_wheel_holds_every_built_view_file_and_the_bundled_prices(wheel):
+def test_the_wheel_holds_every_built_view_file_the_bundled_prices_and_the_lessons(wheel):
     built = [p for p in (ROOT / "stockdemo").rglob("*") if p.suffix in (".js", ".css")]
     built += list((ROOT / "static").glob("*.js"))
     assert {p.suffix for p in built} == {".js", ".css"}
@@ -117,6 +117,8 @@ def test_the_wheel_holds_every_built_view_file_and_the_bundled_prices(wheel):
             assert inside in names, f"{inside} is not in the wheel"
             assert z.read(inside) == path.read_bytes()
         assert z.read("stockdemo/data/stocks.csv.gz") == (ROOT / "stockdemo/data/stocks.csv.gz").read_bytes()
+        for lesson in (ROOT / "lessons").glob("*.toml"):  # the shipped lessons, read from the package
+            assert z.read(f"stockdemo/lessons/files/{lesson.name}") == lesson.read_bytes()
         assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "frontend/"))]
         catalogs = sorted((ROOT / "stockdemo" / "locale").glob("*/LC_MESSAGES/*.mo"))
         assert len(catalogs) >= 16  # each area in Chinese and in Spanish
@@ -132,13 +134,15 @@ import stockdemo
 from stockdemo import RunConfig, run
 from stockdemo.render.handout import SCRIPT, view_handout
 from stockdemo.layout.steps import layout
+from stockdemo.lessons import builtin_lesson, shipped
 
 config = RunConfig()
 result = run(config)
 picture = layout(result.graph, "auto", max_nodes=None)
 pathlib.Path(sys.argv[1]).write_text(view_handout(picture, config=config), encoding="utf-8")
 print(json.dumps({"file": stockdemo.__file__, "script": str(SCRIPT), "nodes": len(picture.nodes),
-                  "predictions": result.predictions.tolist(), "path": sys.path}))
+                  "predictions": result.predictions.tolist(), "path": sys.path, "lessons": list(shipped()),
+                  "steps": len(builtin_lesson().steps)}))
 """
 
 
@@ -150,6 +154,7 @@ def test_the_installed_wheel_runs_the_seed_and_writes_an_offline_handout_with_no
     out = json.loads(done.stdout)
     site = venv.resolve()
     assert Path(out["file"]).resolve().is_relative_to(site)
+    assert out["lessons"] == ["dynamic-graphs", "training-loop", "transformer-block"] and out["steps"] == 10
     assert not any(p and Path(p).resolve().is_relative_to(ROOT.resolve()) and
                    not Path(p).resolve().is_relative_to(site) for p in out["path"])
 

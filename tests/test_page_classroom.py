@@ -131,6 +131,66 @@ def test_the_lesson_step_follows_the_teacher():
     assert student.query_params["step"] == "4"
 
 
+def test_a_followers_whole_run_from_its_older_address_shows_the_teachers_new_step():
+    """A tab that has taken the teacher's step runs whole from the address its browser still
+    holds (its first run after a reconnect, which can come after the push's run that took it):
+    the page shows the teacher's step, and the address follows."""
+    _, teacher = start_class()
+    desk = app(LESSON, step="4")
+    desk.session_state["class_teacher"] = teacher
+    desk.run()
+    student = app(LESSON, **{"class": teacher.code}).run()
+    assert student.header[0].value.startswith("4. ")
+    desk.query_params["step"] = "5"
+    desk.run()
+    student.run()  # the push's run: takes step 5
+    assert student.header[0].value.startswith("5. ")
+    student.query_params["step"] = "4"  # the browser's own run, with the address it had
+    student.run()
+    assert not student.exception
+    assert student.header[0].value.startswith("5. ") and student.query_params["step"] == "5"
+
+
+def _bar_takes_step_5(sent_step: str, drawn_ago: float = 60.0) -> str:
+    """A follower whose whole run drew the teacher's step 5 ``drawn_ago`` seconds ago runs its
+    class bar's part alone, with ``sent_step`` in the address its browser sent -> what ``take``
+    said."""
+    def page() -> None:
+        import time
+
+        import streamlit as st
+
+        from stockdemo.classroom import ClassState
+        from stockdemo.ui import steps
+        from stockdemo.ui.classmode import follow
+        from stockdemo.ui.classmode.keys import APPLIED, DRAWN_PAGE, DRAWN_PAGE_AT
+
+        params = {"step": "5"}
+        st.session_state[APPLIED] = (7, "pages/lesson.py", params)
+        st.session_state[DRAWN_PAGE] = ("pages/lesson.py", params)
+        st.session_state[DRAWN_PAGE_AT] = time.monotonic() - float(st.query_params["ago"])
+        steps.keep_step(5)
+        state = ClassState(code="K7QM3XPA", version=7, page="pages/lesson.py", params=params, step=5,
+                           question=None, revealed=False)
+        st.markdown(f"rerun: {follow.take(state, 'pages/lesson.py', full_run=False)}")
+
+    at = AppTest.from_function(page)
+    at.query_params["step"] = sent_step
+    at.query_params["ago"] = str(drawn_ago)
+    at.run()
+    assert not at.exception
+    return at.markdown[0].value
+
+
+def test_a_followers_bar_asks_for_the_whole_page_while_its_browsers_address_is_behind_the_teacher():
+    """The whole run that took step 5 never reached the browser (a run superseded by another
+    loses its last messages): its next bar run still comes with step 4 and reruns the page.
+    Not while that run may still be on its way to a busy server's browser."""
+    assert _bar_takes_step_5("4") == "rerun: True"
+    assert _bar_takes_step_5("5") == "rerun: False"
+    assert _bar_takes_step_5("4", drawn_ago=1.0) == "rerun: False"
+
+
 def open_question(step: int = 3, countdown: int = 0) -> tuple[AppTest, Teacher]:
     """The teacher's Class page with a lesson step's question open."""
     desk, teacher = start_class()
@@ -499,12 +559,14 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     room = class_session.class_room()
     student = app(CODE_PAGE, **{"class": teacher.code}).run()
     assert editor(student)["locked"] == HINT  # following: the teacher's code, locked
+    assert editor(student)["draft"] is None  # nothing of theirs to keep
     start = apply(EDITS["loop"])
     room.ask(teacher, "detach", ".detach()", "Cut the graph", start)
     student.run()
     student.run()  # the bar takes the challenge, then the page opens on its code
     sent = editor(student)
     assert sent["locked"] is None and sent["doc"] == start
+    assert sent["draft"] == f"{teacher.code}:1"  # their typing is kept in the tab, for this challenge
     assert "The teacher's challenge 1" in texts(student)
     assert not edits_offered(student)  # the answer is theirs to write
     own = app(CODE_PAGE)
@@ -515,26 +577,48 @@ def test_a_challenge_unlocks_a_followers_editor_on_the_teachers_code_and_closing
     student.run()
     sent = editor(student)
     assert sent["locked"] == HINT and sent["doc"] != start  # the teacher's own code again
+    assert sent["draft"] is None
     assert "The teacher's challenge 1" not in texts(student)
     assert edits_offered(student)
 
 
-def test_a_student_who_reloads_mid_challenge_goes_on_from_their_last_run():
-    from harness.helpers import graph_sent, view_element
-    from stockdemo.classroom import new_seat
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_a_student_who_reloads_mid_challenge_finds_their_last_code_and_its_verdict(store, tmp_path,
+                                                                                   monkeypatch):
+    """A new session on the same seat (a reload, a laptop that slept, a reconnect to another
+    replica under make serve) opens the editor on the seat's last run and says its verdict,
+    the one the check gave when it was run, with why it fails."""
+    from harness.helpers import graph_sent, send_from_view, view_element
+    from stockdemo.classroom.challenges import CHALLENGES
     from stockdemo.code.edits import EDITS, apply
+    from stockdemo.sandbox import run_code
 
-    desk, teacher = start_class()
-    desk.switch_page(CODE_PAGE).run()
-    room = class_session.class_room()
-    seat = new_seat()
-    room.ask(teacher, "detach", ".detach()", "Cut the graph", apply(EDITS["loop"]))
-    mine = apply(EDITS["detach"])
-    room.join(teacher.code, seat)
-    room.submit(teacher.code, seat, mine, True, "s", "aaaa", "")
-    student = app(CODE_PAGE, **{"class": teacher.code, "seat": seat}).run()  # a new session
-    student.run()
-    assert graph_sent(view_element(student, "code_editor"))["doc"] == mine
+    redis_server = RedisServer(tmp_path).start() if store == "redis" else None
+    if redis_server is not None:
+        monkeypatch.setenv("STOCKDEMO_REDIS_URL", redis_server.url)
+        class_session.class_room.clear()
+    try:
+        desk, teacher = start_class()
+        desk.switch_page(CODE_PAGE).run()
+        start = apply(EDITS["loop"])
+        class_session.class_room().ask(teacher, "detach", ".detach()", "Cut the graph", start)
+        before = app(CODE_PAGE, **{"class": teacher.code}).run()
+        before.run()  # the bar takes the challenge, then the page opens on its code
+        mine = start.replace("h = self.cell(x[:, t], h)", "h = self.cell(x[:, t], h) * 2")
+        send_from_view(before, key="code_editor", trigger={"run": {"code": mine, "n": 1}})
+        verdict = CHALLENGES["detach"].check.verdict(mine, run_code)
+        assert not verdict.passes and verdict.reason  # the check's own words on why it fails
+        said = f"{verdict.sentence} {verdict.reason}"
+        assert "does not pass yet" in texts(before) and any(t.value == said for t in before.text)
+
+        after = app(CODE_PAGE, **{"class": teacher.code, "seat": before.session_state["class_seat"]})
+        after.run().run()  # a new session: nothing of the tab's own is left in it
+        assert graph_sent(view_element(after, "code_editor"))["doc"] == mine
+        assert "does not pass yet" in texts(after) and any(t.value == said for t in after.text)
+        assert "Your editor is yours" not in texts(after)  # the verdict, not the first run's hint
+    finally:
+        if redis_server is not None:
+            redis_server.stop()
 
 
 def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less_indented():
@@ -550,9 +634,7 @@ def test_a_shown_runs_change_is_its_changed_lines_with_one_line_around_them_less
 
 
 def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_one_else():
-    from stockdemo.lesson import LOOP_WRITTEN_OUT, STEPS
-
-    number = next(i for i, s in enumerate(STEPS, start=1) if s.settings is LOOP_WRITTEN_OUT)
+    number, step = next((i, s) for i, s in enumerate(STEPS, start=1) if s.challenge is not None)
     _, teacher = start_class()
     room = class_session.class_room()
     alone = app(LESSON, step=str(number)).run()  # not in a class: the step asks the room itself
@@ -563,8 +645,31 @@ def test_the_lessons_your_turn_step_lets_the_teacher_ask_its_challenge_and_no_on
     desk.session_state["class_teacher"] = teacher
     desk.run()
     assert not desk.exception
-    assert desk.button(key="lesson_ask").label == "Ask the class: .detach()"
+    assert desk.button(key="lesson_ask").label == f"Ask the class: {step.challenge.title}"
     assert room.open_challenge(teacher.code) is None
     desk.button(key="lesson_ask").click().run()  # then on to Your code, where the gallery fills
     asked = room.open_challenge(teacher.code)
-    assert asked is not None and asked.id == "detach" and asked.start == LOOP_WRITTEN_OUT.source
+    assert asked is not None and asked.id == f"lesson:{step.challenge.id}"
+    assert asked.start == step.challenge.start
+
+
+def test_a_class_starts_with_a_lessons_link_and_a_refused_one_says_its_line_and_key():
+    from stockdemo.lessons import LessonError, lesson_to_link, parse_lesson, shipped_lesson
+
+    lesson = shipped_lesson("training-loop")
+    bad = lesson.text.replace("[[steps]]", '[[steps]]\ncolour = "blue"', 1)
+    with pytest.raises(LessonError) as refused:
+        parse_lesson(bad)
+    at = app(CLASS_PAGE).run()
+    at.selectbox(key="class_start_lesson").select("own").run()
+    assert at.button(key="class_start").disabled  # no lesson of one's own yet
+    at.text_input(key="class_lesson_link").input(f"https://host/lesson?lesson={lesson_to_link(bad)}").run()
+    assert [e.value for e in at.error] == [f"This lesson was refused: {refused.value}."]
+    assert f"line {refused.value.line}, {refused.value.key}" in at.error[0].value
+    at.text_input(key="class_lesson_link").input(
+        f"https://host/lesson?lesson={lesson_to_link(lesson.text)}&step=2").run()
+    assert not at.error and any(f"{lesson.title}: {len(lesson.steps)} steps" in c.value for c in at.caption)
+    at.button(key="class_start").click().run()
+    teacher = at.session_state["class_teacher"]
+    room = class_session.class_room()
+    assert room.lesson(teacher.code, room.poll(teacher.code, None, False).lesson).digest == lesson.digest

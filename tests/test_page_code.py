@@ -13,9 +13,9 @@ import zlib
 from collections import Counter
 
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
+from harness import autograd
 from harness.autograd import ops_by_type
 from harness.helpers import ROOT, graph_sent, metrics, send_from_view, view_element
 from harness.learners import LONG_LOOP, SHAPE_ERROR, here
@@ -191,36 +191,43 @@ for step in range(5):
 """
 
 
-def walks_at_each_backward(source: str, monkeypatch) -> list[Counter]:
+def walks_at_each_backward(source: str) -> list[Counter]:
     """The code run here, with torch's own walk of each graph just before its backward() frees it."""
-    walks: list[Counter] = []
-    backward = torch.Tensor.backward
-
-    def walked(self, *args, **kwargs):
-        walks.append(Counter(ops_by_type(self)))
-        return backward(self, *args, **kwargs)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(torch.Tensor, "backward", walked)
-        namespace, raised, _ = here(source)
+    (_, raised, _), walks = autograd.walks_at_each_backward(lambda: here(source))
     assert raised is None, raised
     return walks
+
+
+def film_stepper(at: AppTest) -> dict:
+    """The stage's stepper through the run's graphs, as the page sent it to the view."""
+    controls = graph_sent(view_element(at, "code_graph"))["stage"]["controls"]
+    [control] = [c for c in controls if c["name"] == "film"]
+    return control
+
+
+def show_graph(at: AppTest, i: int) -> AppTest:
+    """The learner stepped the stage's stepper to the film's graph ``i``, as the view sends it."""
+    req = int(graph_sent(view_element(at, "code_graph"))["stage"]["req"]) + 1
+    return send_from_view(at, key="code_graph", knobs={"film": i, "req": req})
 
 
 def test_a_training_loop_shows_every_graph_it_built_each_as_torch_walked_it_at_its_backward(monkeypatch):
     at = run_in_editor(open_code(), SGD_LOOP)
     assert not at.exception, [e.message for e in at.exception]
-    walks = walks_at_each_backward(SGD_LOOP, monkeypatch)
+    walks = walks_at_each_backward(SGD_LOOP)
     assert len(walks) == 5
-    [stepper] = at.select_slider
-    assert "This run built 5 graphs, each freed by its backward()" in stepper.label
-    assert stepper.value == 4  # the last graph first
+    assert "This run built 5 graphs, each freed by its backward()" in editor(at)["lesson"]
+    stepper = film_stepper(at)
+    assert (stepper["low"], stepper["high"], stepper["value"]) == (0, 4, 4)  # the last graph first
+    assert stepper["words"] == [f"graph {i} of 5" for i in range(1, 6)]
     assert drawn_ops(at) == walks[4]
     for i in range(4):
-        at = stepper.set_value(i).run()
-        [stepper] = at.select_slider
+        at = show_graph(at, i)
+        assert film_stepper(at)["value"] == i
         assert drawn_ops(at) == walks[i], f"graph {i + 1}"
         assert metrics(at)["Graph nodes"] == str(sum(walks[i].values()) + 2)  # + x and the loss
+    at = show_graph(at, 99)  # a value from the browser is untrusted: clamped to the film
+    assert film_stepper(at)["value"] == 4 and drawn_ops(at) == walks[4]
 
 
 def test_a_graph_that_changes_size_each_iteration_is_drawn_at_each_size(monkeypatch):
@@ -234,14 +241,14 @@ for step in range(1, 4):
     opt.step()
 """
     at = run_in_editor(open_code(), source)
-    walks = walks_at_each_backward(source, monkeypatch)
-    [stepper] = at.select_slider
-    assert "then the graph of predictions" in stepper.label
-    assert len(stepper.options) == 4 and stepper.value == 3  # three freed graphs, then predictions
+    walks = walks_at_each_backward(source)
+    assert "then the graph of predictions" in editor(at)["lesson"]
+    stepper = film_stepper(at)
+    assert stepper["high"] == 3 and stepper["value"] == 3  # three freed graphs, then predictions
+    assert stepper["words"][-1] == "graph of predictions"
     sizes = []
     for i in range(3):
-        at = stepper.set_value(i).run()
-        [stepper] = at.select_slider
+        at = show_graph(at, i)
         assert drawn_ops(at) == walks[i]
         sizes.append(sum(drawn_ops(at).values()))
     assert sizes[0] < sizes[1] < sizes[2]  # a longer sequence each iteration: a bigger graph

@@ -1,7 +1,9 @@
 """Lesson page through AppTest: every step's revealed answer is what a live run shows."""
 
+import base64
 import contextlib
 import io
+import zlib
 from urllib.parse import urlencode
 
 import pytest
@@ -10,17 +12,20 @@ from streamlit.testing.v1 import AppTest
 
 from harness.autograd import grad_fns
 from harness.helpers import ROOT, metric
-from stockdemo import lab, lesson
+from stockdemo import lab
 from stockdemo import static_graphs as static
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
 from stockdemo.i18n.numbers import significant
 from stockdemo.lesson import STEPS
+from stockdemo.lessons import code_answers, lesson_to_link, shipped_lesson
+from stockdemo.lessons.schema import MAX_STEPS
 from stockdemo.live import inspection
 from stockdemo.live.run import build, run
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
 
 PAGE = str(ROOT / "pages" / "lesson.py")
+BAD_LESSONS = sorted((ROOT / "tests" / "lessons" / "bad").glob("*.toml"))
 
 
 def fresh() -> AppTest:
@@ -109,8 +114,8 @@ def grad_fn_walk(source: str) -> tuple[int, int]:
 
 
 def check_cut_by_detach(value: str, detail: str) -> None:
-    settings = lesson.LOOP_WRITTEN_OUT
-    walks = map(grad_fn_walk, (settings.source, settings.answer_source))
+    step = STEPS[8]
+    walks = map(grad_fn_walk, (step.settings.source, step.challenge.answer))
     (whole_fns, whole_tanh), (kept_fns, kept_tanh) = walks
     assert (whole_tanh, kept_tanh) == (5, 1)  # torch's own walk: one step's block is left of five
     kept, whole = map(int, value.split(" of "))
@@ -123,8 +128,8 @@ CHECKS = (check_grad_fn, check_seed_shape, check_node_gain, check_blocks, check_
           check_recompiles, check_vanishing, check_baseline, check_cut_by_detach, check_padded_weeks)
 
 
-def test_lesson_has_one_step_per_value_of_the_step_knob():
-    assert len(STEPS) == len(CHECKS) == STEP.high and STEP.low == 1
+def test_the_step_knob_reaches_every_step_of_the_longest_lesson_a_file_may_hold():
+    assert len(STEPS) == len(CHECKS) <= STEP.high == MAX_STEPS and STEP.low == 1
 
 
 def test_walking_every_step_reveals_the_live_runs_answer(clear_caches):
@@ -159,7 +164,7 @@ def test_a_link_opens_the_lesson_at_its_step_and_back_returns():
     assert at.query_params["step"] == "2"
 
 
-@pytest.mark.parametrize(("raw", "shown"), [("99", STEP.high), ("0", 1), ("two", 1)])
+@pytest.mark.parametrize(("raw", "shown"), [("99", len(STEPS)), ("0", 1), ("two", 1)])
 def test_a_bad_step_in_the_url_is_clamped_and_said(raw: str, shown: int):
     at = fresh()
     at.query_params["step"] = raw
@@ -204,6 +209,46 @@ def test_the_your_turn_step_says_so_where_the_sandbox_cannot_run(monkeypatch):
         return protocol.CodeRun(protocol.Limits(), error=protocol.CodeError(
             "unavailable", "RuntimeError", "The sandbox cannot start on this server: no libseccomp."))
 
-    monkeypatch.setattr(lesson, "run_code", unavailable)
-    answer = lesson.cut_by_detach(lesson.LOOP_WRITTEN_OUT)
+    monkeypatch.setattr(code_answers, "run_code", unavailable)
+    answer = STEPS[8].reveal()
     assert answer.value == "not run here" and "no libseccomp" in answer.detail
+
+
+def test_a_link_opens_a_shipped_lesson_by_name_and_its_steps_answer_from_its_file():
+    at = fresh()
+    at.query_params["lesson"] = "transformer-block"
+    at.run()
+    lesson = shipped_lesson("transformer-block")
+    assert not at.exception and at.header[0].value == f"1. {lesson.steps[0].title}"
+    assert f"Step 1 of {len(lesson.steps)}" in at.get("progress")[0].proto.text
+    at.button(key="lesson_next").click().run()
+    assert at.header[0].value == f"2. {lesson.steps[1].title}"
+    assert at.query_params["lesson"] == "transformer-block"
+
+
+def test_the_picker_opens_another_shipped_lesson_at_its_first_step_and_puts_it_in_the_link():
+    at = fresh()
+    at.query_params["step"] = "4"
+    at.run()
+    at.selectbox(key="lesson_picker").select("training-loop").run()
+    lesson = shipped_lesson("training-loop")
+    assert not at.exception and at.header[0].value == f"1. {lesson.steps[0].title}"
+    assert at.query_params["lesson"] == "training-loop" and at.query_params["step"] == "1"
+
+
+def test_every_refused_lesson_link_says_its_line_and_key_and_the_page_shows_ours():
+    """A link carrying each bad lesson file: the page says why, at which line and key, and goes on
+    with the built-in lesson; after all of them, a good link still opens its lesson."""
+    at = fresh()
+    for path in BAD_LESSONS:
+        packed = base64.urlsafe_b64encode(zlib.compress(path.read_bytes(), 9)).decode().rstrip("=")
+        at.query_params["lesson"] = packed  # as lesson_to_link packs text, here the file's own bytes
+        at.query_params["step"] = "1"
+        at.run()
+        assert not at.exception, path.name
+        assert at.header[0].value == f"1. {STEPS[0].title}", path.name
+        assert any("the built-in lesson is shown" in w.value for w in at.warning), path.name
+    good = shipped_lesson("training-loop")
+    at.query_params["lesson"] = lesson_to_link(good.text)
+    at.run()
+    assert at.header[0].value == f"1. {good.steps[0].title}" and not at.warning

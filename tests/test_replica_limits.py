@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -46,9 +47,10 @@ class Inner:
             await send({"type": "websocket.send", "bytes": b"answer to " + message["bytes"]})
 
 
-def limits(capacity: int = 2, hard_cap: int = 3, burst: float = 40, per_s: float = 8) -> ReplicaLimits:
+def limits(capacity: int = 2, hard_cap: int = 3, burst: float = 40, per_s: float = 8,
+           held=lambda session_id: False, unheld: tuple[float, float] = (30, 10)) -> ReplicaLimits:
     return ReplicaLimits(Inner(), capacity=capacity, hard_cap=hard_cap, burst=burst, per_s=per_s,
-                         retry_s=RETRY_S)
+                         retry_s=RETRY_S, held=held, unheld=unheld)
 
 
 async def get(mw: ReplicaLimits, path: str, cookie: str = "") -> tuple[int, dict[str, str], bytes]:
@@ -71,7 +73,8 @@ class Socket:
     """One browser's websocket to ``path`` (Streamlit's stream): ``messages`` sent as fast as it can."""
 
     def __init__(self, mw: ReplicaLimits, session: int, messages: int = 0,
-                 path: str = "/_stcore/stream") -> None:
+                 path: str = "/_stcore/stream", resumes: str = "") -> None:
+        """``resumes``: the session id it names, as Streamlit's frontend does when it reconnects."""
         self.sent: list[dict] = []
         self.gone = False  # the client went: sends fail as uvicorn's do
         self.incoming: asyncio.Queue = asyncio.Queue()
@@ -79,6 +82,7 @@ class Socket:
         for i in range(messages):
             self.incoming.put_nowait({"type": "websocket.receive", "bytes": b"%d" % i})
         scope = {"type": "websocket", "path": path, "headers": [], "session": session,
+                 "subprotocols": ["streamlit", "2|ab|cd|1", *([resumes] if resumes else [])],
                  "extensions": {"websocket.http.response": {}}}
 
         async def send(message):
@@ -179,6 +183,60 @@ def test_a_websocket_past_the_hard_cap_is_refused_before_the_upgrade():
             s.close()
             await s.task
         assert mw.open == 0
+
+    run_async(scenario())
+
+
+def _statuses(sockets: list[Socket]) -> list[int | str]:
+    return [s.sent[0].get("status", s.sent[0]["type"]) for s in sockets]
+
+
+def test_a_lecture_reconnecting_to_the_sessions_it_holds_comes_back_at_once_a_loop_does_not():
+    held = {f"s{i}" for i in range(200)}
+
+    async def scenario():
+        mw = limits(capacity=200, hard_cap=300, held=held.__contains__, unheld=(3, 1))
+        lecture = [Socket(mw, i, resumes=f"s{i}") for i in range(200)]
+        await settle()
+        assert _statuses(lecture) == ["websocket.accept"] * 200  # no pace: each session is held here
+        for s in lecture:
+            s.close()
+            await s.task
+        again = []
+        for _ in range(replica_limits.RESUMES):  # the same tab, cut again and again
+            again.append(Socket(mw, 0, resumes="s0"))
+            await settle()
+            again[-1].close()
+            await again[-1].task
+        assert _statuses(again) == ["websocket.accept"] * (replica_limits.RESUMES - 1) + [429]
+        assert again[-1].sent[0]["headers"] == [(b"retry-after", b"10")]
+        assert mw.refused["resumed too often"] == 1 and mw.refused["unheld session"] == 0
+        assert mw.open == 0
+
+    run_async(scenario())
+
+
+def test_reconnects_naming_sessions_held_nowhere_here_are_paced_and_new_sessions_are_not(monkeypatch):
+    clock = SimpleNamespace(monotonic=lambda: now)
+    now = 1000.0
+    monkeypatch.setattr(replica_limits, "time", clock)
+
+    async def scenario():
+        nonlocal now
+        mw = limits(capacity=50, hard_cap=50, unheld=(3, 2))  # it holds no session
+        claims = [Socket(mw, i, resumes=f"forged-{i}") for i in range(5)]
+        fresh = [Socket(mw, 10 + i) for i in range(5)]  # first websockets: name no session
+        await settle()
+        assert _statuses(claims) == ["websocket.accept"] * 3 + [429] * 2
+        assert claims[-1].sent[0]["headers"] == [(b"retry-after", b"1")]
+        assert _statuses(fresh) == ["websocket.accept"] * 5
+        now += 0.5  # one more a half second later: 2 a second
+        later = [Socket(mw, 20 + i, resumes=f"forged-{20 + i}") for i in range(2)]
+        await settle()
+        assert _statuses(later) == ["websocket.accept", 429]
+        assert mw.refused["unheld session"] == 3 and mw.open == 3 + 5 + 1
+        for s in [*claims, *fresh, *later]:
+            s.close()
 
     run_async(scenario())
 

@@ -21,14 +21,15 @@ import time
 import pytest
 
 from harness.autograd import ops_by_type
+from harness.cgroups import children
 from harness.helpers import ROOT, alive, wait_until
 from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
+from stockdemo.forkserver import clean_env
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.recorder import raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
 from stockdemo.sandbox.limits import SPECS
-from stockdemo.sandbox.pool import clean_env
 from stockdemo.sandbox.protocol import BadResult, check_child_result
 
 LOOP = '''\
@@ -253,12 +254,6 @@ def test_the_warm_parent_has_none_of_the_servers_environment(monkeypatch):
         pool.close()
 
 
-def _children(pid: int) -> list[int]:
-    """The live children of ``pid``, as the kernel lists them per thread."""
-    return [int(c) for t in os.listdir(f"/proc/{pid}/task")
-            for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
-
-
 def _wait_until_spinning(procs: list[subprocess.Popen], timeout: float = 10.0) -> None:
     """Until each process has used some CPU (/proc/PID/stat's utime): Python started, loop running."""
     deadline = time.monotonic() + timeout
@@ -300,7 +295,7 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
         policies: dict[int, int] = {}
         while os.SCHED_IDLE not in policies.values() and time.monotonic() < deadline:  # the fork first
             with contextlib.suppress(OSError):
-                policies = {pid: os.sched_getscheduler(pid) for pid in _children(parent)}
+                policies = {pid: os.sched_getscheduler(pid) for pid in children(parent)}
         assert set(policies.values()) == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
         child = next(iter(policies))
         if os.path.exists(f"/proc/{child}/autogroup"):  # sessions grouped: its own group weighs least

@@ -116,7 +116,7 @@ def seed_ops() -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def warm_pool():
-    run = run_code(SEED_CODE)  # the pool's warm parent starts here, not in the first timed run
+    run = run_code(SEED_CODE)  # the fork server starts here, not in the first timed run
     assert run.ok, run.message
 
 

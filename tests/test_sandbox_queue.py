@@ -24,14 +24,14 @@ HOLD = "import time\ntime.sleep({s})\npredictions = None\n"
 @pytest.fixture(scope="module")
 def pool_of_one():
     pool = CodePool(slots=1)
-    assert pool.run(SEED_CODE, Limits()).ok  # the warm parent is up before anything is timed
+    assert pool.run(SEED_CODE, Limits()).ok  # the fork server is up before anything is timed
     yield pool
     pool.close()
 
 
 @pytest.fixture
 def one_place(pool_of_one):
-    """One place, shared by this file's tests (a warm parent's start is seconds), idle, and
+    """One place, shared by this file's tests (a fork server's start is seconds), idle, and
     with no timing learned from another test."""
     until(lambda: pool_of_one.status()["running"] == pool_of_one.status()["waiting"] == 0)
     pool_of_one._times.clear()

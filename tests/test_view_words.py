@@ -155,7 +155,8 @@ def test_each_count_is_sent_under_every_plural_category_the_language_has(lang):
 def test_every_word_of_the_view_and_the_editor_is_translated_keeping_its_placeholders(lang):
     """Spanish may keep a word (tensor, id); Chinese says in Chinese what the English says in words."""
     said = catalog(lang)
-    single = (*words.VIEW.values(), *words.EDITOR.values(), *words.EDITOR_PHRASES)
+    single = (*words.VIEW.values(), *words.EDITOR.values(), *words.LESSON_EDITOR.values(),
+              *words.EDITOR_PHRASES)
     pairs = [(m, said.gettext(m)) for m in single]
     pairs += [(many, said.ngettext(one, many, n)) for one, many in words.VIEW_COUNTED.values()
               for n in (1, 7)]

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from harness.cgroups import oom_score_adj, smaps
+from harness.cgroups import oom_score_adj, parent_of, smaps
 from harness.helpers import wait_until
 from stockdemo.config import TrainConfig
+from stockdemo.forkserver import ForkServer
 from stockdemo.train import pool as workers
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
@@ -82,8 +83,7 @@ def test_workers_are_forked_from_one_warm_parent_and_share_its_torch(pool):
     quick = dataset_for(QUICK, days=300)
     assert isinstance(list(pool.train(quick, QUICK))[-1], train.TrainResult)
     [pid], parent = pool.worker_pids(), pool.parent_pid()
-    with open(f"/proc/{pid}/stat") as f:
-        assert int(f.read().rsplit(")", 1)[1].split()[1]) == parent
+    assert parent_of(pid) == parent
     # Its own pages only: a worker started as its own Python had 247 MB private (docs/hosting.md).
     assert smaps(pid)["Private_Dirty"] < 64, smaps(pid)
     assert smaps(parent)["Private_Dirty"] < smaps(parent)["Shared_Dirty"]  # torch's pages are shared
@@ -185,9 +185,9 @@ def test_a_model_too_big_is_refused_with_trains_own_message(pool):
 
 
 def test_a_pool_of_no_workers_trains_in_a_thread_of_the_server_and_starts_no_process():
-    """A host too small for a second torch (host.training_workers() == 0): runs in the server."""
-    before = _training_children()
-    small = workers.TrainingPool(workers=0, max_waiting=2)
+    """A host too small for a worker (host.training_workers() == 0): runs in the server."""
+    forks = ForkServer()
+    small = workers.TrainingPool(workers=0, max_waiting=2, forks=forks)
     try:
         small.start()
         wait_for(lambda: small.status()["ready"] == 1, 30, "the in-server worker did not start")
@@ -196,30 +196,10 @@ def test_a_pool_of_no_workers_trains_in_a_thread_of_the_server_and_starts_no_pro
         assert isinstance(events[-1], train.TrainResult)
         assert any(isinstance(e, train.Progress) for e in events)
         assert small.worker_pids() == [] and small.parent_pid() is None
-        assert _training_children() <= before  # (the module's pool has its own)
+        assert forks.pid() is None  # no fork server was asked for anything
     finally:
         small.close()
-
-
-def _training_children() -> set[int]:
-    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent_of(int(p)) == os.getpid()]
-    return {p for p in children if "stockdemo.train.worker" in _cmdline(p)}
-
-
-def _parent_of(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return 0
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().decode(errors="replace")
-    except OSError:
-        return ""
+        forks.close()
 
 
 def test_a_run_in_the_server_stops_within_a_heartbeat_when_its_page_lets_go():

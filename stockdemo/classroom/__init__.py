@@ -2,7 +2,10 @@
 
 One module per idea:
 
-- ``protocol``: ``Classroom``, every action of a teacher or a student;
+- ``protocol``: ``Classroom``, every action of a teacher or a student: starting, following,
+  joining, polling here; ``room`` (the store, the class's lifetime, who may act), ``answers``
+  (a lesson question answered and revealed) and ``challenge_runs`` (a challenge's runs) are
+  its parts;
 - ``store``: the few Redis commands it uses, and ``MemoryStore``, their stand-in in one
   process; the keys a class owns;
 - ``state``: ``ClassState``, what members see, and which settings of a page travel;
@@ -31,7 +34,7 @@ from stockdemo.classroom.errors import (
 )
 from stockdemo.classroom.gallery import Asked, ChallengeRow, Gallery, Group, Submission
 from stockdemo.classroom.protocol import CLASS_TTL_S, PRESENCE_S, Classroom, open_classroom
-from stockdemo.classroom.questions import QUESTIONS, Question
+from stockdemo.classroom.questions import QUESTIONS, Question, questions_of
 from stockdemo.classroom.results import QuestionSummary, ResultRow, results_csv, summarise
 from stockdemo.classroom.state import (
     LESSON,
@@ -49,4 +52,4 @@ __all__ = ["CLASS_TTL_S", "ENDED", "Asked", "ChallengeRow", "Gallery", "Group", 
            "QUESTIONS", "UNAVAILABLE", "ClassError", "ClassRateLimited", "ClassState",
            "ClassUnavailable", "Classroom", "MemoryStore", "Question", "QuestionSummary",
            "ResultRow", "Teacher", "followed_knobs", "new_seat", "open_classroom", "page_params",
-           "results_csv", "summarise", "version_of"]
+           "questions_of", "results_csv", "summarise", "version_of"]

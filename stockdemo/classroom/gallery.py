@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 MAX_CODE = 20_000  # the sandbox's own default length limit (sandbox/limits.py code_chars)
 MAX_TEXT = 500  # a verdict's sentence, an error's message, a prompt
@@ -65,6 +65,7 @@ class Submission:
     at: float  # when it came in (time.time())
     runs: int = 1  # runs this seat sent for the challenge
     first_pass: float | None = None  # when its first passing run came in
+    reason: str = ""  # why it fails, in words ("" when it passes): its verdict again after a reload
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -77,7 +78,8 @@ class Submission:
             return cls(seat, _text(data["code"], MAX_CODE), bool(data["passes"]),
                        _text(data["sentence"], MAX_TEXT), _text(data["shape"], MAX_KEY),
                        _text(data["error"], MAX_TEXT), float(data["at"]), int(data.get("runs", 1)),
-                       None if data.get("first_pass") is None else float(data["first_pass"]))
+                       None if data.get("first_pass") is None else float(data["first_pass"]),
+                       _text(data.get("reason"), MAX_TEXT))
         except (ValueError, KeyError, TypeError):
             return None
 
@@ -88,8 +90,7 @@ class Submission:
 
     def anonymous(self) -> Submission:
         """The same run without its seat: what the class sees when the teacher shows it."""
-        return Submission(0, self.code, self.passes, self.sentence, self.shape, self.error, self.at,
-                          self.runs, self.first_pass)
+        return replace(self, seat=0)
 
 
 @dataclass(frozen=True)

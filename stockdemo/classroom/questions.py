@@ -1,107 +1,20 @@
-"""The lesson's questions as a class answers them: what an answer may be, and when it is right.
+"""A lesson's questions by step number, as the class asks them.
 
-A student's answer is untrusted: ``Question.parse`` checks it (a whole number within
-bounds, or one of the choices) and never raises. Whether it is right is decided
-against the live answer the teacher revealed, never against a stored key.
+``Question`` (what an answer may be, and when it is right) is the lessons' own
+(``stockdemo.lessons.question``); each step of a lesson declares its question, and a class
+reads them from its lesson (``Classroom.lesson``). ``QUESTIONS`` are ours
+(``lessons/dynamic-graphs.toml``).
 """
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass
-
-MAX_ANSWER_LEN = 32
+from stockdemo.lessons import Lesson, builtin_lesson
+from stockdemo.lessons.question import Question
 
 
-@dataclass(frozen=True)
-class Question:
-    """How a lesson question is answered: a whole number within bounds, or one of the choices.
-
-    ``tolerance``: how far a number may be from the live answer and still count as right.
-    """
-
-    kind: str  # "number" or "choice"
-    low: int = 0
-    high: int = 0
-    choices: tuple[str, ...] = ()
-    tolerance: int = 0
-
-    def parse(self, raw: object) -> tuple[str | None, str | None]:
-        """Untrusted answer -> (canonical text or None, message or None). Never raises."""
-        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-            return None, "An answer is a number or one of the choices."
-        text = str(raw).strip()
-        if not text:
-            return None, "The answer is empty."
-        if len(text) > MAX_ANSWER_LEN:
-            return None, "That answer is too long."
-        if self.kind == "choice":
-            if text in self.choices:
-                return text, None
-            return None, f"Pick one of: {', '.join(self.choices)}."
-        try:
-            number = float(text)
-        except ValueError:
-            return None, f"{text!r} is not a number."
-        if not math.isfinite(number) or number != round(number):
-            return None, f"{text!r} is not a whole number."
-        if not self.low <= number <= self.high:
-            return None, f"Answer with a whole number from {self.low} to {self.high}."
-        return str(int(number)), None
-
-    def correct(self, live_value: str) -> str | None:
-        """The answer (as ``parse`` gives it) that a live answer's value stands for, if any.
-
-        "+4" -> "4"; "1,234× smaller" -> "smaller"; "No: the baseline wins" -> "No".
-        """
-        if self.kind == "number":
-            found = re.search(r"[+-]?\d[\d,]*", live_value)
-            return None if found is None else self.parse(found.group().replace(",", ""))[0]
-        text = live_value.strip().lower()
-        for choice in self.choices:
-            if text.startswith(choice.lower()) or choice.lower() in text.split():
-                return choice
-        return None
-
-    def is_right(self, answer: str, right: str | None) -> bool | None:
-        """Whether an answer counts as right against the live one; None if there is none yet.
-
-        Exact for a choice; within ``tolerance`` for a number.
-        """
-        if right is None:
-            return None
-        if self.kind == "choice":
-            return answer == right
-        try:
-            return abs(int(answer) - int(right)) <= self.tolerance
-        except ValueError:
-            return False
-
-    @property
-    def rule(self) -> str:
-        """How answers are marked, in words for the teacher's screen."""
-        if self.kind == "choice":
-            return "the choice the live run gives"
-        if not self.tolerance:
-            return "exactly the live run's number"
-        return f"within ±{self.tolerance} of the live run's number"
+def questions_of(lesson: Lesson) -> dict[int, Question]:
+    """Step number (1, 2, ...) -> how its question is answered and marked."""
+    return {number: step.ask for number, step in enumerate(lesson.steps, 1)}
 
 
-# Lesson step (stockdemo/lesson.py STEPS) -> how the class answers its question.
-# tests/test_classroom.py checks each live answer lands on one of these.
-# Counts of nodes, blocks and graphs are exact facts of the run: only the right
-# number is right (tolerance 0). Choices are exact by their nature.
-QUESTIONS: dict[int, Question] = {
-    1: Question("choice", choices=("AddmmBackward0", "TanhBackward0", "MmBackward0",
-                                   "SumBackward0")),
-    2: Question("choice", choices=("(10, 1)", "(10, 5, 1)", "(1, 10)", "(10, 5, 10)")),
-    3: Question("number", 0, 200),
-    4: Question("number", 0, 100),
-    5: Question("number", 0, 2000),
-    6: Question("number", 0, 10),
-    7: Question("choice", choices=("smaller", "bigger", "about the same")),
-    8: Question("choice", choices=("Yes", "No")),
-    9: Question("number", 0, 100),
-    10: Question("choice", choices=("Yes", "No")),
-}
+QUESTIONS: dict[int, Question] = questions_of(builtin_lesson())

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from stockdemo.classroom.gallery import ChallengeRow
-from stockdemo.classroom.questions import QUESTIONS
 from stockdemo.classroom.store import Store, class_key
 from stockdemo.config import STEP
+from stockdemo.lessons import Question
 
 
 def answer_record(answer: str, seconds: float) -> str:
@@ -80,8 +80,10 @@ def results_csv(rows: Iterable[ResultRow], challenges: Iterable[ChallengeRow] = 
     return out.getvalue()
 
 
-def summarise(rows: Iterable[ResultRow], reveals: Mapping[int, str]) -> list[QuestionSummary]:
-    """Rows -> one summary per question that has answers, in lesson order."""
+def summarise(rows: Iterable[ResultRow], reveals: Mapping[int, str],
+              questions: Mapping[int, Question]) -> list[QuestionSummary]:
+    """Rows -> one summary per question that has answers, in lesson order (``questions``: the
+    class's lesson's, by step number)."""
     by_question: dict[int, list[ResultRow]] = {}
     for row in rows:
         by_question.setdefault(row.question, []).append(row)
@@ -92,13 +94,16 @@ def summarise(rows: Iterable[ResultRow], reveals: Mapping[int, str]) -> list[Que
         out.append(QuestionSummary(
             question=step, answers=len(mine), live=reveals.get(step),
             right=sum(bool(r.correct) for r in mine) if revealed else None,
-            median_s=statistics.median(r.seconds for r in mine), rule=QUESTIONS[step].rule))
+            median_s=statistics.median(r.seconds for r in mine),
+            rule=questions[step].rule if step in questions else ""))
     return out
 
 
-def read_results(db: Store, code: str) -> tuple[list[ResultRow], dict[int, str]]:
-    """Every answer of class ``code``, marked against the live answers revealed, in one round
-    trip -> (rows by question and seat, {step: live answer value})."""
+def read_results(db: Store, code: str, questions: Mapping[int, Question]
+                 ) -> tuple[list[ResultRow], dict[int, str]]:
+    """Every answer of class ``code`` to its lesson's ``questions`` (by step number), marked
+    against the live answers revealed, in one round trip -> (rows by question and seat,
+    {step: live answer value})."""
     main = class_key(code)
     steps = range(STEP.low, STEP.high + 1)
     pipe = db.pipeline(transaction=False)
@@ -110,7 +115,9 @@ def read_results(db: Store, code: str) -> tuple[list[ResultRow], dict[int, str]]
     live = {int(step): json.loads(text)["value"] for step, text in reveals.items()}
     rows = []
     for step, given in zip(steps, answers, strict=True):
-        question = QUESTIONS[step]
+        question = questions.get(step)
+        if question is None:  # a step number the lesson does not have: nobody answered it
+            continue
         right = question.correct(live[step]) if step in live else None
         for seat, record in given.items():
             value, seconds = read_answer(record)

@@ -25,6 +25,7 @@ from stockdemo.config import (
     RunConfig,
     url_value,
 )
+from stockdemo.config import LESSON as LESSON_LINK  # the knob; LESSON below is the page
 
 PLAYGROUND = "pages/playground.py"
 LESSON = "pages/lesson.py"
@@ -32,8 +33,10 @@ LESSON = "pages/lesson.py"
 
 def followed_knobs(page: str) -> tuple:
     """What a following student takes from the teacher on ``page``: the controls it binds
-    to its link, and on the Lab the open experiment. Presenter mode stays each tab's own."""
-    knobs = tuple(k for k in PAGE_KNOBS.get(page, ()) if k is not PRESENT)
+    to its link, and on the Lab the open experiment. Presenter mode stays each tab's own; a
+    lesson never travels in a link to students (it holds the challenges' answers): the class
+    keeps it (``Classroom.lesson``)."""
+    knobs = tuple(k for k in PAGE_KNOBS.get(page, ()) if k not in (PRESENT, LESSON_LINK))
     return knobs + ((LAB_TAB,) if page == "pages/lab.py" else ())
 
 
@@ -76,6 +79,7 @@ class ClassState:
     opened_at: float | None = None
     challenge: int | None = None  # the number of the challenge open (1, 2, ...), or None
     shown: int = 0  # bumped each time the teacher shows a run to the class (0: none shown)
+    lesson: str = ""  # the class's lesson, by its digest ("": ours)
 
     @property
     def settings(self) -> dict[str, str]:
@@ -134,4 +138,5 @@ def state_from_fields(code: str, fields: Mapping[str, str]) -> ClassState | None
         opened_at=float(fields["opened_at"]) if fields.get("opened_at") else None,
         challenge=int(fields.get("challenge") or 0) or None,
         shown=int(fields.get("shown") or 0),
+        lesson=fields.get("lesson") or "",
     )

@@ -10,7 +10,10 @@ calls and the same answers:
 Keys of class CODE; all expire with the class (``Classroom.ttl_s`` after its last activity):
 
     sd:class:CODE              hash: key_hash, version, page, params, step, question,
-                               opened_at, deadline, revealed, answer, seats
+                               opened_at, deadline, revealed, answer, seats, lesson (its digest;
+                               "" for ours)
+    sd:class:CODE:lesson       hash: text -> the class's lesson, as its teacher gave it (TOML,
+                               at most lessons.schema.MAX_BYTES); none for ours
     sd:class:CODE:answers:N    hash: seat -> {"a": answer, "s": seconds to answer} (HSETNX: one per seat)
     sd:class:CODE:reveals      hash: lesson step -> the live answer revealed for it
     sd:class:CODE:seats        hash: seat -> its number in the class (1, 2, ...), for the results
@@ -50,10 +53,11 @@ def class_key(code: str) -> str:
 
 
 def class_keys(code: str) -> list[str]:
-    """Every key a class may own: answers for each lesson step, reveals, seats, presence,
-    challenges and their runs, the run shown."""
+    """Every key a class may own: its lesson, answers for each lesson step, reveals, seats,
+    presence, challenges and their runs, the run shown."""
     main = class_key(code)
     return [main, f"{main}:seen", f"{main}:following", f"{main}:reveals", f"{main}:seats",
+            f"{main}:lesson",
             *(f"{main}:answers:{n}" for n in range(STEP.low, STEP.high + 1)),
             f"{main}:challenges", f"{main}:shown",
             *(f"{main}:runs:{n}" for n in range(1, MAX_CHALLENGES + 1))]

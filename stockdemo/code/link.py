@@ -1,4 +1,4 @@
-"""A learner's code in a link: compressed, bounded, and checked here, in one place.
+"""Text in a link: compressed, bounded, and checked here, in one place (a learner's code, a lesson).
 
     link = code_to_link(source)            # "eJxLy..." (URL-safe), or None if too long
     source, message = code_from_link(link) # never raises: (code or None, what went wrong)
@@ -6,7 +6,8 @@
 A teacher hands an edit to a class as a link (``?code=...``); class mode carries the same
 text to followers. The text is zlib at its best level, then URL-safe base64 without
 padding. What comes back from a link is untrusted: its length is bounded before and after
-decompressing (no zip bomb), and it must be UTF-8 text.
+decompressing (no zip bomb), and it must be UTF-8 text. ``pack`` and ``unpack`` do this
+for any text with its own bounds and words (``stockdemo.lessons.link``: a lesson).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import zlib
+from collections.abc import Mapping
 
 from stockdemo.config import CODE
 from stockdemo.sandbox.limits import Limits
@@ -22,35 +24,52 @@ MAX_CODE_CHARS = Limits.code_chars  # the sandbox's own bound on the code's leng
 MAX_LINK_CHARS = CODE.max_len
 EMPTY = "0"  # an empty editor: not base64 of anything, so it cannot be mistaken
 
+# What a page says of a link it could not use ({limit}: the bound passed).
+CODE_WORDS: dict[str, str] = {
+    "too long": "The link's code is longer than {limit:,} characters: the seed is shown.",
+    "unreadable": "The link's code could not be read (cut short or changed?): the seed is shown.",
+}
 
-def code_to_link(source: str) -> str | None:
-    """``source`` as a link's value; None when the code or its link would be too long."""
-    if len(source) > MAX_CODE_CHARS:
+
+def pack(text: str, max_chars: int, max_link: int) -> str | None:
+    """``text`` as a link's value; None when the text or its link would be too long."""
+    if len(text) > max_chars:
         return None
-    packed = base64.urlsafe_b64encode(zlib.compress(source.encode("utf-8"), 9)).decode("ascii")
-    packed = packed.rstrip("=") if source else EMPTY
-    return packed if len(packed) <= MAX_LINK_CHARS else None
+    packed = base64.urlsafe_b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
+    packed = packed.rstrip("=") if text else EMPTY
+    return packed if len(packed) <= max_link else None
 
 
-def code_from_link(raw: object) -> tuple[str | None, str | None]:
-    """A link's value -> (the code, None), or (None, a message saying why not). Never raises."""
+def unpack(raw: object, max_chars: int, max_link: int, words: Mapping[str, str]
+           ) -> tuple[str | None, str | None]:
+    """A link's value -> (the text, None), or (None, a message from ``words``). Never raises."""
     if not isinstance(raw, str) or not raw:
         return None, None
     if raw == EMPTY:
         return "", None
-    if len(raw) > MAX_LINK_CHARS:
-        return None, f"The link's code is longer than {MAX_LINK_CHARS:,} characters: the seed is shown."
+    if len(raw) > max_link:
+        return None, words["too long"].format(limit=max_link)
     try:
         packed = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
         inflate = zlib.decompressobj()
-        data = inflate.decompress(packed, MAX_CODE_CHARS * 4 + 1)
-        if inflate.unconsumed_tail or len(data) > MAX_CODE_CHARS * 4:
-            return None, f"The link's code is longer than {MAX_CODE_CHARS:,} characters: the seed is shown."
+        data = inflate.decompress(packed, max_chars * 4 + 1)
+        if inflate.unconsumed_tail or len(data) > max_chars * 4:
+            return None, words["too long"].format(limit=max_chars)
         if not inflate.eof:
             raise ValueError("truncated")
-        source = data.decode("utf-8")
+        text = data.decode("utf-8")
     except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError):
-        return None, "The link's code could not be read (cut short or changed?): the seed is shown."
-    if len(source) > MAX_CODE_CHARS:
-        return None, f"The link's code is longer than {MAX_CODE_CHARS:,} characters: the seed is shown."
-    return source, None
+        return None, words["unreadable"]
+    if len(text) > max_chars:
+        return None, words["too long"].format(limit=max_chars)
+    return text, None
+
+
+def code_to_link(source: str) -> str | None:
+    """``source`` as a link's value; None when the code or its link would be too long."""
+    return pack(source, MAX_CODE_CHARS, MAX_LINK_CHARS)
+
+
+def code_from_link(raw: object) -> tuple[str | None, str | None]:
+    """A link's value -> (the code, None), or (None, a message saying why not). Never raises."""
+    return unpack(raw, MAX_CODE_CHARS, MAX_LINK_CHARS, CODE_WORDS)

@@ -33,9 +33,10 @@ sends it over a pipe; the notebook widget and the page lay it out):
   for every line a node points to, and every loop header around one.
 - ``output_shape``: the output's shape.
 - ``inputs`` (when ``raw_graph`` is given named tensors): where data entered the graph, as
-  ``{"name", "shape", "to"}``: a tensor that needs no gradient (the learner's ``x``), and
-  for each torch call that took it (or a view of it), the index of the call's first node
-  with an empty input slot (data has no edge in autograd), else of its first node.
+  ``{"name", "shape", "to", "steps"}`` (``stockdemo.graph.data``): a tensor that needs no
+  gradient (the learner's ``x``), and for each torch call that took it (a view of it, or
+  what was computed from it alone), the index of the call's first node with an empty input
+  slot (data has no edge in autograd), else of its first node; and the time steps each took.
 
 The recorder uses a ``TorchFunctionMode`` (every torch call made from Python, this thread
 only: a call's nodes are those created while it ran, which sequence numbers tell) and a
@@ -59,6 +60,7 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
+from stockdemo.graph.data import DataNotes, inputs_of
 from stockdemo.graph.parse import parse
 
 CODE_FILE = "<your code>"  # the file name learners' code is compiled under, in the sandbox
@@ -185,7 +187,7 @@ class LineRecorder(TorchFunctionMode):
         self._theirs: dict[object, bool] = {}  # code object -> is it the caller's?
         self._counts: dict[object, dict[int, int]] = {}  # frame -> {loop header: iteration}
         self._previous_trace = None
-        self._data: dict[int, list[int]] = {}  # a data tensor's storage -> the calls that took it
+        self.data = DataNotes()  # where data entered: stockdemo.graph.data
 
     # -- the line tracer: counts loop iterations in the caller's frames only -------------
     def _callers(self, code) -> bool:
@@ -259,25 +261,10 @@ class LineRecorder(TorchFunctionMode):
         if newest > last:
             self.ends.append(newest)
             self.sites.append(self._site(sys._getframe(1)))
-            self._note_data(args, kwargs, len(self.ends) - 1)
+            self.data.took(args, kwargs, len(self.ends) - 1)
+        else:
+            self.data.computed(func, args, kwargs, out)
         return out
-
-    def _note_data(self, args: tuple, kwargs: dict | None, call: int) -> None:
-        """Which tensors that need no gradient (data, not parameters) the call took, by storage:
-        a view of ``x`` (``x[:, t]``) is ``x`` entering the graph too."""
-        for value in (*args, *(kwargs or {}).values()):
-            for t in value if isinstance(value, (tuple, list)) else (value,):
-                if type(t) is torch.Tensor and not t.requires_grad:
-                    storage = _storage_of(t)
-                    if storage:
-                        calls = self._data.setdefault(storage, [])
-                        if not calls or calls[-1] != call:
-                            calls.append(call)
-
-    def data_calls(self, t: torch.Tensor) -> list[tuple[int, int]]:
-        """The sequence numbers ``(first, last)`` each recorded call that took ``t`` made."""
-        storage = _storage_of(t)
-        return [(self.ends[k - 1] + 1 if k else 0, self.ends[k]) for k in self._data.get(storage, ())]
 
     def _site(self, frame) -> Site | None:
         """(file, line, function, loops) of the innermost caller's frame, loops from the outermost."""
@@ -298,14 +285,6 @@ class LineRecorder(TorchFunctionMode):
         """Where the node numbered ``sequence_nr`` was made: the first call that reached it."""
         k = bisect_left(self.ends, sequence_nr)
         return self.sites[k] if k < len(self.sites) else None
-
-
-def _storage_of(t: torch.Tensor) -> int:
-    """Where a dense tensor's memory starts (0 for a tensor without one: sparse, meta, empty)."""
-    try:
-        return t.untyped_storage().data_ptr()
-    except (RuntimeError, NotImplementedError):
-        return 0
 
 
 _BACKWARDS = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
@@ -387,37 +366,10 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
     raw = {"nodes": nodes, "edges": edges, "files": list(files), "texts": texts,
            "output_shape": list(output.shape)}
     if inputs and lines is not None:
-        raw["inputs"] = _inputs(order, nodes, inputs, lines)
+        raw["inputs"] = inputs_of(order, nodes, inputs, lines.data, lines.ends)
     if replay:
         raw["replay"] = _replay(output, order)
     return raw
-
-
-MAX_INPUTS = 8  # data tensors drawn at the most: a script's x and y, not every constant
-
-
-def _inputs(order: list, nodes: list[dict], named: Mapping[str, object], lines: LineRecorder
-            ) -> list[dict]:
-    """Where each named data tensor entered the graph: in each call that took it, the first node
-    with an empty input slot (data needs no gradient, so autograd keeps no edge for it), or
-    the call's first node."""
-    by_seq = {n["seq"]: i for i, n in enumerate(nodes) if n["seq"] is not None}
-    seqs = sorted(by_seq)
-    found = []
-    for name, t in named.items():
-        if type(t) is not torch.Tensor or t.requires_grad:
-            continue
-        to = []
-        for first, last in lines.data_calls(t):
-            made = [by_seq[q] for q in seqs[bisect_left(seqs, first):bisect_left(seqs, last + 1)]]
-            if made:
-                to.append(next((i for i in made if any(f is None for f, _ in order[i].next_functions)),
-                               made[0]))
-        if to:
-            found.append({"name": name, "shape": list(t.shape), "to": sorted(set(to))})
-            if len(found) == MAX_INPUTS:
-                break
-    return found
 
 
 def _walk(output: torch.Tensor, max_nodes: int) -> tuple[list, list[list[int]]]:

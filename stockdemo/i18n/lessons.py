@@ -11,16 +11,20 @@ import tomllib
 from collections.abc import Iterator
 from typing import BinaryIO
 
-# The keys whose strings a learner or a teacher reads on the page.
-LEARNER_FIELDS = frozenset({"title", "sentence", "question", "choices", "answer", "explain", "prompt",
-                            "note", "teacher_note", "hint", "unit"})
+# The keys whose strings a learner or a teacher reads on the page (stockdemo/lessons/schema.py):
+# the lesson's and each step's title, the lesson's about, a step's sentence and link, its
+# question's text and choices, its answer's label and detail, a challenge's title and prompt.
+# A challenge's start and answer are code; ids, pages, settings and measures are not words.
+LEARNER_FIELDS = frozenset({"title", "about", "sentence", "link", "text", "choices", "label", "detail",
+                            "prompt"})
 
 
 def lesson_strings(data: object, key: str = "") -> Iterator[str]:
-    """Every string under a learner-facing key of a parsed lesson, in file order."""
+    """Every string under a learner-facing key of a parsed lesson, in file order (a question's
+    choices are a table of id = words: its values are the words)."""
     if isinstance(data, dict):
         for k, value in data.items():
-            yield from lesson_strings(value, k)
+            yield from lesson_strings(value, key if key == "choices" else k)
     elif isinstance(data, list):
         for item in data:
             yield from lesson_strings(item, key)

@@ -7,7 +7,8 @@ the code instead (``stockdemo.layout.loops``):
   gives each node its row and its order in the row; a loop inside the block is one item
   of that layout, as big as its iterations need;
 - a loop's iterations are blocks side by side, each in a frame ("t = 3"), so time reads
-  across; a loop whose iterations hold a loop stacks them down instead (layers x steps);
+  across; layers (iterations each with weights of their own) and a loop whose iterations
+  hold time steps stack down instead (``LoopBlocks.across``: layers x steps);
 - a parameter shared by every iteration is drawn once, beside the loop, wired to the
   first iteration that uses it (as ``stockdemo.layout.steps`` wires a weight to step 0);
 - rolled (past ``budget`` nodes, or asked): a run of iterations with one signature is
@@ -204,9 +205,9 @@ class _Layout:
         return {i: known[local[i]] for i in items}
 
     def loop(self, block: Block, loop: str) -> _Shape:
-        """A loop's iterations side by side (down, when they hold loops themselves)."""
+        """A loop's iterations side by side, or down (``LoopBlocks.across``)."""
         children = block.loops[loop]
-        across = not any(child.loops for child in children.values())
+        across = self.blocks.across(block, loop)
         parts: list[_Shape] = []
         for run in self.blocks.runs[block.path, loop]:
             its = run.iterations

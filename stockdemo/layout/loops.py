@@ -5,6 +5,13 @@ blocks inside blocks (layers x steps). A parameter (or another leaf) belongs to 
 innermost block holding every node it feeds, so a weight shared by every step sits
 beside the loop, once, not inside step 0.
 
+Which way a loop's iterations go (``across``) follows what the Playground's steps x layers
+mean: time steps share their weights, layers each take their own. A loop whose iterations
+each use a weight no other iteration uses is layers, drawn down; so is a loop whose
+iterations hold a loop drawn across (epochs or batches around time steps); any other loop
+is time, drawn across, whatever loop the line itself hides (a cell's gates, seen as
+repeats) or runs around it.
+
 Each block has a *signature*: its ops and the edges among them, named relative to the
 block (the same line, the same inner iterations, the same op and rank), with its inner
 blocks' signatures. Consecutive iterations with one signature ran the same code the same
@@ -20,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from stockdemo.graph import Graph
-from stockdemo.graph.ids import line_key
+from stockdemo.graph.ids import INPUT_PREFIX, line_key
 
 Path = tuple[tuple[str, int], ...]  # ((loop, iteration), ...), outermost first
 MIN_RUN = 3  # a run is rolled from this many iterations: first, the box, last
@@ -83,6 +90,8 @@ class LoopBlocks:
         self._signatures: dict[tuple, int] = {}
         self._own_edges()
         self._sign(self.root)
+        self._weights_under = self._weights()
+        self._across: dict[tuple[Path, str], bool] = {}
         self.runs: dict[tuple[Path, str], list[Run]] = {}
         self._bases: set[str] = set()
         for block in self.block_of.values():
@@ -162,6 +171,41 @@ class LoopBlocks:
             else:
                 runs.append([it])
         return [Run(f"{base}/{k}", loop, block.path, tuple(r)) for k, r in enumerate(runs)]
+
+    def _weights(self) -> dict[Path, set[str]]:
+        """Each block's path -> the weights its nodes (and its inner blocks') use: every leaf
+        but the script's data, which enters once and is no weight of a step or a layer."""
+        under: dict[Path, set[str]] = defaultdict(set)
+        for leaf in self.leaves:
+            if leaf.startswith(INPUT_PREFIX):
+                continue
+            for dst in self.feeds[leaf]:
+                path = self.path[dst]
+                for k in range(len(path) + 1):
+                    under[path[:k]].add(leaf)
+        return under
+
+    def layers(self, block: Block, loop: str) -> bool:
+        """Whether each iteration of ``loop`` uses a weight that no other iteration uses."""
+        children = block.loops[loop]
+        if len(children) < 2:
+            return False
+        uses = [self._weights_under.get(child.path, set()) for child in children.values()]
+        count: dict[str, int] = defaultdict(int)
+        for weights in uses:
+            for w in weights:
+                count[w] += 1
+        return all(any(count[w] == 1 for w in weights) for weights in uses)
+
+    def across(self, block: Block, loop: str) -> bool:
+        """Whether ``loop``'s iterations are drawn side by side (time), not stacked (layers,
+        or iterations holding time steps themselves)."""
+        known = self._across.get((block.path, loop))
+        if known is None:
+            inner = any(len(its) > 1 and self.across(child, name)
+                        for child in block.loops[loop].values() for name, its in child.loops.items())
+            known = self._across[block.path, loop] = not inner and not self.layers(block, loop)
+        return known
 
     def loop_label(self, loop: str) -> str:
         """'t', or for a while loop (or a loop over no plain name, or a hidden one) 'line 12'."""

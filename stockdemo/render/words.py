@@ -116,6 +116,15 @@ EDITOR: dict[str, str] = {
                       "with the next run; reload the page if it stays away."),
 }
 
+# A lesson file's editor (the Write a lesson page) previews where a learner's code runs.
+LESSON_EDITOR: dict[str, str] = {
+    **EDITOR,
+    "run": N_("▶ Preview"),
+    "run_help": N_("Read the lesson and compute every step's answer (Ctrl+Enter)"),
+    "hint": N_("Ctrl+Enter previews · Esc then Tab leaves the editor"),
+    "code": N_("Lesson file (TOML): edit it, then press Ctrl+Enter to preview it"),
+}
+
 # CodeMirror's own words that the editor's bundle says, by CodeMirror's English (its phrases:
 # a screen reader hears this one when the learner deletes a selection).
 EDITOR_PHRASES: tuple[str, ...] = (N_("Selection deleted"),)
@@ -147,8 +156,8 @@ def _view_words(lang: str) -> str:
 
 
 @functools.cache
-def _editor_words(lang: str) -> dict:
-    return _words(lang, EDITOR, {}, EDITOR_PHRASES)
+def _editor_words(lang: str, language: str) -> dict:
+    return _words(lang, LESSON_EDITOR if language == "toml" else EDITOR, {}, EDITOR_PHRASES)
 
 
 def view_words_json() -> str:
@@ -156,6 +165,7 @@ def view_words_json() -> str:
     return _view_words(language())
 
 
-def editor_words() -> dict:
-    """The code editor's words in the language spoken now (its payload's ``words``; shared: read only)."""
-    return _editor_words(language())
+def editor_words(language_edited: str = "python") -> dict:
+    """The code editor's words in the language spoken now, for code in ``language_edited``
+    ("python", or "toml": a lesson file). Its payload's ``words``; shared: read only."""
+    return _editor_words(language(), language_edited)

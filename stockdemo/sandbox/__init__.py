@@ -4,14 +4,14 @@
     run = run_code(SEED_CODE)          # -> CodeRun; never raises
     run.ok, run.printed, run.shape, run.error, run.graph, run.ops_by_type, run.message
 
-The code never runs in the server process. A warm parent, started once per
-server as a clean subprocess, forks one child per run; the child walls itself
-in (rlimits, Landlock, a seccomp allow-list) and runs the script. A module per
-idea:
+The code never runs in the server process. The server's fork server
+(``stockdemo/forkserver/``), started once per server as a clean subprocess,
+forks one child per run; the child walls itself in (rlimits, Landlock, a
+seccomp allow-list) and runs the script. A module per idea:
 
 - ``limits.py``: every limit, declared once, with words and the operator's variables;
 - ``pool.py``: the server's side, ``run_code`` and the bounded queue;
-- ``parent.py``: the warm parent, its forks and its wall clock;
+- ``watch.py``: a run seen from the fork server: its fork, pipes and wall clock;
 - ``child.py``: one run: exec, errors on the learner's lines, the graph record;
 - ``kernel.py``: the walls (rlimits, Landlock, seccomp);
 - ``attempts.py``: what the code tried that was refused, in words;

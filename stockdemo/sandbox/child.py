@@ -1,4 +1,4 @@
-"""One run of a learner's code, in a child forked from the warm parent: walls, exec, graph, result.
+"""One run of a learner's code, in a child forked by the fork server: walls, exec, graph, result.
 
 ``main`` is all the child does. It keeps only its two pipes (``/dev/null``
 as stdin, stdout and stderr), walls itself in (``kernel.confine``), then
@@ -12,8 +12,8 @@ one per iteration (``graphs``; at most ``MAX_GRAPHS`` kept, all counted). The
 result goes back as one JSON object on the result pipe (see
 ``protocol.py``), then the process ends with ``os._exit``.
 
-Nothing here is trusted by the parent: the learner's code runs in this
-process and may have changed any object in it. The parent bounds and checks
+Nothing here is trusted by the fork server: the learner's code runs in this
+process and may have changed any object in it. The fork server bounds and checks
 every field it reads.
 """
 
@@ -35,13 +35,14 @@ from typing import NoReturn
 import torch
 from torch import nn
 
+from stockdemo.forkserver import walls
 from stockdemo.graph.recorder import CODE_FILE, GraphTooBig, LineRecorder, raw_graph
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits
 
 FILENAME = CODE_FILE
-# What the warm parent imports for the learner (shared by every fork, so each run skips it);
+# What the fork server imports for the learner (shared by every fork, so each run skips it);
 # with Landlock a run may import anything else the interpreter has installed, itself.
 PRELOADED = ("math", "random", "torch", "torch.nn", "torch.nn.functional")
 # Loaded too, so that trying a socket, multiprocessing or a terminal meets the wall itself
@@ -193,17 +194,15 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
         result["walls"] = walls
         _send(result_fd, result)
     finally:
-        os._exit(0)  # no atexit handler or buffer of the parent's may run here
+        os._exit(0)  # no atexit handler or buffer of the fork server's may run here
 
 
 def _keep_only(*fds: int) -> None:
-    """/dev/null as 0, 1, 2; close every other descriptor the parent had open, but ``fds``."""
+    """/dev/null as 0, 1, 2; close every other descriptor the fork server had open, but ``fds``."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    keep = sorted({0, 1, 2, *fds})
-    for low, high in zip(keep, [*keep[1:], os.sysconf("SC_OPEN_MAX")], strict=True):
-        os.closerange(low + 1, high)
+    walls.keep_only(0, 1, 2, *fds)
 
 
 def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attempts) -> dict:

@@ -45,6 +45,8 @@ import sysconfig
 
 import pyseccomp as seccomp
 
+from stockdemo.forkserver import walls
+
 _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS = 1, 4, 8, 38
 CAP_DAC_READ_SEARCH = 2
@@ -218,16 +220,10 @@ def _set_limit(which: int, value: int) -> None:
     resource.setrlimit(which, (value, value))
 
 
-def vm_bytes() -> int:
-    """This process's address space now (VmSize), from /proc/self/statm."""
-    with open("/proc/self/statm", "rb") as f:  # bytes: decoding could need a module not loaded
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
 def yield_cpu(pid: int = 0) -> None:
     """Run only on CPU the pages leave: ``pid``'s session's autogroup at nice 19 (``lower_group``),
-    the task idle-class. 0: this process. The warm parent calls it for each run once the run
-    has used its grace of CPU (``parent.GRACE_CPU_S``): a class's short programs run as fast
+    the task idle-class. 0: this process. The fork server calls it for each run once the run
+    has used its grace of CPU (``watch.GRACE_CPU_S``): a class's short programs run as fast
     as a page, a long one yields.
 
     Where the kernel groups tasks by session (autogroup, in the root cgroup), a new session
@@ -239,13 +235,13 @@ def yield_cpu(pid: int = 0) -> None:
     try:
         os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
-        pass  # the parent's nice stays
+        pass  # the fork server's nice stays
 
 
 def lower_group(pid: int = 0) -> None:
     """``pid``'s session's autogroup at nice 19 (0: this process's). Its /proc file is its
-    owner's to write, and root's once the run is not dumpable: a parent not run as root cannot,
-    so there the run lowers its own group at once (``confine``)."""
+    owner's to write, and root's once the run is not dumpable: a fork server not run as root
+    cannot, so there the run lowers its own group at once (``confine``)."""
     try:
         with open(f"/proc/{pid or 'self'}/autogroup", "w") as f:
             f.write("19")
@@ -263,7 +259,7 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
     """
     os.setsid()  # its own process group: a signal to "its group" reaches no one else
     if os.geteuid() != 0:
-        lower_group()  # the parent may not, later (the idle class it sets after the run's grace)
+        lower_group()  # the fork server may not, later (the idle class it sets after the run's grace)
     if os.geteuid() == 0:  # root (a development box): run as nobody, one wall more
         os.chown(workdir, NOBODY, NOBODY)
         if landlock_version:
@@ -274,16 +270,16 @@ def confine(workdir: str, cpu_s: int, memory_mb: int, landlock_version: int, par
         if landlock_version:
             _read_past_modes()
     # After any change of user, which clears both settings.
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the warm parent gone (it is single-threaded): so is this run
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the fork server gone (it is single-threaded): so is this run
     if os.getppid() != parent_pid:
-        os._exit(1)  # the parent died before the line above
+        os._exit(1)  # the fork server died before the line above
     _prctl(PR_SET_DUMPABLE, 0)  # no core file; its /proc entries belong to root
     os.chdir(workdir)
     _set_limit(resource.RLIMIT_CORE, 0)
     _set_limit(resource.RLIMIT_FSIZE, file_mb * 2**20 if landlock_version else 0)
     _set_limit(resource.RLIMIT_NOFILE, OPEN_FILES)
     _set_limit(resource.RLIMIT_NPROC, 0)
-    _set_limit(resource.RLIMIT_AS, vm_bytes() + memory_mb * 2**20)
+    _set_limit(resource.RLIMIT_AS, walls.vm_bytes() + memory_mb * 2**20)
     _set_limit(resource.RLIMIT_CPU, cpu_s)
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     if landlock_version:

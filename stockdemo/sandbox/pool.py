@@ -1,4 +1,4 @@
-"""The server's side of the sandbox: one warm parent per server process, a bounded queue of runs.
+"""The server's side of the sandbox: a bounded queue of runs for the fork server.
 
 ``run_code(source)`` is the one call the page (and the command line) makes:
 it blocks until the run's ``CodeRun`` is back and never raises. Runs wait in
@@ -11,36 +11,31 @@ for real overload: when the wait it would meet is longer than a learner waits
 (``expected_wait`` over ``MAX_WAIT_S``), when a session sends faster than a person
 (``PER_SESSION`` runs pending), or past ``max_waiting`` waiting runs.
 
-The warm parent (``parent.py``) is started on the first run, as a clean
-subprocess: none of the server's environment (only ``clean_env``), no file
-descriptor but its socket, a session of its own. The server is never forked
-(it is multi-threaded). A parent that dies is replaced on the next run; the
-runs it held end with a message saying so. One that dies before it is ready
-three times in a row makes the pool refuse every run with the reason (say, no
-libseccomp on the host): code is never run without the sandbox.
+Runs are forked by the server's fork server (``stockdemo/forkserver/``), asked
+over a channel of the pool's own on the first run; ``watch.py`` is its side of
+them. A fork server that dies is replaced on the next run; the runs it held end
+with a message saying so. One that dies before it is ready three times in a row,
+or says the sandbox cannot work here (say, no libseccomp on the host), makes the
+pool refuse every run with the reason: code is never run without the sandbox.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import multiprocessing.connection
 import os
-import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stockdemo import host
+from stockdemo import forkserver, host
+from stockdemo.forkserver.wire import Channel
 from stockdemo.sandbox.limits import OFF_MESSAGE, Limits, code_enabled
 from stockdemo.sandbox.protocol import BadResult, CodeError, CodeRun, unavailable
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-START_S = 120.0  # the parent's import torch and warm-up, on a busy box
+START_S = 120.0  # the fork server's import torch and warm-up, on a busy box
 FAILED_STARTS = 3
 DEFAULT_MAX_WAITING = 120  # a class of 60 pressing Run twice; the expected wait refuses first
 PER_SESSION = 2  # runs one session may have pending (one in the sandbox, one waiting): a person's
@@ -51,15 +46,9 @@ RUN_S = 0.1  # a run's seconds in a place before any was timed (fork to result, 
 TIMED = 20  # recent runs whose seconds make the estimate
 WAIT_TICK_S = 0.5  # how often a waiting run's caller hears where it stands
 SERVED_KEPT = 4096  # sessions whose last turn is remembered
-MAX_MESSAGE = 64 * 2**20
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+END_S = 5.0  # a fork server whose channel ended is reaped within this, for the words of its end
 
-
-def clean_env() -> dict[str, str]:
-    """The parent's whole environment: nothing of the server's (its secrets stay there)."""
-    return {"PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1", "PYTHONPATH": _PACKAGE_ROOT, "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONNOUSERSITE": "1"}
+forkserver.want("sandbox")  # the fork server warms the sandbox's runs as it starts
 
 
 def _env_int(name: str, default: int, low: int, high: int) -> int:
@@ -99,14 +88,16 @@ class _Job:
 
 
 class CodePool:
-    """The sandbox of one server process: a warm parent and a queue of runs for it."""
+    """The sandbox of one server process: a queue of runs for the fork server (``forks``, the
+    server's shared one unless given)."""
 
     def __init__(self, slots: int | None = None, max_waiting: int | None = None,
-                 max_wait_s: float = MAX_WAIT_S) -> None:
+                 max_wait_s: float = MAX_WAIT_S, forks: forkserver.ForkServer | None = None) -> None:
+        self.forks = forks
         self.slots = slots or default_slots()
         self.max_waiting = default_max_waiting() if max_waiting is None else max_waiting
         self.max_wait_s = max_wait_s
-        self.info: dict = {}  # the parent's "ready" message: pid, landlock, rss_mb
+        self.info: dict = {}  # the fork server's "ready" message: pid, landlock, rss_mb
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._waiting: deque[_Job] = deque()
@@ -115,7 +106,7 @@ class CodePool:
         self._served: dict[str, int] = {}  # session -> when its last run was sent (a count)
         self._sends = itertools.count()
         self._proc: subprocess.Popen | None = None
-        self._conn: multiprocessing.connection.Connection | None = None
+        self._conn: Channel | None = None
         self._ready = False
         self._broken: str | None = None
         self._failed_starts = 0
@@ -124,7 +115,7 @@ class CodePool:
     # -- public --
 
     def start(self) -> None:
-        """Start the warm parent now, in the background (a page may warm the pool early)."""
+        """Start the fork server now, in the background (a page may warm the pool early)."""
         with self._lock:
             if self._proc is None and not self._closed and not self._broken:
                 self._spawn()
@@ -179,10 +170,10 @@ class CodePool:
                     "broken": self._broken}
 
     def close(self) -> None:
-        """Stop the parent (its children die with it) and end every run with a message."""
+        """Close the pool's channel (the fork server kills its runs) and end every run with a message."""
         with self._lock:
             self._closed = True
-            proc, conn = self._proc, self._conn
+            conn = self._conn
             self._proc = self._conn = None
             jobs = [*self._waiting, *self._running.values()]
             self._waiting.clear()
@@ -191,9 +182,6 @@ class CodePool:
             job.finish(unavailable(job.limits, "The sandbox was shut down."))
         if conn is not None:
             conn.close()
-        if proc is not None:
-            proc.kill()
-            proc.wait(timeout=5)
 
     # -- with the lock held --
 
@@ -246,25 +234,21 @@ class CodePool:
         return sum(rank < mine for rank, _ in order)
 
     def _spawn(self) -> None:
-        mine, theirs = socket.socketpair()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "stockdemo.sandbox.parent", str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, start_new_session=True)  # stderr: the server's log
-        theirs.close()
-        self._conn = multiprocessing.connection.Connection(mine.detach())
+        self._conn, self._proc = (self.forks or forkserver.shared()).connect("sandbox")
         self._ready = False
         threading.Thread(target=self._listen, args=(self._proc, self._conn), name="sandbox-pool",
                          daemon=True).start()
 
     def _dispatch(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            return  # ended (its socket may still take a request while it dies): its listener replaces it
         while self._ready and len(self._running) < self.slots and (job := self._next()) is not None:
             self._waiting.remove(job)
             message = {"run": job.id, "source": job.source, "limits": job.limits.to_dict()}
             try:
-                self._conn.send_bytes(json.dumps(message).encode())
+                self._conn.send(message)
             except OSError:
-                self._waiting.appendleft(job)  # the parent is gone: its listener restarts it
+                self._waiting.appendleft(job)  # the fork server is gone: its listener restarts it
                 return
             job.sent = time.monotonic()
             self._running[job.id] = job
@@ -274,22 +258,27 @@ class CodePool:
                     for who in sorted(self._served, key=self._served.get)[:SERVED_KEPT // 2]:
                         del self._served[who]
 
-    # -- the listener thread, one per parent --
+    # -- the listener thread, one per channel --
 
-    def _listen(self, proc: subprocess.Popen, conn: multiprocessing.connection.Connection) -> None:
+    def _listen(self, proc: subprocess.Popen, conn: Channel) -> None:
         while True:
             try:
-                message = json.loads(conn.recv_bytes(MAX_MESSAGE))
-            except (EOFError, OSError, ValueError):
+                message, _ = conn.recv()
+            except (EOFError, OSError):
                 break
             with self._lock:
                 self._receive(message)
             del message  # a run's wire form (megabytes at 8,700 nodes) is not kept while the next is awaited
-        proc.wait()
         with self._lock:
-            if self._proc is not proc:
-                return
-            self._lost(proc)
+            if self._conn is not conn:
+                return  # closed by the pool itself
+        try:
+            proc.wait(timeout=END_S)
+        except subprocess.TimeoutExpired:
+            pass  # its words say "exit code None"
+        with self._lock:
+            if self._conn is conn:
+                self._lost(proc)
 
     def _receive(self, message: dict) -> None:
         if "ready" in message:
@@ -313,7 +302,7 @@ class CodePool:
         self._dispatch()
 
     def _lost(self, proc: subprocess.Popen) -> None:
-        """The parent died: end its runs with a message; replace it if runs are waiting."""
+        """The fork server died: end its runs with a message; replace it if runs are waiting."""
         why = _ended(proc.returncode)
         for job in self._running.values():
             job.finish(CodeRun(job.limits, CodeError(

@@ -1,21 +1,20 @@
 """The sandbox's boundary: what crosses each pipe, as JSON, and the run the page gets (``CodeRun``).
 
-Three processes: the server (``pool.py``), the warm parent (``parent.py``),
-and one child per run (``child.py``), where the learner's code runs. Only
-JSON crosses, never pickle: the child is hostile, so every field it sends is
-parsed from bounded bytes and checked here (type, range, length) before use,
-and anything unexpected makes the run's error, never an exception in the
-server.
+Three processes: the server (``pool.py``), the fork server (``watch.py`` is its
+side of the runs), and one child per run (``child.py``), where the learner's
+code runs. Only JSON crosses, never pickle: the child is hostile, so every
+field it sends is parsed from bounded bytes and checked here (type, range,
+length) before use, and anything unexpected makes the run's error, never an
+exception in the server.
 
-- **server -> parent** (``multiprocessing.connection`` frames of bytes):
-  ``{"run": id, "source": str, "limits": Limits.to_dict()}``.
-- **parent -> server**: ``{"ready": pid, "landlock": ABI or 0, "vm_mb": the
-  parent's size}`` once it has imported torch; ``{"broken": message}`` if it
-  cannot sandbox anything here (then it exits); ``{"done": id, "run":
-  {...}}`` for each run, ``run`` holding ``CodeRun``'s wire fields: ``error``,
-  ``printed``, ``shape``, ``graph``, ``refused``, ``seconds``, ``cpu_s``,
-  ``walls``.
-- **child -> parent**: the print pipe carries the learner's printed text
+- **server -> fork server** (the pool's channel, ``stockdemo/forkserver/wire.py``'s
+  frames): ``{"run": id, "source": str, "limits": Limits.to_dict()}``.
+- **fork server -> server**: ``{"ready": pid, "landlock": ABI or 0, "rss_mb":
+  its size}`` once it has imported torch; ``{"broken": message}`` if it cannot
+  sandbox anything here; ``{"done": id, "run": {...}}`` for each run, ``run``
+  holding ``CodeRun``'s wire fields: ``error``, ``printed``, ``shape``,
+  ``graph``, ``refused``, ``seconds``, ``cpu_s``, ``walls``.
+- **child -> fork server**: the print pipe carries the learner's printed text
   (UTF-8, at most the output limit: more kills the run); the result pipe one
   JSON object (at most ``MAX_RESULT_BYTES``), ``check_child_result``'s fields:
   - ``error``: None, or ``{"kind", "limit", "type", "message", "line"}``:
@@ -47,8 +46,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from stockdemo.graph.data import MAX_INPUTS
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.graph.recorder import MAX_INPUTS
 from stockdemo.sandbox.limits import SPEC, Limits
 
 MAX_RESULT_BYTES = 32 * 2**20
@@ -175,14 +174,30 @@ def check_inputs(raw: object, n: int) -> list[dict]:
     checked fields: a name is a Python identifier, as the script's own names are."""
     inputs = []
     for item in _list(raw, MAX_INPUTS, "inputs"):
-        if not isinstance(item, dict) or set(item) != {"name", "shape", "to"}:
-            raise BadResult("graph input: expected name, shape, to")
+        if not isinstance(item, dict) or not {"name", "shape", "to"} <= set(item) <= {"name", "shape", "to",
+                                                                                       "steps"}:
+            raise BadResult("graph input: expected name, shape, to, steps")
         name = _str(item["name"], MAX_NAME, "input name")
         if not name.isidentifier():
             raise BadResult("graph input: a name is an identifier")
-        inputs.append({"name": name, "shape": _shape(item["shape"], "input shape", none=False),
-                       "to": [_int(i, 0, n - 1, "input node") for i in _list(item["to"], n, "input nodes")]})
+        shape = _shape(item["shape"], "input shape", none=False)
+        checked = {"name": name, "shape": shape,
+                   "to": [_int(i, 0, n - 1, "input node") for i in _list(item["to"], n, "input nodes")]}
+        if "steps" in item:
+            checked["steps"] = _steps(item["steps"], len(checked["to"]), shape)
+        inputs.append(checked)
     return inputs
+
+
+def _steps(raw: object, n: int, shape: list[int]) -> list[list[list[int]]]:
+    """The time steps each entry of an input took: inclusive ranges within its dimension 1."""
+    if len(shape) < 3:
+        raise BadResult("graph input steps: only data with a time axis has steps")
+    last = shape[1] - 1
+    steps = [[_exactly(r, 2, "input step range") for r in _list(per_node, shape[1], "input steps")]
+             for per_node in _exactly(raw, n, "input steps")]
+    return [[[_int(a, 0, last, "input step"), _int(b, 0, last, "input step")] for a, b in per_node]
+            for per_node in steps]
 
 
 def check_graphs(raw: object, graph: dict | None, max_nodes: int) -> list[dict]:
@@ -275,7 +290,7 @@ class CodeRun:
     built: int = 0  # how many backward() calls the run made (graphs keeps at most MAX_GRAPHS)
     graph_freed: bool = False  # graph is part of the one the last backward() freed
     refused: tuple[str, ...] = ()  # what the sandbox refused, in words
-    seconds: float = 0.0  # fork to result, in the warm parent
+    seconds: float = 0.0  # fork to result, in the fork server
     cpu_s: float = 0.0  # the child's CPU time
     queued_s: float = 0.0  # waiting for a free place in the pool (and for the pool to start)
     walls: str = ""  # "landlock 7", or "no landlock"
@@ -358,7 +373,7 @@ class CodeRun:
         }
 
     def wire(self) -> dict[str, Any]:
-        """The fields the parent sends the server (module docstring)."""
+        """The fields the fork server sends the server (module docstring)."""
         return {"error": None if self.error is None else {
                     "kind": self.error.kind, "limit": self.error.limit, "type": self.error.type,
                     "message": self.error.message, "line": self.error.line},
@@ -370,7 +385,7 @@ class CodeRun:
 
     @classmethod
     def from_wire(cls, raw: object, limits: Limits, queued_s: float = 0.0) -> CodeRun:
-        """The parent's ``run`` -> CodeRun, every field checked again. Raises BadResult."""
+        """The fork server's ``run`` -> CodeRun, every field checked again. Raises BadResult."""
         if not isinstance(raw, dict) or set(raw) != {"error", "printed", "shape", "graph", "graphs", "built",
                                                      "graph_freed", "refused", "seconds", "cpu_s", "walls"}:
             raise BadResult("run: unexpected fields")

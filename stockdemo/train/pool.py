@@ -3,8 +3,8 @@
 A Streamlit server runs every session's script as a thread of one process, so
 a training run in the server holds the GIL that every other session's rerun
 needs: 30 presses of **Train** at once made every page of every session crawl.
-Here a run happens in one of a few worker processes (forked from one warm parent,
-one per CPU the host gives by default; on a host too small for a second torch, a
+Here a run happens in one of a few worker processes (forked by the fork server,
+one per CPU the host gives by default; on a host too small for even one, a
 thread of the server), and its session reads the same events ``stockdemo.train.training.train``
 yields (``Progress`` then one ``TrainResult``), preceded by ``Queued(position)``
 while every worker is busy.
@@ -28,16 +28,10 @@ The pool starts its workers in the background (``start``), so a page can warm
 it without waiting for each worker's ``import torch``; runs submitted before a
 worker is ready wait in the queue like any other.
 
-Workers are forked from one warm parent (``python -m stockdemo.train.worker --parent``)
-that has imported torch and trained once: each worker shares its pages and costs
-only its own run's memory, not a second torch. The parent is a fresh interpreter
-talking over a socket pair, not a ``multiprocessing`` spawn: spawn re-imports the
-parent's ``__main__``, and in a Streamlit server that is the page script being run
-(Streamlit sets it), so every worker would run the Train page and start workers of
-its own. The pool hands the parent one end of a new socket pair per worker wanted
-(SCM_RIGHTS); the parent reports each fork's pid and, when it ends, its exit code.
-Under memory pressure the kernel kills a worker before its parent, and either before
-the server (their ``oom_score_adj``).
+Workers are forked by the server's fork server (``stockdemo/forkserver/``), which has imported
+torch and trained once: each worker shares its pages and costs only its own run's memory,
+not a second torch (``crew.py`` asks for them). Under memory pressure the kernel kills a
+worker or the fork server before the server (their ``oom_score_adj``).
 """
 
 from __future__ import annotations
@@ -48,20 +42,17 @@ import multiprocessing.connection
 import os
 import queue
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from stockdemo import host
+from stockdemo import forkserver, host
 from stockdemo.config import MAX_TRAIN_SECONDS
+from stockdemo.train.crew import Crew, Hand
 from stockdemo.train.training import TrainResult
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STOP_GRACE_S = 5.0  # a worker told to stop that has not stopped by then is killed
 ABANDON_S = 15.0  # an event stream unread this long is taken as a closed tab
 QUEUED_REPEAT_S = 1.0  # a waiting session hears its place at least this often
@@ -114,35 +105,24 @@ class _Job:
     last_read: float = field(default_factory=time.monotonic)
 
 
-@dataclass(eq=False)
-class _Worker:
-    conn: multiprocessing.connection.Connection
-    ready: bool = False
-    in_server: bool = False  # a thread of the server (a host too small for a worker's torch)
-    pid: int = 0  # once the warm parent has forked it
-    returncode: int | None = None  # once the warm parent has reaped it (subprocess's convention)
-    job: _Job | None = None
-    stop_sent_at: float | None = None
-
-
 class TrainingPool:
     """``workers`` training processes shared by every session of one server.
 
     ``workers=0``: one run at a time in a thread of this process, for a host whose memory
-    holds no second torch (690 MiB: the kernel killed a process with a worker, none without;
-    docs/hosting.md). Runs there share the server's GIL, which one CPU shares anyway.
+    holds not even one forked worker (``host.training_workers``; docs/hosting.md). Runs there
+    share the server's GIL, which one CPU shares anyway.
     """
 
     def __init__(self, workers: int | None = None, max_waiting: int | None = None,
-                 abandon_after: float = ABANDON_S, torch_threads: int = 1):
+                 abandon_after: float = ABANDON_S, torch_threads: int = 1,
+                 forks: forkserver.ForkServer | None = None):
         wanted = default_workers() if workers is None else workers
         self.in_server = wanted == 0
         self.workers = max(1, wanted)
         self.max_waiting = default_max_waiting() if max_waiting is None else max_waiting
         self.abandon_after = abandon_after
-        self.torch_threads = torch_threads
         self._lock = threading.Lock()
-        self._pool: list[_Worker] = []
+        self._pool: list[Hand] = []
         self._waiting: deque[_Job] = deque()
         self._ids = itertools.count(1)
         self._wake_read, self._wake_write = multiprocessing.Pipe(duplex=False)
@@ -151,11 +131,7 @@ class TrainingPool:
         self._failed_starts = 0
         self._broken: str | None = None
         self._respawn_at: list[float] = []  # replacements due for workers stopped by a signal
-        self._warm: subprocess.Popen | None = None  # the parent every worker is forked from
-        self._control: socket.socket | None = None  # to it: a socket per worker wanted
-        self._reports: multiprocessing.connection.Connection | None = None  # from it
-        self._forking: deque[_Worker] = deque()  # asked for, in order, pid not known yet
-        self._exits: dict[int, int] = {}  # pid -> exit code, reported by the parent
+        self._crew = Crew(self.in_server, torch_threads, forks)
 
     # -- public --
 
@@ -164,7 +140,7 @@ class TrainingPool:
         with self._lock:
             if self._dispatcher is not None or self._closed:
                 return
-            self._pool = [self._spawn() for _ in range(self.workers)]
+            self._pool = [self._crew.hire() for _ in range(self.workers)]
             self._dispatcher = threading.Thread(target=self._dispatch, name="training-pool",
                                                 daemon=True)
             self._dispatcher.start()
@@ -213,9 +189,9 @@ class TrainingPool:
             return [w.pid for w in self._pool if w.ready and w.pid]
 
     def parent_pid(self) -> int | None:
-        """The warm parent's pid (None before the first start or after it died)."""
+        """The pid of the fork server the workers come from (None before the first start or after it died)."""
         with self._lock:
-            return self._warm.pid if self._warm is not None and self._warm.poll() is None else None
+            return self._crew.server_pid()
 
     def close(self) -> None:
         """Stop the dispatcher and every worker (tests; a server's exit ends them anyway)."""
@@ -234,16 +210,9 @@ class TrainingPool:
             w.conn.close()  # the worker sees the pipe close and exits
         with self._lock:
             for w in pool:
-                if w.pid and self._exit_code(w, 2) is None:
-                    _kill(w.pid)
-            warm, self._warm = self._warm, None
-            self._close_control()
-        if warm is not None:  # its control socket closed: it exits
-            try:
-                warm.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                warm.kill()
-                warm.wait(timeout=2)
+                if w.pid and self._crew.exit_code(w, 2) is None:
+                    self._crew.let_go(w)
+            self._crew.close()
 
     # -- session side --
 
@@ -282,73 +251,6 @@ class TrainingPool:
 
     # -- dispatcher thread --
 
-    def _spawn(self) -> _Worker:
-        """Ask the warm parent (started if need be) for one more worker, over a new socket pair."""
-        if self.in_server:
-            mine, theirs = multiprocessing.Pipe()
-            threading.Thread(target=_serve_in_server, args=(theirs,), name="training", daemon=True).start()
-            return _Worker(mine, in_server=True)
-        self._start_parent()
-        mine, theirs = socket.socketpair()
-        worker = _Worker(multiprocessing.connection.Connection(mine.detach()))
-        try:
-            socket.send_fds(self._control, [b"w"], [theirs.fileno()])
-            self._forking.append(worker)
-        except OSError:
-            pass  # the parent is gone: this worker's socket closes below, and it is replaced
-        theirs.close()
-        return worker
-
-    def _start_parent(self) -> None:
-        if self._warm is not None and self._warm.poll() is None and self._control is not None:
-            return
-        self._close_control()
-        mine, theirs = socket.socketpair()
-        # The server may run from any directory (streamlit run /path/app.py): point the
-        # parent at this copy of stockdemo.
-        path = os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))
-        self._warm = subprocess.Popen(
-            [sys.executable, "-m", "stockdemo.train.worker", "--parent", str(theirs.fileno()),
-             str(self.torch_threads)], pass_fds=(theirs.fileno(),), env={**os.environ, "PYTHONPATH": path})
-        theirs.close()
-        self._control = mine
-        self._reports = multiprocessing.connection.Connection(os.dup(mine.fileno()))
-
-    def _close_control(self) -> None:
-        """Forget the warm parent's sockets; workers it never forked see theirs close."""
-        for end in (self._reports, self._control):
-            if end is not None:
-                end.close()
-        self._reports = self._control = None
-        self._forking.clear()
-
-    def _read_reports(self) -> None:
-        """What the warm parent said: a worker's pid, a worker's exit code."""
-        try:
-            while self._reports is not None and self._reports.poll():
-                message = self._reports.recv()
-                if message[0] == "forked" and self._forking:
-                    self._forking.popleft().pid = message[1]
-                elif message[0] == "exited":
-                    self._exits[message[1]] = message[2]
-        except (EOFError, OSError):
-            self._close_control()  # it died; the next worker wanted starts another
-            if self._warm is not None:
-                self._warm.poll()
-
-    def _exit_code(self, w: _Worker, timeout: float) -> int | None:
-        """``w``'s exit code, waiting up to ``timeout`` for the parent to report it (None: unknown)."""
-        deadline = time.monotonic() + timeout
-        while w.returncode is None:
-            if w.pid in self._exits:
-                w.returncode = self._exits.pop(w.pid)
-                break
-            left = deadline - time.monotonic()
-            if self._reports is None or left <= 0 or not self._reports.poll(left):
-                break
-            self._read_reports()
-        return w.returncode
-
     def _renumber(self) -> None:
         for i, job in enumerate(self._waiting, 1):
             if job.position != i:
@@ -361,8 +263,8 @@ class TrainingPool:
                 if self._closed:
                     return
                 watched = {self._wake_read: None}
-                if self._reports is not None:
-                    watched[self._reports] = None
+                if self._crew.link is not None:
+                    watched[self._crew.link] = None
                 for w in self._pool:
                     watched[w.conn] = w  # a worker that dies closes its end: readable, then EOF
             ready = multiprocessing.connection.wait(list(watched), timeout=0.5)
@@ -374,8 +276,8 @@ class TrainingPool:
                         while self._wake_read.poll():
                             self._wake_read.recv_bytes()
                         continue
-                    if obj is self._reports:
-                        self._read_reports()
+                    if obj is self._crew.link:
+                        self._crew.heard()
                         continue
                     w = watched[obj]
                     if w in self._pool:
@@ -389,9 +291,9 @@ class TrainingPool:
         due = [t for t in self._respawn_at if t <= now]
         if due:
             self._respawn_at = [t for t in self._respawn_at if t > now]
-            self._pool.extend(self._spawn() for _ in due)
+            self._pool.extend(self._crew.hire() for _ in due)
 
-    def _serve(self, w: _Worker) -> None:
+    def _serve(self, w: Hand) -> None:
         """Read what one worker sent, or replace it if it died."""
         try:
             while w.conn.poll():
@@ -399,8 +301,10 @@ class TrainingPool:
             return
         except (EOFError, OSError):
             pass
-        code = self._exit_code(w, 1)  # its socket closes just before it is reaped
-        if code == -signal.SIGKILL:  # from outside: the kernel's out-of-memory killer, most likely
+        code = self._crew.exit_code(w, 1)  # its socket closes just before it is reaped
+        if self._crew.broken:
+            why = self._crew.broken
+        elif code == -signal.SIGKILL:  # from outside: the kernel's out-of-memory killer, most likely
             why = (f"The training worker stopped unexpectedly (exit code {code}): it was killed, most "
                    "likely because the server ran short of memory; try a shorter run (fewer epochs, "
                    "a shorter sequence or a smaller model). The server has started a new worker.")
@@ -409,7 +313,7 @@ class TrainingPool:
                    "the server has started a new worker: press Train to try again.")
         self._replace(w, why)
 
-    def _receive(self, w: _Worker, message: tuple) -> None:
+    def _receive(self, w: Hand, message: tuple) -> None:
         kind = message[0]
         if kind == "ready":
             w.ready, w.pid = True, 0 if w.in_server else message[1]  # never our own pid to kill
@@ -429,25 +333,22 @@ class TrainingPool:
             job.events.put(("done", None))
             w.job, w.stop_sent_at = None, None
 
-    def _replace(self, w: _Worker, why: str) -> None:
+    def _replace(self, w: Hand, why: str) -> None:
         if w.job is not None:
             w.job.events.put(("lost", why))
-        w.conn.close()
-        if w.pid and self._exit_code(w, 0) is None:
-            _kill(w.pid)
-            self._exit_code(w, 2)
+        self._crew.let_go(w)
         if w.returncode in STOP_SIGNALS:
             self._pool.remove(w)
             self._respawn_at.append(time.monotonic() + RESPAWN_AFTER_STOP_S)
             return
         self._failed_starts += not w.ready
-        if self._failed_starts < FAILED_STARTS:
-            self._pool[self._pool.index(w)] = self._spawn()
+        if self._failed_starts < FAILED_STARTS and not self._crew.broken:
+            self._pool[self._pool.index(w)] = self._crew.hire()
             return
-        # Workers die before they can even import torch: respawning would only spin.
+        # Workers die before they can even start, or the fork server said why: respawning would only spin.
         self._pool.remove(w)
-        self._broken = (f"Training workers cannot start on this server (exit code "
-                        f"{w.returncode}); the server's log says why.")
+        self._broken = self._crew.broken or (f"Training workers cannot start on this server (exit code "
+                                        f"{w.returncode}); the server's log says why.")
         if not self._pool:
             while self._waiting:
                 self._waiting.popleft().events.put(("lost", self._broken))
@@ -492,24 +393,6 @@ class TrainingPool:
                     continue
                 w.job, job.position = job, 0
         self._renumber()
-
-
-def _serve_in_server(conn: multiprocessing.connection.Connection) -> None:
-    """A worker as a thread of the server: yields the core to the pages' threads, as a worker does."""
-    from stockdemo.train import worker as train_worker
-
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), train_worker.WORKER_NICE)
-    except OSError:
-        pass
-    train_worker.serve(conn)
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _started() -> TrainingPool:

@@ -1,53 +1,47 @@
-"""The training pool's warm parent and the workers it forks (``python -m stockdemo.train.worker --parent``).
+"""A training worker: its warm-up, its walls and its loop; and the fork server's side of forking it.
 
-Started by ``stockdemo.train.pool.TrainingPool``. The parent imports torch and the
-training modules, trains a tiny model once (a fresh process's first run pays
-seconds of one-off start-up work), freezes its heap, and then only forks: one
-worker per socket the pool hands it. A worker forked from it shares its pages
-(torch, the imports, the warm-up's caches) until it writes them, so each worker
-costs its own run's memory, not a second torch (docs/hosting.md has the
-figures). The parent is single-threaded (one torch thread, no interop pool), so
-forking it is safe; it never trains a learner's run.
+Every worker is a ``fork`` of the fork server (``stockdemo/forkserver/process.py``), which has
+imported torch and the training modules and trained a tiny model once (``warm_up``: a fresh
+process's first run pays seconds of one-off start-up work): it shares those pages until it
+writes them, so each worker costs its own run's memory, not a second torch (docs/hosting.md
+has the figures). ``Workers`` is the fork server's handler of one training pool's channel:
+one worker per socket the pool sends, its pid said back, and its exit code once reaped.
 
-Parent, in: one byte and a socket (SCM_RIGHTS) per worker wanted. Out (pickled):
-("warm", pid), ("forked", pid) in the order asked, ("exited", pid, returncode)
-with ``subprocess``'s convention (-N: killed by signal N). A fresh interpreter,
-not a ``multiprocessing`` spawn (see stockdemo/train/pool.py for why).
+A worker needs none of the sandbox's walls (it runs our code, on the learner's settings), but
+has its own: ``confine`` gives it the workers' priority, makes it the kernel's first choice
+when memory runs short, no core file, and an address space bounded by the largest run allowed.
+
+Channel, in: ``{"worker": threads, "nice": n}`` with the worker's socket (SCM_RIGHTS). Out:
+``{"ready": pid}`` once, ``{"forked": pid}`` in the order asked, ``{"exited": pid, "code":
+returncode}`` (``subprocess``'s convention: -N, killed by signal N).
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing.connection
 import os
-import selectors
-import signal
-import socket
-import sys
+import resource
 import traceback
 
-from stockdemo import host
+from stockdemo.forkserver import walls
+from stockdemo.forkserver.handler import Forker
+from stockdemo.forkserver.wire import Channel
 
 # Workers run at a lower priority than their server: when both want a core, the
 # pages of every session (a place in line, a progress bar, a slider elsewhere)
 # go first and training takes what is left; alone, a run goes as fast as before.
 WORKER_NICE = 10
-# When the host runs short of memory the kernel kills the process with the highest badness,
-# its resident memory plus oom_score_adj/1000 of the limit: at 1000 any of these outranks
-# the server (0), which goes only when nothing else is left (800 let a server of 500 MB
-# outrank a parent just restarted in 500 MiB). Between parent and worker, the larger goes.
-PARENT_OOM_SCORE_ADJ = 1000
+# At 1000 a worker outranks the server (0) whatever their sizes (docs/hosting.md, "Memory short
+# on purpose"): between a worker and the fork server, the larger goes.
 WORKER_OOM_SCORE_ADJ = 1000
-MAX_FDS = 8  # sockets taken per read: the pool asks for one worker at a time
+# Address space a worker may add to what it had when forked: the largest model train.too_big
+# lets through, its optimizer and its batches, with room (docs/decisions.md has the figure).
+WORKER_MEMORY_MB = 1024
 
 
-def warm_up(threads: int) -> None:
-    """Import what a run needs and train a tiny model once, in this process."""
-    import torch
-
-    # One thread per worker, one worker per core: more would only fight over the cores.
-    torch.set_num_threads(threads)
-    torch.set_num_interop_threads(1)  # no pool of threads in a process that forks
-    from stockdemo import heap
+def warm_up() -> None:
+    """Import what a run needs and train a tiny model once, in this process (torch at one thread)."""
     from stockdemo.config import TrainConfig
     from stockdemo.train import prices as data
     from stockdemo.train import training as train
@@ -57,7 +51,22 @@ def warm_up(threads: int) -> None:
     prices = data.synthetic_prices(warm.series, 0, days=300)
     train.run_training(windows.prepare(prices, warm.feature_names, warm.target, warm.seq_len,
                                        warm.val_pct, warm.test_pct), warm)
-    heap.tune_for_serving()  # frozen: the collector never writes the pages the workers share
+
+
+def confine(nice: int, threads: int) -> None:
+    """A worker's own walls, set in the worker just after the fork (see the module docstring)."""
+    import torch
+
+    from stockdemo import heap
+
+    with contextlib.suppress(OSError):  # a lower nice than the fork server's needs privileges
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
+    walls.raise_oom_score_adj(WORKER_OOM_SCORE_ADJ)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limit = walls.vm_bytes() + WORKER_MEMORY_MB * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    torch.set_num_threads(threads)  # one per worker, one worker per core: more would fight over them
+    heap.tune_for_serving()
 
 
 def serve(conn: multiprocessing.connection.Connection) -> None:
@@ -101,79 +110,51 @@ def _told_to_stop(conn: multiprocessing.connection.Connection, job: int) -> bool
     return stop
 
 
-def parent_main(fd: int, threads: int) -> None:
-    """The warm parent: warm up, then fork a worker per socket received until the server goes."""
-    os.nice(WORKER_NICE)  # before the imports: the warm-up yields to the pages too
-    host.raise_oom_score_adj(PARENT_OOM_SCORE_ADJ)
-    control = socket.socket(fileno=fd)
-    out = multiprocessing.connection.Connection(os.dup(fd))
-    warm_up(threads)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)  # only to wake the select below
-    selector = selectors.DefaultSelector()
-    selector.register(control, selectors.EVENT_READ)
-    selector.register(wake_r, selectors.EVENT_READ)
-    out.send(("warm", os.getpid()))
-    try:
-        while True:
-            for key, _ in selector.select():
-                if key.fileobj is control:
-                    data, fds, _, _ = socket.recv_fds(control, MAX_FDS, MAX_FDS)
-                    if not data:
-                        return  # the server is gone; each worker sees its own socket close
-                    for worker_fd in fds:
-                        out.send(("forked", _fork(worker_fd, (control, out, selector, wake_r, wake_w))))
-                else:
-                    while True:
-                        try:
-                            if not os.read(wake_r, 512):
-                                break
-                        except BlockingIOError:
-                            break
-            _report_exits(out)
-    except (EOFError, OSError):
-        return
+class Workers:
+    """One training pool's channel in the fork server: a worker forked per socket it sends."""
+
+    def __init__(self, channel: Channel, loop: Forker) -> None:
+        self.channel, self.loop = channel, loop
+
+    def start(self) -> None:
+        self._send({"ready": os.getpid()})
+
+    def readable(self, fd: int) -> bool:
+        try:
+            message, fds = self.channel.recv()
+        except (EOFError, OSError):
+            return False  # the pool is closed, or the server gone: its workers end with their sockets
+        for sock in fds:
+            pid = self.loop.fork(self)
+            if pid == 0:
+                _worker(sock, message)
+            os.close(sock)
+            self._send({"forked": pid})
+        return True
+
+    def exited(self, pid: int, status: int, cpu_s: float) -> None:
+        self._send({"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+
+    def tick(self, now: float) -> float | None:
+        return None
+
+    def close(self) -> None:
+        pass  # each worker is its server's, through its own socket
+
+    def _send(self, message: dict) -> None:
+        with contextlib.suppress(OSError):  # the pool is gone; the loop sees its end of file next
+            self.channel.send(message)
 
 
-def _fork(fd: int, parents_own: tuple) -> int:
-    pid = os.fork()
-    if pid:
-        os.close(fd)
-        return pid
+def _worker(sock: int, message: dict) -> None:
+    """The forked worker's whole life: only its socket kept, its walls, then serve. Never returns."""
     code = 0
     try:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        control, out, selector, wake_r, wake_w = parents_own
-        selector.close()
-        control.close()
-        out.close()
-        os.close(wake_r)
-        os.close(wake_w)
-        host.raise_oom_score_adj(WORKER_OOM_SCORE_ADJ)
-        serve(multiprocessing.connection.Connection(fd))
-    except BaseException:  # noqa: BLE001 - a forked child never returns into the parent's loop
+        walls.keep_only(0, 1, 2, sock)  # stderr: the server's log
+        confine(int(message.get("nice", WORKER_NICE)), int(message.get("worker", 1)))
+        serve(multiprocessing.connection.Connection(sock))
+    except BaseException:  # noqa: BLE001 - a forked child never returns into the fork server's loop
         traceback.print_exc()
         code = 1
     finally:
         os._exit(code)
-
-
-def _report_exits(out: multiprocessing.connection.Connection) -> None:
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        out.send(("exited", pid, os.waitstatus_to_exitcode(status)))
-
-
-if __name__ == "__main__":
-    if sys.argv[1] != "--parent":
-        sys.exit("usage: python -m stockdemo.train.worker --parent FD THREADS")
-    parent_main(int(sys.argv[2]), int(sys.argv[3]))

@@ -61,9 +61,11 @@ from stockdemo.ui.steps import (
     go_to_step,
     lesson_challenge,
     lesson_drawn,
+    lesson_picker,
     lesson_question,
     lesson_step,
     reveal_step,
+    shown_lesson,
     step_revealed,
 )
 from stockdemo.ui.training import (
@@ -91,12 +93,13 @@ __all__ = [
     "cached_size_sweep", "cached_trace", "capped_knob_widget", "change_since_previous",
     "chart_after_graph", "compare_bar", "compare_config", "comparison", "controls_locked",
     "debug_controls", "direct_moves", "drawn_on_stage", "fragment", "fx_graph", "go_to_step", "graph_picker",
-    "knob_row", "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_question",
-    "lesson_step",
+    "knob_row", "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_picker",
+    "lesson_question", "lesson_step",
     "metric_row", "more_settings", "node_from_url", "number_box", "outcome_box", "page_link",
     "page_source", "page_url", "panel_picker", "presenting", "presets_bar", "recompile_count",
     "recompiles", "replay_control", "reveal_step", "run_controls", "run_downloads", "run_figures",
-    "settle_listener", "setup_page", "share_link", "stage_config", "stage_link", "stage_settled",
+    "settle_listener", "setup_page", "share_link", "shown_lesson", "stage_config", "stage_link",
+    "stage_settled",
     "stage_spec", "stage_table", "stage_to_url", "stage_values", "static_captures", "static_controls",
     "step_revealed", "table", "train_button", "train_controls", "training_pending", "training_run",
     "training_trace", "url_messages",
@@ -108,6 +111,8 @@ classmode.register()
 # Every run's new_session message takes its theme from a copy made once, not from a scan of
 # the whole config (stockdemo/ui/compat.py).
 compat.cache_theme_messages()
+# A session resumed after a dropped connection watches no files, as a new one (compat.py).
+compat.resume_without_watchers()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
 
-from stockdemo import figures, lab, lesson
+from stockdemo import figures, lab
 from stockdemo import static_graphs as static
 from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
@@ -25,6 +25,7 @@ from stockdemo.graph.recorder import CODE_FILE
 from stockdemo.lab import figures as lab_figures
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.steps import layout
+from stockdemo.lessons import Answer, Step
 from stockdemo.live import inspection
 from stockdemo.live.run import RunResult, run, size_sweep
 from stockdemo.lru import ByteLRU, held_budget
@@ -251,10 +252,10 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Pi
     return tuple((run, layout(run.graph, "auto", max_nodes=None)) for run in static.early_stop_eager(config))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_answer(number: int) -> lesson.Answer:
-    """A lesson step's live answer. Its settings are fixed, so the answer is the same for all."""
-    return lesson.STEPS[number - 1].reveal()
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_answer(step: Step) -> Answer:
+    """A lesson step's live answer: the step is frozen (its own key), so the answer is the same for all."""
+    return step.reveal()
 
 
 @held(max_entries=32)
@@ -270,7 +271,8 @@ def cached_experiment(name: str, config: lab.LabConfig
 
 
 class _NotKept(Exception):
-    """A run that says nothing of the code (the pool full or down): returned, not cached."""
+    """A run that says nothing of the code alone (the pool full or down, or stopped by the wall
+    clock, which a busy box reaches first): returned, not cached."""
 
     def __init__(self, run: CodeRun) -> None:
         super().__init__(run.message)
@@ -281,7 +283,7 @@ class _NotKept(Exception):
 def _code_run(source: str, *, who: str | None = None,
               on_wait: Callable[[int], None] | None = None) -> CodeRun:
     run = run_code(source, who=who, on_wait=on_wait)
-    if run.status in ("refused", "unavailable"):
+    if run.status in ("refused", "unavailable") or (run.error is not None and run.error.limit == "wall_s"):
         raise _NotKept(run)
     return run
 

@@ -1,4 +1,5 @@
-"""The code editor: CodeMirror 6 with Python, a Streamlit component (frontend/code_editor).
+"""The code editor: CodeMirror 6 with Python (or TOML, for a lesson), a Streamlit component
+(frontend/code_editor).
 
 The browser holds the text while the learner types; the server hears it only when the
 learner runs it (Run, or Ctrl/Cmd+Enter): the trigger ``run`` carries ``{"code", "n"}``.
@@ -16,7 +17,13 @@ The server sends (``data``, JSON):
 - ``focus_line``: the line to scroll to when a new text arrives;
 - ``printed``: what the last run printed, shown under the code;
 - ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none);
-- ``words``: the editor's own words in the reader's language (``stockdemo.render.words``).
+- ``language``: "python" (a learner's code) or "toml" (a lesson file);
+- ``words``: the editor's own words in the reader's language (``stockdemo.render.words``): a
+  lesson file's editor says Preview where a learner's code says Run;
+- ``draft``: a name for the text typed and not yet run, or None. While it is named the
+  browser keeps that text in the tab (sessionStorage); a new ``doc`` equal to the text it
+  was typed on, under the same name (a reload, a new session after a dropped connection),
+  opens on the typing instead.
 
 The failing line carries the class ``sd-error-line`` (the message under it, ``sd-error-note``),
 the line of a hovered graph node ``sd-hover-line``. Test hook: ``el.ceText()`` on the
@@ -38,6 +45,7 @@ from stockdemo.ui.assets import component_js
 
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "code_editor.js"
 CSS = Path(__file__).with_name("code_editor") / "code_editor.css"
+
 
 def _loader() -> str:
     version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
@@ -63,11 +71,12 @@ def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, k
                 base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
                 ran: int = 0, locked: str | None = None, present: bool = False,
                 height: int | None = None, focus_line: int | None = None, printed: str = "",
-                lesson: str = "") -> None:
+                lesson: str = "", draft: str | None = None, language: str = "python") -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base, "error": error, "status": status, "ran": ran,
             "locked": locked, "present": present, "height": height, "focus_line": focus_line,
-            "printed": printed, "lesson": lesson, "words": editor_words()}
+            "printed": printed, "lesson": lesson, "draft": draft, "language": language,
+            "words": editor_words(language)}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

@@ -15,7 +15,7 @@ import streamlit as st
 
 from stockdemo.code.edits import EDITS, apply, seed_source
 from stockdemo.code.link import code_from_link, code_to_link
-from stockdemo.config import CODE
+from stockdemo.config import CODE, FILM, IntKnob
 from stockdemo.graph import Graph, NodeCounts
 from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
 from stockdemo.ui import compat, hooks, keys
@@ -24,7 +24,7 @@ from stockdemo.ui.code_editor import code_editor
 from stockdemo.ui.graph_view import graph_view, replay_control
 from stockdemo.ui.metrics import Metric, metric_row, nodes_metric
 from stockdemo.ui.routes import presenting
-from stockdemo.ui.stage import stage_spec
+from stockdemo.ui.stage import checked_value, stage_spec, stage_values
 from stockdemo.ui.url_sync import to_url
 from stockdemo.ui.widgets import controls_locked
 
@@ -116,6 +116,12 @@ def off_message() -> str:
     return OFF_MESSAGE
 
 
+def session_runner(source: str) -> CodeRun:
+    """A run for a check or a preview, through the sandbox's fair queue as this session's (and
+    its cache: the same text is run once for everyone)."""
+    return cached_code_run(source, who=compat.session_id())
+
+
 def run_now(source: str) -> CodeRun:
     """Run ``source`` in the sandbox, once for every session that runs the same text. A run
     that waits for a place past ``QUEUE_NOTE_S`` says where it stands in the queue."""
@@ -154,55 +160,57 @@ def forward_line(source: str) -> int | None:
 
 
 def editor(run: CodeRun) -> None:
-    """The code in the editor, with the run's error marked and what it printed under it."""
+    """The code in the editor, with the run's error marked and what it printed under it. Over
+    the code, what the edit teaches and what the run built (its film): beside the graph,
+    not over it, where every line would be height the graph loses."""
     text, version, base, ran = editor_state()
+    over = " ".join(words for words in (lesson(), run.film_words) if words)
     code_editor(text, str(version), take_run, base=base, ran=ran, error=error_mark(run), status=status(run),
                 locked=controls_locked(), present=presenting(), focus_line=forward_line(text),
-                printed=run.printed, lesson=lesson())
+                printed=run.printed, lesson=over, draft=hooks.ask(hooks.CODE_DRAFT))
 
 
 def result(source: str, run: CodeRun) -> None:
-    """The graph of the run on a stage without knobs (its figures and the replay toggle in the
-    view), or, when it made no graph, its figures and the error in Python's words. An edit's
-    lesson is over the code it explains: a line over the graph would move it down."""
+    """The graph of the run on a stage (its figures, the replay toggle and, for a training
+    loop's film, the stepper through its graphs, all in the view), or, when it made no graph,
+    its figures and the error in Python's words."""
     if not run.film:
         metric_row(run_figures(run))
         st.error(run.message, icon=":material/error:")
         return
-    frame = film_frame(source, run)
+    knob = film_knob(run)
+    frame = film_frame(source, knob)
     shown_picture, trace = picture(source, frame)
     shown = replay_control(lambda: trace, in_url=False, in_view=True) if trace is not None else None
+    knobs = (knob,) if knob.high > 0 else ()
+    stage = stage_spec({FILM.name: frame}, knobs=knobs, replay=None if trace is None else shown is not None,
+                       figures=run_figures(run, shown_picture.graph.counts), present=presenting(), pin=False,
+                       grows="both", words={FILM.name: [frame_label(run, i) for i in range(len(run.film))]})
     graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
                on_unroll=take_unroll, compare=hooks.ask(hooks.CODE_COMPARISON, source, shown_picture),
-               stage=stage_spec({}, knobs=(), replay=None if trace is None else shown is not None,
-                                figures=run_figures(run, shown_picture.graph.counts), present=presenting(),
-                                pin=False, grows="both"))
+               stage=stage, knobs=knobs)
 
 
-def film_frame(source: str, run: CodeRun) -> int:
-    """Which of the run's graphs to draw (an index into ``run.film``): with one graph, it;
-    with several (a training loop's, one per backward()), the learner steps through them,
-    starting from the last."""
-    film = run.film
-    last = len(film) - 1
-    if not run.built:
-        return last
-    if st.session_state.get(keys.CODE_FILM_OF) != source or st.session_state.get(keys.CODE_FILM, last) > last:
+def film_knob(run: CodeRun) -> IntKnob:
+    """The stepper through a run's graphs (``run.film``; one per backward(), then the graph of
+    predictions): 0 to the last, starting from the last."""
+    last = len(run.film) - 1
+    return FILM.variant(FILM.name, high=last, default=last)
+
+
+def film_frame(source: str, knob: IntKnob) -> int:
+    """Which of the run's graphs to draw (an index into ``run.film``): the learner's pick on
+    the stage's stepper while the code is the same, else the last."""
+    if st.session_state.get(keys.CODE_FILM_OF) != source:
         st.session_state[keys.CODE_FILM_OF] = source
-        st.session_state[keys.CODE_FILM] = last
-    if last == 0:
-        st.caption(run.film_words)
-        return last
-    return st.select_slider(run.film_words, options=range(len(film)), key=keys.CODE_FILM,
-                            format_func=lambda i: frame_label(run, i),
-                            help="Each graph is the one autograd recorded up to that backward(), which "
-                                 "then freed it; the next iteration recorded a new one.")
+        st.session_state.pop(keys.STAGE_VALUE.format(knob.name), None)
+    return int(checked_value(knob, stage_values((knob,))[knob.name]))
 
 
 def frame_label(run: CodeRun, i: int) -> str:
     """A film's graph as the stepper names it: 'graph 3 of 5', and the graph of predictions."""
     if i >= len(run.graphs):
-        return "predictions"
+        return "graph of predictions"
     return f"graph {run.built - len(run.graphs) + i + 1} of {run.built:,}"
 
 

@@ -4,9 +4,11 @@ The app needs a few things Streamlit offers no public API for: starting a run of
 another session from the server (class mode's push), rerunning one fragment by its
 key from a timer's run, knowing which page a run runs as, waiting until a run's
 messages have gone out, counting the runs in progress, building the theme part
-of every run's ``new_session`` message once instead of per run, and correcting a
-link's value before the widgets bound to it read it. Each is one function
-here; nothing else in stockdemo touches Streamlit's private names.
+of every run's ``new_session`` message once instead of per run, knowing whether a
+session a reconnect names is held here, keeping a resumed session from watching
+files the server was told not to watch, and correcting a link's value before the
+widgets bound to it read it. Each is one function here; nothing else in stockdemo
+touches Streamlit's private names.
 ``tests/test_compat.py`` pins the version and checks that each thing used here
 still exists and behaves, so an upgrade fails there, by name, not in a class.
 
@@ -27,6 +29,7 @@ from streamlit.errors import StreamlitAPIException
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime import app_session as _app_session
+from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
@@ -35,9 +38,10 @@ STREAMLIT_VERSION = "1.67.0"  # what every function here was written and tested 
 SCRIPT_THREAD = "ScriptRunner.scriptThread"
 
 __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
-           "cache_theme_messages", "event_loop", "has_fragment", "link_carries", "main_script_hash",
-           "page_scripts", "rerun_fragment", "rerun_session", "running_page_script", "runs_in_progress",
-           "runtime_exists", "session_id", "tab_address", "this_fragment_run", "wait_until_sent"]
+           "cache_theme_messages", "event_loop", "has_fragment", "holds_session", "link_carries",
+           "main_script_hash", "page_scripts", "rerun_fragment", "rerun_session", "resume_without_watchers",
+           "running_page_script", "runs_in_progress", "runtime_exists", "session_id", "tab_address",
+           "this_fragment_run", "wait_until_sent"]
 
 
 def runs_in_progress() -> int:
@@ -134,6 +138,14 @@ def app_session(session_id: str) -> Any | None:
     if not Runtime.exists():
         return None
     return Runtime.instance().get_app_session(session_id)
+
+
+def holds_session(session_id: str) -> bool:
+    """This server holds the session: connected, or disconnected and kept for its browser to
+    come back to (a websocket naming it resumes it instead of starting a new one)."""
+    if not Runtime.exists():
+        return False
+    return Runtime.instance()._session_mgr.get_session_info(session_id) is not None
 
 
 def alive() -> Callable[[str], bool]:
@@ -243,4 +255,29 @@ def cache_theme_messages() -> bool:
     populate._stockdemo_cached = True
     populate.__wrapped__ = original
     _app_session._populate_theme_msg = populate
+    return True
+
+
+def resume_without_watchers() -> bool:
+    """A resumed session watches no file where ``server.fileWatcherType`` is "none", as a new one.
+
+    Streamlit 1.67 gives a new session its file watchers only if that option is not "none",
+    but gives them again to every session it resumes (``WebsocketSessionManager.
+    _resume_stored_session`` calls ``register_file_watchers`` whatever the option). From
+    then on each of that session's runs ends with a walk of every module imported for
+    paths to watch, on the server's event loop: about 220 ms of CPU the first time with
+    torch's 3,000 modules, and again after any new import. A lecture that reconnects at
+    once paid it 300 times. -> False if Streamlit no longer has the method.
+    """
+    original = getattr(AppSession, "register_file_watchers", None)
+    if original is None or getattr(original, "_stockdemo_gated", False):
+        return original is not None
+
+    def register_file_watchers(self) -> None:
+        if config.get_option("server.fileWatcherType") != "none":
+            original(self)
+
+    register_file_watchers._stockdemo_gated = True
+    register_file_watchers.__wrapped__ = original
+    AppSession.register_file_watchers = register_file_watchers
     return True

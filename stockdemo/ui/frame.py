@@ -164,11 +164,15 @@ FRAME_CSS = f"""<style>
 {PHONE_CSS}
 </style>"""
 
+# Your code's ready-made edits keep to one line on a 1280 px projector: a second line
+# would be height the graph under them loses.
 PRESENTER_CSS = f"""<style>
 html {{ font-size: {theme.PRESENTER_ROOT_PX}px; }}
 [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 3.4rem 2rem 2rem 2rem; }}
 [data-testid="stMetricValue"], .sd-metric dd {{ font-size: 2.4rem; }}
 [data-testid="stMetricLabel"] p, [data-testid="stProgress"] p, .sd-metric dt {{ font-size: 1rem; }}
+.st-key-{keys.CODE_EDIT} button {{ padding: 0.25rem 0.5rem; }}
+.st-key-{keys.CODE_EDIT} button * {{ font-size: 0.8rem; }}
 </style>"""
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from stockdemo.config import ChoiceKnob, RunConfig
+from stockdemo.config import ChoiceKnob, IntKnob, RunConfig
 from stockdemo.i18n import N_, language, speaking, tr
 from stockdemo.layout.picture import Picture
 from stockdemo.render.handout import view_file_name, view_handout
@@ -39,7 +39,7 @@ from stockdemo.ui.assets import component_js
 from stockdemo.ui.caches import cached_picture, cached_static_payload, cached_trace
 from stockdemo.ui.compare import take_pin
 from stockdemo.ui.routes import inspector_link
-from stockdemo.ui.stage import REPLAY_HELP, take_stage_knobs
+from stockdemo.ui.stage import REPLAY_HELP, STAGE_KNOBS, take_stage_knobs
 from stockdemo.ui.stage_route import catch_up
 from stockdemo.ui.url_sync import selected_from_url, to_url
 
@@ -128,7 +128,8 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
                settings: dict[str, str] | None = None, key: str = "graph_view",
                url_key: str | None = "node", height: int | None = None,
                stage: dict[str, Any] | None = None, compare: Comparison | None = None,
-               on_unroll: Callable[[], None] | None = None) -> str | None:
+               on_unroll: Callable[[], None] | None = None,
+               knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS) -> str | None:
     """Draw ``picture`` as the interactive view; -> the selected graph node id, or None.
 
     ``trace``: a ``stockdemo.replay.trace.Trace`` of the same run turns the replay on.
@@ -139,7 +140,8 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     on a page keeps its selection to itself).
     ``height``: the graph's height in px; None (a page's main graph): it fills the
     height the window leaves under its top, or a screen's height when it starts low.
-    ``stage``: the live controls drawn above the graph (``ui.stage_spec``).
+    ``stage``: the live controls drawn above the graph (``ui.stage_spec``), the values of
+    ``knobs`` (the Playground's run knobs unless the page draws others).
     A stage's table comes from the page (``graph_table``), in the part that follows the
     stage once the learner stops: an element of its own redrawn on every value a drag
     crosses made each step slower.
@@ -156,7 +158,7 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
         st.warning(message, icon=":material/link_off:")
     callbacks = {}
     if stage is not None:
-        callbacks = {"on_knobs_change": lambda: take_stage_knobs(key),
+        callbacks = {"on_knobs_change": lambda: take_stage_knobs(key, knobs),
                      "on_replay_change": lambda: take_replay(key),
                      "on_pin_change": lambda: (catch_up(), take_pin(key))}  # pins what is on screen
     if on_unroll is not None:

@@ -50,6 +50,19 @@ TRAIN_PRESSED = "train_pressed"  # Train was just pressed: the fragment goes str
 # --- the Lesson
 LESSON_STEP = "lesson_step"  # the step on screen, kept when the link has none (back from the menu)
 LESSON_REVEALED = "lesson_revealed"  # the steps whose answer this tab has revealed
+LESSON_DIGEST = "lesson_digest"  # the lesson last shown: another one starts unrevealed, at step 1
+LESSON_UPLOADED = "lesson_uploaded"  # a lesson file of the teacher's too long for a link, parsed
+LESSON_PICKER = "lesson_picker"  # the picker of shipped lessons, read by its callback
+LESSON_UPLOAD = "lesson_upload"  # the lesson file uploader, read by its callback
+LESSON_REFUSED = "lesson_refused"  # why the last uploaded lesson file was refused, said under it
+LESSON_TO_TEACH = "lesson_to_teach"  # a lesson the authoring page hands to the Class page's start
+
+# --- Write a lesson (the authoring page)
+AUTHOR_TEXT = "author:text"  # the lesson's text as last previewed (or opened)
+AUTHOR_DOC = "author:doc"  # bumped when the editor must take a new text (a lesson opened)
+AUTHOR_RAN = "author:ran"  # the number of the last Preview answered (the editor's run counter)
+AUTHOR_PICK = "author:pick"  # the "start from a lesson of ours" pills, read by their callback
+AUTHOR_UPLOAD = "author:upload"  # the lesson file uploader, read by its callback
 
 # --- Your code (the editor's page)
 CODE_TEXT = "code:text"  # the code the editor shows: the last run's, an edit's, or the seed
@@ -61,8 +74,7 @@ CODE_TAKEN = "code:taken"  # the link's (or the teacher's) code last taken into 
 CODE_PREVIOUS = "code:previous"  # the previous run's node ids, hashed: what this run added is ringed
 CODE_UNROLL = "code:unroll"  # (the code, its folds drawn unrolled, the folds a click may unroll)
 CODE_EDIT = "code_edit"  # the ready-made edits' picker
-CODE_FILM = "code_film"  # the graph of the run's film on screen (an index), while the code is the same
-CODE_FILM_OF = "code:film_of"  # the code the film's choice belongs to: new code shows its last graph
+CODE_FILM_OF = "code:film_of"  # the code the film's stepper belongs to: new code shows its last graph
 
 # --- the language (stockdemo/ui/language.py)
 LANGUAGE = "language"  # this session's language: the link's, else the browser's, then the picker's

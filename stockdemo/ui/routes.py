@@ -31,6 +31,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/debugging.py", N_("Debugging"), ":material/bug_report:"),
     ("pages/lab.py", N_("Lab"), ":material/science:"),
     ("pages/lesson.py", N_("Lesson"), ":material/school:"),
+    ("pages/author.py", N_("Write a lesson"), ":material/edit_note:"),
     ("pages/classroom.py", N_("Class"), ":material/groups:"),
 )
 # Looked up once: checking the disk for every link on every rerun is dear under load.

@@ -101,7 +101,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
                knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True,
                grows: str = "right", direct: str | None = None, req: int | None = None,
-               redraw: int | None = None) -> dict[str, Any]:
+               redraw: int | None = None, words: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words. ``locked``: why the
@@ -114,6 +114,8 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     may grow, "right" (time steps) or "both" (a learner's code may add layers too).
     ``direct``: the socket the browser sends its moves to instead of a run (``stage_route``), or None.
     ``req``, ``redraw``: the request answered and the watch's redraws; None: this session's.
+    ``words``: a number knob's values as the strip says them, from its low to its high
+    (a film's "graph 3 of 5"), instead of the number.
     """
     controls = []
     for knob in knobs:
@@ -123,6 +125,8 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
             control["choices"] = [[c, knob.show(c)] for c in knob.choices]
         else:
             control.update(low=knob.low, high=knob.high, step=knob.step)
+            if words and knob.name in words:
+                control["words"] = words[knob.name]
         controls.append(control)
     shown = [{"label": f.label, "value": str(f.value), "delta": f.delta, "help": f.help} for f in figures]
     if req is None:

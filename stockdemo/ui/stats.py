@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from stockdemo import host
+from stockdemo.forkserver import client
 from stockdemo.sandbox import pool
 from stockdemo.train import pool as workers
 from stockdemo.ui.caches import held_status
@@ -27,20 +28,22 @@ def pss_mb(pid: int) -> float | None:
 
 
 def stats() -> dict:
-    """The host's limits and use, this server's PSS, the caches' bytes, the pools' state."""
+    """The host's limits and use, this server's PSS, the caches' bytes, the fork server's PSS
+    and the pools' state."""
     limits = host.limits()
     out: dict = {
         "host": {**host.memory_used(), "memory_from": limits.memory_from, "cpus_from": limits.cpus_from},
         "server_pss_mb": pss_mb(os.getpid()),
         "caches": held_status(),
     }
+    forks = client.SHARED.made()
+    if forks is not None:
+        out["forkserver"] = {"pid": forks.pid(), "pss_mb": pss_mb(forks.pid() or -1)}
     training = workers.SHARED.made()
     if training is not None:
-        out["training"] = {**training.status(), "parent_pss_mb": pss_mb(training.parent_pid() or -1),
-                           "worker_pss_mb": [pss_mb(p) for p in training.worker_pids()]}
+        out["training"] = {**training.status(), "worker_pss_mb": [pss_mb(p) for p in training.worker_pids()]}
     sandbox = pool.SHARED.made()
     if sandbox is not None:
         status = sandbox.status()
-        out["sandbox"] = {**{k: status[k] for k in ("ready", "running", "waiting", "slots")},
-                          "parent_pss_mb": pss_mb(status["pid"] or -1)}
+        out["sandbox"] = {k: status[k] for k in ("ready", "running", "waiting", "slots")}
     return out

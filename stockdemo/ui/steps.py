@@ -1,5 +1,7 @@
-"""The Lesson's step: on screen and in the URL, its answer revealed, its question as asked.
+"""The Lesson's lesson and step: on screen and in the URL, its answer revealed, its question as asked.
 
+The lesson is a class's (a listener of ``hooks.LESSON_SHOWN``), a link's (``?lesson=``: a
+shipped lesson's name, or a lesson packed by ``stockdemo.lessons.lesson_to_link``), else ours.
 In a class the question is the class's (asked once, answered, revealed by the teacher):
 a listener of ``hooks.LESSON_QUESTION`` draws it and says what the step may show.
 """
@@ -10,8 +12,20 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from stockdemo.config import STEP
+from stockdemo.config import LESSON, STEP
+from stockdemo.lessons import (
+    Lesson,
+    LessonError,
+    builtin_lesson,
+    lesson_to_link,
+    open_lesson,
+    parse_lesson,
+    shipped,
+    shipped_lesson,
+)
 from stockdemo.ui import hooks, keys
+
+REFUSED = "This lesson file was refused: {error}."
 
 
 @dataclass(frozen=True)
@@ -20,6 +34,73 @@ class InClass:
 
     revealed: bool  # the class has seen the live answer: its graph may be drawn
     may_explore: bool  # the step's link to its experiment (which computes the answer)
+
+
+def shown_lesson() -> Lesson:
+    """The lesson this run shows: a class's, else the link's (a refused one is said), else an
+    uploaded one too long for a link, else ours. Another lesson than the last starts afresh."""
+    lesson = hooks.ask(hooks.LESSON_SHOWN) or _linked() or st.session_state.get(keys.LESSON_UPLOADED) \
+        or builtin_lesson()
+    if st.session_state.get(keys.LESSON_DIGEST) != lesson.digest:
+        st.session_state[keys.LESSON_DIGEST] = lesson.digest
+        st.session_state.pop(keys.LESSON_REVEALED, None)
+    return lesson
+
+
+def _linked() -> Lesson | None:
+    raw = st.query_params.get(LESSON.name)
+    if not raw:
+        return None
+    lesson, message = open_lesson(raw)
+    if lesson is None:
+        st.warning(message, icon=":material/link_off:")
+    return lesson
+
+
+def lesson_picker(shown: Lesson) -> None:
+    """Open another lesson: one we ship, or a teacher's file (kept in the link when it fits)."""
+    with st.expander("Open another lesson", icon=":material/menu_book:"):
+        names = shipped()
+        st.selectbox("A lesson of ours", names, index=names.index(shown.id) if shown.id in names else None,
+                     format_func=lambda n: shipped_lesson(n).title, key=keys.LESSON_PICKER,
+                     on_change=_open_picked, placeholder="Pick a lesson")
+        st.file_uploader("Or a lesson file (TOML): docs/lesson.md says how to write one", type=["toml"],
+                         key=keys.LESSON_UPLOAD, on_change=_open_uploaded)
+        if (refused := st.session_state.get(keys.LESSON_REFUSED)) is not None:
+            st.error(refused, icon=":material/error:")
+
+
+def _open(query: dict[str, str]) -> None:
+    st.query_params.update({**query, STEP.name: "1"})
+    keep_step(1)
+
+
+def _open_picked() -> None:
+    name = st.session_state.get(keys.LESSON_PICKER)
+    if name:
+        st.session_state.pop(keys.LESSON_UPLOADED, None)
+        _open({LESSON.name: name})
+
+
+def _open_uploaded() -> None:
+    """A teacher's file, parsed (untrusted, like any lesson): into the link when it fits, else
+    kept for this tab; a refused file is said with its line and key."""
+    upload = st.session_state.get(keys.LESSON_UPLOAD)
+    st.session_state.pop(keys.LESSON_REFUSED, None)
+    if upload is None:
+        return
+    try:
+        lesson = parse_lesson(upload.getvalue())
+    except LessonError as err:
+        st.session_state[keys.LESSON_REFUSED] = REFUSED.format(error=err)
+        return
+    link = lesson_to_link(lesson.text)
+    if link is None:
+        st.session_state[keys.LESSON_UPLOADED] = lesson
+        st.query_params.pop(LESSON.name, None)
+        _open({})
+    else:
+        _open({LESSON.name: link})
 
 
 def current_step() -> int:
@@ -76,8 +157,8 @@ def lesson_question(number: int) -> InClass | None:
 
 
 def lesson_challenge(challenge: str, source: str) -> None:
-    """A Your code step: a listener may offer to ask it of a class (class mode: its teacher's
-    "Ask the class" button, which opens Your code with the challenge open)."""
+    """A step with a challenge: a listener may offer to ask it of a class (class mode: its
+    teacher's "Ask the class" button, which opens Your code with the challenge open)."""
     hooks.ask(hooks.LESSON_CHALLENGE, challenge, source)
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 from stockdemo.config import (
     COMPARE,
     LAB_GRAPH,
+    LESSON,
     NODE,
     PAGE_KNOBS,
     PANEL,
@@ -60,10 +61,11 @@ def url_messages(page: str) -> None:
     Streamlit silently drops a bound query value it cannot use; we clamp it
     instead (``?seq_len=999`` becomes 200) and say so on the page.
     """
-    # The open tab, the node, the Lab's graph and the pinned run A are read by their own
-    # code: Streamlit's tabs and segmented control by title, the node against the run's
-    # graph (node_from_url), run A by the stage (ui.compare.compare_config).
-    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE, LAB_GRAPH, COMPARE)]
+    # The open tab, the node, the Lab's graph, the pinned run A and the lesson are read by
+    # their own code: Streamlit's tabs and segmented control by title, the node against the
+    # run's graph (node_from_url), run A by the stage (ui.compare.compare_config), the lesson
+    # by its parser (ui.steps.shown_lesson).
+    knobs = [k for k in PAGE_KNOBS[page] if k not in (PANEL, NODE, LAB_GRAPH, COMPARE, LESSON)]
     done_key = keys.link_checked(page)
     if done_key in st.session_state:
         messages = st.session_state[done_key]

@@ -69,5 +69,6 @@ say(kind="whole", runs=st.session_state["whole_runs"], runtime=compat.runtime_ex
     this_page_listed=HERE in (scripts or {}).values(), running_page=compat.running_page_script() == HERE,
     loop_running=compat.event_loop().is_running(), alive=alive(session_id or ""),
     alive_unknown=alive("no-such-session"), outside_fragment=compat.this_fragment_run() is None,
+    held=compat.holds_session(session_id or ""), held_unknown=compat.holds_session("no-such-session"),
     sent=compat.wait_until_sent(10.0))
 part()

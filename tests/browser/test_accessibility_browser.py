@@ -12,6 +12,7 @@ from harness.axe import TAGS, axe_source, frame_css_applied
 from harness.drive import screenshot, settle_at, sidebar_closed, wait_for_run
 from harness.helpers import ROOT
 from harness.learners import SHAPE_ERROR
+from harness.loops import training_loop
 from stockdemo.code.link import code_to_link
 from stockdemo.i18n import TAGS as LANGUAGE_TAGS
 from stockdemo.ui import PAGES, page_url
@@ -134,7 +135,7 @@ def test_on_a_phone_the_sidebar_starts_closed_and_opens_on_request(server, brows
         context.close()
 
 
-def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_and_an_error(server, page):
+def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_an_error_and_a_film(server, page):
     page.goto(f"{server}/code")
     wait_for_run(page, ready="[data-testid='graph-view'][data-drawn-graph]")
     page.get_by_role("radio", name="skip connection", exact=True).click()  # the edit, shown as a diff
@@ -143,4 +144,7 @@ def test_no_serious_or_critical_wcag_violation_on_your_code_with_a_diff_and_an_e
     assert serious_violations(page) == []
     page.goto(f"{server}/code?code={code_to_link(SHAPE_ERROR)}")  # a failing line, marked
     wait_for_run(page, ready=".sd-error-line")
+    assert serious_violations(page) == []
+    page.goto(f"{server}/code?code={code_to_link(training_loop('GRUCell'))}")  # the film's stepper
+    wait_for_run(page, ready="[data-testid='graph-view'] [data-knob='film']")
     assert serious_violations(page) == []

@@ -15,9 +15,8 @@ import math
 import pytest
 from playwright.sync_api import expect
 
-from harness.drive import SHOTS, wait_for_run
+from harness.drive import SHOTS, VIEW, wait_for_run
 from harness.editor import open_code, shows_graph_of, wait_for_text
-from harness.graph_view import VIEW
 from stockdemo import RunConfig, run
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.sandbox import SEED_CODE

@@ -19,9 +19,8 @@ from playwright.sync_api import expect
 
 from harness.axe import TAGS, axe_source, frame_css_applied
 from harness.class_drive import MAIN, go, in_full_view, join_by_link, on_screen, see, start_class
-from harness.drive import SHOTS, wait_for_run
+from harness.drive import SHOTS, VIEW, wait_for_run
 from harness.editor import pick, retype_line, run_with_keys, text_in_editor, wait_for_text
-from harness.graph_view import VIEW
 from harness.helpers import running_server
 from harness.redis_server import RedisServer
 from stockdemo.classroom import new_seat, open_classroom
@@ -236,15 +235,15 @@ def test_the_lessons_your_turn_step_asks_the_class_and_the_students_editors_unlo
     """The Lesson's step 9 on a 1280x720 projector: the question, then "Ask the class:
     .detach()" on screen; pressed, the teacher is on Your code with the gallery waiting and
     a following student's editor is theirs, on the loop, with the challenge above it."""
-    from stockdemo.lesson import LOOP_WRITTEN_OUT, STEPS
+    from stockdemo.lesson import STEPS
 
-    number = next(i for i, s in enumerate(STEPS, start=1) if s.settings is LOOP_WRITTEN_OUT)
+    number, step = next((i, s) for i, s in enumerate(STEPS, start=1) if s.challenge is not None)
     teacher, _, link = start_class(browser, server, viewport=(1280, 720), query="?present=1")
     student = join_by_link(browser, link, viewport=(1280, 720))[0]
     try:
         teacher.goto(f"{server}/lesson?step={number}&present=1")  # the tab keeps its teacher key
         wait_for_run(teacher)
-        ask = teacher.get_by_role("button", name="Ask the class: .detach()")
+        ask = teacher.get_by_role("button", name=f"Ask the class: {step.challenge.title}")
         expect(ask).to_be_visible(timeout=60_000)
         SHOTS.mkdir(parents=True, exist_ok=True)
         teacher.screenshot(path=str(SHOTS / "lesson-your-turn-teacher-1280x720-presenting.png"))
@@ -254,7 +253,7 @@ def test_the_lessons_your_turn_step_asks_the_class_and_the_students_editors_unlo
         see(teacher, "No run yet")  # on Your code, the gallery open
         see(student, "The teacher's challenge 1")
         expect(student.locator(".ce-run")).to_be_enabled(timeout=60_000)
-        assert text_in_editor(student) == LOOP_WRITTEN_OUT.source
+        assert text_in_editor(student) == step.challenge.start
         expect(student.locator(f"{MAIN} .st-key-code_edit")).to_have_count(0)  # the answer is theirs
         assert within_reach(student)
     finally:

@@ -16,9 +16,9 @@ from collections import Counter
 import pytest
 from playwright.sync_api import expect
 
-from harness.autograd import ops_by_type
+from harness.autograd import walks_at_each_backward
 from harness.class_drive import go, join_by_link, start_class
-from harness.drive import SHOTS, wait_for_run
+from harness.drive import SHOTS, VIEW, wait_for_run
 from harness.editor import (
     editor_line,
     figure,
@@ -31,7 +31,6 @@ from harness.editor import (
     text_in_editor,
     wait_for_text,
 )
-from harness.graph_view import VIEW
 from harness.learners import LONG_LOOP, here
 from stockdemo.code.link import code_to_link
 from stockdemo.graph.ids import graph_of_record
@@ -420,20 +419,7 @@ for step in range(5):
 
 
 def test_a_training_loop_shows_its_five_graphs_and_steps_through_each_as_torch_walked_it(browser, server):
-    import torch
-
-    walks = []
-    backward = torch.Tensor.backward
-
-    def walked(self, *args, **kwargs):
-        walks.append(ops_by_type(self))
-        return backward(self, *args, **kwargs)
-
-    torch.Tensor.backward = walked
-    try:
-        _, raised, _ = here(GROWING_LOOP)
-    finally:
-        torch.Tensor.backward = backward
+    (_, raised, _), walks = walks_at_each_backward(lambda: here(GROWING_LOOP))
     assert raised is None and len(walks) == 5
     film = run_code(GROWING_LOOP).film
     page = open_code(browser, server)
@@ -442,7 +428,7 @@ def test_a_training_loop_shows_its_five_graphs_and_steps_through_each_as_torch_w
         run_with_keys(page)
         words = page.get_by_text("This run built 5 graphs, each freed by its backward()").first
         expect(words).to_be_visible(timeout=60_000)
-        stepper = page.locator("[data-testid='stSlider']")
+        stepper = page.locator(f"{VIEW} [data-knob='film']")  # the stage's own, as the Playground's T
         thumb = stepper.locator("input[type='range']")
         expect(thumb).to_have_value("5")  # the last: the graph of predictions, made before the loop
         for i in reversed(range(5)):

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.axe import TAGS, axe_source
-from harness.drive import SHOTS, wait_for_run
-from harness.graph_view import VIEW, attr, open_handout, second_backward_error, until
+from harness.drive import SHOTS, VIEW, wait_for_run
+from harness.graph_view import attr, open_handout, second_backward_error, until
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
 from stockdemo.layout.steps import layout

@@ -14,8 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.autograd import counted
-from harness.drive import screenshot, wait_for_run
-from harness.graph_view import VIEW
+from harness.drive import VIEW, screenshot, wait_for_run
 from stockdemo import RunConfig
 from stockdemo.live.run import build
 

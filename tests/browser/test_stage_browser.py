@@ -12,8 +12,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness.drive import screenshot, wait_for_run
-from harness.graph_view import VIEW, open_stage, t_slider
+from harness.drive import VIEW, screenshot, wait_for_run
+from harness.graph_view import open_stage, t_slider
 from stockdemo import RunConfig, run
 from stockdemo.graph.diff import graph_diff
 

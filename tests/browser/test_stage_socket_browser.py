@@ -18,8 +18,8 @@ import pytest
 from playwright.sync_api import expect
 
 from deploy.replica_limits import STAGE_SOCKET, STREAM_PATH
-from harness.drive import wait_for_run
-from harness.graph_view import VIEW, open_stage, t_slider
+from harness.drive import VIEW, wait_for_run
+from harness.graph_view import open_stage, t_slider
 from stockdemo import RunConfig, run
 from stockdemo.graph.diff import graph_diff
 

@@ -1,4 +1,4 @@
-# Tries: to read the warm parent's memory (process_vm_readv, then ptrace attach).
+# Tries: to read the fork server's memory (process_vm_readv, then ptrace attach).
 # Must: be refused by the kernel (EPERM) both ways.
 # expect: refused refused a system call
 import ctypes

@@ -1,4 +1,4 @@
-# Tries: to kill the warm parent that forked it (and with it every run).
+# Tries: to kill the fork server that forked it (and with it every run).
 # Must: be refused; the pool serves the next run.
 # expect: refused send a signal to another process
 import os

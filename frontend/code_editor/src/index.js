@@ -6,7 +6,9 @@
 // Once the learner types or pastes, the diff is against the text of their last run, while it
 // stays small; a bigger one (a pasted program) shows no diff until the next run.
 // The one value sent back is the trigger `run`: the code, when the learner presses Run or
-// Ctrl/Cmd+Enter. Hovering a graph node highlights the line that made it: the graph view
+// Ctrl/Cmd+Enter. Text typed and not yet run is kept in the tab (sessionStorage) while the
+// server names a `draft`: a reload, or a new session after a dropped connection, that opens
+// on the same text gets the typing back. Hovering a graph node highlights the line that made it: the graph view
 // says so with the window event LINE_EVENT.
 
 import { EditorState, StateEffect, StateField, Compartment, Text } from "@codemirror/state";
@@ -15,8 +17,11 @@ import {
   keymap, lineNumbers,
 } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import {
+  StreamLanguage, bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting,
+} from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
+import { toml } from "@codemirror/legacy-modes/mode/toml";
 import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
@@ -28,6 +33,11 @@ const editors = new WeakMap();
 // The learner's changes since their last run are shown while at most this many of its lines
 // are gone: a few read as a change, a pasted program's 20 red lines read as noise.
 const SHOWN_GONE_LINES = 4;
+// The tab's one unsent text: {key: the server's draft name, base: the text it was typed on, text}.
+const DRAFT_SLOT = "sd-code-draft";
+const DRAFT_SAVE_MS = 250;
+// The text's language (the server's `language`): Python for learners' code, TOML for a lesson.
+const LANGUAGES = { python: () => python(), toml: () => StreamLanguage.define(toml) };
 
 export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
@@ -113,6 +123,25 @@ function goneLines(a, b) {
   return gone;
 }
 
+/** The tab's unsent text, or null (none, or storage this browser refuses). */
+function readDraft() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(DRAFT_SLOT) ?? "null");
+    return kept && typeof kept.text === "string" && typeof kept.base === "string" ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeDraft(draft) {
+  try {
+    if (draft) sessionStorage.setItem(DRAFT_SLOT, JSON.stringify(draft));
+    else sessionStorage.removeItem(DRAFT_SLOT);
+  } catch {
+    // storage refused (a private window's quota): the typing is kept as long as the page is
+  }
+}
+
 class CodeEditor {
   constructor(parent) {
     this.parent = parent;
@@ -136,13 +165,13 @@ class CodeEditor {
     this.status = document.createElement("span");
     this.status.className = "ce-status";
     this.status.setAttribute("aria-live", "polite");
-    const hint = document.createElement("span");
-    hint.className = "ce-hint";
-    hint.dataset.say = "hint";
+    this.hint = document.createElement("span");
+    this.hint.className = "ce-hint";
+    this.hint.dataset.say = "hint";
     // What a ready-made edit teaches, over the diff it explains.
     this.lesson = document.createElement("p");
     this.lesson.className = "ce-lesson";
-    bar.append(this.runButton, this.status, hint, this.lesson);
+    bar.append(this.runButton, this.status, this.hint, this.lesson);
 
     this.host = document.createElement("div");
     this.host.className = "ce-editor";
@@ -167,7 +196,7 @@ class CodeEditor {
     window.addEventListener("resize", this.onResize);
   }
 
-  state(doc, base = null) {
+  state(doc, base = null, against = base === null ? "run" : "edit") {
     return EditorState.create({
       doc,
       extensions: [
@@ -180,7 +209,7 @@ class CodeEditor {
         bracketMatching(),
         highlightActiveLine(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        python(),
+        (LANGUAGES[this.data?.language] ?? LANGUAGES.python)(),
         keymap.of([
           { key: RUN_KEY, run: () => this.run(), preventDefault: true },
           indentWithTab,
@@ -190,10 +219,11 @@ class CodeEditor {
         this.said.of(this.saying()),
         errorField,
         hoverField,
-        againstField.init(() => (base === null ? "run" : "edit")),
-        this.diff.of(base === null ? runDiff(this.ran)
+        againstField.init(() => against),
+        this.diff.of(against === "none" ? [] : base === null ? runDiff(this.ran)
           : unifiedMergeView({ original: base, mergeControls: false, gutter: true })),
         EditorState.transactionExtender.of((tr) => this.followChange(tr)),
+        EditorView.updateListener.of((u) => { if (u.docChanged) this.keepDraft(); }),
         this.lock.of([]),
       ],
     });
@@ -209,9 +239,12 @@ class CodeEditor {
       EditorView.contentAttributes.of({ "aria-label": w.say("code"), tabindex: "0" })];
   }
 
-  /** The payload's words (graph_view's words.js): said again when the language changes. */
+  /** The payload's words (graph_view's words.js): said again when they change (a language,
+   *  or a lesson file's editor, which says Preview where a learner's code says Run). */
   takeWords(sent) {
-    if (this.words && this.words.lang === (sent?.lang || "en")) return;
+    const text = JSON.stringify(sent ?? null);
+    if (text === this.wordsSent) return;
+    this.wordsSent = text;
     this.words = new Words(sent);
     relabel(this.root, this.words);
     this.view.dispatch({ effects: this.said.reconfigure(this.saying()) });
@@ -226,7 +259,12 @@ class CodeEditor {
       // editor starts again from it, its undo history with it. The server runs it.
       this.docKey = data.doc_key;
       this.ran = Text.of((data.doc ?? "").split(/\r\n?|\n/));
-      this.view.setState(this.state(data.doc ?? "", data.base ?? null));
+      const typed = this.draftOn(data);
+      if (typed === null) this.view.setState(this.state(data.doc ?? "", data.base ?? null));
+      else {  // the learner's typing since, against the text they typed it on
+        const against = goneLines(this.ran, Text.of(typed.split("\n"))) > SHOWN_GONE_LINES ? "none" : "run";
+        this.view.setState(this.state(typed, null, against));
+      }
       this.fitHeight(data.height);
       this.scrollTo(data.focus_line);
     }
@@ -256,8 +294,28 @@ class CodeEditor {
     return null;
   }
 
+  /** The text typed in this tab on the server's `doc`, not yet run, if the server names the
+   *  draft it was typed for; else null. */
+  draftOn(data) {
+    const kept = readDraft();
+    if (!data.draft || !kept || kept.key !== data.draft || kept.base !== (data.doc ?? "")
+        || kept.text === kept.base) return null;
+    return kept.text;
+  }
+
+  /** Keep the text typed (a moment after the last key) while the server names a draft. */
+  keepDraft() {
+    clearTimeout(this.draftTimer);
+    const key = this.data?.draft;
+    if (!key) return;
+    this.draftTimer = setTimeout(() => writeDraft(
+      { key, base: this.ran.toString(), text: this.view.state.doc.toString() }), DRAFT_SAVE_MS);
+  }
+
   run() {
     if (this.data?.locked) return true;
+    clearTimeout(this.draftTimer);
+    writeDraft(null);  // nothing typed is unsent now: the run carries it
     this.ran = this.view.state.doc;
     if (this.view.state.field(againstField) !== "edit") {  // an edit run as it is keeps its diff
       this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] });
@@ -313,6 +371,7 @@ class CodeEditor {
   }
 
   destroy() {
+    clearTimeout(this.draftTimer);
     window.removeEventListener(LINE_EVENT, this.onLine);
     window.removeEventListener("resize", this.onResize);
     this.view.destroy();

@@ -3,7 +3,8 @@
 //
 // Each number is a native range input (mouse, touch and keyboard for free) between
 // a step-down and a step-up button: on a phone the range is ~150 px for 1..200, too
-// coarse for a finger, and the buttons step by exactly one.
+// coarse for a finger, and the buttons step by exactly one. A number whose values have
+// words (a film's "graph 3 of 5") shows them on one line with its range.
 
 import { el } from "./dom.js";
 
@@ -73,7 +74,8 @@ export class Strip {
       const id = `gv-knob-${++uid}`;
       const box = el("div", { class: "gv-knob", "data-knob": spec.name });
       const label = el("label", { for: id, title: spec.help || "" });
-      label.append(el("span", { class: "gv-knob-name" }, spec.label));
+      const name = el("span", { class: "gv-knob-name" }, spec.label);
+      label.append(name);
       const c = { spec };
       if (spec.choices) {
         const select = el("select", { id, class: "gv-select" });
@@ -84,6 +86,11 @@ export class Strip {
       } else {
         const out = el("output", { class: "gv-knob-value", for: id, "aria-hidden": "true" });
         label.append(out);
+        if (spec.words) { // each value in words ("graph 3 of 5"), which say what the name would
+          box.classList.add("gv-knob-words");
+          name.classList.add("gv-unseen");
+          out.style.minWidth = `${Math.max(...spec.words.map((w) => w.length))}ch`;
+        }
         const input = el("input", { id, type: "range", min: String(spec.low), max: String(spec.high),
           step: String(spec.step), class: "gv-range" });
         const minus = el("button", { type: "button", class: "gv-btn gv-step", "data-step": "-1",
@@ -137,8 +144,9 @@ export class Strip {
     if (String(c.input.value) !== String(value)) c.input.value = String(value);
     this.summarize();
     if (c.out) {
-      c.out.textContent = String(value);
-      c.input.setAttribute("aria-valuetext", `${value}`);
+      const shown = c.spec.words?.[value - c.spec.low] ?? String(value);
+      c.out.textContent = shown;
+      c.input.setAttribute("aria-valuetext", shown);
     }
     this.enable(c);
   }

@@ -12,17 +12,19 @@ registers it once per process; the Class page (pages/classroom.py) is its own pa
 - ``challenge``: a challenge on a student's Your code page; ``gallery``: the teacher's side;
 - ``push``, ``rebalance``, ``watch``: the server reruns each student's page the moment the class
   changes (``watch``: a page's side of it);
-- ``join``, ``console``, ``keeper``, ``mover``: joining, the teacher's console, the teacher's
-  key kept by the tab, a tab moved to a less busy replica; ``keys``: its session keys.
+- ``join``, ``start``, ``console``, ``keeper``, ``mover``: joining, starting a class with its
+  lesson, the teacher's console, the teacher's key kept by the tab, a tab moved to a less busy
+  replica; ``keys``: its session keys.
 """
 
 from __future__ import annotations
 
 from stockdemo.ui import hooks
 from stockdemo.ui.classmode import bar, challenge, follow, gallery, join, questions, session
-from stockdemo.ui.classmode.console import start_box, teacher_console
+from stockdemo.ui.classmode.console import teacher_console
 from stockdemo.ui.classmode.join import join_box, student_code
 from stockdemo.ui.classmode.session import leave, teacher
+from stockdemo.ui.classmode.start import start_box
 
 __all__ = ["join_box", "leave", "register", "start_box", "student_code", "teacher", "teacher_console"]
 
@@ -36,7 +38,8 @@ LISTENERS = (
     (hooks.STAGE_DRAWN, follow.drawn), (hooks.STAGE_SETTLED, follow.stage_settled),
     (hooks.LESSON_QUESTION, questions.lesson_question), (hooks.LESSON_DRAWN, questions.lesson_drawn),
     (hooks.CODE_COMPARISON, challenge.comparison), (hooks.CODE_EDITS_OFF, follow.edits_off),
-    (hooks.LESSON_CHALLENGE, gallery.lesson_challenge),
+    (hooks.CODE_DRAFT, follow.code_draft),
+    (hooks.LESSON_CHALLENGE, gallery.lesson_challenge), (hooks.LESSON_SHOWN, session.class_lesson),
 )
 
 

@@ -56,6 +56,9 @@ from stockdemo.ui.classmode.watch import move_asked, page_opened, watch_class
 from stockdemo.ui.routes import ROOT, page_url, presenting
 
 CLASS_PAGE = "pages/classroom.py"
+# The teacher's own pages: the console, and a lesson being written (with its answers). The
+# class stays on the page it was shown last.
+PRIVATE_PAGES = (CLASS_PAGE, "pages/author.py")
 # A student's class bar is rerun by the server the moment the teacher acts, and the
 # server also keeps each connected seat present (push.py), so the bar's own timer is
 # only a slow safety net. Each tick is a rerun request, and one that lands just after a
@@ -82,8 +85,8 @@ def class_bar(page: str) -> None:
     if JOIN_MESSAGE in st.session_state:
         say(st.session_state.pop(JOIN_MESSAGE))  # a join link that was refused
     if (current := teacher()) is not None:
-        if page == CLASS_PAGE:
-            return  # the console: the class stays on the page it was shown last
+        if page in PRIVATE_PAGES:
+            return
         st.caption(f":material/podium: You are teaching class **{show_class_code(current.code)}**: "
                    "students who follow see this page, with your settings.")
         if page != PLAYGROUND:  # the stage says its settings itself (publish_settings)
@@ -193,7 +196,8 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     if on_lesson_question:
         # The question is drawn once, in the lesson where it is asked (lesson_question).
         rerun = rerun or (not full_run and st.session_state.get(DRAWN_BOX) != box_key(state))
-    else:
+    elif not (state.revealed and challenge.open_here(state, page)):
+        # (A question already revealed would push the challenge's editor below the fold.)
         question_box(state, code, state.question, in_bar=True)
     if challenge.open_here(state, page):
         challenge.student_box(state, code)

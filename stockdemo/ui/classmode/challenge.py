@@ -33,7 +33,7 @@ from stockdemo.graph.diff import graph_diff
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.render.payload import Comparison, Picture
 from stockdemo.sandbox import CodeRun
-from stockdemo.ui import compat, keys
+from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.classmode.keys import (
     CHALLENGE_TAKEN,
@@ -45,14 +45,24 @@ from stockdemo.ui.classmode.keys import (
     VERDICT,
 )
 from stockdemo.ui.classmode.keys import CODE as CLASS_CODE
-from stockdemo.ui.classmode.session import class_room, say, seat
+from stockdemo.ui.classmode.session import class_lesson, class_room, say, seat
+from stockdemo.ui.code_run import session_runner
 
 CODE_PAGE = "pages/code.py"
 SHOWN_LABEL = "Shown to the class"
 
 
+FROM_LESSON = "lesson:"  # an asked challenge's id, before the id of the class lesson's challenge
+
+
 def check_of(challenge_id: str, prompt: str) -> Challenge:
-    """The challenge (and its check) behind an asked one: a ready-made edit's, or the prompt's."""
+    """The challenge (and its check) behind an asked one: the class lesson's (its id after
+    FROM_LESSON), a ready-made edit's, or the prompt's."""
+    if challenge_id.startswith(FROM_LESSON):
+        lesson = class_lesson()
+        found = None if lesson is None else lesson.challenges().get(challenge_id.removeprefix(FROM_LESSON))
+        if found is not None:
+            return found
     return CHALLENGES.get(challenge_id) or prompt_challenge(prompt)
 
 
@@ -63,29 +73,35 @@ def open_here(state: ClassState | None, page: str | None) -> bool:
 
 def take(state: ClassState, full_run: bool) -> bool:
     """A following student on the Your code page while a challenge is open: the editor opens
-    once on the challenge's starting code (or, after a reload, on the seat's last run), then
-    stays the student's -> whether the page must
-    rerun (a new challenge, or a new run shown to the class)."""
+    once on the challenge's starting code, then stays the student's -> whether the page must
+    rerun (a new challenge, or a new run shown to the class).
+
+    A session that meets the challenge already answered by its seat (a reload, a laptop
+    that slept, a reconnect to another replica) goes on from the seat's last run, as the
+    class store holds it: that code in the editor, its verdict above it.
+    """
     fresh = st.session_state.get(CHALLENGE_TAKEN) != (state.code, state.challenge)
     if fresh:
         try:
             asked = class_room().open_challenge(state.code)
-            mine = class_room().my_run(state.code, seat())  # a reload goes on from its last run
+            mine = class_room().my_run(state.code, seat())
         except ClassError as error:
             say(error)
             return False
         if asked is not None:
             start = mine.code if mine is not None else asked.start
             st.session_state[CODE.name] = "" if start == seed_source() else (code_to_link(start) or "")
+        if mine is not None:
+            st.session_state[VERDICT] = (state.code, state.challenge, verdict_of(mine))
         st.session_state[CHALLENGE_TAKEN] = (state.code, state.challenge)
     shown = st.session_state.get(SHOWN_TAKEN) != state.shown
     st.session_state[SHOWN_TAKEN] = state.shown
     return (fresh or shown) and not full_run
 
 
-def runner(source: str) -> CodeRun:
-    """A check's runs go through the sandbox's fair queue as this session's."""
-    return cached_code_run(source, who=compat.session_id())
+def verdict_of(run: Submission) -> Verdict:
+    """The verdict a seat's run got when it was sent, as the class store keeps it."""
+    return Verdict(run.passes, run.sentence, run.reason)
 
 
 def error_words(run: CodeRun) -> str:
@@ -113,11 +129,12 @@ def send_run(state: ClassState, code: str) -> None:
         return
     if asked is None:
         return
-    run = runner(ran[1])
-    verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], runner, first=run)
+    run = session_runner(ran[1])
+    verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], session_runner, first=run)
     try:
         class_room().submit(code, seat(), ran[1], verdict.passes, verdict.sentence,
-                            shape_key(run.graph if run.film else None), error_words(run))
+                            shape_key(run.graph if run.film else None), error_words(run),
+                            verdict.reason)
     except ClassError as error:
         say(error)
         return

@@ -1,4 +1,5 @@
-"""Class mode for the teacher: start a class, the Class page's console, the results and CSV.
+"""Class mode for the teacher: the Class page's console, the results and CSV (starting a class
+is ``start.py``).
 
 The results stay hidden until the reveal (the teacher's screen is on the projector).
 The Class page shows a summary per question and a CSV of every answer (question, seat
@@ -14,55 +15,24 @@ import pandas as pd
 import segno
 import streamlit as st
 
-from stockdemo import classroom, lesson, theme
-from stockdemo.classroom import QUESTIONS, ClassError, Teacher, results_csv, summarise
-from stockdemo.config import CLASS_KEY, STEP, parse_class_code, show_class_code
+from stockdemo import classroom, theme
+from stockdemo.classroom import ClassError, Teacher, questions_of, results_csv, summarise
+from stockdemo.config import CLASS_KEY, STEP, show_class_code
 from stockdemo.ui import steps
 from stockdemo.ui.classmode.keys import PUBLISHED, TEACHER
-from stockdemo.ui.classmode.question_console import TALLY_S, question_console
-from stockdemo.ui.classmode.session import class_room, leave, say, teacher
+from stockdemo.ui.classmode.question_console import TALLY_S, question_console, teachers_lesson
+from stockdemo.ui.classmode.session import class_room, say, teacher
 from stockdemo.ui.routes import absolute, page_url
 
 RESULTS_S = 3.0  # the Class page's summary table
 
-# --------------------------------------------------------------------------- starting
 
-def start_box() -> None:
-    """Start a class, or take one back with its key (after a reload)."""
-    if st.button("Start a class", key="class_start", type="primary", icon=":material/podium:"):
-        try:
-            st.session_state[TEACHER] = class_room().start()
-        except ClassError as error:
-            say(error)
-            return
-        leave()
-        st.session_state.pop(PUBLISHED, None)
-        st.rerun()
-    with st.expander("Teach a class you started before (after a reload)"):
-        with st.form("class_resume", border=False):
-            code = st.text_input("Class code", max_chars=16, key="class_resume_code")
-            key = st.text_input("Teacher key", type="password", max_chars=128,
-                                key="class_resume_key")
-            if st.form_submit_button("Teach this class"):
-                parsed, message = parse_class_code(code)
-                candidate = Teacher(parsed or "", key)
-                try:
-                    class_room().presence(candidate)  # refused unless the key is this class's
-                except ClassError as error:
-                    st.warning(message or str(error), icon=":material/block:")
-                else:
-                    st.session_state[TEACHER] = candidate
-                    leave()
-                    st.session_state.pop(PUBLISHED, None)
-                    st.rerun()
-
+# --------------------------------------------------------------------------- the Class page
 
 def join_link(code: str) -> str:
     """What students open: the Playground, joined to the class. No key in it."""
     return absolute(f"{page_url(classroom.PLAYGROUND)}?{urlencode({CLASS_KEY: code})}")
 
-
-# --------------------------------------------------------------------------- the Class page
 
 def teacher_console() -> None:
     """The Class page for the teacher: code, link and QR code, who is here, questions, results."""
@@ -80,10 +50,12 @@ def teacher_console() -> None:
         qr = segno.make(link, error="m")
         st.image(qr.svg_inline(scale=6, dark=theme.TEXT), caption="Scan to join", width=260)
     st.divider()
-    step = st.selectbox("Lesson question", list(QUESTIONS),
-                        index=(steps.kept_step() or STEP.default) - 1,
+    lesson = teachers_lesson()
+    numbers = list(range(1, len(lesson.steps) + 1))
+    step = st.selectbox("Lesson question", numbers,
+                        index=min(steps.kept_step() or STEP.default, len(numbers)) - 1,
                         key="class_question_step",
-                        format_func=lambda n: f"{n}. {lesson.STEPS[n - 1].question.replace('`', '')}")
+                        format_func=lambda n: f"{n}. {lesson.steps[n - 1].question.replace('`', '')}")
     steps.keep_step(step)  # the Lesson opens at the question picked here
     question_console(current, step)
     st.divider()
@@ -138,7 +110,7 @@ def _results(current: Teacher) -> None:
         st.caption("No answers yet. Each question's answers show here once they come in.")
         return
     if rows:
-        _summary_table(rows, live)
+        _summary_table(rows, live, questions_of(teachers_lesson()))
     if challenges:
         st.caption(f"Challenges: {len(challenges)} final runs, "
                    f"{sum(r.passes for r in challenges)} passing.")
@@ -150,12 +122,12 @@ def _results(current: Teacher) -> None:
                               "and its runs. Seats are numbers: nothing says who a student is.")
 
 
-def _summary_table(rows: list, live: dict[int, str]) -> None:
+def _summary_table(rows: list, live: dict[int, str], questions: dict) -> None:
     table = pd.DataFrame([{
         "Question": s.question, "Answers": s.answers, "Live answer": s.live or "not revealed",
         "Right": "" if s.right is None else f"{s.right} ({s.share_right:.0%})",
         "Median time (s)": round(s.median_s, 1), "Counted right": s.rule,
-    } for s in summarise(rows, live)])
+    } for s in summarise(rows, live, questions)])
     st.dataframe(table, hide_index=True, width="stretch", key="class_summary",
                  alt="One row per question: answers, the live answer, how many were right, "
                      "the median time to answer")

@@ -27,6 +27,7 @@ from stockdemo.ui.classmode.keys import (
     DRAWN,
     DRAWN_AT,
     DRAWN_PAGE,
+    DRAWN_PAGE_AT,
     HERE,
     SENT_GRAPH,
     STATE,
@@ -45,6 +46,9 @@ from stockdemo.ui.classmode.session import (
 from stockdemo.ui.classmode.watch import given_state, latest_state, watch_class
 
 EDITS_OFF = "The teacher's challenge is open: the change is yours to write."
+# A busy server's whole run reaches its browser this late: an address behind sooner may be
+# one whose run is still on its way, and running the page again would only add to the queue.
+IN_FLIGHT_S = 5.0
 
 
 def _pushed_state(code: str) -> ClassState | None:
@@ -89,10 +93,19 @@ def take(state: ClassState, page: str, full_run: bool) -> bool:
         _apply(page, state.params)  # a tab or a menu moved by hand: back to the teacher's
         st.toast(HINT, icon=":material/group:")
         st.session_state.pop(DRAWN_PAGE, None)
+    elif full_run and page != PLAYGROUND:
+        # A whole run draws from the address the browser sent, which can be older than what
+        # a run before took (a reconnected tab's own run, after the push's that took the move).
+        _apply(page, state.params)
+    elif _step_behind(page, state.params):
+        # The browser never got the whole run that took it: a run superseded by another
+        # loses its last messages. The page runs whole again.
+        st.session_state.pop(DRAWN_PAGE, None)
     if page == PLAYGROUND:
         return st.session_state.get(DRAWN) != _control_values(*state.run_settings())
     if full_run:
         st.session_state[DRAWN_PAGE] = (page, applied[2])  # this run draws them
+        st.session_state[DRAWN_PAGE_AT] = time.monotonic()
     return st.session_state.get(DRAWN_PAGE) != (page, applied[2])
 
 
@@ -118,6 +131,16 @@ def _touched(page: str, params: dict[str, str]) -> bool:
         if knob.parse(str(held))[0] != knob.parse(params.get(knob.name))[0]:
             return True
     return False
+
+
+def _step_behind(page: str, params: dict[str, str]) -> bool:
+    """The address this run came with holds another Lesson step than the teacher's, though
+    the whole run that drew it should have reached the browser by now."""
+    sent = st.query_params.get(STEP.name)
+    drawn_at = st.session_state.get(DRAWN_PAGE_AT, -IN_FLIGHT_S)
+    return (STEP in classroom.followed_knobs(page) and sent is not None
+            and time.monotonic() - drawn_at >= IN_FLIGHT_S
+            and STEP.parse(sent)[0] != STEP.parse(params.get(STEP.name))[0])
 
 
 def _apply(page: str, params: dict[str, str]) -> None:
@@ -207,6 +230,14 @@ def edits_off() -> str | None:
     following student answers the teacher's challenge in their own words (one of those edits
     may be its answer)."""
     return EDITS_OFF if _answering_challenge() else None
+
+
+def code_draft() -> str | None:
+    """The name under which this tab keeps its unsent typing (``hooks.CODE_DRAFT``): the
+    class and challenge a following student answers, so a reload opens on what they typed."""
+    if not _answering_challenge():
+        return None
+    return f"{st.session_state.get(CODE)}:{st.session_state[STATE][1].challenge}"
 
 
 def moves_shared() -> bool | None:

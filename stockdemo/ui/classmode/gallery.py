@@ -24,9 +24,9 @@ from stockdemo.graph.diff import GraphDiff
 from stockdemo.render.poster import MAX_BOXES, thumbnail_svg
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
-from stockdemo.ui.classmode.challenge import CODE_PAGE, check_of
+from stockdemo.ui.classmode.challenge import CODE_PAGE, FROM_LESSON, check_of
 from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN, LOOKED
-from stockdemo.ui.classmode.session import class_room, say, teacher
+from stockdemo.ui.classmode.session import class_lesson, class_room, say, teacher
 from stockdemo.ui.routes import ROOT, presenting
 
 GALLERY_S = 1.0  # the gallery's refresh: runs arrive live
@@ -79,11 +79,12 @@ def ask_box(current: Teacher) -> None:
 
 
 def lesson_challenge(challenge_id: str, source: str) -> bool | None:
-    """``hooks.LESSON_CHALLENGE``: on the Lesson's Your code step, the class's teacher asks its
-    challenge from here, starting from the step's code, and goes to Your code, where the
-    gallery fills (the class follows). None for anyone else."""
+    """``hooks.LESSON_CHALLENGE``: on a Lesson step with a challenge, the class's teacher asks
+    it from here, starting from its code, and goes to Your code, where the gallery fills (the
+    class follows). None for anyone else."""
     current = teacher()
-    asked = CHALLENGES.get(challenge_id)
+    lesson = class_lesson()
+    asked = None if lesson is None else lesson.challenges().get(challenge_id)
     if current is None or asked is None:
         return None
     if st.button(f"Ask the class: {asked.title}", key="lesson_ask", type="primary",
@@ -91,7 +92,7 @@ def lesson_challenge(challenge_id: str, source: str) -> bool | None:
                  help="Every student's editor unlocks on this step's code, with the question above "
                       "it; you see their graphs come in, grouped, on Your code."):
         try:
-            class_room().ask(current, challenge_id, asked.title, asked.prompt, source)
+            class_room().ask(current, FROM_LESSON + challenge_id, asked.title, asked.prompt, source)
         except ClassError as error:
             say(error)
             return True

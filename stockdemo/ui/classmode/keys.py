@@ -9,6 +9,7 @@ CODE = "class_code"  # the class this tab is in as a student
 SEAT = "class_seat"  # this tab's seat token: its answers are its own across reloads
 FOLLOWING = "class_following"  # the student follows the teacher's page (else explores alone)
 JOIN_MESSAGE = "class_join_message"  # a join's refusal, shown once where it was asked
+LESSON_OF = "class_lesson_of"  # (class, its lesson's digest): a class's lesson never changes
 LINK_TRIED = "_class_link_tried"  # the join link already tried in this session: tried once
 
 # --- following the teacher
@@ -25,6 +26,7 @@ SHOWN = "_class_shown_query"  # the address of the page on screen, as its whole-
 # --- what the tab last drew, all of it (a run stopped half-way must be asked for again)
 DRAWN = "class_drawn"  # the Playground settings this tab last drew
 DRAWN_PAGE = "class_drawn_page"  # (page, params) another page last drew from the teacher
+DRAWN_PAGE_AT = "class_drawn_page_at"  # when (time.monotonic()) a whole run last drew DRAWN_PAGE
 DRAWN_AT = "class_drawn_at"  # when (time.monotonic()) the Playground or the Lesson last drew it all
 SENT_GRAPH = "class_sent_graph"  # the picture a following tab's stage was last sent (its key)
 BOX = "class_box"  # what the Lesson's answer box shows in this run
@@ -45,6 +47,11 @@ KEPT = "class_kept"  # what this session told its tab to keep: "code:key", or ""
 ASKED = "_class_keeper_asked"  # the tab was asked once for a key it kept
 KEEPER_ASK = "class_keeper_ask"  # the keeper component that asks: its answer comes back here
 CONSOLE_MESSAGE = "class_console_message"  # a refusal met by a button's callback, shown once
+
+# --- the lesson a class is started with (classmode/start.py)
+START_LESSON = "class_start_lesson"  # the picker: a shipped lesson's name, or "own"
+OWN_LESSON = "class_own_lesson"  # the teacher's own lesson, parsed (a file, a link, the authoring page)
+OWN_REFUSED = "class_own_refused"  # why the teacher's last lesson file or link was refused
 
 
 def answer_key(code: str, step: int) -> str:

@@ -10,13 +10,15 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from stockdemo import lesson, theme
-from stockdemo.classroom import LESSON, QUESTIONS, ClassError, Teacher, page_params, summarise
+from stockdemo import theme
+from stockdemo.classroom import LESSON, ClassError, Teacher, page_params, summarise
 from stockdemo.config import COUNTDOWN, COUNTDOWN_CHOICES, STEP
-from stockdemo.ui import steps
+from stockdemo.lessons import Lesson, Step, builtin_lesson
+from stockdemo.lessons.code_answers import runs_for
+from stockdemo.ui import compat, steps
 from stockdemo.ui.caches import cached_answer
 from stockdemo.ui.classmode.keys import CONSOLE_MESSAGE, countdown_key
-from stockdemo.ui.classmode.session import class_room, publish, say, teacher
+from stockdemo.ui.classmode.session import class_lesson, class_room, publish, say, teacher
 from stockdemo.ui.metrics import Metric, metric_row
 
 TALLY_S = 1.0  # the teacher's count of answers, and seconds left
@@ -26,9 +28,20 @@ def lesson_console(number: int) -> bool:
     """On the Lesson page: the step goes to the class, with its question and the answers
     console -> whether the class has seen its live answer."""
     publish(LESSON, page_params(LESSON, {STEP.name: str(number)}))
-    st.subheader(f":material/help: {lesson.STEPS[number - 1].question}", anchor=False)
+    st.subheader(f":material/help: {teachers_lesson().steps[number - 1].question}", anchor=False)
     with st.container(border=True):
         return question_console(teacher(), number)
+
+
+def teachers_lesson() -> Lesson:
+    """The lesson the teacher's class teaches."""
+    return class_lesson() or builtin_lesson()
+
+
+def lesson_step(number: int) -> Step:
+    """Step ``number`` of the class's lesson (its last, past its end)."""
+    steps = teachers_lesson().steps
+    return steps[min(number, len(steps)) - 1]
 
 
 def question_console(current: Teacher, step: int) -> bool:
@@ -49,8 +62,8 @@ def question_console(current: Teacher, step: int) -> bool:
         if st.button("Reveal now", key="class_reveal", icon=":material/visibility:",
                      type="primary", help="Close the answers and show the live answer, "
                                           "whoever has answered."):
-            with st.spinner("Running it live…"):
-                answer = cached_answer(step)
+            with st.spinner("Running it live…"), runs_for(compat.session_id()):
+                answer = cached_answer(lesson_step(step))
             try:
                 room.reveal(current, answer.label, answer.value, answer.detail)
             except ClassError as error:
@@ -112,7 +125,7 @@ def _tally(current: Teacher, step: int) -> None:
 
 def _revealed(current: Teacher, step: int, live: dict[str, str]) -> None:
     """After the reveal: the live answer, how many were right, how fast, and the distribution."""
-    question = QUESTIONS[step]
+    question = lesson_step(step).ask
     right = question.correct(live["value"])
     try:
         counts = class_room().distribution(current, step)
@@ -126,7 +139,7 @@ def _revealed(current: Teacher, step: int, live: dict[str, str]) -> None:
     with answer_col:
         st.metric(live["label"], live["value"])
         if rows:
-            done = summarise(rows, {step: live["value"]})[0]
+            done = summarise(rows, {step: live["value"]}, {step: question})[0]
             metric_row([
                 Metric("Answers", str(done.answers)),
                 Metric("Right", f"{done.share_right:.0%}", help=f"{done.right} of {done.answers}; "
@@ -148,7 +161,7 @@ def _revealed(current: Teacher, step: int, live: dict[str, str]) -> None:
 
 def distribution_figure(step: int, counts: dict[str, int], right: str | None) -> go.Figure:
     """Bars of how many students gave each answer; the right ones in green."""
-    question = QUESTIONS[step]
+    question = lesson_step(step).ask
     values = list(question.choices) if question.kind == "choice" else sorted(counts, key=int)
     heights = [counts.get(v, 0) for v in values]
     colours = [theme.GREEN if question.is_right(v, right) else theme.BLUE for v in values]

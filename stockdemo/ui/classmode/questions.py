@@ -8,11 +8,12 @@ import time
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from stockdemo import classroom, lesson
-from stockdemo.classroom import QUESTIONS, ClassError, ClassState
+from stockdemo import classroom
+from stockdemo.classroom import ClassError, ClassState
+from stockdemo.lessons import Step, builtin_lesson
 from stockdemo.ui.classmode import question_console
 from stockdemo.ui.classmode.keys import BOX, CODE, DRAWN_AT, DRAWN_BOX, STATE, answer_key, pending_key
-from stockdemo.ui.classmode.session import class_room, say, seat, teacher
+from stockdemo.ui.classmode.session import class_lesson, class_room, say, seat, teacher
 from stockdemo.ui.steps import InClass
 
 
@@ -45,7 +46,7 @@ def lesson_question(number: int) -> InClass | None:
         return None
     state = _state()
     if state is None:  # in a class whose server does not answer: still the teacher's to reveal
-        st.subheader(f":material/help: {lesson.STEPS[number - 1].question}", anchor=False)
+        st.subheader(f":material/help: {_step(number).question}", anchor=False)
         return InClass(revealed=False, may_explore=False)
     st.session_state[BOX] = box_key(state)
     revealed = question_box(state, code, number, in_bar=False)
@@ -61,6 +62,12 @@ def lesson_drawn() -> None:
     if BOX in st.session_state:
         st.session_state[DRAWN_BOX] = st.session_state.pop(BOX)
         st.session_state[DRAWN_AT] = time.monotonic()
+
+
+def _step(number: int) -> Step:
+    """Step ``number`` of the class's lesson."""
+    steps = (class_lesson() or builtin_lesson()).steps
+    return steps[min(number, len(steps)) - 1]
 
 
 def _mine(code: str, step: int, is_open: bool) -> str | None:
@@ -93,7 +100,8 @@ def question_box(state: ClassState, code: str, step: int | None, in_bar: bool) -
     """
     if step is None:
         return False
-    question = QUESTIONS[step]
+    asked = _step(step)
+    question = asked.ask
     current = state.question == step
     revealed = current and state.revealed
     live = state.answer if revealed else None
@@ -107,7 +115,7 @@ def question_box(state: ClassState, code: str, step: int | None, in_bar: bool) -
         revealed = live is not None
     mine = _mine(code, step, current and not state.locked())
     with st.container(border=True, key=f"class_question_{step}_{'bar' if in_bar else 'lesson'}"):
-        st.markdown(f"**Question {step}:** {lesson.STEPS[step - 1].question}")
+        st.markdown(f"**Question {step}:** {asked.question}")
         if revealed and live:
             guess, answer = st.columns(2)
             guess.metric("Your guess", mine if mine is not None else "none")
@@ -143,7 +151,7 @@ def _countdown(state: ClassState) -> None:
 
 
 def _answer_form(code: str, step: int) -> None:
-    question = QUESTIONS[step]
+    question = _step(step).ask
     with st.form(f"class_answer_form_{step}", border=False, enter_to_submit=True):
         if question.kind == "number":
             value = st.number_input(f"A whole number from {question.low} to {question.high}",
@@ -162,7 +170,7 @@ def _answer_form(code: str, step: int) -> None:
         st.session_state[answer_key(code, step)] = class_room().answer(code, seat(), value)
     except classroom.ClassUnavailable as error:
         # Kept and sent again by the next poll that reaches the class server (_mine).
-        st.session_state[answer_key(code, step)] = QUESTIONS[step].parse(value)[0]
+        st.session_state[answer_key(code, step)] = question.parse(value)[0]
         st.session_state[pending_key(code, step)] = True
         say(error)
         return

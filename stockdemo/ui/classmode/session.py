@@ -30,6 +30,7 @@ from stockdemo.config import (
     IntKnob,
     parse_seat,
 )
+from stockdemo.lessons import Lesson, builtin_lesson
 from stockdemo.ui import steps, url_sync
 from stockdemo.ui.classmode.keys import (
     APPLIED,
@@ -37,6 +38,7 @@ from stockdemo.ui.classmode.keys import (
     CODE,
     FOLLOWING,
     HERE,
+    LESSON_OF,
     PUBLISHED,
     SEAT,
     TEACHER,
@@ -64,6 +66,28 @@ def seat() -> str:
         st.session_state[SEAT] = (parse_seat(st.query_params.get_all(SEAT_KEY) or None)
                                   or classroom.new_seat())
     return st.session_state[SEAT]
+
+
+def class_lesson() -> Lesson | None:
+    """The lesson this tab's class teaches, for its teacher or a student; None outside a class.
+
+    Read from the class store (a student's tab never holds it in a link: it has the
+    challenges' answers), parsed once per server process. Ours while the store cannot say.
+    """
+    current = teacher()
+    code = current.code if current is not None else st.session_state.get(CODE)
+    if code is None:
+        return None
+    kept = st.session_state.get(LESSON_OF)
+    try:
+        if kept is None or kept[0] != code:
+            state = class_room().poll(code, None, False)
+            if state is None:
+                return None
+            kept = st.session_state[LESSON_OF] = (code, state.lesson)
+        return class_room().lesson(code, kept[1])
+    except ClassError:
+        return builtin_lesson()
 
 
 def following() -> bool:

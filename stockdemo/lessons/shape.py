@@ -27,6 +27,7 @@ from typing import Any
 from stockdemo.graph import Graph
 from stockdemo.graph.diff import GraphDiff
 from stockdemo.graph.ids import INPUT_PREFIX, OUTPUT_ID, graph_of_record
+from stockdemo.lessons.record import Structure
 
 
 def _hash(text: str) -> str:
@@ -36,32 +37,24 @@ def _hash(text: str) -> str:
 def shape_key(record: dict[str, Any] | None) -> str:
     """The structure of a run's graph (``graph.recorder.raw_graph``'s record) as 16 hex digits.
 
-    Same ops, kinds, shapes and edges (parameters' shapes included, their names not):
+    Same ops, kinds, shapes, edges and data (parameters' shapes included, their names not):
     same key, whatever the code's text. None (no graph) -> "none".
     """
     if record is None:
         return "none"
-    shape = _Structure(record)
+    shape = _Hashed(record)
     return _hash(f"{record.get('output_shape')}|{sorted(zip(shape.behind, shape.ahead, strict=True))}")
 
 
-class _Structure:
+class _Hashed(Structure):
     """Each node of a record, hashed with everything behind it and everything ahead of it."""
 
     def __init__(self, record: dict[str, Any]) -> None:
-        nodes = record["nodes"]
-        self.inputs: list[list[int]] = [[] for _ in nodes]  # in slot order, as the record has them
-        self.consumers: list[list[int]] = [[] for _ in nodes]
-        for src, dst in record["edges"]:
-            self.inputs[dst].append(src)
-            self.consumers[src].append(dst)
-        self.bare = [f"{n['kind']}|{n['op']}" for n in nodes]
-        self.label = [f"{b}|{n['shape']}" for b, n in zip(self.bare, nodes, strict=True)]
-        order = _inputs_first(self.inputs, self.consumers)
+        super().__init__(record)
+        order = self.inputs_first()
         self.behind = self._passes(order, self.label, self.inputs, "<")
         self.ahead = self._passes(order[::-1], self.label, self.consumers, ">")
         self.ahead_bare = self._passes(order[::-1], self.bare, self.consumers, ">")
-        self.made = [(n["seq"] if n["seq"] is not None else -1, i) for i, n in enumerate(nodes)]
 
     @staticmethod
     def _passes(order: list[int], labels: list[str], linked: list[list[int]], way: str) -> list[str]:
@@ -69,22 +62,6 @@ class _Structure:
         for i in order:  # a node used twice by one op is linked twice, as in the record
             out[i] = _hash(f"{labels[i]}{way}{sorted(out[j] for j in linked[i])}")
         return out
-
-
-def _inputs_first(inputs: list[list[int]], consumers: list[list[int]]) -> list[int]:
-    """The nodes in an order where every node comes after its inputs (autograd's graph has
-    no cycle; a node on one, which no record holds, is left out)."""
-    waiting = [len(i) for i in inputs]
-    ready = [i for i, w in enumerate(waiting) if w == 0]
-    order = []
-    while ready:
-        i = ready.pop()
-        order.append(i)
-        for j in consumers[i]:
-            waiting[j] -= 1
-            if waiting[j] == 0:
-                ready.append(j)
-    return order
 
 
 def matching(reference: dict[str, Any], record: dict[str, Any]) -> dict[int, int]:
@@ -95,7 +72,7 @@ def matching(reference: dict[str, Any], record: dict[str, Any]) -> dict[int, int
     an insertion), then the same future only, shapes aside (the nodes after it), then the
     inputs and consumers, op by op, of nodes already matched.
     """
-    a, b = _Structure(reference), _Structure(record)
+    a, b = _Hashed(reference), _Hashed(record)
     match: dict[int, int] = {}
     taken: set[int] = set()
     ops_only = [i for i, links in enumerate(a.inputs) if links]  # leaves join by their consumers

@@ -1,57 +1,38 @@
-"""The warm parent: imports torch once, then forks one child per run and times it out.
+"""The sandbox's runs, watched from the fork server: fork, pipes read bounded, grace, wall clock.
 
-    python -m stockdemo.sandbox.parent FD      # started by pool.CodePool, never by hand
-
-Started by the server as a clean subprocess (no variable of the server's
-environment, its own session). It imports torch and the modules a learner
-may import (``child.PRELOADED``), runs one warm-up forward of the seed (its
-own code, never a learner's), freezes its heap for copy-on-write, and says
-``ready``. Each run is a ``fork`` (about 20-35 ms to a result, against
-1.5-2 s for a fresh ``import torch``): the child walls itself in and runs
-the code (``child.py``); this process reads the child's two pipes, bounded,
-lowers it to the idle class once it has used its grace of CPU (``GRACE_CPU_S``),
-kills it with SIGKILL at the wall-clock limit, reaps it, and says in words
-what ended it (the CPU limit's SIGKILL, a crash's signal). It is
-single-threaded, so forking it is safe; it never runs a learner's code.
-
-It ends when its server does (end of file on its socket: no death signal,
-which Linux ties to the server's thread that started it, not to the server),
-and its children die with it (theirs is tied to this single thread).
+``Runs`` is the fork server's handler of one sandbox pool's channel (``stockdemo/forkserver/process.py``).
+Each run is a ``fork`` of that warm process (about 20-35 ms to a result, against 1.5-2 s for
+a fresh ``import torch``): the child walls itself in and runs the code (``child.py``); here
+its two pipes are read, bounded, it is lowered to the idle class once it has used its grace
+of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit, and once reaped, what
+ended it is said in words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
+sandbox's part of the fork server's warm-up: what learners import, the seed run once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import json
-import multiprocessing.connection
 import os
 import resource
-import selectors
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 
-from stockdemo import host
+from stockdemo.forkserver.handler import Forker
+from stockdemo.forkserver.wire import Channel
 from stockdemo.sandbox import child, kernel
 from stockdemo.sandbox.limits import Limits
 from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, CodeRun, check_child_result
 from stockdemo.sandbox.seed import SEED_CODE
 
 MAX_CHILDREN = 16
-OOM_SCORE_ADJ = 1000  # as training workers (stockdemo.train.worker)
-# As training workers (stockdemo.train.pool.WORKER_NICE): inside this process's session, its own
-# work yields; the runs themselves yield to every page (kernel.yield_cpu) past their grace.
-NICE = 10
 # A run's CPU at the pages' priority before it yields to them: a class's programs take 20-60 ms
 # and are answered as fast as a page; an endless loop yields after this, for the rest of its run.
 # Idle-class from the start, sixty runs at once on a busy box each waited seconds for a processor.
 GRACE_CPU_S = 0.1
 GRACE_TICK_S = 0.01  # how often a run's CPU is read while its grace lasts
-MAX_REQUEST = 16 * 2**20
 READ = 65536
 # The kernel's RLIMIT_CPU kill and wait4's rusage count CPU time differently: children
 # killed at 2 s showed 1.92-1.96 s on a busy box. A SIGKILL this close is the limit's.
@@ -83,73 +64,95 @@ class Running:
     data: bytearray = field(default_factory=bytearray)
     open_fds: set[int] = field(default_factory=set)
     killed_for: str | None = None  # "wall_s", "output_kb", "result"
-    forked: float = 0.0  # when fork returned here: a starved parent forks late
+    forked: float = 0.0  # when fork returned here: a starved fork server forks late
     waited_s: float = 0.0  # seconds it stood ready but got no processor (the kernel's schedstat)
     lowered: bool = False  # past its grace: idle-class (kernel.yield_cpu)
     alive_s: float = 0.0  # seconds from its fork to the wall clock's kill
 
 
-class Parent:
-    def __init__(self, conn: multiprocessing.connection.Connection) -> None:
-        self.conn = conn
-        self.selector = selectors.DefaultSelector()
+class Runs:
+    """One sandbox pool's channel in the fork server: a child forked per run it asks for."""
+
+    def __init__(self, channel: Channel, loop: Forker) -> None:
+        self.channel, self.loop = channel, loop
         self.running: dict[int, Running] = {}  # by pid
+        self.pipes: dict[int, Running] = {}  # by the pipe's fd
         self.root = tempfile.mkdtemp(prefix="stockdemo-code-")
         os.chmod(self.root, 0o711)  # a child run as nobody may reach its own folder, list none
         self.landlock = kernel.landlock_abi()
+        self.closed = False
 
-    def serve(self) -> None:
-        self.selector.register(self.conn.fileno(), selectors.EVENT_READ, None)
-        while True:
-            deadline = min((r.started + r.limits.wall_s for r in self.running.values()), default=None)
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if any(not r.lowered for r in self.running.values()):
-                timeout = GRACE_TICK_S if timeout is None else min(timeout, GRACE_TICK_S)
-            if any(not r.open_fds for r in self.running.values()):
-                timeout = 0.002  # pipes closed, not reaped yet: it is exiting
-            for key, _ in self.selector.select(timeout):
-                if key.data is None:
-                    if not self._request():
-                        return
-                else:
-                    self._read(key.data, key.fd)
-            now = time.monotonic()
-            for r in list(self.running.values()):
-                if not r.lowered and cpu_s(r.pid) >= GRACE_CPU_S:
-                    kernel.yield_cpu(r.pid)
-                    r.lowered = True
-                if r.killed_for is None and now >= r.started + r.limits.wall_s:
-                    self._kill(r, "wall_s")
-                if not r.open_fds or r.killed_for:
-                    self._reap(r, block=r.killed_for is not None)
+    def start(self) -> None:
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        self._send({"ready": os.getpid(), "landlock": self.landlock, "rss_mb": rss_mb})
 
-    def _request(self) -> bool:
+    def readable(self, fd: int) -> bool:
+        if fd != self.channel.fileno():
+            self._read(self.pipes[fd], fd)
+            return True
         try:
-            message = json.loads(self.conn.recv_bytes(MAX_REQUEST))
+            message, fds = self.channel.recv()
         except (EOFError, OSError):
-            return False  # the server is gone
-        run_id = message["run"]
+            return False  # the pool is closed, or the server gone
+        for each in fds:
+            os.close(each)
+        self._request(message)
+        return True
+
+    def tick(self, now: float) -> float | None:
+        """Lower each run past its grace, kill each past its wall clock -> seconds to the next tick."""
+        for r in list(self.running.values()):
+            if not r.lowered and cpu_s(r.pid) >= GRACE_CPU_S:
+                kernel.yield_cpu(r.pid)
+                r.lowered = True
+            if r.killed_for is None and now >= r.started + r.limits.wall_s:
+                self._kill(r, "wall_s")
+        waits = [r.started + r.limits.wall_s - now for r in self.running.values() if r.killed_for is None]
+        waits += [GRACE_TICK_S for r in self.running.values() if not r.lowered]
+        return max(0.0, min(waits)) if waits else None
+
+    def exited(self, pid: int, status: int, cpu_s: float) -> None:
+        run = self.running.pop(pid, None)
+        if run is None:
+            return
+        for fd in list(run.open_fds):
+            self._drain(run, fd)
+        shutil.rmtree(run.workdir, ignore_errors=True)
+        self._done(run.id, outcome(run, status, cpu_s, time.monotonic() - run.started))
+        if self.closed and not self.running:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def close(self) -> None:
+        """The pool has gone: its runs are killed (and reaped by the loop, then cleaned up here)."""
+        self.closed = True
+        for run in self.running.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(run.pid, signal.SIGKILL)
+        if not self.running:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def _request(self, message: dict) -> None:
+        run_id = message.get("run")
         try:
             limits = Limits.from_dict(message["limits"])
             source = message["source"]
             if not isinstance(source, str) or len(source) > limits.code_chars:
                 raise ValueError("the code is too long")
         except (ValueError, TypeError, KeyError) as err:
-            self._send(run_id, CodeRun(Limits(), CodeError("unavailable", "BadRequest", str(err))))
-            return True
+            self._done(run_id, CodeRun(Limits(), CodeError("unavailable", "BadRequest", str(err))))
+            return
         if len(self.running) >= MAX_CHILDREN:
-            self._send(run_id, CodeRun(limits, CodeError("unavailable", "SandboxBusy",
+            self._done(run_id, CodeRun(limits, CodeError("unavailable", "SandboxBusy",
                                                          "Too many runs at once.")))
-            return True
+            return
         self._start(run_id, source, limits)
-        return True
 
     def _start(self, run_id: int, source: str, limits: Limits) -> None:
         workdir = tempfile.mkdtemp(dir=self.root)
         prints_r, prints_w = os.pipe()
         result_r, result_w = os.pipe()
         started = time.monotonic()
-        pid = os.fork()
+        pid = self.loop.fork(self)
         if pid == 0:
             child.main(source, limits, prints_w, result_w, workdir, self.landlock, os.getppid())
         os.close(prints_w)
@@ -158,7 +161,8 @@ class Parent:
                       open_fds={prints_r, result_r}, forked=time.monotonic())
         for fd in (prints_r, result_r):
             os.set_blocking(fd, False)
-            self.selector.register(fd, selectors.EVENT_READ, run)
+            self.pipes[fd] = run
+            self.loop.watch(fd, self)
         self.running[pid] = run
 
     def _read(self, run: Running, fd: int) -> None:
@@ -184,7 +188,8 @@ class Parent:
 
     def _close(self, run: Running, fd: int) -> None:
         if fd in run.open_fds:
-            self.selector.unregister(fd)
+            self.loop.unwatch(fd)
+            del self.pipes[fd]
             os.close(fd)
             run.open_fds.discard(fd)
 
@@ -192,21 +197,8 @@ class Parent:
         run.killed_for = why
         if why == "wall_s":
             run.waited_s, run.alive_s = waited_s(run.pid), time.monotonic() - run.forked
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(run.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    def _reap(self, run: Running, block: bool) -> None:
-        pid, status, usage = os.wait4(run.pid, 0 if block else os.WNOHANG)
-        if pid == 0:
-            return
-        seconds = time.monotonic() - run.started
-        for fd in list(run.open_fds):
-            self._drain(run, fd)
-        del self.running[run.pid]
-        shutil.rmtree(run.workdir, ignore_errors=True)
-        self._send(run.id, outcome(run, status, usage.ru_utime + usage.ru_stime, seconds))
 
     def _drain(self, run: Running, fd: int) -> None:
         """What a child wrote just before it ended, within bounds; then close."""
@@ -219,12 +211,12 @@ class Parent:
                 break
         self._close(run, fd)
 
-    def _send(self, run_id: int, run: CodeRun) -> None:
-        try:
-            self.conn.send_bytes(json.dumps({"done": run_id, "run": run.wire()},
-                                            separators=(",", ":")).encode())
-        except OSError:
-            pass  # the server is gone; the loop sees its end of file next
+    def _done(self, run_id: object, run: CodeRun) -> None:
+        self._send({"done": run_id, "run": run.wire()})
+
+    def _send(self, message: dict) -> None:
+        with contextlib.suppress(OSError):  # the pool is gone; the loop sees its end of file next
+            self.channel.send(message)
 
 
 def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
@@ -324,13 +316,10 @@ model.load_state_dict(torch.load(buffer))
 
 
 def warm_up() -> None:
-    """Import what learners may import and run the seed once, in this process: our code only."""
+    """Import what learners may import and run the seed once, in this process: our code only
+    (torch already set to one thread by the fork server)."""
     import importlib
 
-    import torch
-
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
     for name in (*child.PRELOADED, *child.ALSO_LOADED):
         importlib.import_module(name)
     out = child.BoundedOutput(os.open(os.devnull, os.O_WRONLY), 2**20)
@@ -340,33 +329,3 @@ def warm_up() -> None:
         child.run_source(SEED_CODE + WARM_UP, Limits(), out, Attempts("/", frozenset()))
     os.close(out.fd)
     kernel.seccomp_filter(os.getpid(), files=True)  # libseccomp works here (built, not loaded)
-
-
-def main(fd: int) -> None:
-    os.nice(NICE)  # before the imports: the warm-up yields to the pages too
-    # When the host runs short of memory the kernel kills the highest score first: this process
-    # or a child (which inherits it), never the server (0). Its runs end with a message.
-    host.raise_oom_score_adj(OOM_SCORE_ADJ)
-    conn = multiprocessing.connection.Connection(fd)
-    try:
-        warm_up()
-    except Exception as err:  # noqa: BLE001 - told to the server, which refuses every run
-        conn.send_bytes(json.dumps({"broken": f"The sandbox cannot start on this server: "
-                                              f"{type(err).__name__}: {err}"}).encode())
-        return
-    gc.collect()
-    gc.freeze()  # the warm heap stays shared with every child: no copy-on-write by the collector
-    parent = Parent(conn)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    conn.send_bytes(json.dumps({"ready": os.getpid(), "landlock": parent.landlock,
-                                "rss_mb": rss_mb}).encode())
-    try:
-        parent.serve()
-    finally:
-        for run in parent.running.values():
-            os.kill(run.pid, signal.SIGKILL)
-        shutil.rmtree(parent.root, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    main(int(sys.argv[1]))
