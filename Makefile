@@ -3,6 +3,7 @@
 #   make test   creates/reuses .venv, installs requirements-dev.txt, runs every test
 #   make serve  for a class: one app process per core (REPLICAS=n) behind HAProxy on PORT,
 #               with a shared redis-server (deploy/serve.py; installs both from Debian if root)
+#   make catalogs  extract, update and compile the translation catalogs (stockdemo/locale/)
 #   make image  the app's container image (deploy/image.py): podman, or docker where podman is
 #               missing; BASE=IMAGE picks the base (default: python:3.11-slim, or one built from
 #               Debian's packages where no registry can be reached)
@@ -15,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run serve image test system-test lint bench clean
+.PHONY: run serve image test system-test lint bench clean catalogs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +49,11 @@ system-test:
 test: system-test $(VENV)/.installed-dev node_modules/.package-lock.json
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+# The words in each language (stockdemo/locale/): templates extracted from the code, each
+# language's catalogs updated to them, then compiled (docs/translating.md).
+catalogs: $(VENV)/.installed
+	$(BIN)/python -m stockdemo.i18n.catalogs
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/bench_core.py

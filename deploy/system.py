@@ -26,6 +26,8 @@ TEST = {
     "podman": "/usr/bin/podman",  # the image and the cluster manifests (tests/test_image.py, test_kube.py)
     "runc": "/usr/sbin/runc",  # podman's runtime here: crun refuses this machine's hybrid cgroups
     "debootstrap": "/usr/sbin/debootstrap",  # the image's base, where no registry can be reached
+    # Chinese glyphs for the browser tests and screenshots in zh_CN (the app ships no font)
+    "fonts-noto-cjk": "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
 }
 NEEDS = {"serve": SERVE, "test": TEST}
 

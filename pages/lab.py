@@ -15,7 +15,7 @@ ui.url_messages("pages/lab.py")
 
 
 # A fragment per experiment: moving one of its controls reruns only that experiment.
-@st.fragment
+@ui.fragment
 def experiment(name: str) -> None:
     config_class = lab.EXPERIMENTS[name][0]
     config = config_class(**ui.knob_row(*config_class.shown_knobs(st.session_state)))

@@ -20,7 +20,7 @@ ui.setup_page(
 )
 
 
-@st.fragment
+@ui.fragment
 def live() -> None:
     lesson = ui.shown_lesson()
     total = len(lesson.steps)

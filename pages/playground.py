@@ -22,7 +22,7 @@ present = ui.presenting()
 # element, the graph view (its controls and the run's figures inside). The panels under it
 # are a fragment of their own, rerun once the learner stops (ui.settle_listener): the
 # table of the graph, the URL, the charts.
-@st.fragment(key=ui.PLAYGROUND_LIVE)
+@ui.fragment(key=ui.PLAYGROUND_LIVE)
 def live_stage() -> None:
     started = time.perf_counter()
     config, view = ui.run_controls()
@@ -37,7 +37,7 @@ def live_stage() -> None:
     ui.drawn_on_stage(config, view)  # last: what "Pin as A" pins and the panels below show
 
 
-@st.fragment(key="playground_panels")
+@ui.fragment(key="playground_panels")
 def panels() -> None:
     settled = ui.settle_listener()
     rerun_started = time.perf_counter()

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from torch import nn
 
+from stockdemo.i18n import N_
 from stockdemo.model import LoopRNN
 
 LOOP = "_loop"  # "gru_loop": the for-loop over nn.GRUCell
@@ -30,12 +31,15 @@ class Cell(NamedTuple):
 BUILT_IN: dict[str, Cell] = {
     "rnn": Cell(nn.RNN, nn.RNNCell, "nn.RNN", 1),
     "gru": Cell(nn.GRU, nn.GRUCell, "nn.GRU", 3),
-    "lstm": Cell(nn.LSTM, nn.LSTMCell, "nn.LSTM (fused on CPU)", 4),
+    "lstm": Cell(nn.LSTM, nn.LSTMCell, N_("nn.LSTM (fused on CPU)"), 4),
 }
+_LOOP_LABELS = {"rnn": N_("for-loop over nn.RNNCell"), "gru": N_("for-loop over nn.GRUCell"),
+                "lstm": N_("for-loop over nn.LSTMCell")}
 CELLS: tuple[str, ...] = (*BUILT_IN, *(name + LOOP for name in BUILT_IN))
 CELL_LABELS: dict[str, str] = {
     **{name: cell.label for name, cell in BUILT_IN.items()},
-    **{name + LOOP: f"for-loop over nn.{cell.loop_cell.__name__}" for name, cell in BUILT_IN.items()},
+    # msgids (a menu says them through tr), one per cell: "for-loop over nn.RNNCell"
+    **{name + LOOP: _LOOP_LABELS[name] for name in BUILT_IN},
 }
 
 

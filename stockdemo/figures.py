@@ -1,71 +1,33 @@
-"""Plotly figures and downloads drawn from a live run (no Streamlit here)."""
+"""Plotly figures and downloads drawn from a live run (no Streamlit here).
+
+A figure is shared by every session (``stockdemo/ui/caches.py``), so its words are Messages
+(``i18n.later``): a ``SharedFigure`` (``stockdemo/shared_figure.py``) says them in the language
+of the session drawing it.
+"""
 
 from __future__ import annotations
 
-import base64
-import functools
 import io
 import json
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from stockdemo import theme
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
+from stockdemo.i18n import N_, Message, later, later_n, tr
+from stockdemo.i18n import number as written
 from stockdemo.live.inspection import LOSS, Inspection
 from stockdemo.live.run import RunResult
-from stockdemo.train.training import MA_ROW, PERSISTENCE_ROW, Progress, TrainResult
+from stockdemo.shared_figure import SharedFigure, typed_array
+from stockdemo.train.training import Progress, TrainResult, forecaster_name
 from stockdemo.train.windows import WARMUP, Dataset
 
 PALETTE = list(theme.PALETTE)
 FONT = {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE, "color": theme.TEXT}
 MAX_LINES = 8
-
-
-class SharedFigure(go.Figure):
-    """A figure built once per config and shown to every session: read it, never change it.
-
-    ``to_dict`` is what ``st.plotly_chart`` calls on every rerun. Plotly's own
-    deep-copies the figure; this one hands out the spec it was built from.
-
-    Without plotly's theme template: Streamlit draws the chart in its own theme
-    (``st.plotly_chart(theme="streamlit")``, the default) and the template sent
-    changes nothing on screen (screenshots with and without were pixel-identical).
-    It was most of each chart's JSON, encoded again on every rerun, and most of
-    what building a figure deep-copied.
-
-    Its traces become plotly objects only when ``data`` is read (tests do;
-    Streamlit reads ``to_dict``): plotly deep-copies every trace as it builds
-    them, most of a chart's build time, on every new setting.
-    """
-
-    def __init__(self, spec: dict) -> None:
-        self._shared_dict = spec
-        super().__init__({"layout": {**spec["layout"], "template": {}}}, _validate=False)
-
-    def to_dict(self) -> dict:
-        return self._shared_dict
-
-    @functools.cached_property
-    def _with_traces(self) -> go.Figure:
-        return go.Figure({"data": self._shared_dict["data"], "layout": {"template": {}}}, _validate=False)
-
-    @property
-    def data(self) -> tuple:
-        """The traces, as plotly objects (built on first read: nothing on screen needs them)."""
-        return self._with_traces.data
-
-
-def typed_array(values: np.ndarray) -> dict:
-    """An array as plotly.js's typed-array spec, which is how plotly itself sends numpy arrays."""
-    values = np.ascontiguousarray(values)
-    spec = {"dtype": values.dtype.str.lstrip("<|="), "bdata": base64.b64encode(values.tobytes()).decode()}
-    if values.ndim > 1:
-        spec["shape"] = ", ".join(str(n) for n in values.shape)
-    return spec
 
 
 # Where a chart's words go, so that none is printed over another at any width, from a
@@ -83,7 +45,8 @@ TITLE_PX = 24
 SUBTITLE_PX = 32
 
 
-def frame(title: str, height: int, subtitle: str = "", legend: bool = True, above_plot: int = 0) -> dict:
+def frame(title: str | Message, height: int, subtitle: str | Message = "", legend: bool = True,
+          above_plot: int = 0) -> dict:
     """The layout keys that place a figure's title, subtitle and legend, and its height (see above).
 
     ``above_plot``: pixels more between the title and the plot, for labels drawn there.
@@ -107,7 +70,7 @@ def with_automargin(layout: dict) -> dict:
             for key, value in layout.items()}
 
 
-def _figure(data: list[dict], layout: dict, title: str, height: int = 380, subtitle: str = "",
+def _figure(data: list[dict], layout: dict, title: Message, height: int = 380, subtitle: Message | str = "",
             above_plot: int = 0) -> SharedFigure:
     """A figure from specs written in plotly's canonical form, not re-checked here.
 
@@ -129,22 +92,23 @@ def predictions_figure(result: RunResult) -> SharedFigure:
     colours = [PALETTE[b % len(PALETTE)] for b in range(shown)]
     steps = list(range(seq_len))
     data = [{"type": "scatter", "x": steps, "y": typed_array(x[b]), "mode": "lines",
-             "line": {"color": colours[b], "width": 2}, "name": f"sequence {b}",
+             "line": {"color": colours[b], "width": 2}, "name": later("sequence {index}", index=str(b)),
              "hovertemplate": "t=%{x}: %{y:.3f}"} for b in range(shown)]
     # one trace for all predictions: fewer traces keep this figure cheap to draw
     data.append({"type": "scatter", "x": [seq_len] * shown, "y": typed_array(pred[:shown]), "mode": "markers",
-                 "name": "predictions",
+                 "name": later("predictions"),
                  "marker": {"color": colours, "size": 14, "symbol": "star",
                             "line": {"width": 1, "color": theme.BORDER}}})
-    more = f"first {shown} of {x.shape[0]} windows shown" if shown < x.shape[0] else ""
+    more = (later("first {shown} of {count} windows shown", shown=shown, count=x.shape[0])
+            if shown < x.shape[0] else "")
     # No legend: the colours pair each line with its star, and a legend is the
     # costliest part of redrawing this chart on every slider move.
     return _figure(data, {
-        "xaxis": {"title": {"text": "time step t (★: the prediction for step T)"},
+        "xaxis": {"title": {"text": later("time step t (★: the prediction for step T)")},
                   "dtick": max(1, seq_len // 10)},
-        "yaxis": {"title": {"text": "feature 0 / prediction"}},
+        "yaxis": {"title": {"text": later("feature 0 / prediction")}},
         "showlegend": False,
-    }, "Input windows and predictions", subtitle=more)
+    }, later("Input windows and predictions"), subtitle=more)
 
 
 def ops_figure(ops: pd.DataFrame) -> SharedFigure:
@@ -154,8 +118,9 @@ def ops_figure(ops: pd.DataFrame) -> SharedFigure:
              "marker": {"color": PALETTE[0]}, "text": [str(c) for c in counts],
              "textposition": "auto"}]
     return _figure(data, {"yaxis": {"autorange": "reversed"},
-                          "xaxis": {"title": {"text": "operations"}}},
-                   f"The {sum(counts)} operations autograd recorded", subtitle="by op",
+                          "xaxis": {"title": {"text": later("operations")}}},
+                   later_n("The {n} operation autograd recorded", "The {n} operations autograd recorded",
+                           sum(counts)), subtitle=later("by op"),
                    height=max(290, 30 * len(ops) + 130))
 
 
@@ -163,16 +128,17 @@ def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) 
     """Graph nodes against T (measured), with this run marked."""
     data = [
         {"type": "scatter", "x": [r["seq_len"] for r in sweep], "y": [r["nodes"] for r in sweep],
-         "mode": "lines+markers", "name": "nodes (measured)",
+         "mode": "lines+markers", "name": later("nodes (measured)"),
          "line": {"color": PALETTE[0], "width": 3}},
         {"type": "scatter", "x": [config.seq_len], "y": [nodes_now], "mode": "markers",
          "marker": {"size": 16, "color": PALETTE[5], "symbol": "diamond"},
-         "name": f"this run: T={config.seq_len}"},
+         "name": later("this run: T={T}", T=config.seq_len)},
     ]
-    return _figure(data, {"xaxis": {"title": {"text": "sequence length T"}},
-                          "yaxis": {"title": {"text": "graph nodes"}, "rangemode": "tozero"}},
-                   f"Graph size against T: {CELL_LABELS[config.cell]}, "
-                   f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}")
+    return _figure(data, {"xaxis": {"title": {"text": later("sequence length T")}},
+                          "yaxis": {"title": {"text": later("graph nodes")}, "rangemode": "tozero"}},
+                   later_n("Graph size against T: {cell}, {n} layer",
+                           "Graph size against T: {cell}, {n} layers", config.num_layers,
+                           cell=later(CELL_LABELS[config.cell])))
 
 
 def ops_table(graph: Graph) -> pd.DataFrame:
@@ -182,28 +148,28 @@ def ops_table(graph: Graph) -> pd.DataFrame:
 
 
 def ops_alt(ops: pd.DataFrame) -> str:
-    return "Bar chart of the operations autograd recorded, by op: " + ", ".join(
-        f"{r.op} {r.count}" for r in ops.itertuples())
+    return tr("Bar chart of the operations autograd recorded, by op: {ops}",
+              ops=", ".join(f"{r.op} {written(r.count)}" for r in ops.itertuples()))
 
 
 def predictions_alt(config: RunConfig) -> str:
-    return (f"Line chart: the first feature of {min(MAX_LINES, config.batch_size)} input windows "
-            f"over {config.seq_len} steps, each window's prediction a star.")
+    return tr("Line chart: the first feature of {windows} input windows over {steps} steps, each "
+              "window's prediction a star.", windows=min(MAX_LINES, config.batch_size), steps=config.seq_len)
 
 
 def size_alt(sweep: list[dict[str, int]]) -> str:
-    return "Line chart of graph nodes against sequence length: " + ", ".join(
-        f"T {r['seq_len']}: {r['nodes']}" for r in sweep)
+    return tr("Line chart of graph nodes against sequence length: {points}", points=", ".join(
+        f"T {r['seq_len']}: {written(r['nodes'])}" for r in sweep))
 
 
 def size_caption(sweep: list[dict[str, int]], config: RunConfig, fused: bool) -> str:
     """What the size sweep shows: flat for the fused LSTM, else how many nodes one step adds."""
     if fused:
-        return "Flat: the fused LSTM kernel records one operation per layer whatever T is."
+        return tr("Flat: the fused LSTM kernel records one operation per layer whatever T is.")
     growth = (sweep[-1]["nodes"] - sweep[1]["nodes"]) / (sweep[-1]["seq_len"] - sweep[1]["seq_len"])
-    return (f"A straight line: each extra time step adds {growth:.0f} nodes "
-            f"({growth / config.num_layers:.0f} per layer). Measured live at batch 1, "
-            "hidden 4: the graph's size does not depend on those.")
+    return tr("A straight line: each extra time step adds {growth} nodes ({per_layer} per layer). Measured "
+              "live at batch 1, hidden 4: the graph's size does not depend on those.",
+              growth=round(growth), per_layer=round(growth / config.num_layers))
 
 
 def graph_json(graph: Graph) -> str:
@@ -251,18 +217,20 @@ def hidden_heatmap(run: Inspection) -> SharedFigure:
                      "y": list(range(h.shape[1])), "colorscale": _RED_BLUE,
                      "zmin": -limit, "zmax": limit, "zmid": 0, "showscale": layer == 0,
                      "colorbar": {"title": {"text": "h"}},
-                     "hovertemplate": "t=%{x}, unit %{y}: %{z:.3f}<extra></extra>",
+                     "hovertemplate": later("t=%{x}, unit %{y}: %{z:.3f}<extra></extra>"),
                      "xaxis": f"x{n}", "yaxis": f"y{n}"})
         last = layer == L - 1
         layout[f"xaxis{n}"] = {"anchor": f"y{n}", "domain": [0.0, 1.0],
-                               **({"title": {"text": "time step t"}} if last else
+                               **({"title": {"text": later("time step t")}} if last else
                                   {"matches": f"x{L if L > 1 else ''}", "showticklabels": False})}
-        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [bottom, top], "title": {"text": "unit"}}
-        titles.append({"font": {"size": 16}, "showarrow": False, "text": f"layer {layer}",
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [bottom, top], "title": {"text": later("unit")}}
+        titles.append({"font": {"size": 16}, "showarrow": False,
+                       "text": later("layer {index}", index=str(layer)),
                        "x": 0.5, "xanchor": "center", "xref": "paper", "y": top,
                        "yanchor": "bottom", "yref": "paper"})
     return _figure(data, {**layout, "annotations": titles, "showlegend": False},
-                   "Hidden state h_t of sequence 0", subtitle=f"T = {T}, hidden = {config.hidden_size}",
+                   later("Hidden state h_t of sequence 0"),
+                   subtitle=later("T = {T}, hidden = {hidden}", T=T, hidden=config.hidden_size),
                    height=220 + 150 * L + min(config.hidden_size, 64) * 2 * L, above_plot=LAYER_LABEL_PX)
 
 
@@ -270,13 +238,14 @@ def gradient_figure(run: Inspection) -> SharedFigure:
     """‖∂L/∂h_t‖ against t, one line per layer, on a log scale."""
     T = run.config.seq_len
     data = [{"type": "scatter", "x": list(range(T)), "y": typed_array(np.asarray(norms)),
-             "mode": "lines+markers", "name": f"layer {layer}",
+             "mode": "lines+markers", "name": later("layer {index}", index=str(layer)),
              "line": {"color": PALETTE[layer % len(PALETTE)], "width": 3}}
             for layer, norms in enumerate(run.grad_norms)]
     return _figure(data, {
-        "yaxis": {"type": "log", "title": {"text": "‖∂L/∂h_t‖ (log scale)"}, "exponentformat": "power"},
-        "xaxis": {"title": {"text": f"time step t (T = {T})"}, "range": [-0.5, T - 0.5]},
-    }, "Gradient at each step's hidden state", subtitle=f"of L = {LOSS}", height=420)
+        "yaxis": {"type": "log", "title": {"text": later("‖∂L/∂h_t‖ (log scale)")},
+                  "exponentformat": "power"},
+        "xaxis": {"title": {"text": later("time step t (T = {T})", T=T)}, "range": [-0.5, T - 0.5]},
+    }, later("Gradient at each step's hidden state"), subtitle=later("of L = {loss}", loss=LOSS), height=420)
 
 
 # --- Train and predict ---------------------------------------------------------
@@ -284,8 +253,8 @@ def gradient_figure(run: Inspection) -> SharedFigure:
 SERIES = theme.SERIES
 
 
-def _train_figure(data: list[dict], layout: dict, title: str, height: int,
-                  subtitle: str = "") -> SharedFigure:
+def _train_figure(data: list[dict], layout: dict, title: Message, height: int,
+                  subtitle: Message | str = "") -> SharedFigure:
     """A Train page figure in plotly's canonical form (see ``_figure``), dates on x, one hover for all."""
     return SharedFigure({"data": data, "layout": {
         **with_automargin(layout), **frame(title, height, subtitle), "font": dict(FONT),
@@ -300,24 +269,32 @@ def _prices_spec(dataset: Dataset) -> tuple[list[dict], dict]:
     """
     dates = dataset.dates
     val_start, test_start = dataset.target_day[[dataset.n_train, dataset.n_train + dataset.n_val]]
-    spans = ((val_start, test_start, SERIES["val_region"], "validation"),
-             (test_start, len(dates) - 1, SERIES["test_region"], "test (held out)"))
+    spans = ((val_start, test_start, SERIES["val_region"], later("validation days")),
+             (test_start, len(dates) - 1, SERIES["test_region"], later("test days (held out)")))
     data = [{"type": "scatter", "x": dates, "y": typed_array(dataset.close[WARMUP:]), "mode": "lines",
-             "name": "actual close", "line": {"color": SERIES["actual"], "width": 1.5}}]
+             "name": later("actual close"), "line": {"color": SERIES["actual"], "width": 1.5}}]
     # The spans are named in the legend: a label drawn in the plot sat on the price line.
     layout = {
         "shapes": [{"type": "rect", "xref": "x", "yref": "y domain", "x0": dates[start],
                     "x1": dates[end], "y0": 0, "y1": 1, "fillcolor": colour, "opacity": 0.18,
-                    "line": {"width": 0}, "name": f"{label} days", "showlegend": True}
+                    "line": {"width": 0}, "name": label, "showlegend": True}
                    for start, end, colour, label in spans],
-        "xaxis": {"title": {"text": "date"}}, "yaxis": {"title": {"text": "close"}},
+        "xaxis": {"title": {"text": later("date")}}, "yaxis": {"title": {"text": later("close")}},
     }
     return data, layout
 
 
-def prices_figure(dataset: Dataset, title: str, height: int = 420) -> SharedFigure:
-    """Close over the whole period, the validation and held-out test days shaded."""
-    return _train_figure(*_prices_spec(dataset), title, height)
+def prices_figure(dataset: Dataset, title: str | Message, height: int = 420) -> SharedFigure:
+    """Close over the whole period, the validation and held-out test days shaded.
+
+    ``title``: a Message, or a msgid (said in the reader's language, like a Message).
+    """
+    said = title if isinstance(title, Message) else later(title)
+    return _train_figure(*_prices_spec(dataset), said, height)
+
+
+# The title stockdemo/ui/caches.py gives the Train page's data chart (a msgid).
+DATA_TITLE = N_("The data, split by time")
 
 
 def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
@@ -327,10 +304,11 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
     days = f.index.to_numpy()
     for column, name, line, more in (
             # the model wide and faint, persistence dotted on top: where a model of returns
-            # predicts no move they are one line, and both stay in sight (train.overlap_note says so)
-            ("model", "model forecast", {"width": 5}, {"opacity": 0.55}),
-            ("persistence", PERSISTENCE_ROW, {"width": 2, "dash": "dot"}, {}),
-            ("moving_average", MA_ROW, {"width": 1.5, "dash": "dash"}, {"visible": "legendonly"})):
+            # predicts no move they are one line, and both stay in sight (train.report.overlap_note says so)
+            ("model", later("model forecast"), {"width": 5}, {"opacity": 0.55}),
+            ("persistence", forecaster_name("persistence"), {"width": 2, "dash": "dot"}, {}),
+            ("moving_average", forecaster_name("moving_average"), {"width": 1.5, "dash": "dash"},
+             {"visible": "legendonly"})):
         data.append({"type": "scatter", "x": days, "y": typed_array(f[column].to_numpy()),
                      "mode": "lines", "name": name, "line": {"color": SERIES[column], **line}, **more})
     # Open on the test days with some context; double-click zooms out to all of history.
@@ -340,8 +318,12 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
     pad = 0.05 * (shown.max() - shown.min()) or 1.0
     layout["xaxis"]["range"] = [dataset.dates[first], dataset.dates[-1]]
     layout["yaxis"]["range"] = [float(shown.min() - pad), float(shown.max() + pad)]
-    return _train_figure(data, layout, "Held-out test days", 440,
-                         subtitle="actual close against next-day forecasts")
+    return _train_figure(data, layout, later("Held-out test days"), 440,
+                         subtitle=later("actual close against next-day forecasts"))
+
+
+# (Progress field, name, colour) of the two loss curves, in both loss charts.
+LOSS_CURVES = (("train_loss", later("training loss"), "train"), ("val_loss", later("validation loss"), "val"))
 
 
 def live_loss_option(history: list[Progress]) -> dict:
@@ -357,21 +339,20 @@ def live_loss_option(history: list[Progress]) -> dict:
     font = {"fontFamily": theme.FONT_FAMILY, "color": theme.TEXT}
     return {
         "animation": False,
-        "title": {"text": "Loss per epoch", "left": 0, "top": MODE_BAR_PX - 6,
+        "title": {"text": tr("Loss per epoch"), "left": 0, "top": MODE_BAR_PX - 6,
                   "textStyle": {**font, "fontSize": theme.TITLE_SIZE, "fontWeight": "bold"}},
         "legend": {"bottom": 0, "left": 0, "textStyle": {**font, "fontSize": theme.FONT_SIZE}},
         # containLabel makes room for the tick labels, not for the axis's name: its 30 px
         "grid": {"left": 30, "right": 16, "top": MODE_BAR_PX + TITLE_PX + 8, "bottom": 40,
                  "containLabel": True},
-        "xAxis": {"type": "value", "min": 0, "max": epochs + 1, "name": "epoch", "nameLocation": "middle",
+        "xAxis": {"type": "value", "min": 0, "max": epochs + 1, "name": tr("epoch"), "nameLocation": "middle",
                   "nameGap": 26, "nameTextStyle": font},
-        "yAxis": {"type": "value", "scale": True, "name": "MSE (standardised target)",
+        "yAxis": {"type": "value", "scale": True, "name": tr("MSE (standardised target)"),
                   "nameLocation": "middle", "nameGap": 42, "nameTextStyle": font},
-        "series": [{"type": "line", "name": name, "symbolSize": 4, "color": SERIES[colour],
+        "series": [{"type": "line", "name": str(name), "symbolSize": 4, "color": SERIES[colour],
                     "lineStyle": {"width": 2},
                     "data": [[p.epoch, round(getattr(p, key), 5)] for p in history]}
-                   for key, name, colour in (("train_loss", "training loss", "train"),
-                                             ("val_loss", "validation loss", "val"))],
+                   for key, name, colour in LOSS_CURVES],
     }
 
 
@@ -386,15 +367,14 @@ def loss_figure(history: tuple[Progress, ...] | list[Progress], height: int = 34
     data = [{"type": "scatter", "x": epochs, "y": [getattr(p, key) for p in history],
              "mode": "lines+markers", "name": name, "line": {"color": SERIES[colour], "width": 2},
              "marker": {"size": 4}}
-            for key, name, colour in (("train_loss", "training loss", "train"),
-                                      ("val_loss", "validation loss", "val"))]
-    xaxis = {"title": {"text": "epoch"}, "rangemode": "tozero"}
+            for key, name, colour in LOSS_CURVES]
+    xaxis = {"title": {"text": later("epoch")}, "rangemode": "tozero"}
     if history:
         xaxis["range"] = [0, history[-1].max_epochs + 1]
-    layout = {"xaxis": xaxis, "yaxis": {"title": {"text": "MSE (standardised target)"}}}
+    layout = {"xaxis": xaxis, "yaxis": {"title": {"text": later("MSE (standardised target)")}}}
     best = history[-1].best_epoch if history else 0
     if best:  # named in the legend: a label above the line sat on the title at an early best epoch
         layout["shapes"] = [{"type": "line", "xref": "x", "yref": "y domain", "x0": best, "x1": best,
                              "y0": 0, "y1": 1, "line": {"color": theme.MUTED, "dash": "dot"},
-                             "name": f"best validation: epoch {best}", "showlegend": True}]
-    return _train_figure(data, layout, "Loss per epoch", height)
+                             "name": later("best validation: epoch {epoch}", epoch=best), "showlegend": True}]
+    return _train_figure(data, layout, later("Loss per epoch"), height)

@@ -13,6 +13,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from stockdemo.i18n import in_every_language, tr
+from stockdemo.i18n import number as written
+
 # Longest text accepted for one query value; longer values are not even parsed.
 MAX_RAW_LEN = 64
 
@@ -45,31 +48,27 @@ class IntKnob:
             return self.default, None
         text = text.strip()
         if len(text) > MAX_RAW_LEN:
-            return self.default, (
-                f"{self.label}: the value is too long to be a number; "
-                f"using the default {self.default}."
-            )
+            return self.default, tr("{knob}: the value is too long to be a number; using the default "
+                                    "{default}.", knob=tr(self.label), default=self.default)
         try:
             number = float(text)
         except ValueError:
-            return self.default, (
-                f"{self.label}: {quoted(text)} is not a number; using the default {self.default}."
-            )
+            return self.default, tr("{knob}: {value} is not a number; using the default {default}.",
+                                    knob=tr(self.label), value=quoted(text), default=self.default)
         if number != number or number in (float("inf"), float("-inf")):
-            return self.default, (
-                f"{self.label}: {quoted(text)} is not a finite number; "
-                f"using the default {self.default}."
-            )
+            return self.default, tr("{knob}: {value} is not a finite number; using the default "
+                                    "{default}.", knob=tr(self.label), value=quoted(text),
+                                    default=self.default)
         value = round(number)
         message = None
         if value != number:
-            message = f"{self.label}: {quoted(text)} is not a whole number; rounded to {value}."
+            message = tr("{knob}: {value} is not a whole number; rounded to {rounded}.",
+                         knob=tr(self.label), value=quoted(text), rounded=value)
         if value < self.low or value > self.high:
             clamped = min(max(value, self.low), self.high)
-            message = (
-                f"{self.label}: {quoted(text)} is outside {self.low}–{self.high}; "
-                f"using {clamped}."
-            )
+            message = tr("{knob}: {value} is outside {low}–{high}; using {clamped}.",
+                         knob=tr(self.label), value=quoted(text), low=self.low, high=self.high,
+                         clamped=clamped)
             value = clamped
         return int(value), message
 
@@ -99,8 +98,10 @@ class ChoiceKnob:
                                    **{"labels": labels, **changes})
 
     def show(self, choice: str) -> str:
-        """What the menu shows for ``choice`` (and what a bound menu writes into the URL)."""
-        return self.labels.get(choice, choice)
+        """What the menu shows for ``choice``, in the language spoken now (and what a bound
+        menu writes into the URL)."""
+        label = self.labels.get(choice)
+        return choice if label is None else tr(label)
 
     def parse(self, raw: object) -> tuple[str, str | None]:
         """Untrusted value -> (valid choice, message or None). Never raises."""
@@ -112,13 +113,13 @@ class ChoiceKnob:
             return value, None
         # A link copied from the address bar carries the label the menu shows
         # (Streamlit binds a select box by its displayed text): cell=nn.GRU.
+        # In any language: a link made in one may be opened in another.
         for key, label in self.labels.items():
-            if label.lower() == value and key in self.choices:
+            if key in self.choices and value in {said.lower() for said in in_every_language(label)}:
                 return key, None
-        return self.default, (
-            f"{self.label}: {quoted(text[:MAX_RAW_LEN])} is not one of "
-            f"{', '.join(self.choices)}; using {self.default}."
-        )
+        return self.default, tr("{knob}: {value} is not one of {choices}; using {default}.",
+                                knob=tr(self.label), value=quoted(text[:MAX_RAW_LEN]),
+                                choices=", ".join(self.choices), default=self.default)
 
 
 @dataclass(frozen=True)
@@ -141,8 +142,8 @@ class TextKnob:
         if text is None or not text.strip():
             return self.default, None
         if len(text.strip()) > self.max_len:
-            return self.default, (f"{self.label}: the link's value is longer than {self.max_len:,} "
-                                  "characters, so it was not used.")
+            return self.default, tr("{knob}: the link's value is longer than {count} characters, so it "
+                                    "was not used.", knob=tr(self.label), count=written(self.max_len))
         return text.strip(), None
 
 

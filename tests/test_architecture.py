@@ -27,7 +27,8 @@ UI = "stockdemo.ui"
 # modules; "__init__" is the package's facade (``stockdemo.run``, ``stockdemo.show``).
 CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation: knobs, looks, the host, its fork server and its caches' budget, the model, the settings",
-     ("knobs", "theme", "heap", "host", "lru", "forkserver", "model", "cells", "config", "zoo")),
+     ("i18n", "knobs", "theme", "heap", "host", "lru", "forkserver", "model", "cells", "config", "zoo",
+      "shared_figure")),
     ("graph: the record of a run, its ids and its diff", ("graph",)),
     ("live: one run of the model", ("live",)),
     ("train: prices, windows, training and its workers", ("train",)),
@@ -47,8 +48,8 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # Bottom first. A module may import modules of its own layer and of the layers below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base: Streamlit's private API, session keys, routes, hooks, built JS",
-     ("compat", "keys", "routes", "hooks", "assets")),
+    ("base: Streamlit's private API, session keys, routes, hooks, built JS, the language",
+     ("compat", "keys", "routes", "hooks", "assets", "language")),
     ("caches and widgets", ("caches", "stats", "url_sync", "widgets", "metrics", "elements")),
     ("the graph view", ("stage", "stage_route", "stage_watch", "compare", "graph_view",
                         "code_editor")),

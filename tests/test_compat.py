@@ -38,6 +38,8 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import (
     ScriptRunContext,
     ThreadState,
 )
+from streamlit.runtime.state.query_params import QueryParams
+from streamlit.runtime.state.session_state import SessionState
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 from streamlit.testing.v1 import AppTest
 
@@ -100,6 +102,11 @@ PRIVATE = {
         lambda: 'definition_token = f"{func.__module__}.{get_object_name(func)}"'
         in inspect.getsource(fragment._make_fragment_identity)
         and "obj.__qualname__" in inspect.getsource(type_util.get_object_name),
+    "QueryParams._initial_query_params, what bound widgets seed from (link_carries)":
+        lambda: "_initial_query_params" in _fields(QueryParams)
+        and "self._initial_query_params.get(param_key)" in inspect.getsource(QueryParams.get_initial_value)
+        and "self.query_params.get_initial_value(user_key)"
+        in inspect.getsource(SessionState._handle_query_param_binding),
     "Runtime._session_mgr.get_session_info: a connected or a stored session (holds_session)":
         lambda: "self._session_mgr = " in inspect.getsource(Runtime.__init__)
         and "self._session_storage.get(session_id)"
@@ -225,7 +232,7 @@ def test_without_a_server_every_door_says_it_cannot(monkeypatch):
     assert compat.app_session("anyone") is None and compat.alive()("anyone")
     assert not compat.holds_session("anyone")
     assert compat.running_page_script() is None and not compat.rerun_fragment("any")
-    assert not compat.wait_until_sent(1.0)
+    assert not compat.wait_until_sent(1.0) and not compat.link_carries("cell", "nn.GRU")
 
 
 def _seen(out: Path, kind: str) -> list[dict]:

@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from stockdemo import RunConfig, run
 from stockdemo.__main__ import main as cli
 from stockdemo.code.view import drawing_of_run
+from stockdemo.i18n import speaking
 from stockdemo.layout.steps import layout
 from stockdemo.render.handout import POLICY, handout_html, run_handout, view_file_name, view_handout
 from stockdemo.render.node_table import node_table
@@ -136,6 +137,19 @@ def test_a_view_of_a_run_without_its_replay_gets_one():
                               if a.get("id") == "stockdemo-data"))
     assert payload["trace"]["backward"]
     assert view_file_name(config, "graph_view") == "stockdemo-graph-rnn-T4-L1.html"
+
+
+def test_a_handout_made_in_spanish_stays_spanish_its_view_and_html_lang_too():
+    config = RunConfig(num_layers=2)
+    picture = layout(run(config).graph, "auto", max_nodes=None)
+    with speaking("es"):
+        text = run_handout(config, picture, drawing_of_run(config)[1])
+    payload = json.loads(next(t for a, t in parts(text).scripts if a.get("id") == "stockdemo-data"))
+    assert '<html lang="es">' in text and payload["words"]["lang"] == "es"
+    assert "Grafo de autograd: nn.RNN, T = 5, 2 capas" in text and "El grafo como tabla" in text
+    assert payload["trace"]["status"]["forward"].startswith("Grabar (hacia adelante): {done} de ")
+    english = run_handout(config, picture, drawing_of_run(config)[1])
+    assert '<html lang="en">' in english and "Autograd graph: nn.RNN, T = 5, 2 layers" in english
 
 
 def test_the_command_line_writes_the_handout(tmp_path, capsys):

@@ -107,9 +107,19 @@ def test_a_playground_session_gets_its_graph_with_no_network(probe):
     assert run["steps"] == list(range(8)) and run["nodes"] > 8
 
 
-def test_the_training_workers_start_with_the_app(probe):
-    forked = [p for p in probe["processes"] if "stockdemo.forkserver.process" in p["cmd"]]
-    assert len(forked) >= 2, probe["processes"]  # the fork server, and at least one worker of it
+def _forked(container) -> list[dict]:
+    """The container's processes of the fork server: itself and what it forked (same command)."""
+    done = exec_in(container, "python", "-c", "import json; from harness.session_probe import processes; "
+                   "print(json.dumps(processes()))")
+    return [p for p in json.loads(done.stdout) if "stockdemo.forkserver.process" in p["cmd"]]
+
+
+def test_the_training_workers_start_with_the_app(probe, container):
+    # The workers are forked once the fork server has warmed torch, seconds after the app answers
+    # (and before a first page needs them): no page visit is what starts them.
+    forked = wait_until(lambda: len(_forked(container)) >= 2 and _forked(container), START_TIMEOUT_S,
+                        "the fork server and at least one training worker of it")
+    assert {p["uid"] for p in forked} == {10001}
 
 
 def test_the_sandbox_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop_as_outside(container):

@@ -188,6 +188,20 @@ def test_save_writes_one_offline_file_with_the_payload_and_the_view():
     assert json.loads(data)["nodes"]["id"] == payload_of(widget)["nodes"]["id"]
 
 
+def test_a_widget_in_chinese_says_its_controls_and_its_saved_handout_in_chinese(tmp_path):
+    model, x = loop_run(3)
+    widget = stockdemo.show(model, x, lang="zh-CN")
+    words = payload_of(widget)["words"]
+    assert words["lang"] == "zh-CN" and words["text"]["fit"] == "全图"
+    widget.update(model, loop_run(4)[1])  # the next run speaks it too
+    assert payload_of(widget)["words"]["lang"] == "zh-CN"
+    text = widget.save(tmp_path / "graph.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in text and "Autograd 计算图" in text
+    assert payload_of(stockdemo.show(model, x))["words"]["lang"] == "en"  # English unless asked
+    with pytest.raises(ValueError, match="lang='fr'"):
+        stockdemo.show(model, x, lang="fr")
+
+
 def test_save_as_svg_writes_the_picture_alone(tmp_path):
     """For slides: the boxes of the view, as an SVG any viewer opens (stockdemo.render.poster)."""
     model, x = loop_run(3)

@@ -13,6 +13,7 @@ from harness.links import assert_controls_in_bounds, nasty
 from stockdemo import lab
 from stockdemo.lab.figures import report
 from stockdemo.layout.steps import layout
+from stockdemo.ui.keys import FRAME_WIDGETS
 
 PAGE = str(ROOT / "pages" / "lab.py")
 BROKEN = ["Backward twice", "Carried hidden state", "In-place change", "NaN", "no_grad"]
@@ -29,7 +30,8 @@ def open_lab(experiment: str | None = None, **params: str) -> AppTest:
 
 def graph_drawn(at: AppTest) -> list[dict]:
     """What the page's graph views were sent: drawn ids and positions (one view at a time)."""
-    return [{k: graph_sent(c)["nodes"][k] for k in ("id", "x", "y")} for c in at.get("bidi_component")]
+    return [{k: graph_sent(c)["nodes"][k] for k in ("id", "x", "y")} for c in at.get("bidi_component")
+            if c.proto.component_name.endswith("graph_view")]
 
 
 def laid_out(graph) -> dict:
@@ -46,7 +48,7 @@ def test_every_experiment_runs_and_draws_its_own_run(experiment):
     assert "Run time" in metrics(at)
     config_class, run = lab.EXPERIMENTS[experiment]
     # the controls on screen are exactly this experiment's knobs
-    shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle"}
+    shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - set(FRAME_WIDGETS)
     assert shown == {k.name for k in config_class.shown_knobs({})}
     expected = report(run(config_class()))
     assert len(at.get("plotly_chart")) == len(expected.figures)

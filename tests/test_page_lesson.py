@@ -15,6 +15,7 @@ from harness.helpers import ROOT, metric
 from stockdemo import lab
 from stockdemo import static_graphs as static
 from stockdemo.config import STEP, RunConfig, TrainConfig, url_value
+from stockdemo.i18n.numbers import significant
 from stockdemo.lesson import STEPS
 from stockdemo.lessons import code_answers, lesson_to_link, shipped_lesson
 from stockdemo.lessons.schema import MAX_STEPS
@@ -83,7 +84,7 @@ def check_recompiles(value: str, detail: str) -> None:
 def check_vanishing(value: str, detail: str) -> None:
     ratio = inspection.inspect_run(RunConfig(seq_len=20)).vanishing_ratio
     assert ratio < 1 and value == f"{1 / ratio:,.0f}× smaller"
-    assert f"first / last = {ratio:.3g}" in detail
+    assert f"first / last = {significant(ratio)}" in detail  # as the Debugging page writes it
 
 
 def check_baseline(value: str, detail: str) -> None:
@@ -177,7 +178,7 @@ def test_a_bad_step_in_the_url_is_clamped_and_said(raw: str, shown: int):
     (3, "playground.py", "Graph nodes", lambda: f"{nodes(seq_len=6):,}"),
     (5, "playground.py", "Graph nodes", lambda: f"{nodes(cell='lstm', seq_len=50):,}"),
     (7, "debugging.py", "first / last",
-     lambda: f"{inspection.inspect_run(RunConfig(seq_len=20)).vanishing_ratio:.3g}"),
+     lambda: significant(inspection.inspect_run(RunConfig(seq_len=20)).vanishing_ratio)),
 ])
 def test_the_linked_page_shows_the_number_the_lesson_revealed(number, page, label, shown):
     step = STEPS[number - 1]

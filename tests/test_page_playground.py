@@ -20,6 +20,7 @@ from harness.helpers import (
 )
 from stockdemo import RunConfig, run
 from stockdemo.config import KNOBS
+from stockdemo.ui import keys
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
@@ -196,7 +197,8 @@ def test_more_settings_are_drawn_only_when_open_and_kept_in_the_link_either_way(
     at.run()
     assert not at.exception
     # Closed: no widgets for them, but the run uses the link's values and the link keeps them.
-    assert not at.number_input and not at.selectbox and not at.slider
+    assert not at.number_input and not at.slider
+    assert not [s for s in at.selectbox if s.key not in keys.FRAME_WIDGETS]
     assert "seed=7" in next(c.value for c in at.code if "/playground?" in c.value)
     assert graph(at)["view"] == "rolled"
     assert at.query_params["seed"] == "7" and at.query_params["view"].startswith("rolled")

@@ -24,7 +24,7 @@ def steps_table(at: AppTest):
 
 def views(at: AppTest) -> list[dict]:
     """The autograd graphs, as sent to the graph view (stockdemo/ui/graph_view.py)."""
-    return [graph_sent(c) for c in at.get("bidi_component")]
+    return [graph_sent(c) for c in at.get("bidi_component") if c.proto.component_name.endswith("graph_view")]
 
 
 def test_defaults_draw_eager_graphs_and_wait_for_the_button(clear_caches):

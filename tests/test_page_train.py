@@ -12,6 +12,7 @@ from harness.uploads import BAD_FILES
 from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.render.payload import node_text
 from stockdemo.train import prices as data
+from stockdemo.train import report
 from stockdemo.train import training as train
 
 PAGE = "../pages/train.py"
@@ -34,13 +35,15 @@ def test_training_at_the_defaults_shows_metrics_next_to_both_baselines(clear_cac
     at.button(key="train_go").click().run()
     assert not at.exception
     table = at.dataframe[0].value
-    assert list(table.index) == [train.MODEL_ROW, train.PERSISTENCE_ROW, train.MA_ROW]
+    rows = (train.MODEL_ROW, train.PERSISTENCE_ROW, train.MA_ROW)
+    assert list(table.index) == [str(train.forecaster_name(row)) for row in rows]
     assert list(table.columns) == ["RMSE (price)", "MAE (price)", "Direction right"]
     verdicts = [w.value for w in at.warning] + [s.value for s in at.success]
     assert any("baseline wins" in v or "model beats both baselines" in v for v in verdicts)
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     names = {t.get("name") for f in figures for t in f["data"]}
-    assert {"model forecast", train.PERSISTENCE_ROW, train.MA_ROW, "validation loss"} <= names
+    assert {"model forecast", str(train.forecaster_name(train.PERSISTENCE_ROW)),
+            str(train.forecaster_name(train.MA_ROW)), "validation loss"} <= names
     labels = " ".join(node_text(graph_sent(at.get("bidi_component")[0]), "label"))
     assert "MseLoss" in labels and "loss (MSE)" in labels
     assert any("Not financial advice" in i.value for i in at.info)
@@ -48,7 +51,7 @@ def test_training_at_the_defaults_shows_metrics_next_to_both_baselines(clear_cac
     # what happened, in words, beside the curves: the same run trained again says the same
     config = TrainConfig()
     expected = train.run_training(data.load_dataset(config)[0], config)
-    assert any(m.value == train.story(expected) for m in at.markdown)
+    assert any(m.value == report.story(expected) for m in at.markdown)
     loss = next(f for f in figures if any(t.get("name") == "validation loss" for t in f["data"]))
     assert len(plotly_values(loss["data"][1]["y"])) == len(expected.history) == EPOCHS.default
 
@@ -99,7 +102,7 @@ def test_a_typical_export_trains_on_the_close_column():
     assert at.selectbox(key="upload_price").value == "Close"
     at.button(key="train_go").click().run()
     assert not at.exception
-    assert list(at.dataframe[0].value.index)[0] == train.MODEL_ROW
+    assert list(at.dataframe[0].value.index)[0] == str(train.forecaster_name(train.MODEL_ROW))
 
 
 def test_bad_link_values_are_clamped_and_said():

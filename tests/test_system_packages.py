@@ -13,7 +13,8 @@ spec.loader.exec_module(system)
 
 def test_what_the_tests_need_includes_what_serving_needs():
     assert set(system.SERVE) <= set(system.TEST)
-    assert {"chromium", "podman", "runc", "debootstrap", "libseccomp2"} <= set(system.TEST)
+    assert {"chromium", "podman", "runc", "debootstrap", "libseccomp2", "fonts-noto-cjk"} <= set(system.TEST)
+    assert "fonts-noto-cjk" not in system.SERVE  # a font for the tests' browser only: the app ships none
 
 
 def test_a_missing_package_without_root_stops_with_the_one_command_to_run(monkeypatch, tmp_path):

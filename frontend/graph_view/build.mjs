@@ -5,7 +5,7 @@
 // stockdemo/ui/graph_view/handout.js, the same view as a plain script that draws the
 // data inlined in a handed-out HTML file (stockdemo/handout.py inlines it and the CSS);
 // stockdemo/ui/js/*.js, the modules of the page's small components (the view's loader,
-// the settle listener, the class mode's mover and keeper), which Python reads as text
+// the settle listener, the class mode's mover and keeper, the page's language), which Python reads as text
 // (stockdemo/ui/assets.py).
 // stockdemo/notebook/widget.js and widget.css, the view as an anywidget (one module).
 import { build } from "esbuild";
@@ -32,6 +32,7 @@ await build({
     settle: "src/settle.js",
     class_move: "src/class_move.js",
     class_keeper: "src/class_keeper.js",
+    html_lang: "src/html_lang.js",
   },
   bundle: true,
   format: "esm",

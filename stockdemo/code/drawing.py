@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from stockdemo.code.view import drawing_of_record, picture_of_record
 from stockdemo.graph.recorder import CODE_FILE
+from stockdemo.i18n import tr
 from stockdemo.render.dot import write_dot
 
 
@@ -24,6 +25,6 @@ def graph_html(raw: dict, source: str, facts: list[tuple[str, str]]) -> str:
 
     lines = source.splitlines(True)
     picture, trace = drawing_of_record(raw, getlines=lambda f: lines if f == CODE_FILE else [])
-    return handout_html(picture, trace, title="Autograd graph of your code",
-                        about="The graph PyTorch recorded while your code ran once, in the sandbox.",
+    return handout_html(picture, trace, title=tr("Autograd graph of your code"),
+                        about=tr("The graph PyTorch recorded while your code ran once, in the sandbox."),
                         facts=[*size_facts(picture), *facts], code=source)

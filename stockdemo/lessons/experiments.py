@@ -17,6 +17,7 @@ from stockdemo.cells import CELL_LABELS
 from stockdemo.config import CELLS, SEQ_LEN, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
+from stockdemo.i18n.numbers import significant
 from stockdemo.lessons.facts import op_names
 from stockdemo.lessons.measures import Param, Reading, measure
 from stockdemo.live import inspection
@@ -153,8 +154,9 @@ def gradient_ratio(config: RunConfig) -> Reading:
              inspection.VANISHING: WORDS["smaller"].format(factor=factor),
              inspection.EXPLODING: WORDS["bigger"].format(factor=factor)}[trend.kind]
     norms = inspected.grad_norms[-1]
-    return Reading(value, {"first": f"{norms[0]:.3g}", "last": f"{norms[-1]:.3g}",
-                           "last_step": subscript(config.seq_len - 1), "ratio": f"{ratio:.3g}"})
+    # written as the Debugging page writes them: its figure is the number revealed
+    return Reading(value, {"first": significant(norms[0]), "last": significant(norms[-1]),
+                           "last_step": subscript(config.seq_len - 1), "ratio": significant(ratio)})
 
 
 @measure("baseline", TrainConfig, "Does the model beat tomorrow = today?",

@@ -25,6 +25,9 @@ from stockdemo.config import PRINT_STEP, RunConfig
 from stockdemo.graph import Graph
 from stockdemo.graph.capture import capture_graph
 from stockdemo.graph.recorder import walk_grad_fns
+from stockdemo.i18n import Message, later, later_n, tr
+from stockdemo.i18n import number as written
+from stockdemo.i18n.numbers import significant
 from stockdemo.live.hidden_states import StepHook, hidden_states
 from stockdemo.live.run import build
 from stockdemo.model import LoopRNN, StockPredictor
@@ -111,22 +114,26 @@ def gradient_trend(ratio: float) -> GradientTrend:
 
 def describe_trend(trend: GradientTrend) -> str:
     """The verdict as one sentence for the page (markdown)."""
-    said = {VANISHED: "**vanishes completely**: at step 0 it is exactly 0.",
-            VANISHING: f"**shrinks by a factor of {factor_text(trend.factor)}**: vanishing gradients. "
-                       "Step 0 barely moves the weights.",
-            EXPLODING: f"**grows by a factor of {factor_text(trend.factor)}**: exploding gradients."}
-    return f"Going back from the last step to the first, the gradient {said[trend.kind]}"
+    if trend.kind == VANISHED:
+        return tr("Going back from the last step to the first, the gradient **vanishes completely**: at "
+                  "step 0 it is exactly 0.")
+    if trend.kind == VANISHING:
+        return tr("Going back from the last step to the first, the gradient **shrinks by a factor of "
+                  "{factor}**: vanishing gradients. Step 0 barely moves the weights.",
+                  factor=factor_text(trend.factor))
+    return tr("Going back from the last step to the first, the gradient **grows by a factor of {factor}**: "
+              "exploding gradients.", factor=factor_text(trend.factor))
 
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def factor_text(value: float) -> str:
-    """2.6e6 -> '2.6 × 10⁶': readable from the back of the room."""
+    """2.6e6 -> '2.6 × 10⁶' (2,6 in Spanish): readable from the back of the room."""
     if value < 1000 or value == math.inf:
-        return f"{value:.3g}"
+        return significant(value)
     mantissa, exponent = f"{value:.1e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    return f"{written(float(mantissa), 1)} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
 
 
 def default_node(graph: Graph, config: RunConfig) -> str:
@@ -138,9 +145,11 @@ def default_node(graph: Graph, config: RunConfig) -> str:
 
 
 def saved_rows(details: NodeDetails) -> list[dict[str, object]]:
-    """A node's saved values as table rows: name, shape, min/max/mean/std or the value."""
-    return [{"saved": s.name, "shape": str(s.shape) if s.shape is not None else "",
-             **(s.stats or {}), "value": s.text or ""} for s in details.saved]
+    """A node's saved values as table rows: name, shape, min/max/mean/std or the value (the
+    columns named in the reader's language; min, max, mean and std are torch's own names)."""
+    saved, shape, value = tr("saved"), tr("shape"), tr("value")
+    return [{saved: s.name, shape: str(s.shape) if s.shape is not None else "",
+             **(s.stats or {}), value: str(s.text or "")} for s in details.saved]
 
 
 @dataclass(frozen=True)
@@ -150,7 +159,7 @@ class SavedValue:
     name: str
     shape: tuple[int, ...] | None = None
     stats: dict[str, float] | None = None  # min, max, mean, std
-    text: str | None = None  # non-tensor values, or why it could not be read
+    text: str | Message | None = None  # a value as Python writes it, or why it could not be read
 
 
 @dataclass(frozen=True)
@@ -303,8 +312,8 @@ def resolve_node(graph: Graph, raw: str) -> tuple[str | None, str | None]:
     if node_id in graph.by_id:
         return node_id, None
     shown = raw if len(raw) <= 60 else raw[:57] + "..."
-    return None, (f"The link names node `{shown}`, which this run's graph does not have "
-                  f"(node ids look like `L0.t4/Tanh0`); showing the default node instead.")
+    return None, tr("The link names node `{node}`, which this run's graph does not have (node ids look like "
+                    "`L0.t4/Tanh0`); showing the default node instead.", node=shown)
 
 
 def node_details(inspection: Inspection, node_id: str) -> NodeDetails:
@@ -316,7 +325,7 @@ def node_details(inspection: Inspection, node_id: str) -> NodeDetails:
     inputs = tuple(src for src, dst in graph.edges if dst == node_id)
     outputs = tuple(dst for src, dst in graph.edges if src == node_id)
     if node.kind == "input":
-        saved = (_summarise("the input x", inspection.inputs),)
+        saved = (_summarise("x", inspection.inputs),)
     elif node.kind == "output":
         saved = (_summarise("predictions", inspection.output.detach()),)
     elif node.kind == "parameter":
@@ -333,12 +342,12 @@ def _saved_value(fn, name: str) -> SavedValue:
     try:
         value = getattr(fn, name)
     except RuntimeError as err:  # e.g. freed by a backward() without retain_graph
-        return SavedValue(name, text=f"not readable: {str(err).splitlines()[0]}")
+        return SavedValue(name, text=later("not readable: {error}", error=str(err).splitlines()[0]))
     if isinstance(value, torch.Tensor):
         return _summarise(name, value)
     if isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value):
-        return SavedValue(name, text=f"{len(value)} tensors, shapes "
-                                     f"{[tuple(v.shape) for v in value]}")
+        return SavedValue(name, text=later_n("{n} tensor, shapes {shapes}", "{n} tensors, shapes {shapes}",
+                                             len(value), shapes=str([tuple(v.shape) for v in value])))
     if isinstance(value, int) and value >= 2**63:
         value -= 2**64  # autograd hands negative int64 back as unsigned
     text = repr(value)

@@ -8,6 +8,7 @@
     stockdemo.compare((model, x), (model, x2))   # two runs in one view, as on the Playground
     w.save("graph.html")              # the offline handout of the run on screen
     w.save("graph.svg")               # its picture alone, for slides (no Graphviz needed)
+    stockdemo.show(model, x, lang="zh-CN")   # the view's words in Chinese (or "es"; English by default)
 
 The widget is the app's own view (built from ``frontend/graph_view/src/widget.js`` into
 ``widget.js`` and ``widget.css`` here): zoom, hover (with the line of the notebook cell
@@ -35,6 +36,8 @@ except ImportError as e:  # the notebook extra is not installed
 import traitlets
 
 from stockdemo.graph.diff import graph_diff
+from stockdemo.i18n import LANGUAGES, language, speaking, tr, trp
+from stockdemo.i18n.tags import language_of
 from stockdemo.notebook.record import Run, record, unrolled
 from stockdemo.render.handout import handout_html, size_facts, theme_variables
 from stockdemo.render.payload import HEIGHT, Comparison, view_json
@@ -63,12 +66,13 @@ class GraphWidget(anywidget.AnyWidget):
     unroll = traitlets.List(traitlets.Unicode()).tag(sync=True)  # rolled boxes to draw unrolled
 
     def __init__(self, run: Run, pinned: Run | None = None, *, height: int = HEIGHT,
-                 view: str = "auto", **kwargs: Any) -> None:
+                 view: str = "auto", lang: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.run = run
         self.pinned = pinned  # compare mode: run A, drawn above this run (B)
         self._height = height
         self._view = view
+        self._lang = spoken(lang)  # the view's words, its handout's too
         self.payload = self._payload(())
 
     def update(self, target: Any, *inputs: Any) -> None:
@@ -98,11 +102,12 @@ class GraphWidget(anywidget.AnyWidget):
         if out.suffix.lower() == ".svg":
             out.write_text(svg_file(run.picture), encoding="utf-8")
             return out
-        text = handout_html(
-            run.picture, run.trace, title=f"Autograd graph of {run.label}",
-            about="The graph PyTorch recorded while this model ran once, in a notebook. Wheel or "
-                  "pinch to zoom, drag to pan, hover or click a node for its op, shape and line.",
-            facts=[("Run", run.label), *size_facts(run.picture)])
+        with speaking(self._lang):
+            text = handout_html(
+                run.picture, run.trace, title=tr("Autograd graph of {run}", run=run.label),
+                about=tr("The graph PyTorch recorded while this model ran once, in a notebook. Wheel or "
+                         "pinch to zoom, drag to pan, hover or click a node for its op, shape and line."),
+                facts=[(trp("the run a handout shows", "Run"), run.label), *size_facts(run.picture)])
         out.write_text(text, encoding="utf-8")
         return out
 
@@ -111,21 +116,35 @@ class GraphWidget(anywidget.AnyWidget):
         if self.pinned is not None:
             comparison = Comparison(self.pinned.picture, graph_diff(self.pinned.graph, self.run.graph),
                                     self.pinned.label, self.run.label)
-        return view_json(self.run.picture, self.run.trace, new_ids, self.selected, self._height,
-                         compare=comparison)
+        with speaking(self._lang):
+            return view_json(self.run.picture, self.run.trace, new_ids, self.selected, self._height,
+                             compare=comparison)
 
 
-def show(target: Any, *inputs: Any, view: str = "auto", height: int = HEIGHT) -> GraphWidget:
+def spoken(lang: str | None) -> str:
+    """The widget's language: ``lang`` ("zh-CN", "es", "en", or a language's own name), else
+    the one spoken now (English in a notebook, unless set). Raises ValueError for another."""
+    if lang is None:
+        return language()
+    found = language_of(lang)
+    if found is None:
+        raise ValueError(f"lang={lang!r}: the view speaks {', '.join(LANGUAGES)}")
+    return found
+
+
+def show(target: Any, *inputs: Any, view: str = "auto", height: int = HEIGHT,
+         lang: str | None = None) -> GraphWidget:
     """``show(model, *inputs)`` runs ``model(*inputs)`` once and draws its graph; ``show(output)``
     draws the graph behind an output already computed (no lines, no replay).
 
     ``view``: "auto" (rolled past a few hundred nodes), "rolled" or "unrolled".
-    ``height``: the view's height in px.
+    ``height``: the view's height in px. ``lang``: the language of its words ("en", "zh-CN", "es").
     """
-    return GraphWidget(record(target, *inputs, view=view), height=height, view=view)
+    return GraphWidget(record(target, *inputs, view=view), height=height, view=view, lang=lang)
 
 
-def compare(a: Any, b: Any, *, view: str = "auto", height: int = HEIGHT) -> GraphWidget:
+def compare(a: Any, b: Any, *, view: str = "auto", height: int = HEIGHT,
+            lang: str | None = None) -> GraphWidget:
     """Two runs in one view, A above B, nodes matched by id, what B added and A lost ringed.
 
     Each run is ``(model, *inputs)`` or an output tensor. ``widget.update(...)`` replaces B.
@@ -133,4 +152,4 @@ def compare(a: Any, b: Any, *, view: str = "auto", height: int = HEIGHT) -> Grap
     def run_of(spec: Any) -> Run:
         return record(*spec, view=view) if isinstance(spec, (tuple, list)) else record(spec, view=view)
 
-    return GraphWidget(run_of(b), pinned=run_of(a), height=height, view=view)
+    return GraphWidget(run_of(b), pinned=run_of(a), height=height, view=view, lang=lang)

@@ -10,7 +10,9 @@ does can reach out.
 
     python -m stockdemo graph --seq-len 8 --format html -o run.html
 
-Pure: no Streamlit here (the app's download calls the same function).
+Pure: no Streamlit here (the app's download calls the same function). Its words, the view's
+too, are in the language spoken when it is made (``stockdemo.i18n``): a handout saved in
+Spanish stays in Spanish, its ``<html lang>`` too.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import TYPE_CHECKING
 
 from stockdemo import theme
 from stockdemo.cells import CELL_LABELS
-from stockdemo.config import RUN_KNOBS, RunConfig
+from stockdemo.config import RUN_KNOBS, VIEW, RunConfig
+from stockdemo.i18n import TAGS, language, number, tr, trn
+from stockdemo.i18n.numbers import significant
 from stockdemo.layout.picture import Picture
 from stockdemo.render.node_table import COLUMNS, node_rows
 from stockdemo.render.payload import view_json
@@ -113,22 +117,44 @@ def _inline_json(text: str) -> str:
 def _table_html(picture: Picture, trace: Trace | None) -> str:
     rows = node_rows(picture, trace)
     numeric = {"step", "layer", "order in forward", "order in backward", "gradient norm"}
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in COLUMNS)
+    head = "".join(f'<th scope="col">{html.escape(tr(c))}</th>' for c in COLUMNS)
 
     def cell(column: str, value: object) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             text = ""
         elif column == "gradient norm":
-            text = f"{float(value):.4g}"
+            text = significant(float(value), 4)
+        elif isinstance(value, int):
+            text = number(value)
         else:
             text = str(value)
         cls = ' class="num"' if column in numeric else ""
         return f"<td{cls}>{html.escape(text)}</td>"
 
     body = "\n".join("<tr>" + "".join(cell(c, row[c]) for c in COLUMNS) + "</tr>" for row in rows)
-    return (f'<table class="hd-table" data-testid="handout-table"><caption>Every drawn node of the '
-            f"graph ({len(rows)} rows)</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>\n{body}\n</tbody></table>")
+    caption = trn("Every drawn node of the graph ({n} row)", "Every drawn node of the graph ({n} rows)",
+                  len(rows))
+    return (f'<table class="hd-table" data-testid="handout-table"><caption>{html.escape(caption)}</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>")
+
+
+def _poster_block(picture: Picture, replays: bool) -> str:
+    """The picture as a poster where the view's canvas will be, with a word for a reader
+    without scripts; "" where the picture has no poster."""
+    poster = poster_html(picture, GRAPH_PX, BOX_HEIGHT)
+    if not poster:
+        return ""
+    alone = tr("Scripts are off here, so this is the picture alone: with them on, it zooms, "
+               "names each node's line and replays.")
+    return (f'<div class="hd-poster-box{" hd-replay" if replays else ""}"><noscript><p class="hd-noscript">'
+            f"{html.escape(alone)}</p></noscript>{poster}</div>")
+
+
+def _code_block(code: str | None) -> str:
+    """The run's PyTorch code, folded; "" without code."""
+    summary = tr("The PyTorch code of this run")
+    return ("" if code is None else f"<details><summary>{html.escape(summary)}</summary>"
+            f"<pre><code>{html.escape(code)}</code></pre></details>")
 
 
 def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
@@ -143,20 +169,13 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
     data = view_json(picture, trace, height=BOX_HEIGHT)
     fact_list = "".join(f"<div><dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd></div>"
                         for k, v in facts)
-    replay = ("Press ● Record to watch autograd record the graph node by node, and ◀ Backward "
-              "to watch backward() run through it in the engine's order." if trace is not None
-              else "This file has no replay of the run (the view it came from had none).")
-    poster = poster_html(picture, GRAPH_PX, BOX_HEIGHT)
-    if poster:
-        replay_row = " hd-replay" if trace is not None else ""
-        poster = (f'<div class="hd-poster-box{replay_row}"><noscript><p class="hd-noscript">'
-                  "Scripts are off here, so this is the picture alone: with them on, it zooms, "
-                  f"names each node's line and replays.</p></noscript>{poster}</div>")
-    code_block = ("" if code is None else
-                  "<details><summary>The PyTorch code of this run</summary>"
-                  f"<pre><code>{html.escape(code)}</code></pre></details>")
+    replay = (tr("Press ● Record to watch autograd record the graph node by node, and ◀ Backward "
+                 "to watch backward() run through it in the engine's order.") if trace is not None
+              else tr("This file has no replay of the run (the view it came from had none)."))
+    table_summary = tr("The graph as a table")
+    footer = tr("Made by stockdemo from one live PyTorch run. This file needs no server and no network.")
     return f"""<!doctype html>
-<html lang="en">
+<html lang="{TAGS[language()]}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{POLICY}">
@@ -172,13 +191,13 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 <p class="hd-about">{html.escape(about)} {html.escape(replay)}</p>
 <dl class="hd-facts" data-testid="handout-facts">{fact_list}</dl>
 <p class="hd-about" data-testid="handout-caption">{html.escape(picture.caption)}</p>
-<div id="graph">{poster}</div>
-<details data-testid="handout-table-box"><summary>The graph as a table</summary>
+<div id="graph">{_poster_block(picture, trace is not None)}</div>
+<details data-testid="handout-table-box"><summary>{html.escape(table_summary)}</summary>
 {_table_html(picture, trace)}
 </details>
-{code_block}
+{_code_block(code)}
 </main>
-<footer>Made by stockdemo from one live PyTorch run. This file needs no server and no network.</footer>
+<footer>{html.escape(footer)}</footer>
 <script type="application/json" id="stockdemo-data">{_inline_json(data)}</script>
 <script type="text/plain" id="stockdemo-view">{_inline_script(SCRIPT.read_text(encoding="utf-8"))}</script>
 <script>{LOADER}</script>
@@ -189,7 +208,7 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 
 def run_facts(config: RunConfig, picture: Picture) -> list[tuple[str, str]]:
     """The run's settings and its graph's size, as the handout shows them (the caption says more)."""
-    facts = [(k.label, CELL_LABELS.get(config.cell, config.cell) if k.name == "cell"
+    facts = [(tr(k.label), tr(CELL_LABELS.get(config.cell, config.cell)) if k.name == "cell"
               else str(getattr(config, k.name))) for k in RUN_KNOBS]
     return [*facts, *size_facts(picture)]
 
@@ -197,7 +216,8 @@ def run_facts(config: RunConfig, picture: Picture) -> list[tuple[str, str]]:
 def size_facts(picture: Picture) -> list[tuple[str, str]]:
     """The graph's size as a handout's facts: nodes, edges and the view drawn."""
     counts = picture.counts
-    return [("Nodes", f"{counts.nodes:,}"), ("Edges", f"{counts.edges:,}"), ("View", picture.view)]
+    return [(tr("Nodes"), number(counts.nodes)), (tr("Edges"), number(counts.edges)),
+            (tr(VIEW.label), VIEW.show(picture.view))]
 
 
 def file_name(config: RunConfig) -> str:
@@ -211,10 +231,10 @@ def run_handout(config: RunConfig, picture: Picture, trace: Trace | None) -> str
 
     return handout_html(
         picture, trace,
-        title=f"Autograd graph: {CELL_LABELS.get(config.cell, config.cell)}, "
-              f"T = {config.seq_len}, {config.num_layers} layer{'s' * (config.num_layers > 1)}",
-        about="The graph PyTorch recorded while this model ran once. Wheel or pinch to zoom, "
-              "drag to pan, hover or click a node for its op, shape and the line that made it.",
+        title=trn("Autograd graph: {cell}, T = {T}, {n} layer", "Autograd graph: {cell}, T = {T}, {n} layers",
+                  config.num_layers, cell=tr(CELL_LABELS.get(config.cell, config.cell)), T=config.seq_len),
+        about=tr("The graph PyTorch recorded while this model ran once. Wheel or pinch to zoom, "
+                 "drag to pan, hover or click a node for its op, shape and the line that made it."),
         facts=run_facts(config, picture), code=reproduce_code(config))
 
 
@@ -222,8 +242,8 @@ def view_handout(picture: Picture, trace: Trace | None = None, config: RunConfig
     """The handout of any graph view: with ``config``, its run's settings, code and replay."""
     if config is not None:
         return run_handout(config, picture, trace)
-    return handout_html(picture, trace, title="Autograd graph from stockdemo",
-                        about="The graph PyTorch recorded while this model ran.",
+    return handout_html(picture, trace, title=tr("Autograd graph from stockdemo"),
+                        about=tr("The graph PyTorch recorded while this model ran."),
                         facts=size_facts(picture))
 
 

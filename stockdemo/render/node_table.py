@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stockdemo.graph import op_name, shape_text
+from stockdemo.i18n import N_
 from stockdemo.layout.picture import Picture
 
 if TYPE_CHECKING:
@@ -18,8 +19,10 @@ if TYPE_CHECKING:
     from stockdemo.replay.trace import Trace
 
 
-COLUMNS = ("id", "op", "shape", "step", "layer", "order in forward", "order in backward",
-           "gradient norm", "stands for")
+# The columns' names, as the download and the app's table keep them; the handout's header says
+# them in its language (msgids).
+COLUMNS = (N_("id"), N_("op"), N_("shape"), N_("step"), N_("layer"), N_("order in forward"),
+           N_("order in backward"), N_("gradient norm"), N_("stands for"))
 WHOLE = ("step", "layer", "order in forward", "order in backward")  # whole numbers, or none
 
 

@@ -66,6 +66,10 @@ The contract with the browser is one JSON payload, built by ``view_payload``
   ``forward_total``/``backward_total`` (the frames replayed, one per operation),
   ``forward_end`` and ``backward_end`` (what the line adds once a pass is done).
 
+- ``words``: everything the view says, in the reader's language (``stockdemo.render.words``):
+  ``lang`` (its BCP 47 tag), ``text`` (key -> words, ``{name}`` placeholders filled in the
+  browser) and ``counted`` (key -> CLDR plural category -> words, ``{n}`` the count).
+
 Values come back as the component's state (the names are declared once, in
 ``frontend/graph_view/src/protocol.js``): ``selected``, the id of the node the
 learner selected (bound to the page's URL as ``node``, so a link names the node);
@@ -89,6 +93,7 @@ from stockdemo import theme
 from stockdemo.graph import shape_text
 from stockdemo.graph.diff import GraphDiff
 from stockdemo.layout.picture import Picture
+from stockdemo.render.words import view_words_json
 from stockdemo.replay.trace import replay_status
 
 if TYPE_CHECKING:
@@ -167,7 +172,8 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
         "trace": None if trace is None else _trace_payload(trace, picture, drawn),
         "stage": stage,
     }
-    text = f"{static_json[:-1]},{json.dumps(rest, separators=(',', ':'))[1:]}"
+    rest_json = json.dumps(rest, separators=(",", ":"))
+    text = f'{static_json[:-1]},{rest_json[1:-1]},"words":{view_words_json()}}}'
     if compare is None:
         return text[:-1] + ',"compare":null}'
     return text[:-1] + f',"compare":{_compare_json(compare, drawn, statics)}}}'

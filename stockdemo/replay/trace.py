@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from stockdemo.graph import NodeCounts, count_text
+from stockdemo.graph import NodeCounts
+from stockdemo.i18n import trn
 
 PLAYGROUND_ROOT = "output.sum()"
 TRAINING_ROOT = "loss (MSE)"
@@ -59,19 +60,25 @@ class Trace:
 
 def replay_status(root: str, counts: NodeCounts, forward_total: int, backward_total: int
                   ) -> dict[str, object]:
-    """What the replay's status line says, in the words every count uses (``NodeCounts``).
+    """What the replay's status line says, in the words every count uses (``NodeCounts``), in the
+    language spoken now.
 
     ``forward``/``backward`` are templates: the browser puts the frame reached
     in place of ``{done}``. The totals are the frames it replays: one per
     operation, the only nodes ``forward`` records (parameter tensors, the
     input and the output exist before it runs).
     """
+    done = "{done}"  # left for the browser to fill
     return {
-        "forward": f"Record (forward): {{done}} of {count_text(forward_total, 'op')} recorded",
+        "forward": trn("Record (forward): {done} of {n} operation recorded",
+                       "Record (forward): {done} of {n} operations recorded", forward_total, done=done),
         "forward_total": forward_total,
-        "forward_end": f"with {counts.besides_operations()}: the graph's {counts.nodes:,} nodes",
-        "backward": f"Backward of {root}: {{done}} of {count_text(backward_total, 'op')} run",
+        "forward_end": trn("with {others}: the graph's {n} node", "with {others}: the graph's {n} nodes",
+                           counts.nodes, others=counts.besides_operations()),
+        "backward": trn("Backward of {root}: {done} of {n} operation run",
+                        "Backward of {root}: {done} of {n} operations run", backward_total,
+                        root=root, done=done),
         "backward_total": backward_total,
-        "backward_end": (f"the {count_text(counts.parameters, 'parameter')} "
-                         f"{'holds its' if counts.parameters == 1 else 'hold their'} .grad"),
+        "backward_end": trn("the {n} parameter tensor holds its .grad",
+                            "the {n} parameter tensors hold their .grad", counts.parameters),
     }

@@ -22,6 +22,7 @@ from torch import fx, nn
 from torch._C._dynamo.eval_frame import reset_code
 
 from stockdemo.config import RunConfig
+from stockdemo.i18n import tr, trn
 from stockdemo.live.run import build
 from stockdemo.static_graphs.fx_graph import DYNAMO_LOCK, StaticGraph, static_graph
 
@@ -254,37 +255,43 @@ def explain_recompiles(capture: CompileCapture) -> str:
     lengths, graphs, limit = len(capture.seq_lens), len(capture.graphs), capture.limit
     if capture.limit_reached:
         eager = list(dict.fromkeys(s.seq_len for s in capture.steps if s.eager))
-        return (f"Dynamo keeps at most **{limit} graphs** for one function "
-                f"(`torch._dynamo.config.recompile_limit`). T = {eager[0]} would have been graph "
-                f"{graphs + 1}: dynamo logged the warning below, stopped compiling `forward` and "
-                f"ran it **eagerly**, as plain PyTorch, for every new length since (T = "
-                f"{', '.join(map(str, eager))}). The {graphs} lengths it captured still run their "
-                "graphs.")
+        return tr("Dynamo keeps at most **{limit} graphs** for one function "
+                  "(`torch._dynamo.config.recompile_limit`). T = {first} would have been graph {next}: "
+                  "dynamo logged the warning below, stopped compiling `forward` and ran it **eagerly**, "
+                  "as plain PyTorch, for every new length since (T = {lengths}). The {graphs} lengths it "
+                  "captured still run their graphs.", limit=limit, first=eager[0], next=graphs + 1,
+                  lengths=", ".join(map(str, eager)), graphs=graphs)
     if lengths == 1:
-        return (f"Move **Sequence length T**: every new length you try runs through this one "
-                f"compiled model, and dynamo keeps up to {limit} graphs for it.")
+        return tr("Move **Sequence length T**: every new length you try runs through this one compiled "
+                  "model, and dynamo keeps up to {limit} graphs for it.", limit=limit)
     if graphs == lengths:
-        left = limit - graphs
-        return ("Each new T broke a **guard**, dynamo's check that the input still has the shape it "
-                "traced, so it traced the model again: one static graph per length, each holding T "
-                f"as a fixed number (input shapes {', '.join(g.input_shape() for g in capture.graphs)}). "
-                "Going back to a length already seen passes that graph's guards and runs it again: "
-                f"no new graph. {left} more new length{'s' if left != 1 else ''} and dynamo reaches "
-                f"its limit of {limit} graphs.")
+        return trn("Each new T broke a **guard**, dynamo's check that the input still has the shape it "
+                   "traced, so it traced the model again: one static graph per length, each holding T as "
+                   "a fixed number (input shapes {shapes}). Going back to a length already seen passes "
+                   "that graph's guards and runs it again: no new graph. {n} more new length and dynamo "
+                   "reaches its limit of {limit} graphs.",
+                   "Each new T broke a **guard**, dynamo's check that the input still has the shape it "
+                   "traced, so it traced the model again: one static graph per length, each holding T as "
+                   "a fixed number (input shapes {shapes}). Going back to a length already seen passes "
+                   "that graph's guards and runs it again: no new graph. {n} more new lengths and dynamo "
+                   "reaches its limit of {limit} graphs.", limit - graphs,
+                   shapes=", ".join(g.input_shape() for g in capture.graphs), limit=limit)
     if capture.symbolic:
-        return (f"{lengths} lengths needed only {graphs} graphs: dynamo made T a "
-                "symbol (dynamic shapes) and one graph served several lengths.")
-    return f"{lengths} lengths, {graphs} graphs: the table says what dynamo did on each call."
+        return tr("{lengths} lengths needed only {graphs} graphs: dynamo made T a symbol (dynamic shapes) "
+                  "and one graph served several lengths.", lengths=lengths, graphs=graphs)
+    return tr("{lengths} lengths, {graphs} graphs: the table says what dynamo did on each call.",
+              lengths=lengths, graphs=graphs)
 
 
 def compile_steps_table(capture: CompileCapture) -> list[dict[str, object]]:
     """One row per call through the compiled model: its T and what dynamo did."""
     def did(step: CompileStep) -> str:
         if step.eager:
-            return "ran eagerly: recompile limit reached"
+            return tr("ran eagerly: recompile limit reached")
         if step.new_graph:
-            return f"captured graph {step.graph_index + 1}"
-        return f"reused graph {step.graph_index + 1}"
+            return tr("captured graph {index}", index=step.graph_index + 1)
+        return tr("reused graph {index}", index=step.graph_index + 1)
 
-    return [{"call": i + 1, "T": s.seq_len, "what dynamo did": did(s), "graphs so far": s.graphs_so_far,
+    call, what, so_far = tr("call"), tr("what dynamo did"), tr("graphs so far")
+    return [{call: i + 1, "T": s.seq_len, what: did(s), so_far: s.graphs_so_far,
              "ms": round(s.seconds * 1e3, 1)} for i, s in enumerate(capture.steps)]

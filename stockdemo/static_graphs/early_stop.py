@@ -20,6 +20,7 @@ from torch import nn
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
 from stockdemo.graph.capture import capture_graph
+from stockdemo.i18n import Message, later
 from stockdemo.live.run import build
 
 # Exporting the torch.cond rewrite traces two subgraphs per step, so it runs at a
@@ -100,7 +101,7 @@ def _step(cell: nn.RNNCell) -> Callable[[torch.Tensor, torch.Tensor], torch.Tens
 class EagerRun:
     """One eager run of ``EarlyStopRNN``: how far it got, and the graph autograd recorded."""
 
-    label: str
+    label: Message  # shared by every session (a cache): said in each reader's language
     scale: float
     threshold: float
     steps: int
@@ -137,7 +138,7 @@ def early_stop_eager(config: RunConfig) -> tuple[EagerRun, EagerRun]:
     x, _ = build(config)
     model = early_stop_model(config)
     runs = []
-    for label, scale in (("calm input", CALM_SCALE), ("volatile input", VOLATILE_SCALE)):
+    for label, scale in ((later("calm input"), CALM_SCALE), (later("volatile input"), VOLATILE_SCALE)):
         xs = x * scale
         with torch.enable_grad():
             output, steps = model.run_steps(xs)

@@ -20,6 +20,7 @@ from torch._C._dynamo.eval_frame import reset_code
 from torch._dynamo import convert_frame
 
 from stockdemo.config import RunConfig
+from stockdemo.i18n import N_, Message, later, tr
 from stockdemo.live.run import build
 from stockdemo.static_graphs.early_stop import CALM_SCALE, VOLATILE_SCALE, CondStopRNN, early_stop_model
 from stockdemo.static_graphs.fx_graph import DYNAMO_LOCK, StaticGraph, static_graph
@@ -34,7 +35,7 @@ class ExportOutcome:
     error_type: str | None  # e.g. "torch._dynamo.exc.UserError"
     message: str | None  # the error text, condensed
     seconds: float
-    note: str = ""  # extra facts measured after a success
+    note: Message | str = ""  # extra facts measured after a success (cached: said when shown)
     # SPECIALIZED when torch reports that a size marked dynamic was fixed by the traced code
     failure: str | None = None
 
@@ -64,8 +65,8 @@ def export_dynamic_seq_len(config: RunConfig) -> ExportOutcome:
         with torch.no_grad():
             same = torch.allclose(program.module()(x_other), model(x_other), atol=1e-5)
         outcome = dataclasses.replace(outcome, note=(
-            f"Run at T={other}, the exported program "
-            f"{'matched' if same else 'did not match'} eager mode."))
+            later("Run at T={T}, the exported program matched eager mode.", T=other) if same else
+            later("Run at T={T}, the exported program did not match eager mode.", T=other)))
     return outcome
 
 
@@ -87,8 +88,10 @@ def export_cond_stop(config: RunConfig) -> ExportOutcome:
             with torch.no_grad():
                 agree.append(torch.allclose(program.module()(x * scale), eager(x * scale), atol=1e-5))
         outcome = dataclasses.replace(outcome, note=(
-            "On the calm and the volatile input the exported program "
-            f"{'matched' if all(agree) else 'did NOT match'} the eager early-stop model."))
+            later("On the calm and the volatile input the exported program matched the eager early-stop "
+                  "model.") if all(agree) else
+            later("On the calm and the volatile input the exported program did NOT match the eager "
+                  "early-stop model.")))
     return outcome
 
 
@@ -151,7 +154,7 @@ def condense(message: str, max_chars: int = 600) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "…"
 
 
-WHEN_STATIC_WINS = (
+WHEN_STATIC_WINS = N_(
     "Fair is fair. A graph known in full before it runs can be **optimised as a whole**: "
     "compilers fuse ops, plan memory and generate kernels for it (what `torch.compile`'s real "
     "backends do after the capture you saw). And it can be **deployed without Python**: an "
@@ -166,10 +169,10 @@ WHEN_STATIC_WINS = (
 def why_dynamic_export_failed(outcome: ExportOutcome, seq_len: int) -> str:
     """Why ``export_dynamic_seq_len`` failed, in words, from the kind of failure torch reported."""
     if seq_len == 1:
-        return ("Here the example itself has T = 1, and export always fixes sizes of 0 and 1 "
-                "to constants: try T of 2 or more to see what the recurrent layer does.")
+        return tr("Here the example itself has T = 1, and export always fixes sizes of 0 and 1 to "
+                  "constants: try T of 2 or more to see what the recurrent layer does.")
     if outcome.failure == SPECIALIZED:
-        return ("Export promised a graph valid for *any* T, then found the traced code fixes "
-                "T to this run's value (the recurrent layer is traced as a fixed number of "
-                "steps), so it refused rather than ship a graph that is wrong for other lengths.")
-    return "Export could not keep T as a symbol; torch's message below says why."
+        return tr("Export promised a graph valid for *any* T, then found the traced code fixes T to this "
+                  "run's value (the recurrent layer is traced as a fixed number of steps), so it refused "
+                  "rather than ship a graph that is wrong for other lengths.")
+    return tr("Export could not keep T as a symbol; torch's message below says why.")

@@ -16,6 +16,7 @@ import torch
 from torch import fx
 
 from stockdemo import theme
+from stockdemo.i18n import tr
 from stockdemo.render.dot import write_statements
 
 # Dynamo's config and counters are process-wide, and every Streamlit session runs
@@ -146,5 +147,6 @@ def drawn_node_count(graph: StaticGraph) -> int:
 
 def ops_table(graph: StaticGraph) -> list[dict[str, str]]:
     """The exported graph's inputs and ops, one row each, with their output shapes."""
-    return [{"node": op.name, "op": op.label, "output shape": op.shape}
+    node, op_, shape = tr("node"), tr("op"), tr("output shape")
+    return [{node: op.name, op_: op.label, shape: op.shape}
             for op in graph.ops if op.kind in ("input", "op", "branch")]

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from stockdemo.config import TRAIN_LABELS, TrainConfig
+from stockdemo.i18n import N_, Message, later, tr
+from stockdemo.i18n import number as written
 from stockdemo.train.windows import DataError, Dataset, prepare
 from stockdemo.train.windows import min_rows as min_rows  # the rows an upload needs: its page asks here
 
@@ -39,8 +41,9 @@ def load_stock(ticker: str, start_year: int, end_year: int) -> pd.DataFrame:
     rows = table[(table["Ticker"] == ticker.upper())
                  & (table["Date"].dt.year >= start_year) & (table["Date"].dt.year <= end_year)]
     if rows.empty:
-        raise DataError(f"{ticker.upper()} has no prices from {start_year} to {end_year}: "
-                        "widen the year range (FB starts in May 2012, GOOG in August 2004).")
+        raise DataError(tr("{ticker} has no prices from {start} to {end}: widen the year range (FB starts "
+                           "in May 2012, GOOG in August 2004).", ticker=ticker.upper(), start=str(start_year),
+                           end=str(end_year)))
     return pd.DataFrame({"date": rows["Date"].to_numpy(), "close": rows["Close"].to_numpy(float),
                          "volume": rows["Volume"].to_numpy(float)})
 
@@ -73,11 +76,11 @@ def synthetic_prices(series: str, seed: int, days: int = SYNTH_DAYS) -> pd.DataF
 
 
 _BINARY_MAGIC = {
-    b"PK\x03\x04": "a zip archive or an Excel .xlsx workbook",
-    b"\xd0\xcf\x11\xe0": "an old Excel .xls workbook",
-    b"\x1f\x8b": "a gzip archive",
-    b"%PDF": "a PDF document",
-    b"\x89PNG": "a PNG image",
+    b"PK\x03\x04": N_("a zip archive or an Excel .xlsx workbook"),
+    b"\xd0\xcf\x11\xe0": N_("an old Excel .xls workbook"),
+    b"\x1f\x8b": N_("a gzip archive"),
+    b"%PDF": N_("a PDF document"),
+    b"\x89PNG": N_("a PNG image"),
 }
 _DATE_NAMES = ("date", "datetime", "timestamp", "time", "day")
 _PRICE_NAMES = ("close", "adj close", "adj_close", "price", "last", "value")
@@ -92,47 +95,48 @@ def read_prices_csv(data: bytes, min_rows: int = 2) -> pd.DataFrame:
     first, one row per day. Raises only ``DataError``, with a fix in its message.
     """
     if len(data) > MAX_UPLOAD_BYTES:
-        raise DataError(f"The file is {len(data) / 2**20:.1f} MB; the limit is "
-                        f"{MAX_UPLOAD_BYTES // 2**20} MB. Keep only the date and price columns "
-                        "or a shorter date range.")
+        raise DataError(tr("The file is {size} MB; the limit is {limit} MB. Keep only the date and price "
+                           "columns or a shorter date range.", size=written(len(data) / 2**20, 1),
+                           limit=MAX_UPLOAD_BYTES // 2**20))
     if not data.strip():
-        raise DataError("The file is empty. Export a CSV with a header line such as "
-                        "Date,Close and one row per day.")
+        raise DataError(tr("The file is empty. Export a CSV with a header line such as Date,Close and one "
+                           "row per day."))
     text = _decode(data)
     if not text.strip():
-        raise DataError("The file has no text in it. Export a CSV with a header line such as "
-                        "Date,Close and one row per day.")
+        raise DataError(tr("The file has no text in it. Export a CSV with a header line such as Date,Close "
+                           "and one row per day."))
     table = _parse_csv(text)
     if table.empty:
-        raise DataError(f"The file has a header ({', '.join(map(str, table.columns))}) "
-                        "but no rows of data.")
+        raise DataError(tr("The file has a header ({columns}) but no rows of data.",
+                           columns=", ".join(map(str, table.columns))))
     dates, date_col = _date_column(table)
     numeric = _numeric_columns(table.drop(columns=[date_col]))
     _check_dates(dates)
     if len(table) < min_rows:
-        raise DataError(f"The file has {len(table)} rows; training needs at least {min_rows} "
-                        "for this sequence length (windows for training, validation and test). "
-                        "Upload a longer history or choose a shorter sequence length.")
+        raise DataError(tr("The file has {rows} rows; training needs at least {needed} for this sequence "
+                           "length (windows for training, validation and test). Upload a longer history "
+                           "or choose a shorter sequence length.", rows=len(table), needed=min_rows))
     return pd.concat([pd.Series(dates, name="date"), numeric], axis=1)
 
 
 def _decode(data: bytes) -> str:
     for magic, kind in _BINARY_MAGIC.items():
         if data.startswith(magic):
-            raise DataError(f"This looks like {kind}, not a CSV text file. "
-                            "Open it and save or export it as CSV.")
+            raise DataError(tr("This looks like {kind}, not a CSV text file. Open it and save or export it "
+                               "as CSV.", kind=tr(kind)))
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError("The file is saved as UTF-16 text. Save it again as CSV UTF-8.")
+        raise DataError(tr("The file is saved as UTF-16 text. Save it again as CSV UTF-8."))
     head = data[:4096]
     controls = sum(b < 9 or 13 < b < 32 for b in head)
     if b"\x00" in head or controls > len(head) // 100:
-        raise DataError("This looks like a binary file, not CSV text. Export your prices as CSV "
-                        "(a text file with a header line such as Date,Close).")
+        raise DataError(tr("This looks like a binary file, not CSV text. Export your prices as CSV (a text "
+                           "file with a header line such as Date,Close)."))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise DataError(f"The file is not UTF-8 text (byte 0x{data[err.start]:02x} at position "
-                        f"{err.start}). Save it again as CSV UTF-8.") from None
+        raise DataError(tr("The file is not UTF-8 text (byte 0x{byte} at position {position}). Save it "
+                           "again as CSV UTF-8.", byte=f"{data[err.start]:02x}", position=str(err.start))
+                        ) from None
 
 
 def _parse_csv(text: str) -> pd.DataFrame:
@@ -143,8 +147,8 @@ def _parse_csv(text: str) -> pd.DataFrame:
                             skipinitialspace=True)
     except Exception as err:  # noqa: BLE001 - untrusted text: any parser failure is the file's
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise DataError(f"The file could not be read as CSV ({first}). Check that every row "
-                        "has the same number of comma-separated values as the header.") from None
+        raise DataError(tr("The file could not be read as CSV ({error}). Check that every row has the same "
+                           "number of comma-separated values as the header.", error=first)) from None
     table.columns = [str(c).strip() for c in table.columns]
     return table
 
@@ -158,10 +162,11 @@ def _date_column(table: pd.DataFrame) -> tuple[pd.Series, str]:
             bad = dates.isna().to_numpy().nonzero()[0]
             if len(bad):
                 row = int(bad[0])
-                raise DataError(f"Row {row + 1}: {table[col].iloc[row]!r} in column {col} is "
-                                "not a date. Use dates like 2013-03-01 in every row.")
+                raise DataError(tr("Row {row}: {value} in column {column} is not a date. Use dates like "
+                                   "2013-03-01 in every row.", row=row + 1, value=repr(table[col].iloc[row]),
+                                   column=col))
             return dates.reset_index(drop=True), col
-    raise DataError("No date column found. Add a column named Date with dates like 2013-03-01.")
+    raise DataError(tr("No date column found. Add a column named Date with dates like 2013-03-01."))
 
 
 def _parse_dates(column: pd.Series) -> pd.Series:
@@ -192,14 +197,14 @@ def _numeric_columns(table: pd.DataFrame) -> pd.DataFrame:
         bad = (~np.isfinite(values.to_numpy(float))).nonzero()[0]
         if len(bad):
             row = int(bad[0])
-            shown = repr(text.iloc[row]) if text.iloc[row] else "an empty cell"
-            raise DataError(f"Row {row + 1}, column {col}: {shown} is not a finite number "
-                            "(a gap, NaN or infinity). Remove that row or fill it in, then "
-                            "upload again.")
+            shown = repr(text.iloc[row]) if text.iloc[row] else tr("an empty cell")
+            raise DataError(tr("Row {row}, column {column}: {value} is not a finite number (a gap, NaN or "
+                               "infinity). Remove that row or fill it in, then upload again.", row=row + 1,
+                               column=col, value=shown))
         numeric[col] = values.astype(float).reset_index(drop=True)
     if not numeric:
-        raise DataError("No numeric column found. The file needs a price column such as "
-                        "Close with numbers like 130.31.")
+        raise DataError(tr("No numeric column found. The file needs a price column such as Close with "
+                           "numbers like 130.31."))
     return pd.DataFrame(numeric)
 
 
@@ -208,14 +213,14 @@ def _check_dates(dates: pd.Series) -> None:
     duplicated = dates.duplicated().to_numpy().nonzero()[0]
     if len(duplicated):
         row = int(duplicated[0])
-        raise DataError(f"The date {dates.iloc[row]:%Y-%m-%d} appears more than once (row "
-                        f"{row + 1}). Keep one row per day.")
+        raise DataError(tr("The date {date} appears more than once (row {row}). Keep one row per day.",
+                           date=f"{dates.iloc[row]:%Y-%m-%d}", row=row + 1))
     back = (values[1:] < values[:-1]).nonzero()[0]
     if len(back):
         row = int(back[0]) + 1
-        raise DataError(f"Dates must run oldest first: row {row + 1} ({dates.iloc[row]:%Y-%m-%d}) "
-                        f"comes after {dates.iloc[row - 1]:%Y-%m-%d}. Sort the file by date, "
-                        "oldest first.")
+        raise DataError(tr("Dates must run oldest first: row {row} ({date}) comes after {before}. Sort the "
+                           "file by date, oldest first.", row=row + 1, date=f"{dates.iloc[row]:%Y-%m-%d}",
+                           before=f"{dates.iloc[row - 1]:%Y-%m-%d}"))
 
 
 def price_columns(table: pd.DataFrame) -> list[str]:
@@ -234,8 +239,9 @@ def prices_from_table(table: pd.DataFrame, price: str, volume: str | None = None
     close = table[price].to_numpy(float)
     if (close <= 0).any():
         row = int((close <= 0).nonzero()[0][0])
-        raise DataError(f"Row {row + 1}, column {price}: {close[row]:g} is not a positive price, "
-                        "so it has no return. Pick a price column, or remove that row.")
+        raise DataError(tr("Row {row}, column {column}: {value} is not a positive price, so it has no "
+                           "return. Pick a price column, or remove that row.", row=row + 1, column=price,
+                           value=f"{close[row]:g}"))
     vol = table[volume].to_numpy(float) if volume else np.full(len(table), np.nan)
     return pd.DataFrame({"date": table["date"].to_numpy(), "close": close, "volume": vol})
 
@@ -252,20 +258,25 @@ class Upload:
     digest: str  # of the file's bytes: with the column, says which data a result was trained on
 
 
-def load_prices(config: TrainConfig, upload: Upload | None = None) -> tuple[pd.DataFrame, str]:
-    """The prices a TrainConfig names -> (prices frame, what to call them). Raises DataError."""
+def load_prices(config: TrainConfig, upload: Upload | None = None) -> tuple[pd.DataFrame, Message]:
+    """The prices a TrainConfig names -> (prices frame, what to call them). Raises DataError.
+
+    The name is a Message: the data set is cached for every session, each reads it in its language.
+    """
     if config.source == "stocks":
         return (load_stock(config.ticker, config.start_year, config.end_year),
-                f"{config.ticker.upper()} daily close, {config.start_year}-{config.end_year}")
+                later("{ticker} daily close, {start}-{end}", ticker=config.ticker.upper(),
+                      start=str(config.start_year), end=str(config.end_year)))
     if config.source == "synthetic":
         return (synthetic_prices(config.series, config.seed),
-                f"{TRAIN_LABELS[config.series]}, seed {config.seed}")
+                later("{series}, seed {seed}", series=later(TRAIN_LABELS[config.series]),
+                      seed=str(config.seed)))
     if upload is None:
-        raise DataError("No file yet: upload a CSV with a date column and a price column.")
+        raise DataError(tr("No file yet: upload a CSV with a date column and a price column."))
     volume = volume_column(upload.table)
     prices = prices_from_table(upload.table, upload.price_column,
                                volume if volume != upload.price_column else None)
-    return prices, f"{upload.name}, column {upload.price_column}"
+    return prices, later("{file}, column {column}", file=upload.name, column=upload.price_column)
 
 
 def dataset_key(config: TrainConfig, upload: Upload | None = None) -> tuple:
@@ -281,7 +292,7 @@ def dataset_key(config: TrainConfig, upload: Upload | None = None) -> tuple:
             config.val_pct, config.test_pct)
 
 
-def load_dataset(config: TrainConfig, upload: Upload | None = None) -> tuple[Dataset, str]:
+def load_dataset(config: TrainConfig, upload: Upload | None = None) -> tuple[Dataset, Message]:
     """Load the prices a TrainConfig names, then window, split and scale them as it says.
 
     -> (Dataset, what to call the data). Raises DataError with a message for the learner.

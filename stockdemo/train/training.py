@@ -21,12 +21,13 @@ import pandas as pd
 import torch
 from torch import nn
 
-from stockdemo.cells import CELL_LABELS, cell_of
+from stockdemo.cells import cell_of
 from stockdemo.config import MAX_TRAIN_SECONDS, TRAIN_BATCH_SIZE, TrainConfig
 from stockdemo.graph import Graph
+from stockdemo.i18n import Message, later, later_n, tr
 from stockdemo.live.run import build
 from stockdemo.train.step import training_step_graph
-from stockdemo.train.windows import MA_WINDOW, TARGET_LABELS, WARMUP, Dataset
+from stockdemo.train.windows import MA_WINDOW, WARMUP, Dataset
 
 HEARTBEAT_S = 0.25  # a long epoch still reports this often, so the page can redraw and stop
 # Work budget of one thread, below what was measured (docs/decisions.md), since the box is shared:
@@ -53,7 +54,7 @@ class Progress:
 class TrainResult:
     config: TrainConfig
     history: tuple[Progress, ...]  # one per finished epoch
-    stop_reason: str
+    stop_reason: Message  # made in the worker, said in the reader's language
     best_epoch: int
     forecasts: pd.DataFrame  # index test dates; columns actual, model, persistence, moving_average
     metrics: pd.DataFrame  # one row per forecaster: RMSE, MAE, direction
@@ -62,15 +63,24 @@ class TrainResult:
 
     @property
     def baseline_wins(self) -> str | None:
-        """Name of the best baseline if it beats the model on test RMSE, else None."""
+        """The row (``forecaster_name``) of the best baseline if it beats the model on test RMSE,
+        else None."""
         rmse = self.metrics["RMSE"]
         best = rmse.drop(MODEL_ROW).idxmin()
         return best if rmse[best] <= rmse[MODEL_ROW] else None
 
 
-MODEL_ROW = "Model"
-PERSISTENCE_ROW = "Persistence (tomorrow = today)"
-MA_ROW = f"{MA_WINDOW}-day moving average"
+# The metrics' rows: stable keys (a table, a CSV, the lesson read them); ``forecaster_name`` says them.
+MODEL_ROW = "model"
+PERSISTENCE_ROW = "persistence"
+MA_ROW = "moving_average"
+_NAMES = {MODEL_ROW: later("Model"), PERSISTENCE_ROW: later("Persistence (tomorrow = today)"),
+          MA_ROW: later("{days}-day moving average", days=MA_WINDOW)}
+
+
+def forecaster_name(row: str) -> Message:
+    """What a forecaster (a metrics row, a forecasts column) is called, in the reader's language."""
+    return _NAMES[row]
 
 
 # --- Baselines and metrics ------------------------------------------------------
@@ -119,9 +129,10 @@ def too_big(dataset: Dataset, config: TrainConfig, max_seconds: float = MAX_TRAI
     seconds = estimated_seconds(dataset, config)
     if seconds <= max_seconds / 2:
         return None
-    return (f"This model is too big to train live here: one pass over {len(dataset.y):,} windows "
-            f"would take about {seconds:.0f} s, and training stops at {max_seconds:.0f} s. Use a "
-            "smaller hidden size, fewer layers, a shorter sequence or a shorter date range.")
+    return tr("This model is too big to train live here: one pass over {windows} windows would take "
+              "about {seconds} s, and training stops at {limit} s. Use a smaller hidden size, fewer "
+              "layers, a shorter sequence or a shorter date range.", windows=len(dataset.y),
+              seconds=round(seconds), limit=round(max_seconds))
 
 
 def train(dataset: Dataset, config: TrainConfig,
@@ -154,7 +165,8 @@ def train(dataset: Dataset, config: TrainConfig,
     history: list[Progress] = []
     best_val, best_epoch, best_state = math.inf, 0, copy.deepcopy(model.state_dict())
     last_report = started
-    stop_reason = f"reached the maximum of {config.epochs} epochs"
+    stop_reason = later_n("reached the maximum of {n} epoch", "reached the maximum of {n} epochs",
+                               config.epochs)
     for epoch in range(1, config.epochs + 1):
         epoch_start = time.perf_counter()
         order = torch.randperm(len(x_train), generator=shuffle)
@@ -177,7 +189,8 @@ def train(dataset: Dataset, config: TrainConfig,
                 yield Progress(epoch - 1, config.epochs, (epoch - 1 + seen / len(order)) / config.epochs,
                                total / seen, None, best_epoch, now - epoch_start, now - started)
         if out_of_time:
-            stop_reason = f"stopped at the {max_seconds:.0f} s time limit, in epoch {epoch}"
+            stop_reason = later("stopped at the {limit} s time limit, in epoch {epoch}",
+                                limit=round(max_seconds), epoch=epoch)
             break
         model.eval()
         with torch.no_grad():
@@ -191,11 +204,14 @@ def train(dataset: Dataset, config: TrainConfig,
         history.append(progress)
         yield progress
         if config.patience and epoch - best_epoch >= config.patience:
-            stop_reason = (f"stopped early after epoch {epoch}: validation loss had not improved "
-                           f"for {config.patience} epochs")
+            stop_reason = later_n("stopped early after epoch {epoch}: validation loss had not "
+                                       "improved for {n} epoch", "stopped early after epoch {epoch}: "
+                                       "validation loss had not improved for {n} epochs",
+                                       config.patience, epoch=epoch)
             break
         if now - started > max_seconds:
-            stop_reason = f"stopped at the {max_seconds:.0f} s time limit after epoch {epoch}"
+            stop_reason = later("stopped at the {limit} s time limit after epoch {epoch}",
+                                limit=round(max_seconds), epoch=epoch)
             break
 
     model.load_state_dict(best_state)  # the epoch with the best validation loss
@@ -243,134 +259,3 @@ def test_forecasts(model: nn.Module, dataset: Dataset) -> pd.DataFrame:
     }, index=pd.DatetimeIndex(dataset.dates[dataset.target_day[test]], name="date"))
 
 
-def describe(config: TrainConfig, dataset: Dataset) -> str:
-    """One sentence: what the model reads and what it predicts."""
-    return (f"{CELL_LABELS[config.cell]} reads {dataset.seq_len} days of "
-            f"{len(dataset.feature_names)} feature{'s' if len(dataset.feature_names) > 1 else ''} "
-            f"and predicts **{TARGET_LABELS[dataset.target]}**.")
-
-
-# --- Words and tables for the page ------------------------------------------------
-
-def describe_data(name: str, dataset: Dataset, config: TrainConfig) -> str:
-    """What the data is, how it was cut, and what the model reads and predicts (markdown)."""
-    first_day, last_day = np.datetime_as_string(dataset.dates[[0, -1]], unit="D")
-    return (f"**{name}**: {len(dataset.dates):,} trading days from {first_day} to {last_day}, "
-            f"cut into {len(dataset.y):,} windows: **{dataset.n_train:,}** to train, "
-            f"**{dataset.n_val:,}** to validate (they pick the epoch kept), **{dataset.n_test:,}** "
-            f"held out to test. {describe(config, dataset)} Scaling is fitted on the training days only; the "
-            "split follows time and is never shuffled across it.")
-
-
-def progress_text(event: Progress) -> str:
-    """One line for the progress bar: the epoch, its losses, the time so far."""
-    if event.val_loss is None:  # a report from inside a long epoch
-        status = (f"Epoch {event.epoch + 1}/{event.max_epochs} running · training loss so far "
-                  f"{event.train_loss:.4f}")
-    else:
-        status = (f"Epoch {event.epoch}/{event.max_epochs} · training loss {event.train_loss:.4f} "
-                  f"· validation loss {event.val_loss:.4f}")
-    return f"{status} · {event.elapsed:.1f} s"
-
-
-def stopped_text(partial: list[Progress]) -> str:
-    when = f"after epoch {partial[-1].epoch}" if partial else "before the first epoch finished"
-    return f"Training stopped {when}. Press **Train** to start again."
-
-
-# A loss "fell" or "rose" when it moved by more than this share: epoch to epoch the
-# validation loss of the default run wobbles by 1-3 % without any trend.
-SAME_WITHIN = 0.03
-
-
-def _moved(start: float, end: float) -> str:
-    if end < start * (1 - SAME_WITHIN):
-        return "fell"
-    if end > start * (1 + SAME_WITHIN):
-        return "rose"
-    return "stayed level"
-
-
-def story(result: TrainResult) -> str:
-    """What the two curves did and what the test days say, in three sentences (markdown).
-
-    Read off the run itself: its first, best and last epochs, and the verdict on
-    the test days.
-    """
-    history = result.history
-    if not history:
-        return "No epoch finished, so there are no curves to read."
-    first, last = history[0], history[-1]
-    best = history[result.best_epoch - 1]
-    span = f"over {len(history)} epoch{'s' if len(history) > 1 else ''}"
-    trained = _moved(first.train_loss, last.train_loss)
-    lines = [f"**Training loss {trained}** {span}, from {first.train_loss:.3f} to "
-             f"{last.train_loss:.3f}: the model fits the days it trains on"
-             + (" better and better." if trained == "fell" else " no better than at the start.")]
-    if _moved(first.val_loss, best.val_loss) == "fell":
-        checked = (f"**Validation loss fell** from {first.val_loss:.3f} to {best.val_loss:.3f} "
-                   f"(epoch {best.epoch})")
-        checked += (f", then rose to {last.val_loss:.3f}: past epoch {best.epoch} the model "
-                    "learned the training days' noise." if _moved(best.val_loss, last.val_loss) == "rose"
-                    else ".")
-    else:
-        rose = _moved(best.val_loss, last.val_loss) == "rose"
-        noise = ": tomorrow's return is mostly noise" if result.config.target == "return" else ""
-        checked = (f"**Validation loss did not fall**: its lowest, {best.val_loss:.3f} at epoch "
-                   f"{best.epoch}, is about where it began ({first.val_loss:.3f})"
-                   + (f", and it rose to {last.val_loss:.3f} by epoch {last.epoch}" if rose else "")
-                   + ". What the model learned about the training days does not carry over to days "
-                   f"it has not seen{noise}.")
-    lines.append(checked + f" The model kept is epoch {best.epoch}'s.")
-    winner = result.baseline_wins
-    rmse = result.metrics["RMSE"]
-    lines.append(f"**On the held-out test days the baseline wins**: *{winner}* {rmse[winner]:.3f} "
-                 f"against the model's {rmse[MODEL_ROW]:.3f} (RMSE)." if winner else
-                 f"**On the held-out test days the model beats both baselines** (RMSE "
-                 f"{rmse[MODEL_ROW]:.3f}).")
-    return "\n\n".join(lines)
-
-
-# Forecasts closer than this, on average, as a share of the price, draw as one line.
-SAME_LINE = 0.005
-
-
-def overlap_note(result: TrainResult) -> str:
-    """Said under the forecast chart when the model's line lies on persistence's, else ""."""
-    f = result.forecasts
-    gap = float(np.mean(np.abs(f["model"] - f["persistence"]) / f["persistence"]))
-    if gap >= SAME_LINE:
-        return ""
-    return (f"The model's forecast is on average {gap:.2%} from yesterday's close, which is "
-            "persistence's forecast: the two lines lie on each other (the model's is the wide, faint "
-            "one). A model that learned little about tomorrow predicts almost no move.")
-
-
-def summary(result: TrainResult) -> str:
-    """Why training ended, which epoch's model is kept, and how long it took."""
-    kept = (f"the model kept is the one from epoch {result.best_epoch} (best validation loss)"
-            if result.best_epoch else "no epoch finished, so the model is untrained")
-    return f"Training {result.stop_reason}; {kept}. {result.seconds:.1f} s in all."
-
-
-def metrics_table(metrics: pd.DataFrame) -> pd.DataFrame:
-    """The metrics as shown: prices named as such, direction as a share or "n/a" (the page says why)."""
-    shown = metrics.copy()
-    shown["Direction"] = [("n/a" if math.isnan(d) else f"{d:.1%}")
-                          for d in metrics["Direction"]]
-    return shown.rename(columns={"RMSE": "RMSE (price)", "MAE": "MAE (price)",
-                                 "Direction": "Direction right"})
-
-
-def verdict(result: TrainResult) -> str:
-    """Does the model beat the baselines on the test days? Said plainly, with the numbers."""
-    rmse = result.metrics["RMSE"]
-    winner = result.baseline_wins
-    if winner:
-        return (f"**The baseline wins.** *{winner}* has a lower test RMSE ({rmse[winner]:.3f}) "
-                f"than the model ({rmse[MODEL_ROW]:.3f}). That is the usual result on daily "
-                "prices: yesterday's close is a hard forecast to beat, and a model that seems to "
-                "follow the price is mostly copying it.")
-    return (f"**The model beats both baselines** on test RMSE ({rmse[MODEL_ROW]:.3f} against "
-            f"{rmse[PERSISTENCE_ROW]:.3f} and {rmse[MA_ROW]:.3f}). Before believing it, try other "
-            "seeds, tickers and date ranges: one lucky split proves little.")

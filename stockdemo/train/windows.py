@@ -20,19 +20,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from stockdemo.i18n import N_, tr
+
 MA_WINDOW = 5  # days in the moving-average feature and baseline
 WARMUP = MA_WINDOW - 1  # first days without a full moving average
 MIN_WINDOWS = 40  # fewer windows cannot be split into train, validation and test
 MIN_PART = 2  # windows at least in the validation and in the test part
+# msgids: tr() them where shown.
 FEATURE_LABELS: dict[str, str] = {
-    "return": "log return: log(close / previous close)",
-    "close": "close price, standardised",
-    "ma": f"close / {MA_WINDOW}-day moving average − 1",
-    "volume": "log(1 + volume), standardised",
+    "return": N_("log return: log(close / previous close)"),
+    "close": N_("close price, standardised"),
+    "ma": N_("close / 5-day moving average − 1"),
+    "volume": N_("log(1 + volume), standardised"),
 }
 TARGET_LABELS: dict[str, str] = {
-    "return": "the next trading day's log return",
-    "price": "the next trading day's close price",
+    "return": N_("the next trading day's log return"),
+    "price": N_("the next trading day's close price"),
 }
 
 
@@ -101,8 +104,8 @@ def day_features(prices: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
         elif name == "volume":
             volume = prices["volume"].to_numpy(float)[WARMUP:]
             if not np.isfinite(volume).all() or (volume < 0).any():
-                raise DataError("This data has no usable volume column: choose input features "
-                                "without volume.")
+                raise DataError(tr("This data has no usable volume column: choose input features without "
+                                   "volume."))
             columns.append(np.log1p(volume))
         else:
             raise ValueError(f"unknown feature {name!r}")
@@ -114,11 +117,12 @@ def prepare(prices: pd.DataFrame, feature_names: tuple[str, ...], target: str, s
     """prices -> windows (windows, seq_len, features) and next-day targets, split and scaled."""
     close = prices["close"].to_numpy(float)
     if len(close) < min_rows(seq_len):
-        raise DataError(f"This data has {len(close)} trading days; sequence length {seq_len} needs "
-                        f"at least {min_rows(seq_len)} to make {MIN_WINDOWS} windows to split. "
-                        "Choose a longer date range or a shorter sequence length.")
+        raise DataError(tr("This data has {days} trading days; sequence length {T} needs at least {needed} "
+                           "to make {windows} windows to split. Choose a longer date range or a shorter "
+                           "sequence length.", days=len(close), T=seq_len, needed=min_rows(seq_len),
+                           windows=MIN_WINDOWS))
     if not np.isfinite(close).all() or (close <= 0).any():
-        raise DataError("Every close must be a positive number to compute returns.")
+        raise DataError(tr("Every close must be a positive number to compute returns."))
     features = day_features(prices, feature_names)  # (days, features)
     days = len(features)
     if target == "return":

@@ -4,7 +4,7 @@
 The package is in layers, each importing only the ones below it (docs/architecture.md;
 tests/test_architecture.py checks it):
 
-1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``;
+1. ``compat`` (Streamlit's private API, one door), ``keys``, ``routes``, ``hooks``, ``language``;
 2. ``caches``, ``url_sync``, ``widgets``, ``metrics``, ``elements``: caches and widgets;
 3. ``stage``, ``stage_route``, ``stage_watch``, ``compare``, ``graph_view``: the graph view;
 4. ``controls``, ``steps``, ``downloads``, ``training``, ``captures``: panels;
@@ -50,6 +50,7 @@ from stockdemo.ui.elements import aside, chart_after_graph, table
 from stockdemo.ui.frame import DATA_CREDIT, setup_page
 from stockdemo.ui.graph_view import replay_control, stage_table, training_trace
 from stockdemo.ui.keys import PLAYGROUND_LIVE
+from stockdemo.ui.language import fragment
 from stockdemo.ui.metrics import Metric, metric_row
 from stockdemo.ui.routes import PAGES, ROOT, page_link, page_source, page_url, presenting, share_link
 from stockdemo.ui.stage import live_stage, stage_to_url
@@ -85,18 +86,19 @@ from stockdemo.ui.widgets import (
 
 __all__ = [
     "DATA_CREDIT", "EXPORTS", "Metric", "PAGES", "PLAYGROUND_LIVE", "ROOT", "TrainPanel", "aside",
-    "cached_answer", "cached_dataset", "cached_debug_figure", "cached_early_stop_runs", "cached_experiment",
-    "cached_export", "cached_figure", "cached_inspection", "cached_picture", "cached_prices_figure",
-    "cached_prices_table", "cached_prints", "cached_render", "cached_run", "cached_size_sweep",
-    "cached_trace", "capped_knob_widget", "chart_after_graph", "compare_bar", "compare_config",
-    "comparison", "controls_locked", "debug_controls", "direct_moves", "drawn_on_stage", "fx_graph",
-    "go_to_step", "graph_picker", "knob_row", "knob_widget", "leave_for_training", "lesson_challenge",
-    "lesson_drawn", "lesson_picker", "lesson_question", "lesson_step", "live_stage", "metric_row",
-    "more_settings", "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
-    "panel_picker", "presenting", "presets_bar", "recompile_count", "recompiles", "replay_control",
-    "reveal_step", "run_controls", "run_downloads", "settle_listener", "setup_page", "share_link",
-    "shown_lesson", "stage_config", "stage_link", "stage_settled", "stage_table", "stage_to_url",
-    "static_captures", "static_controls", "step_revealed", "table", "train_button", "train_controls",
+    "cached_answer", "cached_dataset", "cached_debug_figure", "cached_early_stop_runs",
+    "cached_experiment", "cached_export", "cached_figure", "cached_inspection", "cached_picture",
+    "cached_prices_figure", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
+    "cached_size_sweep", "cached_trace", "capped_knob_widget", "chart_after_graph", "compare_bar",
+    "compare_config", "comparison", "controls_locked", "debug_controls", "direct_moves",
+    "drawn_on_stage", "fragment", "fx_graph", "go_to_step", "graph_picker", "knob_row",
+    "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_picker",
+    "lesson_question", "lesson_step", "live_stage", "metric_row", "more_settings", "node_from_url",
+    "number_box", "outcome_box", "page_link", "page_source", "page_url", "panel_picker",
+    "presenting", "presets_bar", "recompile_count", "recompiles", "replay_control", "reveal_step",
+    "run_controls", "run_downloads", "settle_listener", "setup_page", "share_link", "shown_lesson",
+    "stage_config", "stage_link", "stage_settled", "stage_table", "stage_to_url", "static_captures",
+    "static_controls", "step_revealed", "table", "train_button", "train_controls",
     "training_pending", "training_run", "training_trace", "url_messages",
 ]
 

@@ -34,9 +34,6 @@ from stockdemo.ui.routes import ROOT, absolute, page_url
 
 CLASS_PAGE = "pages/classroom.py"
 LESSON_PAGE = "pages/lesson.py"
-WORDS = {"run": "▶ Preview", "run_help": "Read the lesson and compute every step's answer (Ctrl+Enter)",
-         "hint": "Ctrl+Enter previews · Esc then Tab leaves the editor",
-         "editor": "Lesson file (TOML): edit it, then press Ctrl+Enter to preview it"}
 REFUSED = "Line {line}, {key}: {message}"
 
 
@@ -98,7 +95,7 @@ def editor(text: str, lesson: Lesson | None, refused: LessonError | None) -> Non
               else "Refused." if refused is not None else f"Read: {len(lesson.steps)} steps.")
     code_editor(text, str(st.session_state.get(keys.AUTHOR_DOC, 0)), _take, key="lesson_editor",
                 error=mark, status=status, ran=st.session_state.get(keys.AUTHOR_RAN, 0),
-                language="toml", words=WORDS)
+                language="toml")
 
 
 def refusal(refused: LessonError) -> None:

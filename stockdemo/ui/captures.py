@@ -6,6 +6,8 @@ import streamlit as st
 
 from stockdemo import static_graphs as static
 from stockdemo.config import RunConfig
+from stockdemo.i18n import number as written
+from stockdemo.i18n import tr, trn
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_export
 from stockdemo.ui.metrics import Metric, metric_row
@@ -17,14 +19,14 @@ def outcome_box(outcome: static.ExportOutcome, success: str, failure: str, ops: 
     ``ops``: on success, list the exported graph's ops too.
     """
     if outcome.ok:
-        st.success(f"**Exported** in {outcome.seconds:.2f} s. {success} {outcome.note}",
-                   icon=":material/check_circle:")
+        st.success(tr("**Exported** in {seconds} s. {success} {note}", seconds=written(outcome.seconds, 2),
+                      success=success, note=outcome.note), icon=":material/check_circle:")
         if ops and outcome.graph is not None:
             st.dataframe(static.ops_table(outcome.graph), hide_index=True, width="stretch")
     else:
-        st.error(f"**Failed** with `{outcome.error_name}` after {outcome.seconds:.2f} s. {failure}",
-                 icon=":material/error:")
-        st.caption(f"`{outcome.error_type}`, condensed:")
+        st.error(tr("**Failed** with `{error}` after {seconds} s. {failure}", error=outcome.error_name,
+                    seconds=written(outcome.seconds, 2), failure=failure), icon=":material/error:")
+        st.caption(tr("`{error}`, condensed:", error=outcome.error_type))
         st.code(outcome.message, language="text", wrap_lines=True)
 
 
@@ -33,16 +35,25 @@ def fx_graph(capture: static.CompileCapture) -> None:
     graph = capture.last_graph
     if static.drawn_node_count(graph) <= static.MAX_DRAWN_FX_NODES:
         st.graphviz_chart(static.fx_dot(graph), width="stretch",
-                          alt=f"FX graph captured by torch.compile: {graph.op_count} ops")
+                          alt=trn("FX graph captured by torch.compile: {n} op",
+                                  "FX graph captured by torch.compile: {n} ops", graph.op_count))
     else:
-        st.warning(f"This FX graph has {graph.op_count} ops: too many to draw here. "
-                   "Its code is below.", icon=":material/visibility_off:")
-    reach = ("any input matching that shape" if capture.symbolic
-             else "any input of exactly that shape, and only for that shape")
-    st.caption(f"{graph.op_count} ops, traced once for input shape {graph.input_shape()}. "
-               f"Orange notes are the weights it takes as inputs. It runs again unchanged "
-               f"for {reach}.")
-    with st.expander("The captured graph as code (what dynamo recorded)"):
+        st.warning(tr("This FX graph has {count} ops: too many to draw here. Its code is below.",
+                      count=graph.op_count), icon=":material/visibility_off:")
+    if capture.symbolic:
+        said = trn("{n} op, traced once for input shape {shape}. Orange notes are the weights it takes as "
+                   "inputs. It runs again unchanged for any input matching that shape.",
+                   "{n} ops, traced once for input shape {shape}. Orange notes are the weights it takes as "
+                   "inputs. It runs again unchanged for any input matching that shape.",
+                   graph.op_count, shape=graph.input_shape())
+    else:
+        said = trn("{n} op, traced once for input shape {shape}. Orange notes are the weights it takes as "
+                   "inputs. It runs again unchanged for any input of exactly that shape, and only for "
+                   "that shape.", "{n} ops, traced once for input shape {shape}. Orange notes are the "
+                   "weights it takes as inputs. It runs again unchanged for any input of exactly that "
+                   "shape, and only for that shape.", graph.op_count, shape=graph.input_shape())
+    st.caption(said)
+    with st.expander(tr("The captured graph as code (what dynamo recorded)")):
         st.code(graph.code, language="python")
 
 
@@ -62,8 +73,10 @@ def static_captures(config: RunConfig,
     session = st.session_state.get(_SESSION)
     if fresh or session is None or config.replace(seq_len=session.config.seq_len) != session.config:
         if not fresh and session is not None:
-            st.caption(f"A new cell is a new model: a new `torch.compile`, its count from 0 "
-                       f"({len(session.seq_lens)} lengths were tried with the last one).")
+            st.caption(trn("A new cell is a new model: a new `torch.compile`, its count from 0 ({n} length "
+                           "was tried with the last one).", "A new cell is a new model: a new "
+                           "`torch.compile`, its count from 0 ({n} lengths were tried with the last one).",
+                           len(session.seq_lens)))
         session = st.session_state[_SESSION] = static.CompileSession(config)
     T = config.seq_len
     cond = config.replace(seq_len=min(T, static.COND_MAX_T))
@@ -75,11 +88,11 @@ def static_captures(config: RunConfig,
         exports = {kind: cached_export(kind, at) for kind, at in steps}
         return session.capture(), exports
     graphs = len(session.capture().graphs)
-    names = {"static": "torch.export, static shapes", "dynamic": "torch.export, T marked dynamic",
-             "early_stop": "torch.export of the early-stop model",
-             "cond": f"torch.export of its torch.cond rewrite (T = {cond.seq_len})"}
-    what = (f"torch.compile: T = {T} is a new shape, dynamo traces `forward` (graph {graphs + 1}, "
-            f"limit {static.recompile_limit()})")
+    names = {"static": tr("torch.export, static shapes"), "dynamic": tr("torch.export, T marked dynamic"),
+             "early_stop": tr("torch.export of the early-stop model"),
+             "cond": tr("torch.export of its torch.cond rewrite (T = {T})", T=cond.seq_len)}
+    what = tr("torch.compile: T = {T} is a new shape, dynamo traces `forward` (graph {graph}, limit {limit})",
+              T=T, graph=graphs + 1, limit=static.recompile_limit())
     bar = st.progress(0.0, text=f"1/5 · {what}…")
     session.call(T)
     for i, (kind, at) in enumerate(steps, start=2):
@@ -92,14 +105,15 @@ def static_captures(config: RunConfig,
 def recompile_count(capture: static.CompileCapture) -> None:
     """How many graphs the lengths tried took, in one row (drawn by the controls, kept in view)."""
     metric_row([
-        Metric("Lengths since Capture", len(capture.seq_lens),
-               help="Every T this compiled model was called at since you pressed Capture."),
-        Metric("Graphs captured", len(capture.graphs)),
-        Metric("Recompiles", capture.recompiles, help="Captures after the first one."),
-        Metric("Ran eagerly", capture.eager_calls,
-               help=f"Calls past dynamo's recompile limit ({capture.limit} graphs): no graph, "
-                    "plain PyTorch."),
-        Metric("Tracing time", f"{capture.seconds:.2f} s", help="All calls so far, measured live."),
+        Metric(tr("Lengths since Capture"), written(len(capture.seq_lens)),
+               help=tr("Every T this compiled model was called at since you pressed Capture.")),
+        Metric(tr("Graphs captured"), written(len(capture.graphs))),
+        Metric(tr("Recompiles"), written(capture.recompiles), help=tr("Captures after the first one.")),
+        Metric(tr("Ran eagerly"), written(capture.eager_calls),
+               help=tr("Calls past dynamo's recompile limit ({limit} graphs): no graph, plain PyTorch.",
+                       limit=capture.limit)),
+        Metric(tr("Tracing time"), tr("{seconds} s", seconds=written(capture.seconds, 2)),
+               help=tr("All calls so far, measured live.")),
     ])
 
 
@@ -109,5 +123,5 @@ def recompiles(capture: static.CompileCapture) -> None:
                  key="compile_steps")
     st.markdown(static.explain_recompiles(capture))
     if capture.warning:
-        st.caption("What torch logged when the limit was hit, word for word:")
+        st.caption(tr("What torch logged when the limit was hit, word for word:"))
         st.code(capture.warning, language="text", wrap_lines=True)

@@ -18,8 +18,8 @@ The server sends (``data``, JSON):
 - ``printed``: what the last run printed, shown under the code;
 - ``lesson``: what the ready-made edit on screen teaches, one line over the code ("" for none);
 - ``language``: "python" (a learner's code) or "toml" (a lesson file);
-- ``words``: the button's label and help, the hint beside it and the editor's ARIA label
-  (``CODE_WORDS`` for a learner's code);
+- ``words``: the editor's own words in the reader's language (``stockdemo.render.words``): a
+  lesson file's editor says Preview where a learner's code says Run;
 - ``draft``: a name for the text typed and not yet run, or None. While it is named the
   browser keeps that text in the tab (sessionStorage); a new ``doc`` equal to the text it
   was typed on, under the same name (a reload, a new session after a dropped connection),
@@ -40,22 +40,18 @@ from typing import Any
 
 import streamlit as st
 
+from stockdemo.render.words import editor_words
 from stockdemo.ui.assets import component_js
 
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "code_editor.js"
 CSS = Path(__file__).with_name("code_editor") / "code_editor.css"
-
-# What the editor says around a learner's code (another text, a lesson, says other words).
-CODE_WORDS = {"run": "▶ Run", "run_help": "Run this code (Ctrl+Enter, or ⌘+Enter on a Mac)",
-              "hint": "Ctrl+Enter runs · Esc then Tab leaves the editor",
-              "editor": "Python code: edit it, then press Ctrl+Enter to run it"}
 
 
 def _loader() -> str:
     version = hashlib.blake2b(BUNDLE.read_bytes(), digest_size=6).hexdigest()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     path = "/" + (f"{base}/" if base else "") + f"app/static/{BUNDLE.name}?v={version}"
-    return component_js("loader", bundle=path, what="The code editor", watched=False)
+    return component_js("loader", bundle=path, watched=False)
 
 
 _COMPONENT = st.components.v2.component(
@@ -75,13 +71,12 @@ def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, k
                 base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
                 ran: int = 0, locked: str | None = None, present: bool = False,
                 height: int | None = None, focus_line: int | None = None, printed: str = "",
-                lesson: str = "", draft: str | None = None, language: str = "python",
-                words: dict[str, str] | None = None) -> None:
+                lesson: str = "", draft: str | None = None, language: str = "python") -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base, "error": error, "status": status, "ran": ran,
             "locked": locked, "present": present, "height": height, "focus_line": focus_line,
             "printed": printed, "lesson": lesson, "draft": draft, "language": language,
-            "words": words or CODE_WORDS}
+            "words": editor_words(language)}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

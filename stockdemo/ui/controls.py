@@ -37,6 +37,7 @@ from stockdemo.config import (
     RunConfig,
     TrainConfig,
 )
+from stockdemo.i18n import tr
 from stockdemo.train import prices as data
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.caches import cached_prices_table
@@ -72,7 +73,7 @@ def run_controls() -> tuple[RunConfig, str]:
 
 def more_settings() -> None:
     """The Playground's seldom-changed settings, in an expander under the stage."""
-    seldom_row("More settings: batch, features, seed, graph view", "playground_more", *MORE_KNOBS)
+    seldom_row(tr("More settings: batch, features, seed, graph view"), "playground_more", *MORE_KNOBS)
 
 
 def train_controls() -> tuple[TrainConfig, data.Upload | None]:
@@ -92,12 +93,12 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
             where = {SYNTH.name: knob_widget(SYNTH)}
         else:
             file = st.file_uploader(
-                f"Price history as CSV (up to {data.MAX_UPLOAD_BYTES // 2**20} MB)",
+                tr("Price history as CSV (up to {size} MB)", size=data.MAX_UPLOAD_BYTES // 2**20),
                 type=["csv", "txt"], key="upload_csv",
-                help="A Date column and a price column are enough; an exported "
-                     "Date,Open,High,Low,Close,Adj Close,Volume file works as it is.")
+                help=tr("A Date column and a price column are enough; an exported "
+                        "Date,Open,High,Low,Close,Adj Close,Volume file works as it is."))
     model = {**knob_row(FEATURES, TARGET, CELL), **knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS)}
-    training = seldom_row("Training settings: epochs, learning rate, early stopping, split, seed",
+    training = seldom_row(tr("Training settings: epochs, learning rate, early stopping, split, seed"),
                           "train_more", EPOCHS, LEARNING_RATE, PATIENCE, VAL_PCT, TEST_PCT, SEED)
     config, notes = TrainConfig.checked(source=source, **where, **model, **training)
     for note in notes:
@@ -110,8 +111,8 @@ def train_controls() -> tuple[TrainConfig, data.Upload | None]:
     column = candidates[0]
     if len(candidates) > 1:
         with where_col:
-            column = st.selectbox("Price column", candidates, key="upload_price",
-                                  help="Several columns hold numbers: which is the price?")
+            column = st.selectbox(tr("Price column"), candidates, key="upload_price",
+                                  help=tr("Several columns hold numbers: which is the price?"))
     return config, data.Upload(table, file.name, column, hashlib.sha256(raw).hexdigest())
 
 
@@ -120,7 +121,7 @@ def debug_controls() -> tuple[RunConfig, int, str]:
     url_messages("pages/debugging.py")
     model = knob_row(SEQ_LEN, HIDDEN_SIZE, NUM_LAYERS, CELL)
     debug = knob_row(WEIGHT_SCALE, NONLINEARITY)
-    more = seldom_row("More settings: batch, features, seed", "debugging_more",
+    more = seldom_row(tr("More settings: batch, features, seed"), "debugging_more",
                       BATCH_SIZE, INPUT_SIZE, SEED)
     return RunConfig(**model, **more), int(debug[WEIGHT_SCALE.name]), debug[NONLINEARITY.name]
 
@@ -130,10 +131,10 @@ def static_controls() -> tuple[RunConfig, bool, bool]:
     url_messages("pages/static_vs_dynamic.py")
     picked = knob_row(SEQ_LEN, CELL)
     config = RunConfig(seq_len=int(picked[SEQ_LEN.name]), cell=picked[CELL.name])
-    pressed = st.button("Capture static graphs", key="static_capture", type="primary",
+    pressed = st.button(tr("Capture static graphs"), key="static_capture", type="primary",
                         icon=":material/play_arrow:",
-                        help="Runs torch.compile and torch.export on this model, then on every new T "
-                             "you move to. Pressed again: a fresh torch.compile, the count from 0.")
+                        help=tr("Runs torch.compile and torch.export on this model, then on every new T "
+                                "you move to. Pressed again: a fresh torch.compile, the count from 0."))
     if pressed:
         st.session_state[keys.STATIC_ON] = True
     return config, st.session_state.get(keys.STATIC_ON, False), pressed
@@ -148,20 +149,20 @@ def presets_bar() -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         for preset in PRESETS:
             if preset.page == "pages/playground.py":
-                st.button(preset.label, key=f"preset_{preset.key}", help=preset.lesson,
+                st.button(tr(preset.label), key=f"preset_{preset.key}", help=tr(preset.lesson),
                           on_click=_apply_preset, args=(preset,))
             else:
-                page_link(preset.page, preset.label, ":material/open_in_new:", query=preset.params)
+                page_link(preset.page, tr(preset.label), ":material/open_in_new:", query=preset.params)
 
 
 def compare_bar() -> None:
     """One click to a comparison: run A pinned, the stage moved to run B, both drawn."""
-    st.caption("Pin the run on screen as A with the graph's **Pin as A** button, then change "
-               "the settings: A and B are drawn one above the other, what B added and lost "
-               "coloured. Or start from one of these:")
+    st.caption(tr("Pin the run on screen as A with the graph's **Pin as A** button, then change "
+                  "the settings: A and B are drawn one above the other, what B added and lost "
+                  "coloured. Or start from one of these:"))
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         for key, label, a_params, b_params in COMPARE_PRESETS:
-            st.button(label, key=f"compare_{key}", on_click=set_comparison, args=(a_params, b_params))
+            st.button(tr(label), key=f"compare_{key}", on_click=set_comparison, args=(a_params, b_params))
 
 
 def _apply_preset(preset: Preset) -> None:

@@ -13,11 +13,20 @@ import torch
 
 from stockdemo import theme
 from stockdemo.config import PRESENT
+from stockdemo.i18n import N_, tr
 from stockdemo.ui import hooks, keys
+from stockdemo.ui.language import (
+    html_lang,
+    language_message,
+    language_picker,
+    language_to_url,
+    session_language,
+)
 from stockdemo.ui.routes import MENU, page_link, page_source, presenting
 from stockdemo.ui.url_sync import to_url
 
-DATA_CREDIT = (
+# A msgid: tr() it where shown.
+DATA_CREDIT = N_(
     "Stock prices: Quandl WIKI Prices (public domain), as redistributed in "
     "bokeh-sampledata. Prices as supplied, without accuracy guarantee."
 )
@@ -35,8 +44,10 @@ except RuntimeError:
 
 def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = False,
                class_intros: tuple[str, str] | None = None) -> None:
-    """Page config, sidebar menu and credits, title and the one-line intro.
+    """This run's language, page config, sidebar menu and credits, title and the one-line intro.
 
+    ``title``, ``intro`` and ``class_intros`` are msgids (``N_("...")`` in the page), said here
+    in the session's language: it is decided here, first thing in every page run.
     ``source`` is the page file (``__file__``), shown and linked in the sidebar.
     ``stage``: the page's subject is a graph, drawn on a stage that takes the
     screen: the sidebar starts closed and the page's margins shrink.
@@ -44,6 +55,8 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
     whose controls are not the same there (the Lesson's reveal is the teacher's);
     a listener of ``hooks.PAGE_INTRO`` picks one.
     """
+    lang = session_language()
+    title, intro = tr(title), tr(intro)
     present = presenting()
     # An emoji favicon: a Material icon here would be fetched from a font CDN,
     # which fails offline and logs a console error on every page. "auto" lets
@@ -57,28 +70,33 @@ def setup_page(title: str, icon: str, intro: str, source: str, stage: bool = Fal
         # After the presenter's: the stage's compact figures win.
         st.html(f"<style>{STAGE_CSS}</style>")
     rel, code = page_source(source)
+    language_to_url()
     with st.sidebar:
+        html_lang(lang)
         st.markdown("### stockdemo")
-        st.caption("PyTorch's define-by-run graphs, live")
-        st.toggle(PRESENT.label, key=keys.PRESENT_TOGGLE, value=present, help=PRESENT.help,
+        st.caption(tr("PyTorch's define-by-run graphs, live"))
+        language_picker()
+        st.toggle(tr(PRESENT.label), key=keys.PRESENT_TOGGLE, value=present, help=tr(PRESENT.help),
                   on_change=_set_presenting)
         for path, label, page_icon in MENU:
-            page_link(path, label, page_icon)
+            page_link(path, tr(label), page_icon)
         st.divider()
         base = os.environ.get("STOCKDEMO_SOURCE_URL", "").rstrip("/")
-        if base:
-            st.markdown(f"Code of this page: [`{rel}`]({base}/{rel})")
-        else:
-            st.markdown(f"Code of this page: `{rel}`")
+        where = f"[`{rel}`]({base}/{rel})" if base else f"`{rel}`"
+        st.markdown(tr("Code of this page: {file}", file=where))
         # The code only while open: a whole page's text, sent at each whole-page run otherwise.
-        with st.expander("Show this page's code", key="page_code", on_change="rerun") as shown:
+        with st.expander(tr("Show this page's code"), key="page_code", on_change="rerun") as shown:
             if shown.open:
                 st.code(code, language="python")
-        st.caption(DATA_CREDIT)
-        st.caption("A teaching demo, not financial advice.")
+        st.caption(tr(DATA_CREDIT))
+        st.caption(tr("A teaching demo, not financial advice."))
     st.title(f"{icon} {title}", anchor=False)
+    unknown = language_message()
+    if unknown:
+        st.warning(unknown, icon=":material/translate:")
     if not present:
-        chosen = hooks.ask(hooks.PAGE_INTRO, class_intros) if class_intros is not None else None
+        chosen = (hooks.ask(hooks.PAGE_INTRO, tuple(tr(i) for i in class_intros))
+                  if class_intros is not None else None)
         st.markdown(chosen or intro)
     # A plug-in's line under the title (class mode: the class bar), on every page.
     hooks.fire(hooks.PAGE_OPENED, rel)
@@ -117,6 +135,15 @@ CODE_CSS = """
   white-space: pre-wrap !important; overflow-wrap: anywhere; }
 """
 
+# On a phone a row's menu takes the whole row: two side by side cut their choice short
+# ("rendimiento del d", seen in Spanish at 390 px).
+PHONE_CSS = """
+@media (max-width: 640px) {
+  [data-testid="stHorizontalBlock"] > [data-testid="stElementContainer"]:has([data-testid="stSelectbox"]) {
+    flex: 1 1 100%; }
+}
+"""
+
 # Keyboard users must see where they are. Streamlit shows a chart's toolbar
 # (fullscreen, download) only on hover, not when one of its buttons has the
 # focus, and marks a focused menu link only with the hover grey, which the
@@ -134,6 +161,7 @@ FRAME_CSS = f"""<style>
 {_tokens("unchanged.line")} {{ color: {theme.CODE_COMMENT}; }}
 {METRIC_CSS}
 {CODE_CSS}
+{PHONE_CSS}
 </style>"""
 
 # Your code's ready-made edits keep to one line on a 1280 px projector: a second line

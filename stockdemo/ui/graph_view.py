@@ -29,6 +29,7 @@ import streamlit as st
 
 from stockdemo.code.view import drawing_of_record
 from stockdemo.config import ChoiceKnob, IntKnob, RunConfig
+from stockdemo.i18n import N_, language, speaking, tr
 from stockdemo.layout.picture import Picture
 from stockdemo.render.handout import view_file_name, view_handout
 from stockdemo.render.node_table import node_table, node_table_alt
@@ -73,7 +74,7 @@ _COMPONENT = st.components.v2.component(
 )
 
 # The "Replay this run" toggle in the link, as the graph view's own toolbar draws it.
-REPLAY = ChoiceKnob(keys.REPLAY, "Replay this run", "false", ("false", "true"), REPLAY_HELP)
+REPLAY = ChoiceKnob(keys.REPLAY, N_("Replay this run"), "false", ("false", "true"), REPLAY_HELP)
 
 
 def replay_control(make_trace: Callable[[], Trace], *, key: str = keys.REPLAY,
@@ -86,8 +87,8 @@ def replay_control(make_trace: Callable[[], Trace], *, key: str = keys.REPLAY,
     through the view (``take_replay``) and the URL is written here.
     """
     if not in_view:
-        on = st.toggle("Replay this run", key=key, bind="query-params" if in_url else None,
-                       help=REPLAY_HELP)
+        on = st.toggle(tr(REPLAY.label), key=key, bind="query-params" if in_url else None,
+                       help=tr(REPLAY_HELP))
     else:
         if key not in st.session_state:
             st.session_state[key] = in_url and st.query_params.get(key, "").lower() in ("true", "1")
@@ -96,7 +97,7 @@ def replay_control(make_trace: Callable[[], Trace], *, key: str = keys.REPLAY,
             to_url(REPLAY.variant(key, REPLAY.choices), "true" if on else "false")
     if not on:
         return None
-    with st.spinner("Replaying the run with hooks on every node…"):
+    with st.spinner(tr("Replaying the run with hooks on every node…")):
         return make_trace()
 
 
@@ -170,8 +171,9 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
     _COMPONENT(data=data, key=key,
                height="content", on_selected_change=lambda: _sync_selection(key, url_key), **callbacks)
     if selected is not None and settings is not None:
-        st.markdown(f"Selected node {picture.describe(selected, markdown=True)}: [inspect what "
-                    f"autograd saved for it on the Debugging page]({inspector_link(selected, settings)})")
+        st.markdown(tr("Selected node {node}: [inspect what autograd saved for it on the Debugging "
+                       "page]({link})", node=picture.describe(selected, markdown=True),
+                       link=inspector_link(selected, settings)))
     if stage is None:
         graph_table(picture, trace, settings, key)
     return selected
@@ -180,15 +182,17 @@ def graph_view(picture: Picture, trace: Trace | None = None, *, new_ids: Iterabl
 def graph_table(picture: Picture, trace: Trace | None, settings: dict[str, str] | None,
                 key: str = "graph_view") -> None:
     """The graph view's text alternative: its nodes as a sortable table, and the graph as one file."""
-    with st.expander("The graph as a table (sortable, for screen readers and copying)",
+    with st.expander(tr("The graph as a table (sortable, for screen readers and copying)"),
                      key=f"{key}_table", on_change="rerun") as table:
         if table.open:
             st.dataframe(node_table(picture, trace), hide_index=True, width="stretch",
                          alt=node_table_alt(picture))
-            # Built on the click, in its own thread (a callable), not on every rerun.
+            # Built on the click, in its own thread (a callable), not on every rerun: in the
+            # language of the session that drew the button, which that thread does not speak.
             config = None if settings is None else RunConfig.from_params(settings)[0]
-            st.download_button("Download this graph as one HTML file (opens from disk, offline)",
-                               data=lambda: handout_of(picture, trace, config),
+            lang = language()
+            st.download_button(tr("Download this graph as one HTML file (opens from disk, offline)"),
+                               data=lambda: _said(lang, handout_of, picture, trace, config),
                                file_name=view_file_name(config, key), mime="text/html",
                                key=f"{key}_handout", on_click="ignore")
 
@@ -198,6 +202,12 @@ def handout_of(picture: Picture, trace: Trace | None, config: RunConfig | None) 
     if trace is None and config is not None:
         trace = cached_trace(config)
     return view_handout(picture, trace, config)
+
+
+def _said(lang: str, make: Callable[..., str], *args: Any) -> str:
+    """``make(*args)`` in ``lang``: for a download made in a thread of its own."""
+    with speaking(lang):
+        return make(*args)
 
 
 def stage_table(config: RunConfig, view: str, key: str = "graph") -> None:

@@ -75,3 +75,10 @@ CODE_PREVIOUS = "code:previous"  # the previous run's node ids, hashed: what thi
 CODE_UNROLL = "code:unroll"  # (the code, its folds drawn unrolled, the folds a click may unroll)
 CODE_EDIT = "code_edit"  # the ready-made edits' picker
 CODE_FILM_OF = "code:film_of"  # the code the film's stepper belongs to: new code shows its last graph
+
+# --- the language (stockdemo/ui/language.py)
+LANGUAGE = "language"  # this session's language: the link's, else the browser's, then the picker's
+LANGUAGE_LINK = "_language_link"  # the link's ?lang= last taken: a new one (a link followed) wins
+LANGUAGE_MESSAGE = "_language_message"  # why the link's ?lang= was not taken, said once
+LANGUAGE_PICKER = "language_picker"  # the sidebar's language menu, read by its callback
+FRAME_WIDGETS = (PRESENT_TOGGLE, LANGUAGE_PICKER)  # the sidebar's own widgets, on every page

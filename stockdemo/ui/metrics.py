@@ -9,6 +9,8 @@ from typing import NamedTuple
 import streamlit as st
 
 from stockdemo.graph import NodeCounts, count_text
+from stockdemo.i18n import number as written
+from stockdemo.i18n import tr
 from stockdemo.live.run import RunResult
 
 
@@ -40,7 +42,7 @@ def metric_row(metrics: Iterable[Metric], where=st) -> None:
             sign = "up" if m.delta > 0 else "down" if m.delta < 0 else "flat"
             arrow = {"up": "↑ +", "down": "↓ −", "flat": "± "}[sign]
             change = (f'<dd class="sd-delta sd-{sign}" data-testid="sdMetricDelta">'
-                      f'{arrow}{abs(m.delta):,}</dd>')
+                      f'{arrow}{written(abs(m.delta))}</dd>')
         items.append(f'<div class="sd-metric" data-testid="sdMetric">'
                      f'<dt data-testid="sdMetricLabel">{html.escape(m.label)}{tip}</dt>'
                      f'<dd data-testid="sdMetricValue">{html.escape(str(m.value))}</dd>{change}</div>')
@@ -51,22 +53,24 @@ def nodes_metric(counts: NodeCounts | None, delta: int | None = None) -> Metric:
     """"Graph nodes", the one count every page shows for a run (``NodeCounts.nodes``), and what
     it counts in words; "–" where the run made no graph."""
     if counts is None:
-        return Metric("Graph nodes", "–")
-    return Metric("Graph nodes", f"{counts.nodes:,}", delta=delta, help=counts.summary() + ".")
+        return Metric(tr("Graph nodes"), "–")
+    return Metric(tr("Graph nodes"), written(counts.nodes), delta=delta, help=counts.summary() + ".")
 
 
 def run_figures(result: RunResult, delta: int | None, elapsed_ms: float) -> list[Metric]:
     """Output shape, parameters, graph size and times of one run: the stage draws them over its graph."""
     counts = result.graph.counts
     return [
-        Metric("Output shape", str(tuple(result.predictions.shape))),
-        Metric("Parameters", f"{result.parameter_count:,}",
-               help=f"Numbers the model learns, held in the graph's "
-                    f"{count_text(counts.parameters, 'parameter')}."),
+        Metric(tr("Output shape"), str(tuple(result.predictions.shape))),
+        Metric(tr("Parameters"), written(result.parameter_count),
+               help=tr("Numbers the model learns, held in the graph's {parameters}.",
+                       parameters=count_text(counts.parameters, "parameter"))),
         nodes_metric(counts, delta),
-        Metric("Graph edges", f"{counts.edges:,}", help="Arrows between nodes: which node's output "
-                                                        "feeds which."),
-        Metric("Run + capture", f"{result.timings_ms['forward'] + result.timings_ms['capture']:.0f} ms",
-               help="Forward pass and graph capture, measured on the server when this config first ran."),
-        Metric("This page update", f"{elapsed_ms:.0f} ms", help="Including cache look-ups."),
+        Metric(tr("Graph edges"), written(counts.edges),
+               help=tr("Arrows between nodes: which node's output feeds which.")),
+        Metric(tr("Run + capture"), tr("{ms} ms", ms=round(result.timings_ms["forward"]
+                                                           + result.timings_ms["capture"])),
+               help=tr("Forward pass and graph capture, measured on the server when this config first ran.")),
+        Metric(tr("This page update"), tr("{ms} ms", ms=round(elapsed_ms)),
+               help=tr("Including cache look-ups.")),
     ]

@@ -25,13 +25,14 @@ from typing import Any
 import streamlit as st
 
 from stockdemo.config import CELL, HIDDEN_SIZE, NUM_LAYERS, SEQ_LEN, ChoiceKnob, IntKnob, RunConfig
+from stockdemo.i18n import N_, tr
 from stockdemo.layout.picture import Picture
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_picture, cached_run, change_since
 from stockdemo.ui.metrics import Metric, run_figures
 from stockdemo.ui.url_sync import to_url
 
-REPLAY_HELP = ("Runs the model again with hooks: the order autograd created each node, the line of "
+REPLAY_HELP = N_("Runs the model again with hooks: the order autograd created each node, the line of "
                "forward that made it, and a real backward() in the engine's order. Then play it "
                "here, in your browser: Record, Backward, step or scrub.")
 
@@ -121,7 +122,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     """
     controls = []
     for knob in knobs:
-        control: dict[str, Any] = {"name": knob.name, "label": knob.label, "help": knob.help,
+        control: dict[str, Any] = {"name": knob.name, "label": tr(knob.label), "help": tr(knob.help),
                                    "value": values[knob.name]}
         if isinstance(knob, ChoiceKnob):
             control["choices"] = [[c, knob.show(c)] for c in knob.choices]
@@ -136,7 +137,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
     if redraw is None:
         redraw = len(st.session_state.get(keys.STAGE_REDRAWN, ()))
     return {"controls": controls, "req": req, "change": change, "locked": locked, "replay": replay,
-            "replay_help": REPLAY_HELP, "figures": shown, "present": present, "pin": pin, "grows": grows,
+            "replay_help": tr(REPLAY_HELP), "figures": shown, "present": present, "pin": pin, "grows": grows,
             "direct": direct,
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).

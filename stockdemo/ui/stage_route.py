@@ -37,7 +37,7 @@ from typing import Any
 import streamlit as st
 from starlette.websockets import WebSocketDisconnect
 
-from stockdemo import heap, host
+from stockdemo import heap, host, i18n
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
 from stockdemo.render.payload import HEIGHT, view_json
 from stockdemo.ui import compat, hooks, keys
@@ -64,6 +64,7 @@ class _Seat:
     url: str
     previous: dict | None  # caches.change_since's record of the run on the stage
     served: tuple[RunConfig, int] | None = None  # settings and request answered here, not yet taken
+    lang: str = i18n.ENGLISH  # the session's language: one thread answers every session's moves
 
 
 _SEATS: dict[str, _Seat] = {}  # by token: the secret a session's payload hands its browser
@@ -92,7 +93,7 @@ def direct_moves(config: RunConfig, view: str, *, present: bool, plain: bool) ->
         token = st.session_state[keys.STAGE_TOKEN] = secrets.token_urlsafe(18)
     seat = _Seat(session_id, {k: v for k, v in config.__dict__.items() if k not in _STAGE_NAMES}, view,
                  present, len(st.session_state.get(keys.STAGE_REDRAWN, ())), f"{path}?s={token}",
-                 st.session_state.get(keys.PREVIOUS_RUN))
+                 st.session_state.get(keys.PREVIOUS_RUN), lang=i18n.language())
     with _LOCK:
         _SEATS[token] = seat
     _prune()
@@ -165,11 +166,12 @@ def read_move(token: str, text: str | None) -> _Move | None:
 def answer(move: _Move) -> str:
     """The stage's payload for ``move``, as the stage's run would draw it; the seat remembers it."""
     seat, config = move.seat, move.config
-    picture, change, stage = stage_of_run(config, seat.view, move.values, seat.previous, move.started,
-                                          replay=False, present=seat.present, req=move.req,
-                                          redraw=seat.redraw, direct=seat.url)
-    payload = view_json(picture, None, change["new"], None, HEIGHT, stage, None, fill=True,
-                        statics=cached_static_payload)
+    with i18n.speaking(seat.lang):
+        picture, change, stage = stage_of_run(config, seat.view, move.values, seat.previous, move.started,
+                                              replay=False, present=seat.present, req=move.req,
+                                              redraw=seat.redraw, direct=seat.url)
+        payload = view_json(picture, None, change["new"], None, HEIGHT, stage, None, fill=True,
+                            statics=cached_static_payload)
     with _LOCK:
         if _SEATS.get(move.token) is seat:
             seat.previous, seat.served = change, (config, move.req)

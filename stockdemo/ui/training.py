@@ -18,7 +18,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from stockdemo import figures
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, TrainConfig
+from stockdemo.i18n import tr, trn, trp
 from stockdemo.train import pool as workers
+from stockdemo.train import report
 from stockdemo.train import training as train
 from stockdemo.train.prices import Dataset
 from stockdemo.train.training import TrainResult
@@ -55,7 +57,7 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple,
 
     ``key`` names the data and settings; a press starts ``training_run`` in a page run, which
     draws into the panel. Before any run the panel shows ``data_figure``; after one, the loss
-    curves and what they say (``train.story``); after Stop, the curves so far.
+    curves and what they say (``report.story``); after Stop, the curves so far.
     """
     workers.shared_pool()  # started on the page's first visit, so warm by the first press
     refusal = train.too_big(dataset, config)
@@ -64,12 +66,12 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple,
     left, right = st.columns([1, 1], gap="large")
     with left:
         with st.container(horizontal=True, vertical_alignment="center"):
-            st.button("Train", key="train_go", type="primary", icon=":material/play_arrow:",
+            st.button(trp("button", "Train"), key="train_go", type="primary", icon=":material/play_arrow:",
                       disabled=refusal is not None or training_pending(), on_click=_press,
                       args=(key, dataset, config))
             stop = st.empty()
-        st.caption(f"A fresh model every time, at most {EPOCHS.high} epochs and "
-                   f"{MAX_TRAIN_SECONDS:.0f} s. Same settings and seed: same curves.")
+        st.caption(tr("A fresh model every time, at most {epochs} epochs and {seconds} s. Same settings and "
+                      "seed: same curves.", epochs=EPOCHS.high, seconds=round(MAX_TRAIN_SECONDS)))
         status = st.container()
     panel = TrainPanel(stop, status, right.empty())
     partial = st.session_state.pop(_STOPPED, None)
@@ -79,18 +81,18 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple,
         panel.chart.plotly_chart(data_figure, width="stretch", key="prices_chart")
         return None, panel
     if partial is not None:
-        status.warning(train.stopped_text(partial), icon=":material/stop_circle:")
+        status.warning(report.stopped_text(partial), icon=":material/stop_circle:")
         if partial:
             panel.chart.plotly_chart(figures.loss_figure(partial, PANEL_CHART_HEIGHT), width="stretch",
                                      key="loss_stopped")
             return None, panel
     elif result is not None:
-        status.markdown(train.story(result))
+        status.markdown(report.story(result))
         panel.chart.plotly_chart(figures.loss_figure(result.history, PANEL_CHART_HEIGHT), width="stretch",
                                  key="loss_chart")
         return result, panel
     elif stored:
-        status.caption("The settings changed since the last training: press **Train** to train on these.")
+        status.caption(tr("The settings changed since the last training: press **Train** to train on these."))
     panel.chart.plotly_chart(data_figure, width="stretch", key="prices_chart")
     return None, panel
 
@@ -131,10 +133,10 @@ def training_run(panel: TrainPanel | None) -> None:
     if panel is None:
         panel = TrainPanel(st.empty(), st.container(), st.empty())
     st.html(_ONE_STOP_CSS)
-    panel.stop.button("Stop", key="train_stop", icon=":material/stop:", on_click=_stop,
-                      help="Stops training; the curves so far stay on the page.")
+    panel.stop.button(tr("Stop"), key="train_stop", icon=":material/stop:", on_click=_stop,
+                      help=tr("Stops training; the curves so far stay on the page."))
     with panel.status:
-        bar = st.progress(0.0, text="Starting: building a fresh model...")
+        bar = st.progress(0.0, text=tr("Starting: building a fresh model..."))
     history: list[train.Progress] = []
     drawn_at = bar_at = 0.0
     # In a worker process, off the server's GIL. Closing the stream (the loop ends, Stop's
@@ -143,8 +145,10 @@ def training_run(panel: TrainPanel | None) -> None:
         with closing(workers.shared_pool().train(dataset, config)) as events:
             for event in events:
                 if isinstance(event, workers.Queued):
-                    bar.progress(0.0, text=f"Waiting for a training worker: number {event.position} "
-                                           f"in line ({event.workers} training at once here)")
+                    waiting = trn("Waiting for a training worker: number {position} in line ({n} training "
+                                  "at once here)", "Waiting for a training worker: number {position} in "
+                                  "line ({n} training at once here)", event.workers, position=event.position)
+                    bar.progress(0.0, text=waiting)
                     continue
                 if isinstance(event, train.TrainResult):
                     st.session_state[_RESULT] = (key, event)
@@ -156,11 +160,13 @@ def training_run(panel: TrainPanel | None) -> None:
                         # unkeyed: the browser keeps the chart and redraws it in place
                         panel.chart.echarts_chart(figures.live_loss_option(history), renderer="svg",
                                                   height=PANEL_CHART_HEIGHT,
-                                                  alt="Line chart of the training and validation loss "
-                                                      f"per epoch, {len(history)} epochs so far.")
+                                                  alt=trn("Line chart of the training and validation loss "
+                                                          "per epoch, {n} epoch so far.", "Line chart of the "
+                                                          "training and validation loss per epoch, {n} "
+                                                          "epochs so far.", len(history)))
                         drawn_at = time.monotonic()
                 if time.monotonic() - bar_at >= BAR_EVERY_S:  # the first report at once
-                    bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
+                    bar.progress(min(1.0, event.fraction), text=report.progress_text(event))
                     bar_at = time.monotonic()
     except (workers.TrainingRefused, workers.WorkerLost) as err:
         for done in (_JOB, _PARTIAL):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from stockdemo.config import LAB_GRAPH, PANEL, PANEL_LABELS, ChoiceKnob, IntKnob
+from stockdemo.i18n import tr
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.url_sync import number_box, to_url
 
@@ -23,17 +24,17 @@ def knob_widget(knob: IntKnob | ChoiceKnob, bound: bool = True):
     url = {"bind": "query-params"} if bound else {"persist_state": "page"}
     url.update(on_change=hooks.fire, args=(hooks.KNOB_MOVED, knob.name))
     if isinstance(knob, ChoiceKnob):
-        value = st.selectbox(knob.label, knob.choices, index=knob.choices.index(knob.default),
-                             key=knob.name, help=knob.help, format_func=knob.show, **url)
+        value = st.selectbox(tr(knob.label), knob.choices, index=knob.choices.index(knob.default),
+                             key=knob.name, help=tr(knob.help), format_func=knob.show, **url)
     elif not number_box(knob):
-        value = st.slider(knob.label, knob.low, knob.high, value=knob.default, step=knob.step,
-                          key=knob.name, help=knob.help, **url)
+        value = st.slider(tr(knob.label), knob.low, knob.high, value=knob.default, step=knob.step,
+                          key=knob.name, help=tr(knob.help), **url)
     else:
         # A float box shown as an integer: an int box raises on ?seed=inf, a float box drops
         # it; integers up to 2**53 are exact as floats. "%.0f": "%d" on a float box warns.
-        value = int(st.number_input(knob.label, float(knob.low), float(knob.high),
+        value = int(st.number_input(tr(knob.label), float(knob.low), float(knob.high),
                                     value=float(knob.default), step=float(knob.step), format="%.0f",
-                                    key=knob.name, help=knob.help, **url))
+                                    key=knob.name, help=tr(knob.help), **url))
     hooks.fire(hooks.KNOB_DRAWN, knob, value)
     return value
 
@@ -88,10 +89,10 @@ def capped_knob_widget(knob: IntKnob, high: int) -> int:
     if st.session_state.get(knob.name, knob.default) > high:
         st.session_state[knob.name] = high
     if high == knob.low:
-        st.caption(f"{knob.label}: {knob.low} (the only step of this run)")
+        st.caption(tr("{knob}: {value} (the only step of this run)", knob=tr(knob.label), value=knob.low))
         return knob.low
-    value = st.slider(knob.label, knob.low, high, value=min(knob.default, high), step=knob.step,
-                      key=knob.name, help=knob.help, bind="query-params",
+    value = st.slider(tr(knob.label), knob.low, high, value=min(knob.default, high), step=knob.step,
+                      key=knob.name, help=tr(knob.help), bind="query-params",
                       on_change=hooks.fire, args=(hooks.KNOB_MOVED, knob.name))
     hooks.fire(hooks.KNOB_DRAWN, knob, value)
     return value

@@ -25,6 +25,7 @@ import { toml } from "@codemirror/legacy-modes/mode/toml";
 import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
+import { Words, relabel } from "../../graph_view/src/words.js";
 
 const RUN_KEY = "Mod-Enter";
 const CODE_FILE = "<your code>"; // the file name the sandbox compiles the code under
@@ -151,18 +152,22 @@ class CodeEditor {
     this.ran = Text.empty; // the text of the last run: the server's text, then each Run's
     this.diff = new Compartment();
     this.lock = new Compartment();
+    this.said = new Compartment(); // the words CodeMirror says (its phrases, the code's name)
 
     const bar = document.createElement("div");
     bar.className = "ce-bar";
     this.runButton = document.createElement("button");
     this.runButton.type = "button";
     this.runButton.className = "ce-run";
+    this.runButton.dataset.say = "run";
+    this.runButton.dataset.sayTitle = "run_help";
     this.runButton.addEventListener("click", () => this.run());
     this.status = document.createElement("span");
     this.status.className = "ce-status";
     this.status.setAttribute("aria-live", "polite");
     this.hint = document.createElement("span");
     this.hint.className = "ce-hint";
+    this.hint.dataset.say = "hint";
     // What a ready-made edit teaches, over the diff it explains.
     this.lesson = document.createElement("p");
     this.lesson.className = "ce-lesson";
@@ -174,7 +179,7 @@ class CodeEditor {
     this.out = document.createElement("pre");
     this.out.className = "ce-out";
     this.out.tabIndex = 0;
-    this.out.setAttribute("aria-label", "What your code printed");
+    this.out.dataset.sayAria = "printed";
     this.out.hidden = true;
     this.root.replaceChildren(bar, this.host, this.out);
 
@@ -192,7 +197,6 @@ class CodeEditor {
   }
 
   state(doc, base = null, against = base === null ? "run" : "edit") {
-    const words = this.data?.words ?? {};
     return EditorState.create({
       doc,
       extensions: [
@@ -212,9 +216,7 @@ class CodeEditor {
           ...defaultKeymap,
           ...historyKeymap,
         ]),
-        // tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a
-        // locked editor stays reachable to read.
-        EditorView.contentAttributes.of({ "aria-label": words.editor ?? "", tabindex: "0" }),
+        this.said.of(this.saying()),
         errorField,
         hoverField,
         againstField.init(() => against),
@@ -227,13 +229,31 @@ class CodeEditor {
     });
   }
 
+  /** CodeMirror's words in the payload's language: its phrases and the code's accessible name.
+   *  tabindex: a tab stop axe-core counts (a contenteditable alone is not), and a locked
+   *  editor stays reachable to read. */
+  saying() {
+    const w = this.words;
+    if (!w) return [];
+    return [EditorState.phrases.of(w.phrases),
+      EditorView.contentAttributes.of({ "aria-label": w.say("code"), tabindex: "0" })];
+  }
+
+  /** The payload's words (graph_view's words.js): said again when they change (a language,
+   *  or a lesson file's editor, which says Preview where a learner's code says Run). */
+  takeWords(sent) {
+    const text = JSON.stringify(sent ?? null);
+    if (text === this.wordsSent) return;
+    this.wordsSent = text;
+    this.words = new Words(sent);
+    relabel(this.root, this.words);
+    this.view.dispatch({ effects: this.said.reconfigure(this.saying()) });
+  }
+
   update(data) {
     this.data = data;
+    this.takeWords(data.words);
     this.root.classList.toggle("ce-present", !!data.present);
-    const words = data.words ?? {};
-    this.runButton.textContent = words.run ?? "";
-    this.runButton.title = words.run_help ?? "";
-    this.hint.textContent = words.hint ?? "";
     if (data.doc_key !== this.docKey) {
       // A new text from the server (a ready-made edit, a link, the teacher's code): the
       // editor starts again from it, its undo history with it. The server runs it.
@@ -254,7 +274,7 @@ class CodeEditor {
     // A following student holds the teacher's code: readable, not editable, not runnable.
     this.runButton.disabled = !!data.locked;
     this.view.dispatch({ effects: this.lock.reconfigure(EditorState.readOnly.of(!!data.locked)) });
-    this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : "Running…";
+    this.status.textContent = data.locked ? data.locked : answered ? (data.status ?? "") : this.words.say("running");
     this.lesson.textContent = data.lesson ?? "";
     this.lesson.hidden = !data.lesson;
     this.out.textContent = data.printed ?? "";
@@ -301,7 +321,7 @@ class CodeEditor {
       this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] });
     }
     this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
-    this.status.textContent = "Running…";
+    this.status.textContent = this.words.say("running");
     this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
     return true;
   }

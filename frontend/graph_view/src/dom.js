@@ -1,4 +1,5 @@
-// DOM helpers and number formats shared by the view's parts: one copy of each.
+// DOM helpers shared by the view's parts: one copy of each. Their words are keys
+// (words.js): `relabel` says them in the payload's language.
 
 /** A new element: `attrs` set as attributes, in order; `text`, if given, as its text. */
 export function el(tag, attrs = {}, text) {
@@ -8,31 +9,13 @@ export function el(tag, attrs = {}, text) {
   return e;
 }
 
-/** A toolbar button: `act` (its data-act) names what it does; `label` is its name and tooltip. */
-export function button(act, text, label) {
-  const b = el("button", { type: "button", "data-act": act, class: "gv-btn" }, text);
-  if (label) {
-    b.setAttribute("aria-label", label);
-    b.title = label;
-  }
+/**
+ * A toolbar button: `act` (its data-act) names what it does; `text`, the key of its words,
+ * or `symbol`, drawn as it is (− + ?); `label`, the key of its name and tooltip.
+ */
+export function button(act, { text, symbol, label } = {}) {
+  const b = el("button", { type: "button", "data-act": act, class: "gv-btn" }, symbol);
+  if (text) b.dataset.say = text;
+  if (label) b.dataset.sayLabel = label;
   return b;
-}
-
-/** A size in bytes, in words: "512 B", "1.5 KB", "2.00 MB". */
-export function fmtBytes(n) {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(2)} MB`;
-}
-
-/** A gradient norm in three figures; far from 1, in exponent form. */
-export function fmtNorm(v) {
-  if (v === null || v === undefined) return "NaN or ∞"; // the payload's null: not a finite number
-  if (v === 0) return "0";
-  return Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(2) : v.toPrecision(3);
-}
-
-/** A count and its noun: "1 node", "2,240 nodes". */
-export function plural(n, word) {
-  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -7,8 +7,8 @@
 
 import { el } from "./dom.js";
 
-function deltaText(d) {
-  const n = Math.abs(d).toLocaleString("en-US");
+function deltaText(d, words) {
+  const n = words.number(Math.abs(d));
   if (d > 0) return ["up", `↑ +${n}`];
   if (d < 0) return ["down", `↓ −${n}`];
   return ["flat", `± ${n}`];
@@ -22,8 +22,8 @@ export class Figures {
     this.items = [];
   }
 
-  /** `figures`: [{label, value, delta, help}], or none to hide the row. */
-  update(figures) {
+  /** `figures`: [{label, value, delta, help}], or none to hide the row; `words`: the payload's (words.js). */
+  update(figures, words) {
     this.root.hidden = !figures || !figures.length;
     if (this.root.hidden) return;
     const sig = figures.map((f) => `${f.label}\u0000${f.help || ""}`).join("\u0001");
@@ -34,7 +34,7 @@ export class Figures {
       const has = f.delta !== null && f.delta !== undefined;
       item.delta.hidden = !has;
       if (has) {
-        const [sign, text] = deltaText(f.delta);
+        const [sign, text] = deltaText(f.delta, words);
         item.delta.className = `gv-delta gv-${sign}`;
         item.delta.textContent = text;
       }

@@ -12,8 +12,6 @@ import { showSelected } from "./side.js";
 import { act } from "./toolbar.js";
 import { lineOf, showTip } from "./tooltip.js";
 
-export const HELP = "Wheel or pinch to zoom, drag to pan. Keys on the graph: + and − zoom, arrows pan, "
-  + "0 fits, Shift+arrows move between nodes, Enter selects (or unrolls a rolled run), Space plays the replay.";
 const KEY_PAN_PX = 80;
 
 /** Hover, click and keys on the view's canvas. */

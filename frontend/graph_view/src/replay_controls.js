@@ -4,7 +4,7 @@
 // The view `v` holds `rp` (the replay, replay.js), `mode` ("forward", "backward" or
 // null), `pos` (the playhead, in frames), `playing`, `lastTick` and the bar's elements.
 
-import { button, el, fmtNorm } from "./dom.js";
+import { button, el } from "./dom.js";
 import { frameCount } from "./replay.js";
 import { buildCode, showLine, showSide } from "./side.js";
 
@@ -12,22 +12,21 @@ const SPEEDS = [1, 2, 5, 10, 25, 100, 500]; // frames a second
 
 /** The replay's group of the toolbar (hidden until the payload carries a trace). */
 export function buildReplayBar(v) {
-  const bar = el("span", { class: "gv-replay", role: "group", "aria-label": "Replay this run" });
+  const bar = el("span", { class: "gv-replay", role: "group", "data-say-aria": "replay_run" });
   v.scrub = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0",
-    class: "gv-scrub", "aria-label": "Replay position" });
-  v.speed = el("select", { class: "gv-speed", "aria-label": "Replay speed" });
-  for (const s of SPEEDS) v.speed.append(el("option", { value: String(s) }, `${s} /s`));
+    class: "gv-scrub", "data-say-aria": "replay_position" });
+  v.speed = el("select", { class: "gv-speed", "data-say-aria": "replay_speed" });
   v.modeButtons = {
-    forward: button("forward", "● Record", "Record: replay the forward pass, nodes appearing as autograd recorded them"),
-    backward: button("backward", "◀ Backward", "Backward: replay backward() in the engine's real order, coloured by gradient norm"),
+    forward: button("forward", { text: "record", label: "record_help" }),
+    backward: button("backward", { text: "backward", label: "backward_help" }),
   };
-  v.playButton = button("play", "▶ Play", "Play or pause (Space)");
+  v.playButton = button("play", { label: "play_help" });
   bar.append(
     v.modeButtons.forward,
     v.modeButtons.backward,
-    button("prev", "|◀", "Step back (key ,)"),
+    button("prev", { symbol: "|◀", label: "step_back" }),
     v.playButton,
-    button("next", "▶|", "Step forward (key .)"),
+    button("next", { symbol: "▶|", label: "step_forward" }),
     v.scrub, v.speed,
   );
   v.scrub.oninput = () => {
@@ -37,6 +36,15 @@ export function buildReplayBar(v) {
   };
   v.speed.onchange = () => v.canvas.focus({ preventScroll: true });
   return bar;
+}
+
+/** The speeds offered, written in the payload's language (its words came with it). */
+export function sayReplay(v) {
+  const chosen = v.speed.value;
+  v.speed.replaceChildren(...SPEEDS.map((s) => el("option", { value: String(s) },
+    v.words.say("per_second", { n: s }))));
+  if (chosen) v.speed.value = chosen;
+  updateControls(v);
 }
 
 /** A replay button (data-act): Record, Backward, play/pause, step back or forward. */
@@ -109,7 +117,7 @@ export function advance(v, now) {
 
 /** The buttons' pressed states and the scrubber, as the replay stands. */
 export function updateControls(v) {
-  v.playButton.textContent = v.playing ? "Pause" : "▶ Play";
+  v.playButton.textContent = v.playing ? v.words.say("pause") : v.words.say("play");
   v.playButton.setAttribute("aria-pressed", v.playing ? "true" : "false");
   for (const m of ["forward", "backward"]) {
     v.modeButtons[m].setAttribute("aria-pressed", v.mode === m ? "true" : "false");
@@ -128,48 +136,55 @@ export function updateReplayText(v) {
     v.root.dataset.status = "";
     return;
   }
-  const tr = v.rp.tr, nd = v.data.nodes;
-  const n = frameCount(v.rp, v.mode);
-  const done = Math.ceil(v.pos) - 1;
-  let text;
-  let line = -1;
-  let step = null;
-  const words = tr.status || {};
-  const fill = (template, k, fallback) => (template ? template.replace("{done}", String(k)) : fallback);
-  if (v.mode === "forward") {
-    const k = Math.max(0, done + 1);
-    text = fill(words.forward, k, `Record (forward): ${k} of ${n} nodes created`);
-    if (k >= n && words.forward_end) text += ` · ${words.forward_end}`;
-    if (done >= 0) {
-      text += ` · ${nd.id[tr.forward[done]]}`;
-      line = tr.forward_line[done];
-      step = tr.forward_step[done];
-      if (step !== null && step >= 0) text += ` · loop step t = ${step}`;
-    }
-    v.sideHead.textContent = step !== null && step >= 0
-      ? `forward(): the loop at step t = ${step}` : "forward(): the line running now";
-  } else {
-    const B = tr.backward.length;
-    const k = Math.min(Math.max(0, done + 1), B);
-    text = fill(words.backward, k, `Backward of ${tr.root}: ${k} of ${B} nodes run`);
-    if (done >= 0 && done < B) {
-      text += ` · ${nd.id[tr.backward[done]]} · ‖grad‖ ${fmtNorm(tr.backward_norm[done])}`;
-      line = tr.source[tr.backward[done]]; // the forward line whose op is being undone
-    } else if (done >= B) {
-      text += ` · ${words.backward_end || "parameters hold their .grad"}`;
-    }
-    v.sideHead.textContent = `backward() of ${tr.root}: the line that made the node it runs now`;
-    // The punchline, read whole: torch's own error, across the graph, not in the side panel.
-    const freed = done >= B + 1;
-    v.ending.hidden = !freed;
-    v.root.dataset.ending = freed ? "1" : "0";
-    if (freed) {
-      v.endingText.textContent = tr.error;
-      text += " · graph freed";
-    }
-  }
+  const { text, line } = v.mode === "forward" ? forwardText(v) : backwardText(v);
   showSide(v);
   v.status.textContent = text;
   v.root.dataset.status = text;
   showLine(v, line);
+}
+
+/** Record's status line and code line at the playhead; the side panel's heading. */
+function forwardText(v) {
+  const tr = v.rp.tr, w = v.words, said = tr.status;
+  const n = frameCount(v.rp, v.mode);
+  const done = Math.ceil(v.pos) - 1;
+  const k = Math.max(0, done + 1);
+  const parts = [w.fill(said.forward, { done: k })];
+  if (k >= n) parts.push(said.forward_end);
+  let line = -1, step = null;
+  if (done >= 0) {
+    parts.push(v.data.nodes.id[tr.forward[done]]);
+    line = tr.forward_line[done];
+    step = tr.forward_step[done];
+    if (step !== null && step >= 0) parts.push(w.say("loop_step", { step }));
+  }
+  v.sideHead.textContent = step !== null && step >= 0
+    ? w.say("forward_at_step", { step }) : w.say("forward_line_now");
+  return { text: parts.join(" · "), line };
+}
+
+/** Backward's status line and code line at the playhead, and its ending: torch's own error. */
+function backwardText(v) {
+  const tr = v.rp.tr, w = v.words, said = tr.status;
+  const B = tr.backward.length;
+  const done = Math.ceil(v.pos) - 1;
+  const k = Math.min(Math.max(0, done + 1), B);
+  const parts = [w.fill(said.backward, { done: k })];
+  let line = -1;
+  if (done >= 0 && done < B) {
+    parts.push(v.data.nodes.id[tr.backward[done]], w.say("grad_norm", { norm: w.norm(tr.backward_norm[done]) }));
+    line = tr.source[tr.backward[done]]; // the forward line whose op is being undone
+  } else if (done >= B) {
+    parts.push(said.backward_end);
+  }
+  v.sideHead.textContent = w.say("backward_line_now", { root: tr.root });
+  // The punchline, read whole: torch's own error, across the graph, not in the side panel.
+  const freed = done >= B + 1;
+  v.ending.hidden = !freed;
+  v.root.dataset.ending = freed ? "1" : "0";
+  if (freed) {
+    v.endingText.textContent = tr.error;
+    parts.push(w.say("graph_freed"));
+  }
+  return { text: parts.join(" · "), line };
 }

@@ -6,14 +6,14 @@
 
 import { resize } from "./box.js";
 import { GRADIENT_STOPS } from "./draw.js";
-import { el, fmtNorm } from "./dom.js";
+import { el } from "./dom.js";
 import { detailList } from "./tooltip.js";
 
 /** The panel's elements, hidden until a node is selected or a replay runs. */
 export function buildSide(v) {
-  v.side = el("aside", { class: "gv-side", "aria-label": "Selected node, forward code and replay" });
+  v.side = el("aside", { class: "gv-side", "data-say-aria": "side" });
   v.side.hidden = true;
-  v.selBox = el("section", { class: "gv-selected", "aria-label": "Selected node" });
+  v.selBox = el("section", { class: "gv-selected", "data-say-aria": "selected_node" });
   v.selBox.hidden = true;
   v.sideHead = el("div", { class: "gv-side-head" });
   v.code = el("ol", { class: "gv-code" });
@@ -43,8 +43,8 @@ export function buildCode(v) {
   if (v.mode === "backward") {
     const bar = el("div", { class: "gv-ramp" });
     bar.style.background = `linear-gradient(to right, ${GRADIENT_STOPS.join(",")})`;
-    const lo = el("span", {}, fmtNorm(10 ** v.rp.lo)), hi = el("span", {}, fmtNorm(10 ** v.rp.hi));
-    v.legend.append(el("div", {}, "gradient norm (log scale)"), bar, el("div", { class: "gv-ramp-ends" }));
+    const lo = el("span", {}, v.words.norm(10 ** v.rp.lo)), hi = el("span", {}, v.words.norm(10 ** v.rp.hi));
+    v.legend.append(el("div", {}, v.words.say("norm_legend")), bar, el("div", { class: "gv-ramp-ends" }));
     v.legend.lastChild.append(lo, hi);
   }
 }
@@ -70,7 +70,7 @@ export function showSelected(v) {
   if (i >= 0) {
     const named = v.data.selected_node;
     const title = named ? named.id : v.p.label[i].split("\n")[0];
-    v.selBox.append(el("div", { class: "gv-side-head" }, `Selected: ${title}`));
+    v.selBox.append(el("div", { class: "gv-side-head" }, v.words.say("selected", { node: title })));
     v.selBox.append(detailList(v, i));
   }
   showSide(v);

@@ -3,7 +3,6 @@
 //
 // The view `v` holds `cmp` (compare mode's run A, or null), `strip`, `figures`, `skip`.
 
-import { plural } from "./dom.js";
 import { answered, sendPending } from "./pacing.js";
 import { prepare } from "./picture.js";
 import { offerReplay } from "./toolbar.js";
@@ -15,12 +14,12 @@ export function takeStage(v, stage) {
   skipLink(v, on);
   v.strip.root.hidden = !on;
   v.change.hidden = !on || !stage.change || !!v.mode; // a replay's status says more
-  v.figures.update(on ? stage.figures : null);
+  v.figures.update(on ? stage.figures : null, v.words);
   v.root.classList.toggle("gv-presenting", on && !!stage.present);
   if (!on) return;
   answered(v, stage);
   // While the learner's latest value is still on its way, their controls show it.
-  v.strip.update(stage, v.inflight || v.pending);
+  v.strip.update(stage, v.inflight || v.pending, v.words);
   v.change.textContent = stage.change || "";
   v.root.dataset.req = String(stage.req);
   sendPending(v);
@@ -35,8 +34,8 @@ export function takeCompare(v, cmp) {
     v.cmp = null;
     ds.compare = "0";
     for (const label of v.paneLabels) label.hidden = true;
-    v.pinButton.textContent = "Pin as A";
-    v.pinButton.title = "Pin this run as A, then change the settings: A and B drawn one above the other";
+    v.pinButton.textContent = v.words.say("pin");
+    v.pinButton.title = v.words.say("pin_help");
     return;
   }
   const keep = v.cmp && v.cmp.data.graph === cmp.a.graph ? v.cmp.pa : prepare(cmp.a);
@@ -47,18 +46,21 @@ export function takeCompare(v, cmp) {
   ds.removed = String(c.removed_nodes);
   ds.addedEdges = String(c.added_edges);
   ds.removedEdges = String(c.removed_edges);
-  v.paneLabels[0].textContent = `A · ${cmp.a_label} · ${plural(cmp.a.counts?.nodes ?? keep.n, "node")}`
-    + ` · ${plural(c.removed_nodes, "node")} B lacks`;
-  v.paneLabels[1].textContent = `B · ${cmp.b_label} · ${plural(v.data.counts?.nodes ?? 0, "node")}`
-    + ` · ${plural(c.added_nodes, "node")} A lacks`;
+  const w = v.words;
+  v.paneLabels[0].textContent = ["A", cmp.a_label, w.count("nodes", cmp.a.counts?.nodes ?? keep.n),
+    w.count("nodes_b_lacks", c.removed_nodes)].join(" · ");
+  v.paneLabels[1].textContent = ["B", cmp.b_label, w.count("nodes", v.data.counts?.nodes ?? 0),
+    w.count("nodes_a_lacks", c.added_nodes)].join(" · ");
   v.paneLabels[0].classList.add("gv-pane-a");
   v.paneLabels[1].classList.add("gv-pane-b");
   for (const label of v.paneLabels) label.hidden = false;
-  v.pinButton.textContent = "Stop comparing";
-  v.pinButton.title = "Unpin run A: back to one graph";
+  v.pinButton.textContent = w.say("stop_comparing");
+  v.pinButton.title = w.say("unpin_help");
   v.change.hidden = false;
-  v.change.textContent = `From A to B: ${plural(c.added_nodes, "node")} added, ${c.removed_nodes} removed; `
-    + `${plural(c.added_edges, "edge")} added, ${c.removed_edges} removed.`;
+  v.change.textContent = w.say("a_to_b", {
+    nodes: w.count("nodes_added", c.added_nodes, { removed: c.removed_nodes }),
+    edges: w.count("edges_added", c.added_edges, { removed: c.removed_edges }),
+  });
 }
 
 /**
@@ -72,7 +74,10 @@ export function skipLink(v, on) {
     v.skip = null;
     return;
   }
-  if (v.skip?.isConnected) return;
+  if (v.skip?.isConnected) {
+    v.skip.textContent = v.words.say("skip");
+    return;
+  }
   if (!document.getElementById("gv-skip-style")) {
     const style = document.createElement("style");
     style.id = "gv-skip-style";
@@ -86,7 +91,7 @@ export function skipLink(v, on) {
   const a = document.createElement("a");
   a.className = "gv-skip";
   a.href = "#";
-  a.textContent = "Skip to the graph and its controls";
+  a.textContent = v.words.say("skip");
   a.onclick = (ev) => {
     ev.preventDefault();
     const first = v.strip.root.querySelector("input[type=range], select") || v.canvas;

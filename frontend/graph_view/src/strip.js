@@ -14,7 +14,7 @@ export class Strip {
   /** `onChange(name, value, how)` is called for every value the learner picks. */
   constructor(onChange) {
     this.onChange = onChange;
-    this.root = el("div", { class: "gv-strip", role: "group", "aria-label": "This run's settings" });
+    this.root = el("div", { class: "gv-strip", role: "group" });
     this.lock = el("div", { class: "gv-lock", role: "note" });
     this.lock.hidden = true;
     // On a narrow box (a phone) the controls after the first fold behind one button
@@ -35,11 +35,14 @@ export class Strip {
   }
 
   /**
-   * New controls from the server. Their values are taken unless `hold` (the learner's
-   * latest values are still on their way) or the learner is dragging that control.
+   * New controls from the server, said in `words` (words.js). Their values are taken unless
+   * `hold` (the learner's latest values are still on their way) or the learner is dragging that control.
    */
-  update(stage, hold) {
-    const sig = stage.controls.map((c) => `${c.name}:${c.low}:${c.high}:${(c.choices || []).length}`).join("|");
+  update(stage, hold, words) {
+    this.words = words;
+    this.root.setAttribute("aria-label", words.say("settings"));
+    const sig = stage.controls.map((c) => `${c.name}:${c.label}:${c.low}:${c.high}:${(c.choices || []).length}`)
+      .join("|");
     const fresh = sig !== this.signature;
     if (fresh) this.build(stage.controls, sig);
     for (const spec of stage.controls) {
@@ -91,9 +94,9 @@ export class Strip {
         const input = el("input", { id, type: "range", min: String(spec.low), max: String(spec.high),
           step: String(spec.step), class: "gv-range" });
         const minus = el("button", { type: "button", class: "gv-btn gv-step", "data-step": "-1",
-          "aria-label": `${spec.label}: one less` }, "−");
+          "aria-label": this.words.say("one_less", { knob: spec.label }) }, "−");
         const plus = el("button", { type: "button", class: "gv-btn gv-step", "data-step": "1",
-          "aria-label": `${spec.label}: one more` }, "+");
+          "aria-label": this.words.say("one_more", { knob: spec.label }) }, "+");
         input.addEventListener("pointerdown", () => { this.active = spec.name; });
         const release = () => { if (this.active === spec.name) this.active = null; };
         input.addEventListener("pointerup", release);
@@ -127,7 +130,8 @@ export class Strip {
     for (const c of this.controls.values()) {
       if (first) { first = false; continue; }
       const v = this.values[c.spec.name];
-      const shown = c.spec.choices ? (c.spec.choices.find(([k]) => k === v) || [v, v])[1] : `${c.spec.label} ${v}`;
+      const shown = c.spec.choices ? (c.spec.choices.find(([k]) => k === v) || [v, v])[1]
+        : this.words.say("knob_value", { knob: c.spec.label, value: v });
       parts.push(shown);
     }
     this.moreButton.textContent = parts.join(" · ");

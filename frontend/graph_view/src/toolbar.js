@@ -14,20 +14,20 @@ import { buildReplayBar, replayAct } from "./replay_controls.js";
 export function buildToolbar(v) {
   v.change = el("div", { class: "gv-change", "aria-live": "polite" });
   v.change.hidden = true;
-  const bar = el("div", { class: "gv-bar", role: "toolbar", "aria-label": "Graph view" });
+  const bar = el("div", { class: "gv-bar", role: "toolbar", "data-say-aria": "graph_view" });
   bar.append(
-    button("fit", "Fit", "Fit the whole graph (key 0)"),
-    button("zoomout", "−", "Zoom out (key −)"),
-    button("zoomin", "+", "Zoom in (key +)"),
-    button("fullscreen", "Fullscreen", "Fullscreen (key f)"),
+    button("fit", { text: "fit", label: "fit_help" }),
+    button("zoomout", { symbol: "−", label: "zoom_out" }),
+    button("zoomin", { symbol: "+", label: "zoom_in" }),
+    button("fullscreen", { text: "fullscreen", label: "fullscreen_help" }),
   );
   // On a stage the view draws its own "Replay this run" toggle (Python computes the trace).
-  v.replayToggle = button("replay", "Replay this run");
+  v.replayToggle = button("replay", { text: "replay_run" });
   v.replayToggle.classList.add("gv-toggle");
   v.replayToggle.hidden = true;
-  v.pinButton = button("pin", "Pin as A");
+  v.pinButton = button("pin");
   v.pinButton.hidden = true;
-  v.keysButton = button("keys", "?", "Keys and gestures of the graph");
+  v.keysButton = button("keys", { symbol: "?", label: "keys_help" });
   v.keysButton.setAttribute("aria-expanded", "false");
   bar.append(v.replayToggle, v.pinButton);
   v.replayBar = buildReplayBar(v);

@@ -3,7 +3,7 @@
 //
 // The view `v` holds `tip` (the tooltip element) and `standsIndex` (a cache).
 
-import { el, fmtBytes, fmtNorm } from "./dom.js";
+import { el } from "./dom.js";
 
 /** What box `i` stands for when it draws more than its own node (a rolled block, a fold). */
 function standsFor(v, i) {
@@ -33,38 +33,38 @@ export function lineOf(v, i) {
 
 /** Node `i`'s details: [name, value] rows, the empty ones left out. */
 function details(v, i) {
-  const d = v.data, nd = d.nodes, tr = d.trace, p = v.p;
+  const d = v.data, nd = d.nodes, tr = d.trace, p = v.p, w = v.words;
   const rows = [];
-  const add = (k, val) => { if (val !== null && val !== undefined && val !== "") rows.push([k, String(val)]); };
+  const add = (name, val) => { if (val !== null && val !== undefined && val !== "") rows.push([name, String(val)]); };
   // The selected box may draw many nodes (rolled): the details name the node the
   // link names, with its own step, and say what the box stands for.
   const named = i === v.selected && d.selected_node ? d.selected_node : null;
-  add("node", named ? named.id : nd.id[i]);
-  add("op", p.op[i]);
-  add("parameter", named ? named.param : p.param[i]);
-  add("output shape", named ? named.shape : p.shape[i]);
+  add(w.say("row_node"), named ? named.id : nd.id[i]);
+  add(w.say("row_op"), p.op[i]);
+  add(w.say("row_parameter"), named ? named.param : p.param[i]);
+  add(w.say("row_shape"), named ? named.shape : p.shape[i]);
   const step = named ? named.step : nd.step[i], layer = named ? named.layer : nd.layer[i];
-  if (step !== null || layer !== null) add("step, layer", `t ${step ?? "–"}, layer ${layer ?? "–"}`);
-  add("stands for", named ? named.stands_for : standsFor(v, i));
+  if (step !== null || layer !== null) {
+    add(w.say("row_step_layer"), w.say("step_layer", { step: step ?? "–", layer: layer ?? "–" }));
+  }
+  add(w.say("row_stands_for"), named ? named.stands_for : standsFor(v, i));
   if (tr) {
     const s = tr.saved_n[i];
-    if (s >= 0) add("saved for backward", `${s} tensor${s === 1 ? "" : "s"}, ${fmtBytes(tr.saved_bytes[i])}`);
+    if (s >= 0) add(w.say("row_saved"), w.count("tensors_of", s, { size: w.bytes(tr.saved_bytes[i]) }));
     const line = tr.source[i];
     if (line >= 0) {
       const L = tr.lines[line];
-      add("created by", `${L.file}:${L.line} (${L.function})  ${L.text}`);
+      add(w.say("row_created_by"), `${L.file}:${L.line} (${L.function})  ${L.text}`);
     }
   }
   if (!tr || tr.source[i] < 0) {
     const L = lineOf(v, i);
-    if (L) add("created by", `${L.file}:${L.line}  ${L.text}`);
+    if (L) add(w.say("row_created_by"), `${L.file}:${L.line}  ${L.text}`);
   }
   const norm = v.look && v.look.norm && v.look.norm.get(i);
-  if (norm !== undefined && norm !== null) {
-    add(p.param[i] ? "‖.grad‖" : "‖incoming grad‖", fmtNorm(norm));
-  }
-  if (v.newSet.has(i)) add("new", "since the previous run");
-  if (d.folds?.node?.includes(i)) add("click", "draws these iterations one by one");
+  if (norm !== undefined && norm !== null) add(p.param[i] ? w.say("row_grad") : w.say("row_incoming_grad"), w.norm(norm));
+  if (v.newSet.has(i)) add(w.say("row_new"), w.say("new_since"));
+  if (d.folds?.node?.includes(i)) add(w.say("row_click"), w.say("click_unrolls"));
   return rows;
 }
 

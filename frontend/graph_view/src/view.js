@@ -13,15 +13,16 @@ import { PRESENT_LABEL_PX } from "./draw.js";
 import { Figures } from "./figures.js";
 import { drawFrame } from "./frame.js";
 import { glide, moves } from "./glide.js";
-import { HELP, listen } from "./input.js";
+import { listen } from "./input.js";
 import { pictureCame, register, requestRun, stopPacing } from "./pacing.js";
 import { prepare } from "./picture.js";
-import { pause, resetReplay, updateControls } from "./replay_controls.js";
+import { pause, resetReplay, sayReplay, updateControls } from "./replay_controls.js";
 import { buildReplay } from "./replay.js";
 import { buildSide, showSelected } from "./side.js";
 import { skipLink, takeCompare, takeStage } from "./stage.js";
 import { Strip } from "./strip.js";
 import { buildToolbar } from "./toolbar.js";
+import { Words, relabel } from "./words.js";
 
 /** The smallest text drawn in the graph (draw.js): presenting, what the back row reads. */
 const labelMin = (data) => (data.stage?.present ? PRESENT_LABEL_PX : null);
@@ -89,14 +90,12 @@ export class GraphView {
   /** The graph's area: the canvas, compare mode's pane captions, the tooltip, Backward's ending. */
   buildStage() {
     this.stage = el("div", { class: "gv-stage" });
-    this.canvas = el("canvas", { tabindex: "0", role: "application", "aria-roledescription": "graph",
-      "aria-label": "Autograd graph. " + HELP });
+    this.canvas = el("canvas", { tabindex: "0", role: "application" });
     this.tip = el("div", { class: "gv-tip", role: "tooltip" });
     this.tip.hidden = true;
     // Where Backward ends: the error a second backward() raises, over the graph's foot.
     this.ending = el("div", { class: "gv-ending", role: "alert" });
-    this.ending.append(el("div", { class: "gv-ending-head" },
-      "The graph is freed. A second backward() raises:"));
+    this.ending.append(el("div", { class: "gv-ending-head", "data-say": "freed_head" }));
     this.endingText = el("pre", { class: "gv-ending-text" });
     this.ending.append(this.endingText);
     this.ending.hidden = true;
@@ -123,6 +122,7 @@ export class GraphView {
     const newTrace = newGraph || (data.trace?.key ?? null) !== (this.data?.trace?.key ?? null);
     const before = this.p && newGraph ? { p: this.drawnP || this.p, data: this.drawnData || this.data } : null;
     this.data = data;
+    this.takeWords(data.words);
     register(this, data.stage);
     takeStage(this, data.stage);
     const cmpWas = !!this.cmp;
@@ -148,8 +148,8 @@ export class GraphView {
     showSelected(this);
     if (newTrace) resetReplay(this, buildReplay(data, this.p));
     this.replayBar.hidden = !this.rp;
-    this.help.textContent = HELP + (data.new.length
-      ? " Blue outline: new since the previous run." : "");
+    const help = this.words.say("help");
+    this.help.textContent = data.new.length ? `${help} ${this.words.say("new_outline")}` : help;
     const resized = resize(this, newGraph || cmpWas !== !!this.cmp);
     if (newGraph) this.readColors();
     else if (this.colors.labelMin !== labelMin(data)) this.colors = { ...this.colors, labelMin: labelMin(data) };
@@ -159,6 +159,16 @@ export class GraphView {
     // The first picture is drawn now, not at the next frame: a handout or a notebook's
     // output shows it a frame sooner. (Not in a box with no size yet: its resize draws.)
     if ((!this.draws || resized) && this.size[0] > 1 && this.size[1] > 1) this.drawNow();
+  }
+
+  /** The payload's words (words.js): the view's own are said again when its language changes. */
+  takeWords(sent) {
+    if (this.words && this.words.lang === (sent?.lang || "en")) return;
+    this.words = new Words(sent);
+    relabel(this.root, this.words);
+    this.canvas.setAttribute("aria-roledescription", this.words.say("graph_role"));
+    this.canvas.setAttribute("aria-label", `${this.words.say("canvas")} ${this.words.say("help")}`);
+    sayReplay(this);
   }
 
   /** Draw at once: a new or resized canvas is blank until drawn, and no frame should show it so. */
