@@ -29,7 +29,8 @@ def open_lab(experiment: str | None = None, **params: str) -> AppTest:
 
 def graph_drawn(at: AppTest) -> list[dict]:
     """What the page's graph views were sent: drawn ids and positions (one view at a time)."""
-    return [{k: graph_sent(c)["nodes"][k] for k in ("id", "x", "y")} for c in at.get("bidi_component")]
+    return [{k: graph_sent(c)["nodes"][k] for k in ("id", "x", "y")} for c in at.get("bidi_component")
+            if c.proto.component_name.endswith("graph_view")]
 
 
 def laid_out(graph) -> dict:
@@ -46,7 +47,7 @@ def test_every_experiment_runs_and_draws_its_own_run(experiment):
     assert "Run time" in metrics(at)
     config_class, run = lab.EXPERIMENTS[experiment]
     # the controls on screen are exactly this experiment's knobs
-    shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle"}
+    shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle", "language_picker"}
     assert shown == {k.name for k in config_class.shown_knobs({})}
     expected = report(run(config_class()))
     assert len(at.get("plotly_chart")) == len(expected.figures)

@@ -77,6 +77,7 @@ from stockdemo.ui.url_sync import node_from_url, number_box, url_messages
 from stockdemo.ui.widgets import (
     capped_knob_widget,
     controls_locked,
+    experiment_tabs,
     graph_picker,
     knob_row,
     knob_widget,
@@ -90,7 +91,8 @@ __all__ = [
     "cached_prices_figure", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "cached_trace", "capped_knob_widget", "change_since_previous",
     "chart_after_graph", "compare_bar", "compare_config", "comparison", "controls_locked",
-    "debug_controls", "direct_moves", "drawn_on_stage", "fragment", "fx_graph", "go_to_step", "graph_picker",
+    "debug_controls", "direct_moves", "drawn_on_stage", "experiment_tabs", "fragment", "fx_graph",
+    "go_to_step", "graph_picker",
     "knob_row", "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_question",
     "lesson_step",
     "metric_row", "more_settings", "node_from_url", "number_box", "outcome_box", "page_link",
