@@ -47,7 +47,8 @@ def test_every_experiment_runs_and_draws_its_own_run(experiment):
     assert "Run time" in metrics(at)
     config_class, run = lab.EXPERIMENTS[experiment]
     # the controls on screen are exactly this experiment's knobs
-    shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle", "language_picker"}
+    shown = {w.key for w in [*at.slider, *at.selectbox, *at.number_input]} - {"present_toggle",
+                                                                              "language_picker"}
     assert shown == {k.name for k in config_class.shown_knobs({})}
     expected = report(run(config_class()))
     assert len(at.get("plotly_chart")) == len(expected.figures)

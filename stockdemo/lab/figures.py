@@ -116,11 +116,11 @@ def _padded_note(result: lab.LengthsResult) -> Message:
 
 
 def _window(result: lab.LengthsResult, i: int) -> Message:
-    """Window ``i`` as the learner cut it: "week of Jan 3, 2012", "5 days from Jan 3, 2012"."""
+    """Window ``i`` as the learner cut it: "week of Jan 3, 2012", "from Jan 3, 2012"."""
     first = later_day(result.firsts[i])
     if result.config.cut == "weeks":
         return later("week of {day}", day=first)
-    return later("{days} from {day}", days=days(result.lengths[i]), day=first)
+    return later("from {day}", day=first)
 
 
 def _alone(result: lab.LengthsResult, i: int, sizes: list[int]) -> Message:
@@ -176,12 +176,12 @@ def _lengths(result: lab.LengthsResult) -> Report:
     shortest_i, longest_i = int(lengths.argmin()), int(lengths.argmax())
     packed_nodes = result.packed_graph.stats["nodes"]
     config = result.config
+    cut, cell = CHOICE_LABELS["cut"][config.cut], CHOICE_LABELS["lab_cell"][config.lab_cell]  # msgids
     return Report(
         headline=later("{n} windows of {ticker}'s daily returns ({year}), cut {cut}: {mix}. The same "
                        "untrained {cell} reads them three ways.", n=len(lengths),
                        ticker=config.lab_ticker.upper(), year=str(config.lab_year),
-                       cut=later(CHOICE_LABELS["cut"][config.cut]), mix=mix,
-                       cell=later(CHOICE_LABELS["lab_cell"][config.lab_cell])),
+                       cut=later(cut), mix=mix, cell=later(cell)),
         metrics=(
             (later("Graphs, one by one"), later_number(len(sizes)),
              later("A Python loop over the windows: each forward pass records its own graph.")),
