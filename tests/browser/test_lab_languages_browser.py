@@ -13,8 +13,8 @@ from stockdemo.i18n import TAGS, speaking, tr
 
 pytestmark = pytest.mark.browser
 
-SIZES = {"1440x900": ({"width": 1440, "height": 900}, ""), "1280x720-present": ({"width": 1280, "height": 720},
-                                                                                 "&present=1")}
+SIZES = {"1440x900": ({"width": 1440, "height": 900}, ""),
+         "1280x720-present": ({"width": 1280, "height": 720}, "&present=1")}
 # Text boxes a translation can make too narrow: tabs, the graph picker's buttons, metrics' labels,
 # the choice a select box shows (in an input: "por semanas naturales" was cut to "por semanas nat").
 CUT_OFF_JS = """() => [...document.querySelector("[data-testid='stMain']").querySelectorAll(
@@ -36,7 +36,8 @@ def test_every_experiment_reads_whole_in_the_readers_language(server, browser, l
     try:
         page.goto(f"{server}/lab?lang={lang}{query}")
         wait_for_run(page)
-        expect(page.locator("html")).to_have_attribute("lang", TAGS[lang], timeout=30_000)  # a component sets it
+        # a component sets it, a moment after the page's first run
+        expect(page.locator("html")).to_have_attribute("lang", TAGS[lang], timeout=30_000)
         for i, name in enumerate(lab.EXPERIMENTS):
             with speaking(lang):
                 title = tr(name)
