@@ -16,6 +16,7 @@ import binascii
 import zlib
 
 from stockdemo.config import CODE
+from stockdemo.i18n import tr
 from stockdemo.sandbox.limits import Limits
 
 MAX_CODE_CHARS = Limits.code_chars  # the sandbox's own bound on the code's length
@@ -33,24 +34,29 @@ def code_to_link(source: str) -> str | None:
 
 
 def code_from_link(raw: object) -> tuple[str | None, str | None]:
-    """A link's value -> (the code, None), or (None, a message saying why not). Never raises."""
+    """A link's value -> (the code, None), or (None, a message saying why not, in the language
+    spoken now). Never raises."""
     if not isinstance(raw, str) or not raw:
         return None, None
     if raw == EMPTY:
         return "", None
     if len(raw) > MAX_LINK_CHARS:
-        return None, f"The link's code is longer than {MAX_LINK_CHARS:,} characters: the seed is shown."
+        return None, _too_long(MAX_LINK_CHARS)
     try:
         packed = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
         inflate = zlib.decompressobj()
         data = inflate.decompress(packed, MAX_CODE_CHARS * 4 + 1)
         if inflate.unconsumed_tail or len(data) > MAX_CODE_CHARS * 4:
-            return None, f"The link's code is longer than {MAX_CODE_CHARS:,} characters: the seed is shown."
+            return None, _too_long(MAX_CODE_CHARS)
         if not inflate.eof:
             raise ValueError("truncated")
         source = data.decode("utf-8")
     except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError):
-        return None, "The link's code could not be read (cut short or changed?): the seed is shown."
+        return None, tr("The link's code could not be read (cut short or changed?): the seed is shown.")
     if len(source) > MAX_CODE_CHARS:
-        return None, f"The link's code is longer than {MAX_CODE_CHARS:,} characters: the seed is shown."
+        return None, _too_long(MAX_CODE_CHARS)
     return source, None
+
+
+def _too_long(limit: int) -> str:
+    return tr("The link's code is longer than {limit} characters: the seed is shown.", limit=limit)
