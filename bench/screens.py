@@ -1,13 +1,16 @@
 """Screenshots of every page, to compare the app before and after a change that must not show.
 
     .venv/bin/python bench/screens.py OUTDIR             # shoot every page into OUTDIR
+    .venv/bin/python bench/screens.py OUTDIR --lang zh_CN es --pages home train --phone
     .venv/bin/python bench/screens.py --compare OLD NEW  # pixel difference of each pair
 
 Shooting starts its own server on a free port (the app of this checkout) and Debian's
 Chromium, then takes each page (and the Class page as a teacher after "Start a class") at
-1440x900 and at 1280x720 in presenter mode, full page, once its run has finished and its
-graph views have drawn. What changes from one load to the next (times in ms, the class
-code and its QR) is masked, so two shots of an unchanged app compare equal.
+1440x900 and at 1280x720 in presenter mode (``--phone``: at 390x844 too), full page, once
+its run has finished and its graph views have drawn; in each language of ``--lang`` (the
+link's ``?lang=``; files LANG_SIZE_PAGE_N.png, English ones SIZE_PAGE_N.png). What changes
+from one load to the next (times in ms, the class code and its QR) is masked, so two shots
+of an unchanged app compare equal.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import argparse
 import re
 import sys
 import time
+from itertools import product
 from pathlib import Path
+from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
@@ -25,7 +30,8 @@ from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, st
 PAGES = {"home": "/", "playground": "/playground", "train": "/train",
          "static": "/static_vs_dynamic", "debugging": "/debugging", "lab": "/lab",
          "lesson": "/lesson", "code": "/code", "class": "/classroom"}
-SIZES = {"1440x900": ((1440, 900), ""), "1280x720-present": ((1280, 720), "?present=1")}
+SIZES = {"1440x900": ((1440, 900), {}), "1280x720-present": ((1280, 720), {"present": "1"})}
+PHONE = {"390x844": ((390, 844), {})}
 GRAPHS = "[data-testid='graph-view']"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 SCREENS = 8  # at most this many window heights of each page, scrolled down
@@ -86,7 +92,7 @@ def screens(page, stem: Path) -> None:
     page.evaluate(f"() => {{ document.querySelector(\"{main}\").scrollTop = 0; }}")
 
 
-def shoot(outdir: Path) -> None:
+def shoot(outdir: Path, langs: list[str], pages: list[str], sizes: dict) -> None:
     from playwright.sync_api import sync_playwright
 
     outdir.mkdir(parents=True, exist_ok=True)
@@ -96,25 +102,31 @@ def shoot(outdir: Path) -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            for size, ((width, height), query) in SIZES.items():
-                for name, path in PAGES.items():
-                    context = browser.new_context(viewport={"width": width, "height": height})
-                    page = context.new_page()
-                    page.goto(base + path + query)
-                    wait_for_run(page)
-                    settle(page)
-                    screens(page, outdir / f"{size}_{name}")
-                    if name == "class":
-                        page.get_by_role("button", name="Start a class").click()
-                        page.get_by_text("Join link").first.wait_for(timeout=60_000)
-                        wait_for_run(page)
-                        settle(page)
-                        screens(page, outdir / f"{size}_class-teacher")
-                    print(f"{size} {name}", flush=True)
-                    context.close()
+            for lang, (size, ((width, height), query)), name in product(langs, sizes.items(), pages):
+                context = browser.new_context(viewport={"width": width, "height": height})
+                page = context.new_page()
+                stem = outdir / f"{'' if lang == 'en' else lang + '_'}{size}_{name}"
+                shoot_page(page, base + PAGES[name], {**query, **({} if lang == "en" else {"lang": lang})},
+                           stem)
+                print(f"{lang} {size} {name}", flush=True)
+                context.close()
             browser.close()
     finally:
         stop_server(server)
+
+
+def shoot_page(page, url: str, query: dict[str, str], stem: Path) -> None:
+    """One page at one size, window by window (and the Class page again as a teacher's)."""
+    page.goto(url + ("?" + urlencode(query) if query else ""))
+    wait_for_run(page)
+    settle(page)
+    screens(page, stem)
+    if stem.name.endswith("_class"):
+        page.get_by_role("button", name="Start a class").click()
+        page.get_by_text("Join link").first.wait_for(timeout=60_000)
+        wait_for_run(page)
+        settle(page)
+        screens(page, stem.with_name(stem.name + "-teacher"))
 
 
 def compare(old: Path, new: Path) -> int:
@@ -151,12 +163,15 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dirs", nargs="+", type=Path, help="OUTDIR, or OLD NEW with --compare")
     parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--lang", nargs="+", default=["en"], help="languages to shoot in (en, zh_CN, es)")
+    parser.add_argument("--pages", nargs="+", default=list(PAGES), choices=list(PAGES))
+    parser.add_argument("--phone", action="store_true", help="at 390x844 too")
     args = parser.parse_args()
     if args.compare:
         if len(args.dirs) != 2:
             parser.error("--compare takes OLD NEW")
         sys.exit(1 if compare(*args.dirs) else 0)
-    shoot(args.dirs[0])
+    shoot(args.dirs[0], args.lang, args.pages, {**SIZES, **(PHONE if args.phone else {})})
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from stockdemo.config import TRAIN_BATCH_SIZE
 from stockdemo.i18n import N_, tr
 from stockdemo.layout.steps import layout
 from stockdemo.train import prices as data
-from stockdemo.train import training as train
+from stockdemo.train import report
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
@@ -40,29 +40,29 @@ def live() -> ui.TrainPanel | None:
     key = (config, upload and (upload.digest, upload.price_column))
     result, panel = ui.train_button(dataset, config, key,
                                     ui.cached_prices_figure(config, upload, dataset))
-    st.markdown(train.describe_data(name, dataset, config))
+    st.markdown(report.describe_data(name, dataset, config))
     if config.source == "stocks":
         st.caption(tr(ui.DATA_CREDIT))
     if result is None:
         return panel
 
     st.subheader(tr("How good is it? The held-out test days"), anchor=False)
-    st.caption(train.summary(result))
+    st.caption(report.summary(result))
     table_col, verdict_col = st.columns([3, 2])
     price = st.column_config.NumberColumn(format="localized")
-    table_col.dataframe(train.metrics_table(result.metrics), width="stretch", key="metrics_table",
-                        column_config={str(train.METRIC_COLUMNS[c]): price for c in ("RMSE", "MAE")})
+    table_col.dataframe(report.metrics_table(result.metrics), width="stretch", key="metrics_table",
+                        column_config={str(report.METRIC_COLUMNS[c]): price for c in ("RMSE", "MAE")})
     table_col.caption(tr("All on {days} test days, as next-day close prices. Direction: share of days the "
                          "forecast called the up or down move right (persistence forecasts no move at all, "
                          "so it has none: n/a).", days=len(result.forecasts)))
     if result.baseline_wins:
-        verdict_col.warning(train.verdict(result), icon=":material/balance:")
+        verdict_col.warning(report.verdict(result), icon=":material/balance:")
     else:
-        verdict_col.success(train.verdict(result), icon=":material/check_circle:")
+        verdict_col.success(report.verdict(result), icon=":material/check_circle:")
     st.plotly_chart(figures.forecast_figure(dataset, result), width="stretch", key="forecast_chart")
     st.caption(tr("{overlap} Each forecast is made from the days before it only. A forecast that trails "
                   "the actual line by one day is persistence in disguise. The chart opens on the test "
-                  "days: double-click it twice to see all of history.", overlap=train.overlap_note(result)))
+                  "days: double-click it twice to see all of history.", overlap=report.overlap_note(result)))
 
     st.subheader(tr("The graph of one training step"), anchor=False)
     picture = layout(result.step_graph, "auto", max_nodes=None)

@@ -1,112 +1,33 @@
 """Plotly figures and downloads drawn from a live run (no Streamlit here).
 
 A figure is shared by every session (``stockdemo/ui/caches.py``), so its words are Messages
-(``i18n.later``): ``SharedFigure.to_dict`` says them in the language of the session drawing it.
+(``i18n.later``): a ``SharedFigure`` (``stockdemo/shared_figure.py``) says them in the language
+of the session drawing it.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import io
 import json
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from stockdemo import theme
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import RunConfig
 from stockdemo.graph import Graph
-from stockdemo.i18n import ENGLISH, N_, Message, later, later_n, speaking, tr
+from stockdemo.i18n import N_, Message, later, later_n, tr
 from stockdemo.i18n import number as written
 from stockdemo.live.inspection import LOSS, Inspection
 from stockdemo.live.run import RunResult
+from stockdemo.shared_figure import SharedFigure, typed_array
 from stockdemo.train.training import Progress, TrainResult, forecaster_name
 from stockdemo.train.windows import WARMUP, Dataset
 
 PALETTE = list(theme.PALETTE)
 FONT = {"family": theme.FONT_FAMILY, "size": theme.FONT_SIZE, "color": theme.TEXT}
 MAX_LINES = 8
-
-
-class SharedFigure(go.Figure):
-    """A figure built once per config and shown to every session: read it, never change it.
-
-    ``to_dict`` is what ``st.plotly_chart`` calls on every rerun. Plotly's own
-    deep-copies the figure; this one hands out the spec it was built from.
-
-    Without plotly's theme template: Streamlit draws the chart in its own theme
-    (``st.plotly_chart(theme="streamlit")``, the default) and the template sent
-    changes nothing on screen (screenshots with and without were pixel-identical).
-    It was most of each chart's JSON, encoded again on every rerun, and most of
-    what building a figure deep-copied.
-
-    Its traces become plotly objects only when ``data`` is read (tests do;
-    Streamlit reads ``to_dict``): plotly deep-copies every trace as it builds
-    them, most of a chart's build time, on every new setting.
-
-    Its words are Messages where the spec holds them (``_word_paths``, found once):
-    ``to_dict`` copies only the dicts on the way to each and says it in the language
-    spoken now; as a plotly object (``layout``, ``data``) the figure reads in English.
-    """
-
-    def __init__(self, spec: dict) -> None:
-        self._shared_dict = spec
-        self._words = _word_paths(spec)
-        with speaking(ENGLISH):
-            english = self.to_dict()
-        self._english = english
-        super().__init__({"layout": {**english["layout"], "template": {}}}, _validate=False)
-
-    def to_dict(self) -> dict:
-        spec = self._shared_dict
-        for path in self._words:
-            spec = _with(spec, path, str(_at(self._shared_dict, path)))
-        return spec
-
-    @functools.cached_property
-    def _with_traces(self) -> go.Figure:
-        return go.Figure({"data": self._english["data"], "layout": {"template": {}}}, _validate=False)
-
-    @property
-    def data(self) -> tuple:
-        """The traces, as plotly objects (built on first read: nothing on screen needs them)."""
-        return self._with_traces.data
-
-
-def _word_paths(node: object, path: tuple = ()) -> list[tuple]:
-    """Where ``node`` (a spec) holds Messages: the keys and indices that lead to each."""
-    if isinstance(node, Message):
-        return [path]
-    if isinstance(node, dict):
-        return [p for k, v in node.items() for p in _word_paths(v, (*path, k))]
-    if isinstance(node, list) and node and isinstance(node[0], (dict, list, Message)):
-        return [p for i, v in enumerate(node) for p in _word_paths(v, (*path, i))]
-    return []
-
-
-def _at(node: object, path: tuple) -> object:
-    for step in path:
-        node = node[step]
-    return node
-
-
-def _with(node: dict | list, path: tuple, value: object) -> dict | list:
-    """``node`` with ``value`` at ``path``, copying only the dicts and lists on the way."""
-    copy = dict(node) if isinstance(node, dict) else list(node)
-    copy[path[0]] = value if len(path) == 1 else _with(node[path[0]], path[1:], value)
-    return copy
-
-
-def typed_array(values: np.ndarray) -> dict:
-    """An array as plotly.js's typed-array spec, which is how plotly itself sends numpy arrays."""
-    values = np.ascontiguousarray(values)
-    spec = {"dtype": values.dtype.str.lstrip("<|="), "bdata": base64.b64encode(values.tobytes()).decode()}
-    if values.ndim > 1:
-        spec["shape"] = ", ".join(str(n) for n in values.shape)
-    return spec
 
 
 # Where a chart's words go, so that none is printed over another at any width, from a
@@ -383,7 +304,7 @@ def forecast_figure(dataset: Dataset, result: TrainResult) -> SharedFigure:
     days = f.index.to_numpy()
     for column, name, line, more in (
             # the model wide and faint, persistence dotted on top: where a model of returns
-            # predicts no move they are one line, and both stay in sight (train.overlap_note says so)
+            # predicts no move they are one line, and both stay in sight (train.report.overlap_note says so)
             ("model", later("model forecast"), {"width": 5}, {"opacity": 0.55}),
             ("persistence", forecaster_name("persistence"), {"width": 2, "dash": "dot"}, {}),
             ("moving_average", forecaster_name("moving_average"), {"width": 1.5, "dash": "dash"},

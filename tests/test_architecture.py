@@ -26,7 +26,7 @@ UI = "stockdemo.ui"
 # modules; "__init__" is the package's facade (``stockdemo.run``, ``stockdemo.show``).
 CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation: knobs, looks, the host and its caches' budget, the model, the settings",
-     ("i18n", "knobs", "theme", "heap", "host", "lru", "model", "cells", "config", "zoo")),
+     ("i18n", "knobs", "theme", "heap", "host", "lru", "model", "cells", "config", "zoo", "shared_figure")),
     ("graph: the record of a run, its ids and its diff", ("graph",)),
     ("live: one run of the model", ("live",)),
     ("train: prices, windows, training and its workers", ("train",)),

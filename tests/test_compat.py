@@ -34,6 +34,8 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import (
     ScriptRunContext,
     ThreadState,
 )
+from streamlit.runtime.state.query_params import QueryParams
+from streamlit.runtime.state.session_state import SessionState
 from streamlit.testing.v1 import AppTest
 
 from harness.helpers import ROOT, free_port, run_async, start_server, stop_server
@@ -95,6 +97,11 @@ PRIVATE = {
         lambda: 'definition_token = f"{func.__module__}.{get_object_name(func)}"'
         in inspect.getsource(fragment._make_fragment_identity)
         and "obj.__qualname__" in inspect.getsource(type_util.get_object_name),
+    "QueryParams._initial_query_params, what bound widgets seed from (link_carries)":
+        lambda: "_initial_query_params" in _fields(QueryParams)
+        and "self._initial_query_params.get(param_key)" in inspect.getsource(QueryParams.get_initial_value)
+        and "self.query_params.get_initial_value(user_key)"
+        in inspect.getsource(SessionState._handle_query_param_binding),
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }
@@ -164,7 +171,7 @@ def test_without_a_server_every_door_says_it_cannot(monkeypatch):
     assert compat.session_id() is None and compat.this_fragment_run() is None
     assert compat.app_session("anyone") is None and compat.alive()("anyone")
     assert compat.running_page_script() is None and not compat.rerun_fragment("any")
-    assert not compat.wait_until_sent(1.0)
+    assert not compat.wait_until_sent(1.0) and not compat.link_carries("cell", "nn.GRU")
 
 
 def _seen(out: Path, kind: str) -> list[dict]:

@@ -13,10 +13,11 @@ import pytest
 
 from harness.helpers import ROOT
 from stockdemo import i18n
-from stockdemo.config import SOURCE, language_of, parse_lang
+from stockdemo.config import SOURCE
 from stockdemo.i18n import catalogs, later, later_n, speaking, tr, trn
 from stockdemo.i18n.lessons import extract_lesson
 from stockdemo.i18n.numbers import day, number, percent
+from stockdemo.i18n.tags import language_of, parse_lang
 
 GLOSSARY = ROOT / "docs" / "glossary.md"
 

@@ -14,8 +14,8 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import ROOT
-from stockdemo.i18n import catalog, speaking
+from harness.helpers import ROOT, graph_sent
+from stockdemo.i18n import TAGS, catalog, speaking
 
 # The Lab: each experiment opened (as its tab or a teacher opens it), each of its graphs drawn.
 LAB = (("cut", "=set"), ("lab_graph", "=Longest window alone"), ("lab_graph", "=Packed"),
@@ -171,6 +171,21 @@ def test_the_page_asks_the_browser_to_set_html_lang_to_the_sessions_language():
     at = render("app.py", "zh_CN")
     sent = [c for c in at.get("bidi_component") if c.proto.component_name.endswith("html_lang")]
     assert sent and json.loads(json.loads(sent[0].proto.json)) == {"lang": "zh-CN"}
+
+
+@pytest.mark.parametrize("lang", ["zh_CN", "es"])
+def test_the_graph_view_on_a_translated_page_is_sent_its_words_in_the_pages_language(lang, clear_caches):
+    """The view's own words (stockdemo/render/words.py) come with its payload: Train's graph of
+    one training step, after a run of training, carries the session's."""
+    at = render("pages/train.py", lang)
+    views = [graph_sent(c) for c in at.get("bidi_component") if c.proto.component_name.endswith("graph_view")]
+    assert views, "no graph view drawn: the check would prove nothing"
+    for view in views:
+        assert view["words"]["lang"] == TAGS[lang]
+        said = [*view["words"]["text"].values(), *(f for forms in view["words"]["counted"].values()
+                                                    for f in forms.values())]
+        assert not [w for w in said if english_left(re.sub(r"\{\w+\}", " ", w))], said
+        assert not english_left(view["trace"]["status"]["forward"] if view["trace"] else "")
 
 
 def test_two_sessions_in_two_languages_at_once_each_read_their_own_words_from_the_shared_caches(clear_caches):

@@ -118,6 +118,11 @@ def test_the_wheel_holds_every_built_view_file_and_the_bundled_prices(wheel):
             assert z.read(inside) == path.read_bytes()
         assert z.read("stockdemo/data/stocks.csv.gz") == (ROOT / "stockdemo/data/stocks.csv.gz").read_bytes()
         assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "frontend/"))]
+        catalogs = sorted((ROOT / "stockdemo" / "locale").glob("*/LC_MESSAGES/*.mo"))
+        assert len(catalogs) >= 16  # each area in Chinese and in Spanish
+        for mo in catalogs:
+            inside = mo.relative_to(ROOT).as_posix()
+            assert inside in names and z.read(inside) == mo.read_bytes(), f"{inside}: not as built"
 
 
 # Run by the fresh environment's Python, isolated (-I: no PYTHONPATH, no current directory).
@@ -194,12 +199,14 @@ import json, sys
 import stockdemo
 widget = stockdemo.show(model, x)
 widget.save(sys.argv[1])
+chinese = stockdemo.show(model, x, lang="zh-CN")
 print(json.dumps({"widget": type(widget).__module__, "file": stockdemo.__file__,
-                  "payload": json.loads(widget.payload)}))
+                  "payload": json.loads(widget.payload), "chinese": json.loads(chinese.payload)["words"]}))
 """
 
 
-def test_the_installed_wheel_shows_a_model_as_the_widget_and_saves_it(venv, tmp_path):
+def test_the_installed_wheel_shows_a_model_as_the_widget_in_english_and_in_chinese_and_saves_it(
+        venv, tmp_path):
     saved = tmp_path / "loop.html"
     done = subprocess.run([str(venv / "bin" / "python"), "-I", "-c", SHOW, str(saved)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
@@ -215,6 +222,13 @@ def test_the_installed_wheel_shows_a_model_as_the_widget_and_saves_it(venv, tmp_
     here = json.loads(show(namespace["model"], namespace["x"]).payload)
     assert out["payload"]["nodes"]["id"] == here["nodes"]["id"] and len(here["nodes"]["id"]) > 10
     assert "<script src" not in saved.read_text(encoding="utf-8")
+    # Its words from the wheel's own compiled catalogs, as the checkout's say them.
+    from stockdemo.i18n import speaking
+    from stockdemo.render.words import view_words_json
+
+    with speaking("zh_CN"):
+        assert out["chinese"] == json.loads(view_words_json())
+    assert out["chinese"]["text"]["fit"] == "全图"
 
 
 IMPORT_ALL = """

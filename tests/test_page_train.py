@@ -12,6 +12,7 @@ from harness.uploads import BAD_FILES
 from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.render.payload import node_text
 from stockdemo.train import prices as data
+from stockdemo.train import report
 from stockdemo.train import training as train
 
 PAGE = "../pages/train.py"
@@ -50,7 +51,7 @@ def test_training_at_the_defaults_shows_metrics_next_to_both_baselines(clear_cac
     # what happened, in words, beside the curves: the same run trained again says the same
     config = TrainConfig()
     expected = train.run_training(data.load_dataset(config)[0], config)
-    assert any(m.value == train.story(expected) for m in at.markdown)
+    assert any(m.value == report.story(expected) for m in at.markdown)
     loss = next(f for f in figures if any(t.get("name") == "validation loss" for t in f["data"]))
     assert len(plotly_values(loss["data"][1]["y"])) == len(expected.history) == EPOCHS.default
 

@@ -14,8 +14,8 @@ from stockdemo.config import EPOCHS, TrainConfig
 from stockdemo.graph import OUTPUT_ID
 from stockdemo.live.run import run
 from stockdemo.train import prices as data
+from stockdemo.train import report, windows
 from stockdemo.train import training as train
-from stockdemo.train import windows
 
 
 def small_dataset(config: TrainConfig, days: int = 300) -> windows.Dataset:
@@ -175,7 +175,7 @@ def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
     ds = small_dataset(config)
     fig = figures.prices_figure(ds, "t")
     reference = go.Figure()
-    for shape, name in zip(fig.layout.shapes, ("validation days", "test (held out) days"), strict=True):
+    for shape, name in zip(fig.layout.shapes, ("validation days", "test days (held out)"), strict=True):
         reference.add_vrect(x0=shape.x0, x1=shape.x1, fillcolor=shape.fillcolor, opacity=shape.opacity,
                             line_width=0, name=name, showlegend=True)
     assert fig.layout.shapes == reference.layout.shapes
@@ -186,9 +186,10 @@ def test_price_chart_shades_exactly_what_plotlys_add_vrect_would():
 
 def test_the_metrics_table_says_n_a_where_a_forecast_calls_no_move():
     metrics = pd.DataFrame({"RMSE": [1.0, 2.0], "MAE": [0.5, 1.0], "Direction": [0.55, math.nan]},
-                           index=["Model", "Persistence (tomorrow = today)"])
-    shown = train.metrics_table(metrics)
+                           index=[train.MODEL_ROW, train.PERSISTENCE_ROW])
+    shown = report.metrics_table(metrics)
     assert list(shown["Direction right"]) == ["55.0%", "n/a"]
+    assert list(shown.index) == ["Model", "Persistence (tomorrow = today)"]
     assert list(shown.columns) == ["RMSE (price)", "MAE (price)", "Direction right"]
 
 
@@ -210,7 +211,7 @@ def default_run() -> train.TrainResult:
 def test_the_default_run_is_long_enough_to_watch_and_ends_in_its_story(default_run):
     assert len(default_run.history) == EPOCHS.default  # no early stop by default: every epoch runs
     first, last = default_run.history[0], default_run.history[-1]
-    story = train.story(default_run)
+    story = report.story(default_run)
     assert f"from {first.train_loss:.3f} to {last.train_loss:.3f}" in story
     # the words follow the run's own numbers
     assert ("**Training loss fell**" in story) == (last.train_loss < first.train_loss * 0.97)
@@ -222,7 +223,7 @@ def test_the_default_run_is_long_enough_to_watch_and_ends_in_its_story(default_r
 
 def test_the_story_tells_a_validation_loss_that_fell_then_rose(default_run):
     made_up = with_curves(default_run, [1.0, 0.9, 0.8, 0.7, 0.6], [1.0, 0.8, 0.7, 0.75, 0.9])
-    story = train.story(made_up)
+    story = report.story(made_up)
     assert "**Training loss fell** over 5 epochs, from 1.000 to 0.600" in story
     assert "**Validation loss fell** from 1.000 to 0.700 (epoch 3), then rose to 0.900" in story
     assert "The model kept is epoch 3's." in story
@@ -230,7 +231,7 @@ def test_the_story_tells_a_validation_loss_that_fell_then_rose(default_run):
 
 def test_the_story_tells_flat_curves_as_flat(default_run):
     made_up = with_curves(default_run, [1.0, 0.995, 0.99], [1.0, 1.01, 0.999])
-    story = train.story(made_up)
+    story = report.story(made_up)
     assert "**Training loss stayed level**" in story and "no better than at the start" in story
     assert "**Validation loss did not fall**" in story and "rose to" not in story
 
@@ -238,9 +239,9 @@ def test_the_story_tells_flat_curves_as_flat(default_run):
 def test_the_forecast_chart_says_when_the_model_lies_on_persistence(default_run):
     f = default_run.forecasts
     gap = np.mean(np.abs(f["model"].to_numpy() - f["persistence"].to_numpy()) / f["persistence"].to_numpy())
-    note = train.overlap_note(default_run)
+    note = report.overlap_note(default_run)
     assert bool(note) == (gap < 0.005)
     if note:
         assert f"{gap:.2%}" in note
     moved = dataclasses.replace(default_run, forecasts=f.assign(model=f["persistence"] * 1.05))
-    assert train.overlap_note(moved) == ""  # 5 % apart: two lines, nothing to say
+    assert report.overlap_note(moved) == ""  # 5 % apart: two lines, nothing to say

@@ -179,3 +179,19 @@ def test_the_payload_carries_the_words_of_the_language_spoken_when_it_was_made(p
     with speaking("es"):
         other = view_payload(picture)
     assert (other["words"]["text"]["fit"] == payload["words"]["text"]["fit"]) == (lang == "es")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_buttons_name_holds_the_words_it_shows_in_every_language(lang):
+    """WCAG 2.5.3 (axe's label-content-name-mismatch): a button whose name is longer than its text
+    ("Fit" named "Fit the whole graph (key 0)") says its text inside its name: one speaking to a
+    screen reader by what it sees must be understood. Symbols (● ▶ ◀) are not words."""
+    pairs = [pair for path in js_modules() for pair in BUTTON.findall(path.read_text(encoding="utf-8"))]
+    assert len(pairs) >= 4
+    said = catalog(lang)
+    for text, label in pairs:
+        shown = said.gettext(words.VIEW[text]).strip("●▶◀ ")
+        assert shown.lower() in said.gettext(words.VIEW[label]).lower(), (lang, text, label)
+
+
+BUTTON = re.compile(r"button\(\"\w+\",\s*\{\s*text:\s*\"(\w+)\",\s*label:\s*\"(\w+)\"")

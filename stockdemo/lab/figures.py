@@ -17,7 +17,6 @@ import pandas as pd
 from stockdemo import lab, theme
 from stockdemo.cells import CELL_LABELS
 from stockdemo.config import CHOICE_LABELS
-from stockdemo.figures import SharedFigure
 from stockdemo.i18n import N_, Message, later, later_n
 from stockdemo.i18n.deferred import later_day, later_list, later_number, later_significant
 from stockdemo.lab import COST_CELLS
@@ -36,6 +35,7 @@ from stockdemo.lab.report import (
     run_time,
     size,
 )
+from stockdemo.shared_figure import SharedFigure
 
 # Every cell its own colour, marker and dash: several cells save the same bytes at every T,
 # and their lines lie on one another (with colour alone, 6 legend entries showed 3 lines).

@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 
 from stockdemo import lab, theme
-from stockdemo.figures import SharedFigure
 from stockdemo.i18n import N_, Message, later, later_n
 from stockdemo.i18n.deferred import later_list, later_number
 from stockdemo.lab.report import (
@@ -31,6 +30,7 @@ from stockdemo.lab.report import (
     size,
     snapshot_table,
 )
+from stockdemo.shared_figure import SharedFigure
 
 
 def _yes(done: bool) -> Message:

@@ -16,10 +16,11 @@ from typing import NamedTuple
 import pandas as pd
 
 from stockdemo import lab, theme
-from stockdemo.figures import SharedFigure, frame, with_automargin
+from stockdemo.figures import frame, with_automargin
 from stockdemo.graph import Graph
 from stockdemo.i18n import N_, Message, later, later_n
 from stockdemo.i18n.deferred import later_number, later_significant
+from stockdemo.shared_figure import SharedFigure
 
 # The three ways of reading a batch, and the two ways of carrying a state: a chart's legend.
 ONE_BY_ONE, PACKED, PADDED = N_("one by one"), N_("packed"), N_("padded")

@@ -35,9 +35,9 @@ except ImportError as e:  # the notebook extra is not installed
     raise ImportError("stockdemo.show needs anywidget: pip install 'stockdemo[notebook]'") from e
 import traitlets
 
-from stockdemo.config import language_of
 from stockdemo.graph.diff import graph_diff
 from stockdemo.i18n import LANGUAGES, language, speaking, tr, trp
+from stockdemo.i18n.tags import language_of
 from stockdemo.notebook.record import Run, record, unrolled
 from stockdemo.render.handout import handout_html, size_facts, theme_variables
 from stockdemo.render.payload import HEIGHT, Comparison, view_json

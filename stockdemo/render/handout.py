@@ -138,6 +138,25 @@ def _table_html(picture: Picture, trace: Trace | None) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>")
 
 
+def _poster_block(picture: Picture, replays: bool) -> str:
+    """The picture as a poster where the view's canvas will be, with a word for a reader
+    without scripts; "" where the picture has no poster."""
+    poster = poster_html(picture, GRAPH_PX, BOX_HEIGHT)
+    if not poster:
+        return ""
+    alone = tr("Scripts are off here, so this is the picture alone: with them on, it zooms, "
+               "names each node's line and replays.")
+    return (f'<div class="hd-poster-box{" hd-replay" if replays else ""}"><noscript><p class="hd-noscript">'
+            f"{html.escape(alone)}</p></noscript>{poster}</div>")
+
+
+def _code_block(code: str | None) -> str:
+    """The run's PyTorch code, folded; "" without code."""
+    summary = tr("The PyTorch code of this run")
+    return ("" if code is None else f"<details><summary>{html.escape(summary)}</summary>"
+            f"<pre><code>{html.escape(code)}</code></pre></details>")
+
+
 def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
                  facts: Sequence[tuple[str, str]] = (), code: str | None = None,
                  about: str = "") -> str:
@@ -153,17 +172,6 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
     replay = (tr("Press ● Record to watch autograd record the graph node by node, and ◀ Backward "
                  "to watch backward() run through it in the engine's order.") if trace is not None
               else tr("This file has no replay of the run (the view it came from had none)."))
-    poster = poster_html(picture, GRAPH_PX, BOX_HEIGHT)
-    if poster:
-        replay_row = " hd-replay" if trace is not None else ""
-        alone = tr("Scripts are off here, so this is the picture alone: with them on, it zooms, "
-                   "names each node's line and replays.")
-        poster = (f'<div class="hd-poster-box{replay_row}"><noscript><p class="hd-noscript">'
-                  f"{html.escape(alone)}</p></noscript>{poster}</div>")
-    code_summary = tr("The PyTorch code of this run")
-    code_block = ("" if code is None else
-                  f"<details><summary>{html.escape(code_summary)}</summary>"
-                  f"<pre><code>{html.escape(code)}</code></pre></details>")
     table_summary = tr("The graph as a table")
     footer = tr("Made by stockdemo from one live PyTorch run. This file needs no server and no network.")
     return f"""<!doctype html>
@@ -183,11 +191,11 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 <p class="hd-about">{html.escape(about)} {html.escape(replay)}</p>
 <dl class="hd-facts" data-testid="handout-facts">{fact_list}</dl>
 <p class="hd-about" data-testid="handout-caption">{html.escape(picture.caption)}</p>
-<div id="graph">{poster}</div>
+<div id="graph">{_poster_block(picture, trace is not None)}</div>
 <details data-testid="handout-table-box"><summary>{html.escape(table_summary)}</summary>
 {_table_html(picture, trace)}
 </details>
-{code_block}
+{_code_block(code)}
 </main>
 <footer>{html.escape(footer)}</footer>
 <script type="application/json" id="stockdemo-data">{_inline_json(data)}</script>

@@ -133,21 +133,29 @@ def _counted(lang: str, singular: str, plural: str) -> dict[str, str]:
     return forms
 
 
-@functools.cache
-def _words(lang: str, text: tuple[tuple[str, str], ...], counted: tuple[tuple[str, tuple[str, str]], ...],
-           phrases: tuple[str, ...]) -> str:
+def _words(lang: str, text: dict[str, str], counted: dict[str, tuple[str, str]],
+           phrases: tuple[str, ...]) -> dict:
     said = catalog(lang)
-    return json.dumps({"lang": TAGS[lang], "text": {k: said.gettext(m) for k, m in text},
-                       "counted": {k: _counted(lang, *pair) for k, pair in counted},
-                       "phrases": {m: said.gettext(m) for m in phrases}},
-                      ensure_ascii=False, separators=(",", ":"))
+    return {"lang": TAGS[lang], "text": {k: said.gettext(m) for k, m in text.items()},
+            "counted": {k: _counted(lang, *pair) for k, pair in counted.items()},
+            "phrases": {m: said.gettext(m) for m in phrases}}
+
+
+@functools.cache
+def _view_words(lang: str) -> str:
+    return json.dumps(_words(lang, VIEW, VIEW_COUNTED, ()), ensure_ascii=False, separators=(",", ":"))
+
+
+@functools.cache
+def _editor_words(lang: str) -> dict:
+    return _words(lang, EDITOR, {}, EDITOR_PHRASES)
 
 
 def view_words_json() -> str:
     """The graph view's words in the language spoken now, as the payload's JSON (made once a language)."""
-    return _words(language(), tuple(VIEW.items()), tuple(VIEW_COUNTED.items()), ())
+    return _view_words(language())
 
 
 def editor_words() -> dict:
-    """The code editor's words in the language spoken now (its payload's ``words``)."""
-    return json.loads(_words(language(), tuple(EDITOR.items()), (), EDITOR_PHRASES))
+    """The code editor's words in the language spoken now (its payload's ``words``; shared: read only)."""
+    return _editor_words(language())

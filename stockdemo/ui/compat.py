@@ -3,8 +3,9 @@
 The app needs a few things Streamlit offers no public API for: starting a run of
 another session from the server (class mode's push), rerunning one fragment by its
 key from a timer's run, knowing which page a run runs as, waiting until a run's
-messages have gone out, counting the runs in progress, and building the theme part
-of every run's ``new_session`` message once instead of per run. Each is one function
+messages have gone out, counting the runs in progress, building the theme part
+of every run's ``new_session`` message once instead of per run, and correcting a
+link's value before the widgets bound to it read it. Each is one function
 here; nothing else in stockdemo touches Streamlit's private names.
 ``tests/test_compat.py`` pins the version and checks that each thing used here
 still exists and behaves, so an upgrade fails there, by name, not in a class.
@@ -34,9 +35,9 @@ STREAMLIT_VERSION = "1.67.0"  # what every function here was written and tested 
 SCRIPT_THREAD = "ScriptRunner.scriptThread"
 
 __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
-           "cache_theme_messages", "event_loop", "has_fragment", "main_script_hash", "page_scripts",
-           "rerun_fragment", "rerun_session", "running_page_script", "runs_in_progress", "runtime_exists",
-           "session_id", "tab_address", "this_fragment_run", "wait_until_sent"]
+           "cache_theme_messages", "event_loop", "has_fragment", "link_carries", "main_script_hash",
+           "page_scripts", "rerun_fragment", "rerun_session", "running_page_script", "runs_in_progress",
+           "runtime_exists", "session_id", "tab_address", "this_fragment_run", "wait_until_sent"]
 
 
 def runs_in_progress() -> int:
@@ -53,6 +54,20 @@ def session_id() -> str | None:
     """The id of the session this script run belongs to; None without a server."""
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None and Runtime.exists() else None
+
+
+def link_carries(name: str, text: str) -> bool:
+    """From now on this run's link carries ``text`` under ``name``, as if the browser had sent it:
+    in the address, and for the widgets bound to ``name`` later in the run, which read the link
+    the browser sent (and drop a value they cannot read, even one the page took). Call it before
+    those widgets are drawn. False where there is no script run."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return False
+    with ctx.session_state.query_params() as qp:
+        qp[name] = text
+        qp._initial_query_params[name] = [text]
+    return True
 
 
 def this_fragment_run() -> tuple[str, ClientState] | None:

@@ -135,6 +135,15 @@ CODE_CSS = """
   white-space: pre-wrap !important; overflow-wrap: anywhere; }
 """
 
+# On a phone a row's menu takes the whole row: two side by side cut their choice short
+# ("rendimiento del d", seen in Spanish at 390 px).
+PHONE_CSS = """
+@media (max-width: 640px) {
+  [data-testid="stHorizontalBlock"] > [data-testid="stElementContainer"]:has([data-testid="stSelectbox"]) {
+    flex: 1 1 100%; }
+}
+"""
+
 # Keyboard users must see where they are. Streamlit shows a chart's toolbar
 # (fullscreen, download) only on hover, not when one of its buttons has the
 # focus, and marks a focused menu link only with the hover grey, which the
@@ -152,6 +161,7 @@ FRAME_CSS = f"""<style>
 {_tokens("unchanged.line")} {{ color: {theme.CODE_COMMENT}; }}
 {METRIC_CSS}
 {CODE_CSS}
+{PHONE_CSS}
 </style>"""
 
 PRESENTER_CSS = f"""<style>

@@ -16,10 +16,13 @@ from collections.abc import Callable
 import streamlit as st
 
 from stockdemo import i18n
-from stockdemo.config import LANG, language_of, parse_lang
+from stockdemo.config import LANG, PAGE_KNOBS, ChoiceKnob
+from stockdemo.i18n.tags import language_of, parse_lang
 from stockdemo.ui import keys
 from stockdemo.ui.assets import component_js
 
+# Every menu a page draws for a knob (keyed by the knob's name; each shows its choices' labels).
+_MENUS = tuple({k.name: k for knobs in PAGE_KNOBS.values() for k in knobs if isinstance(k, ChoiceKnob)})
 # The page's <html lang>, which Streamlit leaves at "en" (frontend/graph_view/src/html_lang.js).
 _HTML_LANG = st.components.v2.component("stockdemo_html_lang", html="<span hidden></span>",
                                         js=component_js("html_lang"))
@@ -41,6 +44,8 @@ def session_language() -> str:
         st.session_state[keys.LANGUAGE_LINK] = raw
         lang, message = parse_lang(raw)
         if lang is not None:
+            if keys.LANGUAGE in st.session_state and lang != st.session_state[keys.LANGUAGE]:
+                relabel_menus()
             st.session_state[keys.LANGUAGE] = lang
         st.session_state[keys.LANGUAGE_MESSAGE] = (raw[-1], lang) if message else None
     if keys.LANGUAGE not in st.session_state:
@@ -107,3 +112,14 @@ def language_picker() -> None:
 def _picked() -> None:
     st.session_state[keys.LANGUAGE] = st.session_state[keys.LANGUAGE_PICKER]
     language_to_url()
+    relabel_menus()
+
+
+def relabel_menus() -> None:
+    """Before a run in a new language: each knob's menu is sent its value again, so the browser
+    shows (and writes into the address) the new language's label. Left alone, the browser keeps
+    the old label and sends it back with the next move of any control; the new menu offers no such
+    label, and Streamlit would put that menu back to its default."""
+    for name in _MENUS:
+        if name in st.session_state:
+            st.session_state[name] = st.session_state[name]

@@ -20,6 +20,7 @@ from stockdemo import figures
 from stockdemo.config import EPOCHS, MAX_TRAIN_SECONDS, TrainConfig
 from stockdemo.i18n import tr, trn, trp
 from stockdemo.train import pool as workers
+from stockdemo.train import report
 from stockdemo.train import training as train
 from stockdemo.train.prices import Dataset
 from stockdemo.train.training import TrainResult
@@ -56,7 +57,7 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple,
 
     ``key`` names the data and settings; a press starts ``training_run`` in a page run, which
     draws into the panel. Before any run the panel shows ``data_figure``; after one, the loss
-    curves and what they say (``train.story``); after Stop, the curves so far.
+    curves and what they say (``report.story``); after Stop, the curves so far.
     """
     workers.shared_pool()  # started on the page's first visit, so warm by the first press
     refusal = train.too_big(dataset, config)
@@ -80,13 +81,13 @@ def train_button(dataset: Dataset, config: TrainConfig, key: tuple,
         panel.chart.plotly_chart(data_figure, width="stretch", key="prices_chart")
         return None, panel
     if partial is not None:
-        status.warning(train.stopped_text(partial), icon=":material/stop_circle:")
+        status.warning(report.stopped_text(partial), icon=":material/stop_circle:")
         if partial:
             panel.chart.plotly_chart(figures.loss_figure(partial, PANEL_CHART_HEIGHT), width="stretch",
                                      key="loss_stopped")
             return None, panel
     elif result is not None:
-        status.markdown(train.story(result))
+        status.markdown(report.story(result))
         panel.chart.plotly_chart(figures.loss_figure(result.history, PANEL_CHART_HEIGHT), width="stretch",
                                  key="loss_chart")
         return result, panel
@@ -165,7 +166,7 @@ def training_run(panel: TrainPanel | None) -> None:
                                                           "epochs so far.", len(history)))
                         drawn_at = time.monotonic()
                 if time.monotonic() - bar_at >= BAR_EVERY_S:  # the first report at once
-                    bar.progress(min(1.0, event.fraction), text=train.progress_text(event))
+                    bar.progress(min(1.0, event.fraction), text=report.progress_text(event))
                     bar_at = time.monotonic()
     except (workers.TrainingRefused, workers.WorkerLost) as err:
         for done in (_JOB, _PARTIAL):

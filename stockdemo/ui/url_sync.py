@@ -24,7 +24,7 @@ from stockdemo.graph import Graph
 from stockdemo.i18n import tr
 from stockdemo.layout.picture import Picture
 from stockdemo.live import inspection
-from stockdemo.ui import keys
+from stockdemo.ui import compat, keys
 
 Knob = IntKnob | ChoiceKnob | TextKnob
 
@@ -75,6 +75,7 @@ def url_messages(page: str) -> None:
             if knob.name in raw:
                 value, message = knob.parse(raw[knob.name])
                 st.session_state[knob.name] = widget_value(knob, value)
+                _address_says(knob, value, raw[knob.name][-1])
                 if message:
                     messages.append(message)
                 if len(raw[knob.name]) > 1:
@@ -83,6 +84,17 @@ def url_messages(page: str) -> None:
         st.session_state[done_key] = messages
     for message in messages:
         st.warning(message, icon=":material/link_off:")
+
+
+def _address_says(knob: Knob, value: object, raw: str) -> None:
+    """The address holds ``value`` as the widget shows it. A bound widget drops a link's text it
+    cannot read as one of its own (a menu's label in another language, ``cell=gru``, a number
+    out of range) while the page takes the value: the address would no longer reproduce it."""
+    if isinstance(knob, TextKnob):
+        return
+    shown = knob.show(value) if isinstance(knob, ChoiceKnob) else url_value(knob.name, value)
+    if raw != shown:
+        compat.link_carries(knob.name, shown)
 
 
 def link_superseded(page: str) -> None:

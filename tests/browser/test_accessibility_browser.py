@@ -1,4 +1,5 @@
-"""axe-core over every page in Chromium: no serious or critical WCAG 2.0/2.1 A or AA violation.
+"""axe-core over every page in Chromium: no serious or critical WCAG 2.0/2.1 A or AA violation,
+and over the translated pages in Chinese and Spanish, with the page's ``<html lang>`` set.
 
 axe-core comes from the npm registry (package.json, ``npm ci``; `make test` runs it).
 Its file missing is a failure, not a skip: the check must run.
@@ -12,6 +13,7 @@ from harness.drive import screenshot, settle_at, sidebar_closed, wait_for_run
 from harness.helpers import ROOT
 from harness.learners import SHAPE_ERROR
 from stockdemo.code.link import code_to_link
+from stockdemo.i18n import TAGS as LANGUAGE_TAGS
 from stockdemo.ui import PAGES, page_url
 
 pytestmark = pytest.mark.browser
@@ -19,6 +21,13 @@ pytestmark = pytest.mark.browser
 EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 PHONE = {"width": 390, "height": 844}
 WIDTHS = (390, 1024, 1280, 1440, 1920)  # a phone, a tablet, laptops and a projector
+# The pages translated so far (tests/test_i18n_pages.py TRANSLATED; the Playground for its graph
+# view's controls), in each language but English, at a phone's, a laptop's and a projector's width.
+TRANSLATED = ("app.py", "pages/static_vs_dynamic.py", "pages/debugging.py", "pages/train.py",
+              "pages/playground.py")
+IN_LANGUAGES = [(path, title, lang) for path, title in EXISTING if path in TRANSLATED
+                for lang in ("zh_CN", "es")]
+LANGUAGE_WIDTHS = (390, 1280, 1920)
 
 
 def serious_violations(page) -> list[str]:
@@ -45,30 +54,57 @@ def page_ready(page) -> None:
         arg=len(EXISTING), timeout=60_000)
 
 
+def open_once(browser, url: str, width: int, lang: str = "en"):
+    """-> (context, page): ``url`` loaded at ``width`` (the widest first, as a projector shows it)
+    and settled, its <html lang> the language's."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.goto(url)
+    wait_for_run(page)
+    page_ready(page)
+    page.wait_for_function("(tag) => document.documentElement.lang === tag", arg=LANGUAGE_TAGS[lang])
+    return context, page
+
+
 @pytest.fixture(scope="module", params=EXISTING, ids=[title for _, title in EXISTING])
 def opened(request, server, browser):
-    """One page loaded once (widest first, as a projector shows it), stepped through the widths.
+    """One page loaded once, stepped through the widths.
 
     -> (page, its title, whether its sidebar starts closed at a wide screen: a stage page).
     """
     path, title = request.param
-    context = browser.new_context(viewport={"width": max(WIDTHS), "height": 900})
-    page = context.new_page()
-    page.goto(server + page_url(path))
-    wait_for_run(page)
-    page_ready(page)
+    context, page = open_once(browser, server + page_url(path), max(WIDTHS))
     yield page, title, sidebar_closed(page)
     context.close()
+
+
+@pytest.fixture(scope="module", params=IN_LANGUAGES, ids=[f"{t}-{lang}" for _, t, lang in IN_LANGUAGES])
+def opened_in(request, server, browser):
+    """A translated page opened once in a language (``?lang=``), stepped through the widths."""
+    path, title, lang = request.param
+    context, page = open_once(browser, f"{server}{page_url(path)}?lang={lang}", max(LANGUAGE_WIDTHS), lang)
+    yield page, f"{title} in {lang}", sidebar_closed(page)
+    context.close()
+
+
+def audit_at(opened_page, width: int) -> None:
+    """The opened page settled at ``width``: no serious or critical violation."""
+    page, title, closed_when_wide = opened_page
+    settle_at(page, {"width": width, "height": 900}, closed_when_wide)
+    found = serious_violations(page)
+    assert found == [], f"{title} at {width} px:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("width", sorted(WIDTHS, reverse=True))
 def test_no_serious_or_critical_wcag_violation_on_the_page(opened, width):
     # At every width: code that does not fit must wrap, not become a region to scroll
     # that a keyboard cannot reach (axe's scrollable-region-focusable, seen at 390-1280 px).
-    page, title, closed_when_wide = opened
-    settle_at(page, {"width": width, "height": 900}, closed_when_wide)
-    found = serious_violations(page)
-    assert found == [], f"{title} at {width} px:\n" + "\n".join(found)
+    audit_at(opened, width)
+
+
+@pytest.mark.parametrize("width", sorted(LANGUAGE_WIDTHS, reverse=True))
+def test_no_serious_or_critical_wcag_violation_in_chinese_and_spanish_with_lang_set(opened_in, width):
+    audit_at(opened_in, width)
 
 
 def test_no_serious_or_critical_wcag_violation_after_capturing_static_graphs(server, page):
