@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from harness.drive import overflowing_metrics, screenshot, wait_for_run, wait_quiet
 from stockdemo import lab
-from stockdemo.i18n import TAGS, speaking, tr
+from stockdemo.i18n import NAMES, TAGS, speaking, tr
 
 pytestmark = pytest.mark.browser
 
@@ -55,3 +55,18 @@ def test_every_experiment_reads_whole_in_the_readers_language(server, browser, l
             screenshot(page, f"lab-{lang}-{size}-{i + 1}")
     finally:
         context.close()
+
+
+def test_a_language_picked_on_the_lab_keeps_the_open_experiment_its_graph_and_its_link(server, page):
+    page.goto(f"{server}/lab?lab=Carried+hidden+state&lab_graph=Detached")
+    wait_for_run(page)
+    for lang in ("zh_CN", "es"):
+        page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
+        page.get_by_role("option", name=NAMES[lang], exact=True).click()
+        wait_for_run(page)
+        with speaking(lang):
+            tab, graph = tr("Carried hidden state"), tr("Detached")
+        expect(page.get_by_role("tab", selected=True)).to_have_text(tab)
+        expect(page.get_by_test_id("stButtonGroup").get_by_role("radio", checked=True)).to_have_text(graph)
+        assert "lab=Carried+hidden+state" in page.url, page.url  # the link still names it in English
+        assert page.locator("[data-testid='stException']").count() == 0
