@@ -380,12 +380,17 @@ CODE = TextKnob("code", N_("Your code"), N_("The code of the last run, compresse
 PAGE_KNOBS["pages/code.py"] = (CODE,)
 # Which graph of a training loop's film the stage draws (0: the first backward()'s): drawn
 # in the stage's strip like the Playground's T, bounded by the run's own film (``variant``).
-FILM = IntKnob("film", "Graph", 0, 0, 0, 1,
-               "Each graph is the one autograd recorded up to that backward(), which then freed it; "
-               "the next iteration recorded a new one.")
-# The open experiment, by its tab's title (?lab=NaN), as Streamlit binds the tabs; the
-# class follows it (stockdemo/classroom/state.py checks the title against the Lab's experiments).
-LAB_TAB = TextKnob("lab", N_("Experiment"), N_("The Lab's open experiment, by its title."), max_len=40)
+FILM = IntKnob("film", N_("Graph"), 0, 0, 0, 1,
+               N_("Each graph is the one autograd recorded up to that backward(), which then freed it; "
+                  "the next iteration recorded a new one."))
+# The Lab's experiments in page order, by their English titles (stockdemo.lab.EXPERIMENTS's keys).
+LAB_EXPERIMENTS: tuple[str, ...] = (
+    N_("Different lengths"), N_("Backward twice"), N_("Carried hidden state"), N_("In-place change"),
+    N_("NaN"), N_("no_grad"), N_("What the graph costs"))
+# The open experiment by its English title (?lab=NaN), whatever language its tab is titled in:
+# a link and the class carry it (stockdemo/classroom/state.py); a title in any language is read.
+LAB_TAB = ChoiceKnob("lab", N_("Experiment"), LAB_EXPERIMENTS[0], LAB_EXPERIMENTS,
+                     N_("The Lab's open experiment, by its title."), {t: t for t in LAB_EXPERIMENTS})
 CHOICE_LABELS.update({k.name: k.labels for k in LAB_KNOBS if isinstance(k, ChoiceKnob) and k.labels})
 
 

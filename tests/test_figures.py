@@ -104,3 +104,18 @@ def test_train_figures_are_in_checked_form_with_the_best_epoch_marked_as_add_vli
     assert loss.layout.shapes == reference.layout.shapes
     assert loss.layout.annotations == ()
     assert "shapes" not in as_json(figures.loss_figure(result.history[:0]))["layout"]
+
+
+@pytest.mark.parametrize("experiment", ["Different lengths", "Carried hidden state", "no_grad",
+                                        "What the graph costs"])
+def test_the_labs_charts_are_in_plotlys_checked_form_in_every_language(experiment):
+    """The Lab's charts are shared figures too, their words said per reader: checked in each language."""
+    from stockdemo import lab
+    from stockdemo.i18n import speaking
+    from stockdemo.lab.figures import report
+
+    config_class, run_experiment = lab.EXPERIMENTS[experiment]
+    for figure, _, _ in report(run_experiment(config_class())).figures:
+        for lang in ("en", "zh_CN", "es"):
+            with speaking(lang):
+                assert as_json(go.Figure(figure.to_dict())) == as_json(figure.to_dict()), lang

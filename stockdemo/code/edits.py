@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stockdemo.i18n import N_
 from stockdemo.sandbox.seed import SEED_CODE
 
 
 @dataclass(frozen=True)
 class Edit:
     name: str  # the key, e.g. "skip"
-    title: str  # the picker's words: short, so all eight fit one row
-    lesson: str  # one line: what to watch in the graph
+    title: str  # the picker's words (a msgid, said where shown): short, so all eight fit one row
+    lesson: str  # one line (a msgid, said where shown): what to watch in the graph
     changes: tuple[tuple[str, str], ...]  # (text of the seed, what replaces it), in order
 
 
@@ -50,15 +51,15 @@ _LOOP = ((_RNN, _CELL), (_OUT + _RETURN, _H0
                          + "        return self.fc(h)  # the last step's hidden state\n"))
 
 EDITS: dict[str, Edit] = {e.name: e for e in (
-    Edit("if", "if on the data",
-         "The data picks the branch, so two inputs can record two different graphs.",
+    Edit("if", N_("if on the data"),
+         N_("The data picks the branch, so two inputs can record two different graphs."),
          ((_RETURN, "        last = out[:, -1, :]\n"
                     "        if last.mean() > 0:  # decided by this run's numbers\n"
                     "            last = torch.relu(last)\n"
                     "        return self.fc(last)\n"),)),
-    Edit("while", "while on the data",
-         "The loop stops when the hidden state grows past a threshold: the data decides "
-         "how many steps the graph has.",
+    Edit("while", N_("while on the data"),
+         N_("The loop stops when the hidden state grows past a threshold: the data decides "
+            "how many steps the graph has."),
          ((_RNN, _CELL),
           (_OUT + _RETURN, _H0 + "        t = 0\n"
                                  "        while t < x.shape[1] and h.norm() < 4.0:  # the data says when\n"
@@ -66,28 +67,28 @@ EDITS: dict[str, Edit] = {e.name: e for e in (
                                  "            t += 1\n"
                                  "        return self.fc(h)\n"),
           ("torch.randn(10, 5, 3)", "torch.randn(10, 12, 3)"))),
-    Edit("skip", "skip connection",
-         "The input jumps past the RNN: the graph gains one Add node, and nothing else, "
-         "because the input needs no gradient.",
+    Edit("skip", N_("skip connection"),
+         N_("The input jumps past the RNN: the graph gains one Add node, and nothing else, "
+            "because the input needs no gradient."),
          ((_OUT, _OUT + "        out = out + x[:, :, :1]  # skip connection: the input's first feature\n"),)),
     Edit("detach", ".detach()",
-         "detach() cuts the graph: only the last step is left, so backward cannot reach "
-         "the earlier ones.",
+         N_("detach() cuts the graph: only the last step is left, so backward cannot reach "
+            "the earlier ones."),
          (*_LOOP, (_STEP, "            h = self.cell(x[:, t], h.detach())  # cut the graph here\n"))),
-    Edit("inplace", "in-place change",
-         "Writing into a tensor is recorded too (CopySlices): autograd tracks versions of "
-         "what it saved.",
+    Edit("inplace", N_("in-place change"),
+         N_("Writing into a tensor is recorded too (CopySlices): autograd tracks versions of "
+            "what it saved."),
          ((_OUT, _OUT + "        out[:, 0, :] = 0.0  # an in-place write into the RNN's output\n"),)),
-    Edit("print", "print in the loop",
-         "Ordinary Python runs while the graph is recorded: one printed line per step, and "
-         "no node for the print.",
+    Edit("print", N_("print in the loop"),
+         N_("Ordinary Python runs while the graph is recorded: one printed line per step, and "
+            "no node for the print."),
          (*_LOOP, (_STEP, _STEP + "            print(f\"t={t}  |h|={h.norm():.3f}\")\n"))),
-    Edit("loop", "hand-written loop",
-         "Your own for loop over nn.RNNCell records one block per step, like nn.RNN's.",
+    Edit("loop", N_("hand-written loop"),
+         N_("Your own for loop over nn.RNNCell records one block per step, like nn.RNN's."),
          _LOOP),
-    Edit("attention", "attention",
-         "Every step's output now reaches the prediction, through the softmax weights, "
-         "not only the last one.",
+    Edit("attention", N_("attention"),
+         N_("Every step's output now reaches the prediction, through the softmax weights, "
+            "not only the last one."),
          ((_RETURN, "        scores = torch.softmax((out * out[:, -1:, :]).sum(dim=2), dim=1)  # (batch, T)\n"
                     "        context = (scores.unsqueeze(2) * out).sum(dim=1)  # every step, weighted\n"
                     "        return self.fc(context)\n"),)),

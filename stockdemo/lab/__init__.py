@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from stockdemo.config import LAB_EXPERIMENTS
 from stockdemo.knobs import Knob
 from stockdemo.lab.carried import (
     BatchRow,
@@ -97,16 +98,17 @@ from stockdemo.lab.nan_gradient import (
 from stockdemo.lab.prices import FIRST_YEAR, daily_returns, price_windows
 from stockdemo.lab.saved import Saved, Snapshot, count_saved, restep, saved_in_graph, snapshot
 
-# The Lab's experiments in page order: URL label -> (config class, experiment).
-EXPERIMENTS: dict[str, tuple[type[LabConfig], Callable]] = {
-    "Different lengths": (LengthsConfig, different_lengths),
-    "Backward twice": (BreakConfig, twice),
-    "Carried hidden state": (DetachConfig, carried_state),
-    "In-place change": (InPlaceConfig, in_place),
-    "NaN": (BreakConfig, nan),
-    "no_grad": (NoGradConfig, no_grad),
-    "What the graph costs": (CostConfig, graph_cost),
-}
+# The Lab's experiments in page order: English title (config.LAB_EXPERIMENTS, what a link
+# carries; its tab says it in the reader's language) -> (config class, experiment).
+EXPERIMENTS: dict[str, tuple[type[LabConfig], Callable]] = dict(zip(LAB_EXPERIMENTS, (
+    (LengthsConfig, different_lengths),  # Different lengths
+    (BreakConfig, twice),  # Backward twice
+    (DetachConfig, carried_state),  # Carried hidden state
+    (InPlaceConfig, in_place),  # In-place change
+    (BreakConfig, nan),  # NaN
+    (NoGradConfig, no_grad),  # no_grad
+    (CostConfig, graph_cost),  # What the graph costs
+), strict=True))
 
 # Every knob of the Lab once, in page order: what a link to the page may set.
 KNOBS: tuple[Knob, ...] = tuple(dict.fromkeys(

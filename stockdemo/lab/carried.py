@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from stockdemo.config import BATCHES, LAB_CELL, LAB_T, LAB_TICKERS, SEED
+from stockdemo.i18n import N_
 from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import Broken, LabConfig, caught, mse, seeded_model, source
 from stockdemo.lab.prices import FIRST_YEAR, daily_returns
@@ -95,11 +96,11 @@ def carried_state(config: DetachConfig) -> DetachResult:
             break
     first_x, first_y = batches[0]
     out, _ = model.rnn(first_x)
-    first = snapshot("batch 1", mse(model.fc(out[:, -1]), first_y), model, first_x)
+    first = snapshot(N_("first batch"), mse(model.fc(out[:, -1]), first_y), model, first_x)
     model.zero_grad()
-    retained, last = read_on(model, batches, carry, True, f"batch {config.batches}, carried")
+    retained, last = read_on(model, batches, carry, True, N_("last batch, carried"))
     model.zero_grad()
-    detached, cut = read_on(model, batches, carry_detached, False, f"batch {config.batches}, detached")
+    detached, cut = read_on(model, batches, carry_detached, False, N_("last batch, detached"))
     return DetachResult(config, error, source(carry), source(carry_detached), first, last, cut,
                         True, time.perf_counter() - started, failed_at=failed_at,
                         retained=tuple(retained), detached=tuple(detached))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
+from stockdemo.i18n import N_
 from stockdemo.lab.experiment import BREAK_BATCH, BreakConfig, Broken, caught, mse, seeded_model, source
 from stockdemo.lab.prices import price_windows
 from stockdemo.lab.saved import snapshot
@@ -32,14 +33,14 @@ def twice(config: BreakConfig) -> TwiceResult:
     model = seeded_model(config.lab_cell, 10, config.seed)
     x, y = price_windows(config.lab_t, BREAK_BATCH)
     loss = mse(model(x), y)
-    before = snapshot("after forward", loss, model, x)
+    before = snapshot(N_("after forward"), loss, model, x)
     error = caught(lambda: backward_twice(loss))
-    after = snapshot("after the first backward()", loss, draw=False)
+    after = snapshot(N_("after the first backward()"), loss, draw=False)
     once = model.fc.weight.grad.clone()
     model.zero_grad()
     loss = mse(model(x), y)
     loss.backward(retain_graph=True)
-    fixed = snapshot("after backward(retain_graph=True)", loss, draw=False)
+    fixed = snapshot(N_("after backward(retain_graph=True)"), loss, draw=False)
     model.zero_grad()
     fix_error = caught(lambda: backward_twice_retained(loss))
     ratio = float((model.fc.weight.grad / once).mean())

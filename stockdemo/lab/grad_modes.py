@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from stockdemo.config import LAB_BATCH, LAB_CELL, LAB_T, SEED
+from stockdemo.i18n import N_
 from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import Broken, LabConfig, caught, mse, seeded_model, source
 from stockdemo.lab.prices import price_windows
@@ -50,7 +51,7 @@ class ModeRow(NamedTuple):
     requires_grad: bool
 
 
-MODES = ("grad recorded", "torch.no_grad()", "torch.inference_mode()")
+MODES = (N_("grad recorded"), "torch.no_grad()", "torch.inference_mode()")  # a msgid, then code
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def no_grad(config: NoGradConfig) -> NoGradResult:
     fix_error = caught(lambda: head_on_cloned_features(model, x, y))
     with torch.inference_mode():
         features = model.rnn(x)[0][:, -1]
-    fixed = snapshot("head on cloned features", mse(model.fc(features.clone()), y), model)
+    fixed = snapshot(N_("head on cloned features"), mse(model.fc(features.clone()), y), model)
     return NoGradResult(config, error or "", source(head_on_inference_features),
                         source(head_on_cloned_features), before, after, fixed,
                         fix_error is None, time.perf_counter() - started, rows=tuple(rows),

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from stockdemo.config import LAB_T, SEED
+from stockdemo.i18n import N_
 from stockdemo.knobs import knob_fields
 from stockdemo.lab.experiment import BREAK_BATCH, Broken, LabConfig, caught, mse, seeded_model, source
 from stockdemo.lab.prices import price_windows
@@ -59,11 +60,11 @@ def in_place(config: InPlaceConfig) -> InPlaceResult:
     version = first_day._version
     out = damp_in_place(cell, x)
     loss = mse(model.fc(out[:, -1]), y)
-    before = snapshot("damped in place", loss, model, x)
+    before = snapshot(N_("damped in place"), loss, model, x)
     error = caught(loss.backward)
-    after = snapshot("after the failed backward()", loss, draw=False)
+    after = snapshot(N_("after the failed backward()"), loss, draw=False)
     loss = mse(model.fc(damp_out_of_place(cell, x)[:, -1]), y)
-    fixed = snapshot("damped out of place", loss, model, x)
+    fixed = snapshot(N_("damped out of place"), loss, model, x)
     fix_error = caught(loss.backward)
     return InPlaceResult(config, error or "", source(damp_in_place), source(damp_out_of_place),
                          before, after, fixed, fix_error is None, time.perf_counter() - started,

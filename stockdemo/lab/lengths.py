@@ -81,7 +81,7 @@ def restep_packed(graph: Graph) -> Graph:
 
 
 class Window(NamedTuple):
-    label: str  # e.g. "week of 2012-01-02"
+    first: str  # its first day, e.g. "2012-01-03"
     returns: np.ndarray  # (days,) float32
 
 
@@ -94,7 +94,8 @@ def cut_windows(config: LengthsConfig) -> list[Window]:
         monday = days - (days.view("int64") - 4) % 7
         windows = []
         for start in np.unique(monday)[:config.weeks]:
-            windows.append(Window(f"week of {start}", returns[monday == start]))
+            days_of_week = monday == start
+            windows.append(Window(str(dates[days_of_week][0].astype("datetime64[D]")), returns[days_of_week]))
         return windows
     lengths = [config.long_len if i % 2 == 0 else config.short_len for i in range(config.weeks)]
     # from the year's first day, or earlier where the year (and 2013) hold too few days
@@ -103,8 +104,7 @@ def cut_windows(config: LengthsConfig) -> list[Window]:
               len(dates) - sum(lengths))
     windows = []
     for length in lengths:
-        first = str(dates[day].astype("datetime64[D]"))
-        windows.append(Window(f"{length} days from {first}", returns[day:day + length]))
+        windows.append(Window(str(dates[day].astype("datetime64[D]")), returns[day:day + length]))
         day += length
     return windows
 
@@ -135,7 +135,7 @@ def predict_padded(model: StockPredictor, padded: torch.Tensor) -> torch.Tensor:
 @dataclass(frozen=True)
 class LengthsResult:
     config: LengthsConfig
-    labels: tuple[str, ...]
+    firsts: tuple[str, ...]  # each window's first day
     lengths: tuple[int, ...]
     one_by_one: np.ndarray  # (windows,) each window run alone
     packed: np.ndarray  # (windows,)
@@ -174,7 +174,7 @@ def different_lengths(config: LengthsConfig) -> LengthsResult:
     info = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
     return LengthsResult(
         config=config,
-        labels=tuple(w.label for w in windows),
+        firsts=tuple(w.first for w in windows),
         lengths=tuple(int(n) for n in lengths),
         one_by_one=torch.cat(alone).detach().numpy()[:, 0],
         packed=packed.detach().numpy()[:, 0],

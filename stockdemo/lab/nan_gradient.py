@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import torch
 
+from stockdemo.i18n import N_
 from stockdemo.lab.experiment import BREAK_BATCH, BreakConfig, Broken, caught, mse, seeded_model, source
 from stockdemo.lab.prices import price_windows
 from stockdemo.lab.saved import snapshot
@@ -49,7 +50,7 @@ def nan(config: BreakConfig) -> NanResult:
     target = y.abs()  # the size of tomorrow's move
     variance = model(x)
     loss = mse(volatility(variance), target)
-    before = snapshot("forward: a finite loss", loss, model, x)
+    before = snapshot(N_("forward: a finite loss"), loss, model, x)
     broken_loss = float(loss.detach())
     loss.backward()
     nan_grads = {name: int(p.grad.isnan().sum()) for name, p in model.named_parameters()}
@@ -64,11 +65,11 @@ def nan(config: BreakConfig) -> NanResult:
         with torch.autograd.detect_anomaly():
             loss = mse(volatility(model(x)), target)
             error = caught(loss.backward)
-    after = snapshot("anomaly mode: backward stopped", loss, draw=False)
+    after = snapshot(N_("anomaly mode: backward stopped"), loss, draw=False)
     traceback = next((str(w.message) for w in seen
                       if "Traceback of forward call" in str(w.message)), "")
     loss_fixed = mse(volatility_safe(model(x)), target)
-    fixed = snapshot("sqrt kept away from negatives", loss_fixed, model, x)
+    fixed = snapshot(N_("sqrt kept away from negatives"), loss_fixed, model, x)
     model.zero_grad()
     fix_error = caught(loss_fixed.backward)
     finite = all(bool(p.grad.isfinite().all()) for p in model.parameters())

@@ -8,6 +8,9 @@ refused just the same, only with a plainer message. An audit hook
 the code carries on after a failure (``os.system`` only returns -1), the
 learner is told what the sandbox refused: "the sandbox refused to open a
 network socket (socket.socket(AF_INET, SOCK_STREAM))".
+
+The words of what was tried are English msgids, made here in the run's child: the
+server says them in the reader's language (``said``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import sys
 import torch
 
 from stockdemo.graph.recorder import CODE_FILE
+from stockdemo.i18n import N_, catalog, language
 
 LEARNER_FILE = CODE_FILE
 # Frames that act for themselves: what torch or stockdemo opens on its own (a stack
@@ -32,27 +36,30 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 # Audit event -> what the code tried, in words (each always refused by the kernel).
 REFUSED = {
-    "os.system": "run a shell command",
-    "subprocess.Popen": "start another program",
-    "os.exec": "replace itself with another program (exec)",
-    "os.posix_spawn": "start another program",
-    "os.spawn": "start another program",
-    "os.fork": "start a new process (fork)",
-    "os.forkpty": "start a new process with a terminal (forkpty)",
-    "os.killpg": "send a signal to a process group",
-    "signal.pthread_kill": "send a signal to a thread",
-    "socket.getaddrinfo": "look up a network address",
-    "socket.gethostbyname": "look up a network address",
-    "socket.gethostbyaddr": "look up a network address",
-    "urllib.Request": "open a web address",
-    "os.symlink": "make a link", "os.link": "make a link",
-    "os.chmod": "change a file", "os.chown": "change a file",
-    "os.utime": "change a file", "os.chdir": "change its working directory",
-    "resource.setrlimit": "change its own limits", "resource.prlimit": "change its own limits",
+    "os.system": N_("run a shell command"),
+    "subprocess.Popen": N_("start another program"),
+    "os.exec": N_("replace itself with another program (exec)"),
+    "os.posix_spawn": N_("start another program"),
+    "os.spawn": N_("start another program"),
+    "os.fork": N_("start a new process (fork)"),
+    "os.forkpty": N_("start a new process with a terminal (forkpty)"),
+    "os.killpg": N_("send a signal to a process group"),
+    "signal.pthread_kill": N_("send a signal to a thread"),
+    "socket.getaddrinfo": N_("look up a network address"),
+    "socket.gethostbyname": N_("look up a network address"),
+    "socket.gethostbyaddr": N_("look up a network address"),
+    "urllib.Request": N_("open a web address"),
+    "os.symlink": N_("make a link"), "os.link": N_("make a link"),
+    "os.chmod": N_("change a file"), "os.chown": N_("change a file"),
+    "os.utime": N_("change a file"), "os.chdir": N_("change its working directory"),
+    "resource.setrlimit": N_("change its own limits"), "resource.prlimit": N_("change its own limits"),
 }
 # Allowed in the run's own folder (with Landlock), refused anywhere else.
-OWN_FOLDER = {"os.remove": "delete a file", "os.rmdir": "delete a folder", "os.mkdir": "make a folder",
-              "os.rename": "rename a file", "os.truncate": "change a file"}
+OWN_FOLDER = {"os.remove": N_("delete a file outside its own folder"),
+              "os.rmdir": N_("delete a folder outside its own folder"),
+              "os.mkdir": N_("make a folder outside its own folder"),
+              "os.rename": N_("rename a file outside its own folder"),
+              "os.truncate": N_("change a file outside its own folder")}
 
 
 class Attempts:
@@ -85,10 +92,10 @@ class Attempts:
         if event in OWN_FOLDER:
             inside = self.files and self._inside(args[0]) and (
                 event != "os.rename" or self._inside(args[1]))
-            return None if inside else f"{OWN_FOLDER[event]} outside its own folder"
+            return None if inside else OWN_FOLDER[event]
         if event == "socket.__new__":
             unix = _enum_name(socket.AddressFamily, args[1]) == "AF_UNIX"
-            return "open a unix socket" if unix else "open a network socket"
+            return N_("open a unix socket") if unix else N_("open a network socket")
         if event == "open":
             path, mode, flags = args
             if isinstance(path, int):
@@ -96,22 +103,22 @@ class Attempts:
             writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                 isinstance(flags, int) and flags & _WRITE_FLAGS)
             if self._inside(path):
-                return None if self.files or not writing else "write a file"
+                return None if self.files or not writing else N_("write a file")
             if writing:
-                return "write a file outside its own folder"
-            return None if self._readable(path) else "read a file outside its own folder"
+                return N_("write a file outside its own folder")
+            return None if self._readable(path) else N_("read a file outside its own folder")
         if event == "os.listdir":
             return None if self._inside(args[0]) or self._readable(args[0]) else \
-                "list a folder outside its own folder"
+                N_("list a folder outside its own folder")
         if event == "os.kill":
-            return None if args[0] == os.getpid() else "send a signal to another process"
+            return None if args[0] == os.getpid() else N_("send a signal to another process")
         if event == "import":
             name = args[0]
             if self.files or name in sys.modules or name.split(".")[0] in self.preloaded:
                 return None
-            return "load a module that is not loaded already"
+            return N_("load a module that is not loaded already")
         if event == "ctypes.dlopen" and args[0] not in (None, ""):
-            return "load a native library"
+            return N_("load a native library")
         return None
 
     def _inside(self, path: object) -> bool:
@@ -137,6 +144,18 @@ class Attempts:
         for what, detail in self.tried:
             seen.setdefault(what, detail)
         return [f"{what} ({detail})" for what, detail in seen.items()]
+
+
+def said(attempt: str) -> str:
+    """One of ``Attempts.words()`` ("run a shell command (os.system('ls'))", English, from the
+    run's child) in the language spoken now: its words said, the call left as the code made it."""
+    table = catalog(language())
+    cuts = [i for i in range(len(attempt), 0, -1) if i == len(attempt) or attempt.startswith(" (", i)]
+    for cut in cuts:  # the longest words with a translation: some hold a parenthesis themselves
+        words = table.gettext(attempt[:cut])
+        if words != attempt[:cut]:
+            return words + attempt[cut:]
+    return attempt
 
 
 def _by_learner(frame, event: str) -> bool:

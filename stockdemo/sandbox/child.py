@@ -37,6 +37,7 @@ from torch import nn
 
 from stockdemo.forkserver import walls
 from stockdemo.graph.recorder import CODE_FILE, GraphTooBig, LineRecorder, raw_graph
+from stockdemo.i18n import N_
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits
@@ -242,7 +243,7 @@ def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attemp
     namespace.clear()
     if out.overflowed:
         error = _error("limit", "OutputLimit", limits.stopped(
-            "output_kb", "what your code printed first is kept."), None, "output_kb")
+            "output_kb", N_("what your code printed first is kept.")), None, "output_kb")
     return {"error": error, "shape": shape, "graph": graph, "graphs": graphs, "built": lines.built,
             "graph_freed": freed,
             "refused": attempts.words(), "exec_s": time.perf_counter() - started}
@@ -312,11 +313,11 @@ def describe(exc: BaseException, limits: Limits, attempts: Attempts) -> dict:
     kind = type(exc).__name__[:MAX_TYPE]
     text = _text(exc)
     if isinstance(exc, OutputLimit):
-        return _error("limit", kind, limits.stopped("output_kb", "what your code printed first is kept."),
+        return _error("limit", kind, limits.stopped("output_kb", N_("what your code printed first is kept.")),
                       line, "output_kb")
     if isinstance(exc, GraphLimit | GraphTooBig):
         return _error("limit", "GraphLimit", limits.stopped(
-            "graph_nodes", "your code recorded more autograd nodes than that."), line, "graph_nodes")
+            "graph_nodes", N_("your code recorded more autograd nodes than that.")), line, "graph_nodes")
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         return _error("limit", kind, limits.stopped("file_mb", f"{kind}: {text}"), line, "file_mb")
     if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and "allocate memory" in text):

@@ -48,7 +48,10 @@ from typing import Any
 
 from stockdemo.graph.data import MAX_INPUTS
 from stockdemo.graph.ids import graph_of_record
-from stockdemo.sandbox.limits import SPEC, Limits
+from stockdemo.i18n import tr, trn
+from stockdemo.i18n.deferred import later_list
+from stockdemo.sandbox import attempts
+from stockdemo.sandbox.limits import OFF_MESSAGE, OFF_WORDS, SPEC, Limits
 
 MAX_RESULT_BYTES = 32 * 2**20
 KINDS = ("error", "limit", "refused", "crash", "unavailable")
@@ -322,25 +325,39 @@ class CodeRun:
 
     @property
     def film_words(self) -> str:
-        """What the film shows, in one sentence ("" for a run that called no backward())."""
+        """What the film shows, in one sentence in the language spoken now ("" for a run that
+        called no backward())."""
         if not self.built:
             return ""
-        built = f"This run built {self.built:,} graph{'s' if self.built > 1 else ''}"
-        each = "each freed by its backward()" if self.built > 1 else "freed by its backward()"
+        built = trn("This run built {n} graph, freed by its backward()",
+                    "This run built {n} graphs, each freed by its backward()", self.built)
         if len(self.graphs) < self.built:
-            each += f"; {len(self.graphs):,} are drawn here, the rest counted"
+            built = tr("{built}; {drawn} are drawn here, the rest counted", built=built,
+                       drawn=len(self.graphs))
         if self.graph is None or self.graph_freed:
-            return f"{built}, {each}."
-        return f"{built}, {each}; then the graph of predictions."
+            return tr("{built}.", built=built)
+        return tr("{built}; then the graph of predictions.", built=built)
 
     @property
     def message(self) -> str:
-        """One paragraph for the learner: the error, and what the sandbox refused on the way."""
-        parts = [] if self.error is None else [f"{self.error.type}: {self.error.message}"
-                                               if self.error.kind == "error" else self.error.message]
+        """One paragraph for the learner, in the language spoken now: the error (its words made
+        in English where the run was, said again here from what it names), and what the
+        sandbox refused on the way."""
+        parts = [] if self.error is None else [self._said_error()]
         if self.refused and (self.error is None or self.error.kind != "refused"):
-            parts.append("The sandbox refused to " + "; to ".join(self.refused) + ".")
+            parts.append(tr("The sandbox refused to {attempts}.",
+                            attempts=later_list((attempts.said(r) for r in self.refused), semicolons=True)))
         return " ".join(parts)
+
+    def _said_error(self) -> str:
+        error = self.error
+        if error.kind == "error":
+            return f"{error.type}: {error.message}"  # Python's or torch's own words
+        if error.message == OFF_MESSAGE:
+            return str(OFF_WORDS)
+        if error.kind == "limit" and error.limit in SPEC:
+            return self.limits.said(error.limit, error.message)
+        return error.message
 
     def to_dict(self) -> dict[str, Any]:
         """The command line's JSON (and a test's view): counts, printed text, shape, error, limits."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from stockdemo.forkserver.handler import Forker
 from stockdemo.forkserver.wire import Channel
+from stockdemo.i18n import N_
 from stockdemo.sandbox import child, kernel
 from stockdemo.sandbox.limits import Limits
 from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, CodeRun, check_child_result
@@ -225,7 +226,7 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
     printed = bytes(run.printed).decode("utf-8", "replace")
     base = {"limits": limits, "printed": printed, "seconds": seconds, "cpu_s": cpu_s}
     if run.killed_for == "wall_s":
-        why = "your code was still running (a sleep, a wait, or a long loop?)."
+        why = N_("your code was still running (a sleep, a wait, or a long loop?).")
         if run.waited_s >= BUSY_SHARE * run.alive_s > 0:  # not the code's fault: say so
             why = (f"the server was busy with other pages, and your code waited {run.waited_s:.1f} s of it "
                    "for a processor (pages go first). Try again in a moment.")
@@ -233,7 +234,7 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
                                                None, "wall_s"))
     if run.killed_for == "output_kb":
         return CodeRun(**base, error=CodeError("limit", "OutputLimit", limits.stopped(
-            "output_kb", "what your code printed first is kept."), None, "output_kb"))
+            "output_kb", N_("what your code printed first is kept.")), None, "output_kb"))
     if run.killed_for == "result":
         return CodeRun(**base, error=CodeError("crash", "BadResult", "The run sent back more data "
                                                "than any graph within the limits needs."))
@@ -276,7 +277,7 @@ def _signalled(sig: int, cpu_s: float, limits: Limits) -> CodeError:
     name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
     if sig in (signal.SIGKILL, signal.SIGXCPU) and cpu_s >= limits.cpu_s * CPU_SHARE_AT_KILL:
         return CodeError("limit", "CpuLimit", limits.stopped(
-            "cpu_s", "your code was still computing (an endless loop?)."), None, "cpu_s")
+            "cpu_s", N_("your code was still computing (an endless loop?).")), None, "cpu_s")
     if sig == signal.SIGKILL:
         return CodeError("crash", "Killed", "The run was killed from outside (SIGKILL), most likely "
                          "because the server ran short of memory.")

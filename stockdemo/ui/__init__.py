@@ -78,6 +78,7 @@ from stockdemo.ui.url_sync import node_from_url, number_box, url_messages
 from stockdemo.ui.widgets import (
     capped_knob_widget,
     controls_locked,
+    experiment_tabs,
     graph_picker,
     knob_row,
     knob_widget,
@@ -91,15 +92,15 @@ __all__ = [
     "cached_prices_figure", "cached_prices_table", "cached_prints", "cached_render", "cached_run",
     "cached_size_sweep", "cached_trace", "capped_knob_widget", "chart_after_graph", "compare_bar",
     "compare_config", "comparison", "controls_locked", "debug_controls", "direct_moves",
-    "drawn_on_stage", "fragment", "fx_graph", "go_to_step", "graph_picker", "knob_row",
-    "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn", "lesson_picker",
-    "lesson_question", "lesson_step", "live_stage", "metric_row", "more_settings", "node_from_url",
-    "number_box", "outcome_box", "page_link", "page_source", "page_url", "panel_picker",
-    "presenting", "presets_bar", "recompile_count", "recompiles", "replay_control", "reveal_step",
-    "run_controls", "run_downloads", "settle_listener", "setup_page", "share_link", "shown_lesson",
-    "stage_config", "stage_link", "stage_settled", "stage_table", "stage_to_url", "static_captures",
-    "static_controls", "step_revealed", "table", "train_button", "train_controls",
-    "training_pending", "training_run", "training_trace", "url_messages",
+    "drawn_on_stage", "experiment_tabs", "fragment", "fx_graph", "go_to_step", "graph_picker",
+    "knob_row", "knob_widget", "leave_for_training", "lesson_challenge", "lesson_drawn",
+    "lesson_picker", "lesson_question", "lesson_step", "live_stage", "metric_row", "more_settings",
+    "node_from_url", "number_box", "outcome_box", "page_link", "page_source", "page_url",
+    "panel_picker", "presenting", "presets_bar", "recompile_count", "recompiles", "replay_control",
+    "reveal_step", "run_controls", "run_downloads", "settle_listener", "setup_page", "share_link",
+    "shown_lesson", "stage_config", "stage_link", "stage_settled", "stage_table", "stage_to_url",
+    "static_captures", "static_controls", "step_revealed", "table", "train_button",
+    "train_controls", "training_pending", "training_run", "training_trace", "url_messages",
 ]
 
 # The one registration point of the class-mode plug-in: its listeners on ui.hooks.

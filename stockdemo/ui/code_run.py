@@ -17,7 +17,9 @@ from stockdemo.code.edits import EDITS, apply, seed_source
 from stockdemo.code.link import code_from_link, code_to_link
 from stockdemo.config import CODE, FILM, IntKnob
 from stockdemo.graph import Graph, NodeCounts
-from stockdemo.sandbox import OFF_MESSAGE, CodeRun, Limits, code_enabled
+from stockdemo.i18n import N_, tr
+from stockdemo.sandbox import CodeRun, Limits, code_enabled
+from stockdemo.sandbox.limits import OFF_WORDS
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
@@ -28,7 +30,7 @@ from stockdemo.ui.stage import checked_value, stage_spec, stage_values
 from stockdemo.ui.url_sync import to_url
 from stockdemo.ui.widgets import controls_locked
 
-RESET = "the seed"  # the picker's first choice: back to the seed's code
+RESET = N_("the seed")  # the picker's first choice: back to the seed's code
 QUEUE_NOTE_S = 1.0  # a wait shorter than this goes unsaid: the run is simply slower
 GRAPH = "code_graph"  # the graph view's key
 
@@ -79,10 +81,12 @@ def edits_picker() -> None:
     none while class mode says why not (a student answering the teacher's challenge)."""
     if hooks.ask(hooks.CODE_EDITS_OFF) is not None:
         return
-    st.pills("Try a ready-made edit", [RESET, *(edit.title for edit in EDITS.values())],
-             key=keys.CODE_EDIT, selection_mode="single", on_change=_pick_edit,
+    # By their English titles (what the callback reads, whatever language the page speaks).
+    st.pills(tr("Try a ready-made edit"), [RESET, *(edit.title for edit in EDITS.values())],
+             key=keys.CODE_EDIT, selection_mode="single", on_change=_pick_edit, format_func=tr,
              label_visibility="collapsed",
-             help="Each puts one change into the seed's code, shown as a diff in the editor, and runs it.")
+             help=tr("Each puts one change into the seed's code, shown as a diff in the editor, and "
+                     "runs it."))
 
 
 def _pick_edit() -> None:
@@ -96,8 +100,10 @@ def _pick_edit() -> None:
 
 
 def lesson() -> str:
-    """What the ready-made edit on screen teaches, in one line ("" for the learner's own code)."""
-    return st.session_state.get(keys.CODE_LESSON, "")
+    """What the ready-made edit on screen teaches, in one line in the reader's language ("" for
+    the learner's own code). The session keeps its msgid."""
+    kept = st.session_state.get(keys.CODE_LESSON, "")
+    return tr(kept) if kept else ""
 
 
 def editor_state() -> tuple[str, int, str | None, int]:
@@ -113,7 +119,7 @@ def enabled() -> bool:
 
 
 def off_message() -> str:
-    return OFF_MESSAGE
+    return str(OFF_WORDS)
 
 
 def session_runner(source: str) -> CodeRun:

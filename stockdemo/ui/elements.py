@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
 
+from stockdemo.i18n import tr
 from stockdemo.ui import compat
 
 # Sent together, the graph and a plotly chart redraw in one browser frame and the graph
@@ -18,17 +19,27 @@ GRAPH_FIRST_PAUSE_S = 0.1
 PAUSE_ONLY_BELOW_S = 0.25
 
 
-def table(data: list[dict] | pd.DataFrame | pa.Table, **kwargs) -> None:
+def table(data: list[dict] | pd.DataFrame | pa.Table, words: bool = False, **kwargs) -> None:
     """``st.dataframe`` without its index, given an Arrow table (rows and frames converted here).
 
     Given rows or a DataFrame, Streamlit converts them through pandas on every rerun;
     a table shown on every rerun from a cache is best converted once, in the cache.
+    ``words``: its column names and its text are msgids (a table every session shares),
+    said here in the reader's language.
     """
     if isinstance(data, pd.DataFrame):
         data = pa.Table.from_pandas(data, preserve_index=False)
     elif not isinstance(data, pa.Table):
         data = pa.Table.from_pylist(data)
-    st.dataframe(data, hide_index=True, width="stretch", **kwargs)
+    st.dataframe(said(data) if words else data, hide_index=True, width="stretch", **kwargs)
+
+
+def said(data: pa.Table) -> pa.Table:
+    """``data`` with its column names and text cells in the reader's language (text that is
+    no msgid, such as a date or code, stays as it is)."""
+    columns = [pa.array([tr(v) if isinstance(v, str) else v for v in column.to_pylist()])
+               if pa.types.is_string(column.type) else column for column in data.columns]
+    return pa.Table.from_arrays(columns, names=[tr(name) for name in data.column_names])
 
 
 def aside(text: str, code: str, note: str = "", where=st) -> None:

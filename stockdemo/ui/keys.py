@@ -47,6 +47,10 @@ TRAIN_PARTIAL = "train_partial"  # the epochs so far of the run training now
 TRAIN_STOPPED = "train_stopped"  # the epochs a Stop left, shown once
 TRAIN_PRESSED = "train_pressed"  # Train was just pressed: the fragment goes straight to the page run
 
+# --- the Lab (the open experiment's name is LAB_TAB's key: stockdemo.config)
+LAB_TABS = "lab_tabs"  # the experiments' tabs, titled in the reader's language, read by their callback
+LAB_WRITTEN = "_lab_url"  # the experiment the Lab last wrote to the URL: a link's own differs
+
 # --- the Lesson
 LESSON_STEP = "lesson_step"  # the step on screen, kept when the link has none (back from the menu)
 LESSON_REVEALED = "lesson_revealed"  # the steps whose answer this tab has revealed

@@ -7,10 +7,12 @@ goes to the class, a following student's move snaps back) without this module kn
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
-from stockdemo.config import LAB_GRAPH, PANEL, PANEL_LABELS, ChoiceKnob, IntKnob
-from stockdemo.i18n import tr
+from stockdemo.config import LAB_GRAPH, LAB_TAB, PANEL, PANEL_LABELS, ChoiceKnob, IntKnob
+from stockdemo.i18n import in_every_language, tr
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.url_sync import number_box, to_url
 
@@ -98,22 +100,52 @@ def capped_knob_widget(knob: IntKnob, high: int) -> int:
     return value
 
 
-def graph_picker(labels: list[str]) -> int:
-    """The Lab's "Show the graph" picker over an experiment's graphs -> the index picked.
+def experiment_tabs(names: Sequence[str]) -> list[tuple[object, str]]:
+    """The Lab's experiments as lazy tabs, titled in the reader's language -> (tab, name) pairs.
 
-    Bound to the link as ``lab_graph``, by label; drawn when there is a choice. A
-    name the open experiment does not have (a tampered link, or one left from
-    another experiment's tab) picks its first graph and is dropped from the link. (An
-    experiment with one graph leaves the link alone: Streamlit refuses to delete a
-    parameter a widget was bound to, even in an earlier run.)
+    The open one is kept by its English name (``LAB_TAB``), which the session, the link's
+    ``?lab=`` and the class carry, so a link opens it in any language: a link followed
+    names it (a title in any language is read), else the session's last, else the first.
+    """
+    in_link = st.query_params.get(LAB_TAB.name)
+    if LAB_TAB.name not in st.session_state or in_link not in (None, st.session_state.get(keys.LAB_WRITTEN)):
+        name, message = LAB_TAB.parse(st.query_params.get_all(LAB_TAB.name) or None)
+        st.session_state[LAB_TAB.name] = name
+        if message:
+            st.warning(message, icon=":material/link_off:")
+    name = st.session_state[LAB_TAB.name]
+    st.session_state[keys.LAB_WRITTEN] = to_url(LAB_TAB, name)
+    st.session_state[keys.LAB_TABS] = tr(name)
+    tabs = st.tabs([tr(n) for n in names], key=keys.LAB_TABS, on_change=_tab_picked)
+    return list(zip(tabs, names, strict=True))
+
+
+def _tab_picked() -> None:
+    """A tab clicked: its experiment by its English name (the callback runs before the page
+    decides the language, so the title is read in any language)."""
+    st.session_state[LAB_TAB.name] = LAB_TAB.parse(st.session_state[keys.LAB_TABS])[0]
+
+
+def graph_picker(labels: list[str]) -> int:
+    """The Lab's "Show the graph" picker over an experiment's graphs (English msgids, said in the
+    reader's language) -> the index picked.
+
+    Bound to the link as ``lab_graph``, by the name it shows; drawn when there is a choice.
+    A name in another language is read; a name the open experiment does not have (a
+    tampered link, or one left from another experiment's tab) picks its first graph and is
+    dropped from the link. (An experiment with one graph leaves the link alone: Streamlit
+    refuses to delete a parameter a widget was bound to, even in an earlier run.)
     """
     if len(labels) < 2:
         return 0
-    if st.session_state.get(LAB_GRAPH.name) not in (None, *labels):
+    held = st.session_state.get(LAB_GRAPH.name)
+    if held not in (None, *labels):
         # Streamlit would reset the widget itself but keep the old name in the link.
-        st.session_state[LAB_GRAPH.name] = labels[0]
-    picked = st.segmented_control(LAB_GRAPH.label, labels, default=labels[0], required=True,
-                                  key=LAB_GRAPH.name, bind="query-params", help=LAB_GRAPH.help)
+        st.session_state[LAB_GRAPH.name] = next(
+            (label for label in labels if held in in_every_language(label)), labels[0])
+    picked = st.segmented_control(tr(LAB_GRAPH.label), labels, format_func=tr, default=labels[0],
+                                  required=True, key=LAB_GRAPH.name, bind="query-params",
+                                  help=tr(LAB_GRAPH.help))
     return labels.index(picked) if picked in labels else 0
 
 

@@ -97,10 +97,11 @@ def test_debugging_charts(server, screen):
     assert problems_at_each_size(screen, 2, closed) == NONE_FOUND
 
 
+@pytest.mark.parametrize("lang", ["en", "zh_CN", "es"])  # a translation's longer words are placed too
 @pytest.mark.parametrize(("experiment", "charts"), [("Different lengths", 1), ("Carried hidden state", 1),
                                                     ("no_grad", 1), ("What the graph costs", 2)])
-def test_lab_charts(server, screen, experiment, charts):
-    closed = open_page(screen, f"{server}/lab?lab={experiment}")
+def test_lab_charts(server, screen, experiment, charts, lang):
+    closed = open_page(screen, f"{server}/lab?lab={experiment}&lang={lang}")
     assert problems_at_each_size(screen, charts, closed) == NONE_FOUND
 
 

@@ -39,7 +39,7 @@ def test_every_experiment_runs_from_its_tab_and_the_link_follows(server, page):
             expect(view).to_have_count(1, timeout=60_000)
             expect(view).to_have_attribute(
                 "data-nodes", str(len(layout(shown.graph, "auto", max_nodes=None).nodes)), timeout=20_000)
-            expect(page.get_by_text(shown.caption, exact=True)).to_be_visible()
+            expect(page.get_by_text(str(shown.caption), exact=True)).to_be_visible()
         if expected.figures:
             page.wait_for_function(
                 "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
