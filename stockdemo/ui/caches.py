@@ -23,6 +23,7 @@ from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
 from stockdemo.graph.diff import describe_diff, graph_diff
 from stockdemo.graph.recorder import CODE_FILE
+from stockdemo.i18n import Message, later
 from stockdemo.lab import figures as lab_figures
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.views import picture_of_graph
