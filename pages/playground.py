@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from stockdemo import figures, ui
-from stockdemo.config import CELL_LABELS, VIEW
+from stockdemo.config import CELL, VIEW
 from stockdemo.i18n import N_, tr
 from stockdemo.live.reproduce import reproduce_code
 from stockdemo.ui.graph_view import graph_view
@@ -52,7 +52,7 @@ def panels() -> None:
                "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
                "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
                "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
-               "**{cell}** to see every step recorded.", cell=tr(CELL_LABELS["lstm_loop"])),
+               "**{cell}** to see every step recorded.", cell=CELL.show("lstm_loop")),
             icon=":material/bolt:",
         )
     if not present:
