@@ -30,20 +30,9 @@ import igraph
 from stockdemo import theme
 from stockdemo.graph import Graph, Node, op_name, said_label
 from stockdemo.i18n import Message, english, later_n, tr
+from stockdemo.layout import picture as pictures
 from stockdemo.layout.loops import Block, LoopBlocks, Path
-from stockdemo.layout.picture import (
-    INCH,
-    UNROLLED,
-    Frame,
-    Picture,
-    PlacedEdge,
-    PlacedNode,
-    Words,
-    box_size,
-    box_text,
-    caption_of,
-    named_node,
-)
+from stockdemo.layout.picture import INCH, Frame, Picture, PlacedEdge, PlacedNode, Words, box_size
 from stockdemo.layout.steps import BLOCK_GAP, CAPTION_H, COL, MARGIN, NODE_BUDGET, short_param
 
 H_GAP = 0.2 * INCH  # between boxes in a row
@@ -96,8 +85,8 @@ class CodePicture(Picture):
         names = code["loop_names"]
         where += [f"{names.get(loop) or tr('iteration')} = {it}"
                   for loop, it in code["loops"].get(node_id, ())]
-        return named_node(node_id, where, self.stands_for.get(self.drawn_as.get(node_id, node_id)), True,
-                          markdown)
+        box = self.stands_for.get(self.drawn_as.get(node_id, node_id))
+        return pictures.named_node(node_id, where, box, True, markdown)
 
 
 class _Shape:
@@ -158,7 +147,7 @@ class _Layout:
         hit = self._boxes.get(key)
         if hit is None:  # one per distinct text: a loop repeats the same few
             own = n.label if param is None else f"{short_param(param.removeprefix('param/'))}.T"
-            label = box_text(n, own)
+            label = pictures.box_text(n, own)
             hit = self._boxes[key] = (label, *box_size(label))
         return hit
 
@@ -322,12 +311,12 @@ class _Layout:
                 nodes.append(PlacedNode(i, n.kind, text, x + MARGIN, y + MARGIN, w, h,
                                         fills.get(n.kind, fills["op"]), n))
         frames = tuple(Frame(label, x + MARGIN, y + MARGIN, w, h) for label, x, y, w, h in shape.frames)
-        how = UNROLLED if not self.folds else later_n(
+        how = pictures.UNROLLED if not self.folds else later_n(
             "rolled: {n} run of identical iterations drawn as first, one box and last, so {boxes} boxes draw "
             "the {nodes} nodes", "rolled: {n} runs of identical iterations drawn as first, one box and last, "
             "so {boxes} boxes draw the {nodes} nodes", len(self.folds),
             boxes=sum(1 for p in nodes if p.node is not None), nodes=self.graph.counts.nodes)
-        caption = caption_of(self.graph.counts, how)
+        caption = pictures.caption_of(self.graph.counts, how)
         return CodePicture("rolled" if self.folds else "unrolled", tuple(nodes), tuple(self.edges(alias)),
                            frames, shape.w + 2 * MARGIN, shape.h + 2 * MARGIN, caption,
                            sum(len(f.iterations) for f in self.folds.values()), alias, self.graph,
