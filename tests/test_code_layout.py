@@ -172,7 +172,8 @@ def test_nested_loops_are_a_grid_layers_down_and_steps_across():
     frames = {f.label: f for f in picture.frames}
     assert frames["layer = 0"].y < frames["layer = 1"].y
     for layer in ("layer = 0", "layer = 1"):
-        steps = [f for f in picture.frames if f.label.startswith("t = ") and inside_frame(f, frames[layer])]
+        steps = [f for f in picture.frames
+                 if str(f.label).startswith("t = ") and inside_frame(f, frames[layer])]
         assert [f.label for f in sorted(steps, key=lambda f: f.x)] == ["t = 0", "t = 1", "t = 2"]
 
 
