@@ -76,7 +76,7 @@ def panels() -> None:
         ops = figures.ops_table(result.graph)
         ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
                              rerun_started=rerun_started)
-        ui.table(ops, words=True)
+        ui.table(ops.rename(columns=tr))  # op names are code: only the columns are words
     elif panel == "size":
         sweep = ui.cached_size_sweep(config.cell, config.num_layers)
         ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
