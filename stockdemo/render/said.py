@@ -11,7 +11,6 @@ language (kept), then one join.
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,9 +43,13 @@ class Said:
                 raise TypeError(f"{type(word).__name__} is not JSON")
             return f"{mark}{words.setdefault(word, len(words))}{mark}"
 
-        text = json.dumps(value, separators=(",", ":"), default=hole)
-        parts = re.split(f'"{mark}(\\d+){mark}"', text)
-        return cls(tuple(parts[::2]), tuple(map(int, parts[1::2])), tuple(words))
+        first, *rest = json.dumps(value, separators=(",", ":"), default=hole).split(f'"{mark}')
+        pieces, holes = [first], []
+        for part in rest:  # each: the word's index, the mark, the text up to the next hole
+            index, _, after = part.partition(f'{mark}"')
+            holes.append(int(index))
+            pieces.append(after)
+        return cls(tuple(pieces), tuple(holes), tuple(words))
 
     def text(self) -> str:
         """The JSON text, its words in the language spoken now."""
