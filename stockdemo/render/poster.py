@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable
 
 from stockdemo import theme
+from stockdemo.i18n import later_n, tr
 from stockdemo.layout.picture import Picture, PlacedNode
 
 # A picture of more boxes than this is not postered: an SVG of thousands of elements
@@ -185,8 +186,13 @@ def drawing(picture: Picture, scale: float) -> str:
 
 
 def _about(picture: Picture) -> str:
+    """The drawing's name for a screen reader, in the language spoken now."""
     counts = picture.counts
-    return html.escape(f"Autograd graph: {counts.nodes:,} nodes, {counts.edges:,} edges ({picture.view})")
+    nodes = later_n("{n} node", "{n} nodes", counts.nodes)
+    edges = later_n("{n} edge", "{n} edges", counts.edges)
+    if picture.view == "rolled":
+        return html.escape(tr("Autograd graph: {nodes}, {edges}, drawn rolled", nodes=nodes, edges=edges))
+    return html.escape(tr("Autograd graph: {nodes}, {edges}, drawn unrolled", nodes=nodes, edges=edges))
 
 
 def poster_svg(picture: Picture, scale: float) -> str:
