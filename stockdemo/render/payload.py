@@ -4,7 +4,9 @@ Pure: no Streamlit here, so the page's component (``stockdemo.ui.graph_view``),
 the command line and a handed-out HTML file all send the browser the same thing.
 
 The contract with the browser is one JSON payload, built by ``view_payload``
-(sent as its text, ``view_json``):
+(sent as its text, ``view_json``). Every word in it is in the reader's language: the
+picture's part is encoded once per picture and its words said per reader (``render.said``):
+
 
 - ``nodes``: parallel arrays, index i is one drawn box: ``id``, ``kind`` (index
   into ``kinds``), ``fill`` (index into ``fills``), ``x``, ``y`` (centre,
