@@ -5,14 +5,15 @@ import time
 import streamlit as st
 
 from stockdemo import figures, ui
-from stockdemo.config import CELL_LABELS
+from stockdemo.config import CELL, VIEW
+from stockdemo.i18n import N_, tr
 from stockdemo.live.reproduce import reproduce_code
 from stockdemo.ui.graph_view import graph_view
 
 ui.setup_page(
-    "Playground", ":material/tune:",
-    "Drag **Sequence length T** one step to the right and watch the graph gain one block per "
-    "layer: PyTorch recorded it while the loop ran.",
+    N_("Playground"), ":material/tune:",
+    N_("Drag **Sequence length T** one step to the right and watch the graph gain one block per "
+       "layer: PyTorch recorded it while the loop ran."),
     __file__, stage=True,
 )
 present = ui.presenting()
@@ -47,43 +48,46 @@ def panels() -> None:
     ui.stage_table(config, view)
     if result.graph.meta.get("fused"):
         st.warning(
-            "**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
-            "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
-            "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
-            "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
-            f"**{CELL_LABELS['lstm_loop']}** to see every step recorded.",
+            tr("**Why is this graph so small?** On CPU, `nn.LSTM` runs all time steps of a layer "
+               "inside one fused oneDNN (MKLDNN) kernel, so autograd records a single "
+               "`MkldnnRnnLayerBackward0` node per layer. The graph does not grow with T. "
+               "The loop still runs, just in C++ where autograd cannot see the steps. Pick "
+               "**{cell}** to see every step recorded.", cell=CELL.show("lstm_loop")),
             icon=":material/bolt:",
         )
     if not present:
-        st.caption(picture.caption + ". Arrows follow the forward pass; `backward()` walks them in "
-                   "reverse. Orange arrows carry the hidden state from one step to the next.")
+        st.caption(tr("{caption}. Arrows follow the forward pass; `backward()` walks them in reverse. "
+                      "Orange arrows carry the hidden state from one step to the next.",
+                      caption=picture.caption))
     if picture.view == "rolled" and view == "auto" and not present:
-        st.caption(f"The full graph has {result.graph.counts.nodes:,} nodes, too many to read at once, "
-                   "so it is drawn rolled. Choose *unrolled* under *More settings* to draw every node.")
+        st.caption(tr("The full graph has {nodes} nodes, too many to read at once, so it is drawn rolled. "
+                      "Choose *{unrolled}* under *{more}* to draw every node.",
+                      nodes=result.graph.counts.nodes, unrolled=VIEW.show("unrolled"),
+                      more=tr("More settings")))
     # Only the open panel runs: a change builds one figure, not three, and sends the link,
     # the downloads and the code only while their panel is open.
     panel = ui.panel_picker()
     if panel == "predictions":
         ui.chart_after_graph(ui.cached_figure("predictions", config),
                              alt=figures.predictions_alt(config), rerun_started=rerun_started)
-        st.caption("The model is untrained, so its predictions are as random as its weights; "
-                   "the *Train and predict* page fits it to real prices.")
+        st.caption(tr("The model is untrained, so its predictions are as random as its weights; "
+                      "the *{train}* page fits it to real prices.", train=tr("Train and predict")))
     elif panel == "ops":
         ops = figures.ops_table(result.graph)
         ui.chart_after_graph(ui.cached_figure("ops", config), alt=figures.ops_alt(ops),
                              rerun_started=rerun_started)
-        st.dataframe(ops, hide_index=True, width="stretch")
+        ui.table(ops.rename(columns=tr))  # op names are code: only the columns are words
     elif panel == "size":
         sweep = ui.cached_size_sweep(config.cell, config.num_layers)
         ui.chart_after_graph(ui.cached_figure("size", config), alt=figures.size_alt(sweep),
                              rerun_started=rerun_started)
         st.caption(figures.size_caption(sweep, config, bool(result.graph.meta.get("fused"))))
     else:
-        st.markdown("**Link to this run** (same seed, same picture for every student):")
+        st.markdown(tr("**Link to this run** (same seed, same picture for every student):"))
         st.code(ui.stage_link(config, view), language=None)
         ui.run_downloads(result, lambda: ui.cached_render(config, view).dot)
-        st.markdown("**The code of this run.** Paste it into a fresh Python session: it prints "
-                    "the same predictions.")
+        st.markdown(tr("**The code of this run.** Paste it into a fresh Python session: it prints "
+                       "the same predictions."))
         st.code(reproduce_code(config), language="python")
     ui.stage_settled(settled)  # last: it may ask for the stage again, after this run
 
@@ -93,9 +97,9 @@ panels()
 ui.more_settings()
 # Drawn only while open: a closed expander's buttons are still elements the browser's page
 # redraws at every step of the stage, and the server sends at every whole-page run.
-with st.expander("Presets for class", key="presets", on_change="rerun") as presets:
+with st.expander(tr("Presets for class"), key="presets", on_change="rerun") as presets:
     if presets.open:
         ui.presets_bar()
-with st.expander("Compare two runs", key="compare_presets", on_change="rerun") as compare:
+with st.expander(tr("Compare two runs"), key="compare_presets", on_change="rerun") as compare:
     if compare.open:
         ui.compare_bar()

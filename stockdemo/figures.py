@@ -144,7 +144,7 @@ def size_figure(sweep: list[dict[str, int]], config: RunConfig, nodes_now: int) 
 def ops_table(graph: Graph) -> pd.DataFrame:
     """The graph's operations by op: columns op, count, most frequent first (parameter
     tensors, the input and the output are not operations: ``Graph.counts``)."""
-    return pd.DataFrame(list(graph.stats["ops_by_type"].items()), columns=["op", "count"])
+    return pd.DataFrame(list(graph.stats["ops_by_type"].items()), columns=[N_("op"), N_("count")])
 
 
 def ops_alt(ops: pd.DataFrame) -> str:

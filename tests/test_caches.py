@@ -31,14 +31,14 @@ def test_the_app_holds_its_values_within_the_hosts_budget_share():
 def test_a_payload_counts_its_index_of_ids_and_goes_at_the_next_one_once_its_picture_is_gone(cold):
     first = layout(run(RunConfig(seq_len=30)).graph, "auto", max_nodes=None)
     text, index = caches.cached_static_payload(first)
-    assert caches.HELD.object_bytes == len(text) + sys.getsizeof(index) > len(text)
+    assert caches.HELD.object_bytes == text.size + sys.getsizeof(index) > text.size
     assert caches.cached_static_payload(first)[0] is text  # kept: not made again
     del first, text, index
     gc.collect()
     second = layout(run(RunConfig(seq_len=31)).graph, "auto", max_nodes=None)
     text, index = caches.cached_static_payload(second)
     assert len(caches.HELD._objects) == 1  # the first picture's entry could never match again
-    assert caches.HELD.object_bytes == len(text) + sys.getsizeof(index)
+    assert caches.HELD.object_bytes == text.size + sys.getsizeof(index)
 
 
 def test_a_change_between_two_settings_is_worked_out_once_for_every_session(cold):

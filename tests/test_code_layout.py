@@ -81,7 +81,7 @@ def test_each_edit_records_autograds_own_ops_and_every_node_is_placed(name):
 def test_a_loops_iterations_are_framed_blocks_in_order_left_to_right(name):
     graph, _ = recorded(SCRIPTS[name])
     picture = layout_code(graph, "unrolled")
-    frames = {f.label: f for f in picture.frames}
+    frames = {str(f.label): f for f in picture.frames}
     in_loop = [p for p in picture.nodes if p.node is not None and p.node.step is not None]
     assert in_loop
     steps = sorted({p.node.step for p in in_loop})
@@ -142,7 +142,7 @@ def test_a_hand_written_loop_of_1000_steps_rolls_up_with_exact_counts():
     assert fold.iterations == tuple(range(1, 999))
     members = [i for i, drawn in picture.drawn_as.items() if drawn == fold_id]
     assert len(members) == fold.nodes == sum(1 for n in graph.nodes if n.step in fold.iterations)
-    assert re.search(r"998 iterations .* t = 1…998", picture.stands_for[fold_id])
+    assert re.search(r"998 iterations .* t = 1…998", str(picture.stands_for[fold_id]))
     boxes = sum(1 for p in picture.nodes if p.node is not None)
     assert boxes + fold.nodes == len(graph.nodes)
     unrolled = layout_code(graph, "auto", unroll=frozenset({fold_id}))
@@ -172,7 +172,8 @@ def test_nested_loops_are_a_grid_layers_down_and_steps_across():
     frames = {f.label: f for f in picture.frames}
     assert frames["layer = 0"].y < frames["layer = 1"].y
     for layer in ("layer = 0", "layer = 1"):
-        steps = [f for f in picture.frames if f.label.startswith("t = ") and inside_frame(f, frames[layer])]
+        steps = [f for f in picture.frames
+                 if str(f.label).startswith("t = ") and inside_frame(f, frames[layer])]
         assert [f.label for f in sorted(steps, key=lambda f: f.x)] == ["t = 0", "t = 1", "t = 2"]
 
 
@@ -184,7 +185,7 @@ def inside_frame(inner, outer) -> bool:
 def test_the_seeds_rnn_steps_run_inside_one_line_form_blocks_by_their_repeated_ops():
     graph, _ = recorded(SCRIPTS["seed"])
     picture = layout_code(graph, "unrolled")
-    repeats = sorted(f.label for f in picture.frames)
+    repeats = sorted(str(f.label) for f in picture.frames)
     line = next(i for i, text in enumerate(SCRIPTS["seed"].splitlines(), 1) if "self.rnn(x)" in text)
     assert repeats == [f"line {line}, repeat {k}" for k in range(5)]
     assert Counter(n.op for n in graph.nodes if n.step == 3) == Counter(

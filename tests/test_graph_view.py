@@ -31,7 +31,7 @@ def test_every_box_and_edge_of_the_picture_reaches_the_browser(default_run):
         assert abs(nodes["w"][i] - p.w) <= 0.05 and abs(nodes["h"][i] - p.h) <= 0.05
         assert payload["fills"][nodes["fill"][i]] == p.fill
         assert payload["kinds"][nodes["kind"][i]] == p.kind
-    assert node_text(payload, "label") == [p.label for p in picture.nodes]
+    assert node_text(payload, "label") == [str(p.label) for p in picture.nodes]
     sent = {(nodes["id"][a], nodes["id"][b], bool(r)) for a, b, r in
             zip(payload["edges"]["src"], payload["edges"]["dst"], payload["edges"]["recurrent"], strict=True)}
     assert sent == {(e.src, e.dst, e.recurrent) for e in picture.edges}

@@ -30,6 +30,10 @@ TRANSLATED: dict[str, tuple[tuple[str, str], ...]] = {
     "pages/static_vs_dynamic.py": (("static_capture", "click"),),
     "pages/train.py": (("train_go", "click"),),
     "pages/lab.py": LAB,
+    # The Playground: a run with other settings (T, layers, a rolled view), then each panel opened.
+    "pages/playground.py": (("seq_len", "=12"), ("num_layers", "=2"), ("panel", "=Ops by type"),
+                            ("panel", "=Graph size against T"), ("panel", "=Share this run"),
+                            ("seq_len", "=60")),
 }
 # English that is not language: names, units, code-like words a translation keeps.
 NOT_LANGUAGE = {"pytorch", "streamlit", "python", "torch", "autograd", "dynamo", "relu", "tanh", "adam",
@@ -45,20 +49,14 @@ ENGLISH_WORDS = set(
     "by to you your how when why step steps graph graphs node nodes layer layers hidden state run runs "
     "training loss days day data model shows show press watch see here there not into than then "
     "after before while per only also can cannot will would should".split())
-# Words of a page still made by areas translated in phase 2 (graph/, layout/): their owner wraps them.
-PHASE_TWO = (re.compile(r"\d[\d,.]* nodes?\b[^.。]*"),  # layout's Picture.caption, graph's NodeCounts
-             re.compile(r"  ·  .*$", re.M))  # a node's label in the node picker (graph/)
 CODE = re.compile(r"`[^`]*`|```.*?```|\$[^$]*\$|:material/\w+:", re.S)
 # A name with dots or underscores is code outside backticks too (a metric's plain-text label).
 IDENTIFIER = re.compile(r"\b\w+(?:[._]\w+)+\b")
 
 
 def english_left(text: str) -> list[str]:
-    """The words of ``text`` (code spans, links' addresses and phase-two words taken out) that
-    only English uses."""
+    """The words of ``text`` (code spans and links' addresses taken out) that only English uses."""
     text = IDENTIFIER.sub(" ", CODE.sub(" ", re.sub(r"\]\([^)]*\)", "]", text)))
-    for pattern in PHASE_TWO:
-        text = pattern.sub(" ", text)
     return [w for w in re.findall(r"[A-Za-z][A-Za-z']*", text)
             if w.lower() in ENGLISH_WORDS and w.lower() not in NOT_LANGUAGE]
 
@@ -205,3 +203,67 @@ def test_two_sessions_in_two_languages_at_once_each_read_their_own_words_from_th
     assert any("隐状态" in w for w in results["zh_CN"]) and any("Estado oculto" in w for w in results["es"])
     assert not any("Estado oculto" in w for w in results["zh_CN"])
     assert not any("隐状态" in w for w in results["es"])
+
+
+def playground_view(at: AppTest) -> dict:
+    return next(graph_sent(c) for c in at.get("bidi_component")
+                if c.proto.component_name.endswith("graph_view"))
+
+
+def picture_words(view: dict) -> list[str]:
+    """The words a picture's payload carries (cached per picture) and its stage's, as sent."""
+    strings = view["strings"]
+    labels = [strings[i] for i in view["nodes"]["label"] if i >= 0]
+    return [view["caption"], view["counts"]["summary"], *view["frames"]["label"], *labels,
+            *view["stands_for"]["text"], *view["folds"]["span"], view["stage"]["change"],
+            *(f["help"] or "" for f in view["stage"]["figures"])]
+
+
+@pytest.mark.parametrize("lang", ["zh_CN", "es"])
+def test_the_playgrounds_graph_says_its_caption_frames_boxes_and_change_in_the_language(lang, clear_caches):
+    """The words inside the cached picture (the view's payload, which the page test does not
+    read): a rolled run of 2 layers, its change from the first run, each said for the reader."""
+    at = render("pages/playground.py", lang)
+    view = playground_view(at)
+    assert view["view"] == "rolled" and view["stands_for"]["text"], "nothing rolled: it would prove little"
+    said = picture_words(view)
+    left = [w for w in said if english_left(re.sub(r"\{\w+\}", " ", w))]
+    assert not left, left
+    assert "input x" not in {w.split("\n")[0] for w in said}  # the input's box is words too
+
+
+def test_two_sessions_in_two_languages_read_one_cached_picture_each_in_their_own_words(clear_caches,
+                                                                                       monkeypatch):
+    """One picture laid out for both (the layout is not redone to say it), each session's
+    caption, frames and boxes in its own language, whichever session made it first."""
+    from stockdemo.ui import caches
+
+    laid_out: list[object] = []
+    real = caches.picture_of_graph
+
+    def counted(graph, view, **kw):
+        laid_out.append(graph.meta.get("seq_len"))
+        return real(graph, view, **kw)
+
+    monkeypatch.setattr(caches, "picture_of_graph", counted)
+    views: dict[str, dict] = {}
+
+    def session(lang: str) -> None:
+        at = AppTest.from_file(str(ROOT / "pages/playground.py"), default_timeout=180)
+        at.query_params.update({"lang": lang, "seq_len": "9"})
+        with speaking(lang):
+            at.run()
+        views[lang] = playground_view(at)
+
+    threads = [threading.Thread(target=session, args=(lang,)) for lang in ("zh_CN", "es")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert laid_out.count(9) == 1, laid_out
+    zh, es = views["zh_CN"], views["es"]
+    assert zh["graph"] == es["graph"] and zh["nodes"]["x"] == es["nodes"]["x"]  # one picture
+    assert "个节点" in zh["caption"] and "nodos" in es["caption"]
+    assert "所有时间步一起" in zh["frames"]["label"] and "todos los pasos a la vez" in es["frames"]["label"]
+    assert "输入 x\n10×9×3" in zh["strings"] and "entrada x\n10×9×3" in es["strings"]
+    assert "nodos" not in zh["caption"] and "个节点" not in es["caption"]

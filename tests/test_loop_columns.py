@@ -36,9 +36,9 @@ def step_loop(graph) -> str:
 
 def columns(picture) -> list:
     """The frames of the steps, 't = 0' to 't = STEPS-1', each exactly once."""
-    frames = [f for f in picture.frames if f.label.startswith("t = ")]
-    assert sorted(f.label for f in frames) == [f"t = {k}" for k in range(STEPS)]
-    return sorted(frames, key=lambda f: int(f.label.removeprefix("t = ")))
+    frames = [f for f in picture.frames if str(f.label).startswith("t = ")]
+    assert sorted(str(f.label) for f in frames) == [f"t = {k}" for k in range(STEPS)]
+    return sorted(frames, key=lambda f: int(str(f.label).removeprefix("t = ")))
 
 
 def inside(node, frame) -> bool:
@@ -49,9 +49,9 @@ def inside(node, frame) -> bool:
 def assert_one_column_per_step(picture) -> None:
     """Steps side by side in one row, x growing with the step; each step's nodes in its column."""
     cols = columns(picture)
-    assert len({round(f.y, 3) for f in cols}) == 1, [(f.label, f.y) for f in cols]
+    assert len({round(f.y, 3) for f in cols}) == 1, [(str(f.label), f.y) for f in cols]
     for left, right in zip(cols, cols[1:], strict=False):
-        assert left.x + left.w <= right.x, (left.label, right.label)
+        assert left.x + left.w <= right.x, (str(left.label), str(right.label))
     loop = step_loop(picture.graph)
     loops = picture.graph.meta["code"]["loops"]
     placed = {p.id: p for p in picture.nodes}
@@ -101,13 +101,13 @@ def test_stacked_cells_inside_each_step_go_down_and_the_steps_go_across():
     picture = picture_of_record(raw, "unrolled")
     ops = Counter(n.op for n in picture.graph.nodes if n.op)
     assert ops == Counter(ops_by_type(namespace["predictions"]))
-    steps = sorted((f for f in picture.frames if f.label.startswith("t = ")), key=lambda f: f.label)
-    assert [f.label for f in steps] == [f"t = {t}" for t in range(4)]
+    steps = sorted((f for f in picture.frames if str(f.label).startswith("t = ")), key=lambda f: str(f.label))
+    assert [str(f.label) for f in steps] == [f"t = {t}" for t in range(4)]
     assert [f.x for f in steps] == sorted(f.x for f in steps) and len({f.y for f in steps}) == 1
     for step in steps:
-        layers = [f for f in picture.frames if f.label.startswith("layer = ")
+        layers = [f for f in picture.frames if str(f.label).startswith("layer = ")
                   and step.x <= f.x and f.x + f.w <= step.x + step.w]
-        assert [f.label for f in sorted(layers, key=lambda f: f.y)] == [f"layer = {k}" for k in range(3)]
+        assert [str(f.label) for f in sorted(layers, key=lambda f: f.y)] == [f"layer = {k}" for k in range(3)]
         assert len({f.x for f in layers}) == 1  # one under another
 
 
@@ -120,7 +120,7 @@ def test_an_encoders_layers_each_with_weights_of_their_own_stack_down():
         out = encoder(x).sum()
     raw = raw_graph(out, lines, dict(encoder.named_parameters()))
     picture = layout_code(graph_of_record(raw), "unrolled")
-    repeats = [f for f in picture.frames if ", repeat " in f.label]
+    repeats = [f for f in picture.frames if ", repeat " in str(f.label)]
     assert len(repeats) >= 2
-    ordered = sorted(repeats, key=lambda f: int(f.label.rpartition(" ")[2]))
+    ordered = sorted(repeats, key=lambda f: int(str(f.label).rpartition(" ")[2]))
     assert [f.y for f in ordered] == sorted(f.y for f in ordered) and len({f.x for f in ordered}) == 1

@@ -44,11 +44,11 @@ def test_the_file_draws_every_box_edge_and_frame_of_the_picture(seed):
         assert float(rect.get("y")) == pytest.approx(p.y - p.h / 2, abs=0.06)
         assert float(rect.get("width")) == pytest.approx(p.w, abs=0.06)
         assert rect.get("fill") == p.fill
-    assert texts(root) == [p.label for p in seed.nodes]
+    assert texts(root) == [str(p.label) for p in seed.nodes]
     frames = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "pf"]
     assert len(frames) == len(seed.frames)
     captions = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "pc"]
-    assert captions == [f.label for f in seed.frames if f.label]
+    assert captions == [str(f.label) for f in seed.frames if f.label]
     # One line per edge (a move and a line each), the recurrent ones in their own colour.
     paths = {p.get("class"): p.get("d") for p in root.iter(f"{SVG}path")}
     recurrent = sum(e.recurrent for e in seed.edges)
@@ -71,14 +71,14 @@ def test_a_rolled_run_draws_its_dashed_markers(seed):
 def test_labels_follow_the_scale_the_view_will_draw_at(seed):
     """As draw.js: every line at 6 px and more, the op alone on boxes 9 px tall and more, then none."""
     big = ET.fromstring(f"<svg xmlns='http://www.w3.org/2000/svg'>{poster_html(seed, 1392, 640)}</svg>")
-    assert texts(big) == [p.label for p in seed.nodes]
+    assert texts(big) == [str(p.label) for p in seed.nodes]
     def drawn_at(width: int) -> tuple[float, list[str]]:
         root = ET.fromstring(f"<svg xmlns='http://www.w3.org/2000/svg'>{poster_html(seed, width, 640)}</svg>")
         return fit_scale(seed, width, box_height(seed, width, 640)), texts(root)
 
     k, mid = drawn_at(round(seed.width * 0.45 + 24))
     assert 11 * k < 6 and min(p.h for p in seed.nodes) * k >= 9
-    assert mid == [p.label.split("\n")[0] for p in seed.nodes]
+    assert mid == [str(p.label).split("\n")[0] for p in seed.nodes]
     k, small = drawn_at(300)
     assert min(p.h for p in seed.nodes) * k < 9 and small == []
 
@@ -93,7 +93,7 @@ def test_the_box_height_is_the_views(seed):
 def test_text_from_a_run_stays_text_in_the_svg(seed):
     """A label from a learner's code (a parameter's name, a line) cannot open an element."""
     hostile = "</svg><script>alert(1)</script>&<b>"
-    nodes = tuple(dataclasses.replace(p, label=hostile + "\n" + p.label) for p in seed.nodes)
+    nodes = tuple(dataclasses.replace(p, label=hostile + "\n" + str(p.label)) for p in seed.nodes)
     frames = tuple(dataclasses.replace(f, label=hostile) for f in seed.frames)
     evil = dataclasses.replace(seed, nodes=nodes, frames=frames)
     for text in (svg_file(evil), handout_html(evil, None, title="t")):

@@ -36,6 +36,14 @@ ASKED = (re.compile(r"\.(?:say|count)\(\s*\"(\w+)\""),
          re.compile(r"\b(?:text|label):\s*\"(\w+)\""))
 
 
+def unasked(source: str) -> str:
+    """``source`` without the keys it asks the table for (``w.count("nodes", n)``): names, not
+    words, even where another area has the same English as a msgid (the Lab's column "nodes")."""
+    for pattern in ASKED:
+        source = pattern.sub(lambda m: m[0].replace(f'"{m[1]}"', '""'), source)
+    return source
+
+
 def js_literals(source: str) -> list[str]:
     """Every string literal of a JavaScript source, comments skipped; a template literal gives
     the text between its ``${...}`` parts, each apart, and the literals inside them."""
@@ -113,7 +121,8 @@ def test_the_detector_finds_english_and_passes_identifiers_css_and_keys():
 def test_the_javascript_holds_no_english_a_learner_reads():
     msgids = english_msgids()
     left = [f"{path.relative_to(ROOT)}: {literal!r}" for path in js_modules()
-            for literal in js_literals(path.read_text(encoding="utf-8")) if is_english(literal, msgids)]
+            for literal in js_literals(unasked(path.read_text(encoding="utf-8")))
+            if is_english(literal, msgids)]
     assert len(js_modules()) > 20
     assert not left, "English in the JavaScript (say it in stockdemo/render/words.py):\n" + "\n".join(left)
 

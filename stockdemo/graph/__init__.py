@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
+from stockdemo.i18n import N_, Message, Nn_, english, later, later_n
+from stockdemo.i18n.deferred import Listing, later_list
+
 INPUT_ID = "input"
 OUTPUT_ID = "output"
 FUSED_OP = "MkldnnRnnLayer"
@@ -85,7 +88,7 @@ class Graph:
             "parameters": c.parameters,
             "inputs": c.inputs,
             "outputs": c.outputs,
-            "counted": c.summary(),
+            "counted": english(c.summary()),
             "ops_by_type": dict(Counter(op_name(n.op) for n in self.op_nodes).most_common()),
         }
 
@@ -100,17 +103,21 @@ class Graph:
 
 # What each kind of node is called wherever a count is printed: (one, many).
 KIND_WORDS = {
-    "op": ("operation", "operations"),
-    "parameter": ("parameter tensor", "parameter tensors"),
-    "input": ("input", "inputs"),
-    "output": ("output", "outputs"),
+    "op": Nn_("{n} operation", "{n} operations"),
+    "parameter": Nn_("{n} parameter tensor", "{n} parameter tensors"),
+    "input": Nn_("{n} input", "{n} inputs"),
+    "output": Nn_("{n} output", "{n} outputs"),
 }
+# A kind with one node is named, not counted ("the input"); more, counted with "the".
+THE_ONE = {"input": N_("the input"), "output": N_("the output")}
+THE_COUNTED = {"parameter": Nn_("the {n} parameter tensor", "the {n} parameter tensors"),
+               "input": Nn_("the {n} input", "the {n} inputs"),
+               "output": Nn_("the {n} output", "the {n} outputs")}
 
 
-def count_text(n: int, kind: str) -> str:
-    """(30, "op") -> '30 operations'; (1, "parameter") -> '1 parameter tensor'."""
-    one, many = KIND_WORDS[kind]
-    return f"{n:,} {one if n == 1 else many}"
+def count_text(n: int, kind: str) -> Message:
+    """(30, "op") -> '30 operations'; (1, "parameter") -> '1 parameter tensor' (said when shown)."""
+    return later_n(*KIND_WORDS[kind], n)
 
 
 @dataclass(frozen=True)
@@ -122,7 +129,8 @@ class NodeCounts:
     a parameter tensor (its ``AccumulateGrad``, where ``backward()`` leaves
     ``.grad``), the input ``x``, or the output. torch's own graph is the
     operations and the parameter tensors; the input and the output are drawn
-    so the learner sees where data enters and leaves.
+    so the learner sees where data enters and leaves. Its words are Messages: a count is
+    cached for every session, and said in each reader's language.
     """
 
     operations: int
@@ -135,30 +143,23 @@ class NodeCounts:
     def nodes(self) -> int:
         return self.operations + self.parameters + self.inputs + self.outputs
 
-    def summary(self) -> str:
+    def summary(self) -> Message:
         """'38 nodes: 30 operations, 6 parameter tensors, the input and the output'."""
-        listed = _listing([count_text(self.operations, "op"), *self._others()])
-        return f"{self.nodes:,} node{'' if self.nodes == 1 else 's'}: {listed}"
+        listed = later_list([count_text(self.operations, "op"), *self._others(the=False)])
+        return later_n("{n} node: {listed}", "{n} nodes: {listed}", self.nodes, listed=listed)
 
-    def besides_operations(self) -> str:
+    def besides_operations(self) -> Listing:
         """'the 6 parameter tensors, the input and the output': the nodes ``forward`` did not record."""
-        return _listing([f"the {p}" if not p.startswith("the ") else p for p in self._others()])
+        return later_list(self._others(the=True))
 
-    def _others(self) -> list[str]:
-        parts = [count_text(self.parameters, "parameter")] if self.parameters else []
-        for n, kind in ((self.inputs, "input"), (self.outputs, "output")):
-            if n == 1:
-                parts.append(f"the {kind}")
+    def _others(self, the: bool) -> list[Message]:
+        parts = []
+        for n, kind in ((self.parameters, "parameter"), (self.inputs, "input"), (self.outputs, "output")):
+            if n == 1 and kind in THE_ONE:
+                parts.append(later(THE_ONE[kind]))
             elif n:
-                parts.append(count_text(n, kind))
+                parts.append(later_n(*THE_COUNTED[kind], n) if the else count_text(n, kind))
         return parts
-
-
-def _listing(parts: list[str]) -> str:
-    """['a', 'b', 'c'] -> 'a, b and c'."""
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + f" and {parts[-1]}"
 
 
 def count_nodes(graph: Graph) -> NodeCounts:
@@ -170,9 +171,36 @@ def count_nodes(graph: Graph) -> NodeCounts:
                       len(graph.edges))
 
 
+SCALAR = N_("scalar")
+# Labels a run gives its nodes that are words (the rest, ops' and parameters' names, are code).
+PREDICTIONS, LAST_STEP, FUSED_LABEL = N_("predictions"), N_("last step"), N_("fused LSTM\n(every step)")
+OUTPUT_LABEL, LEAF_LABEL = N_("output"), N_("leaf")
+LABEL_WORDS = frozenset((PREDICTIONS, LAST_STEP, FUSED_LABEL, OUTPUT_LABEL, LEAF_LABEL))
+INPUT_LABEL = N_("input {name}")
+
+
+def input_label(name: str) -> str:
+    """The box of the data that entered as ``name``: 'input x' (its English, kept in the graph)."""
+    return INPUT_LABEL.format(name=name)
+
+
+def said_label(node: Node, label: str | None = None) -> str | Message:
+    """``label`` (default: the node's own) as a reader reads it: words said in their language
+    when shown, a name (an op, a parameter) as it is."""
+    label = node.label if label is None else label
+    if node.kind == "input" and label == input_label(label.removeprefix("input ")):
+        return later(INPUT_LABEL, name=label.removeprefix("input "))
+    return later(label) if label in LABEL_WORDS else label
+
+
 def shape_text(shape: tuple[int, ...]) -> str:
-    """(10, 1) -> '10×1'; () -> 'scalar'."""
-    return "×".join(map(str, shape)) if shape else "scalar"
+    """(10, 1) -> '10×1'; () -> 'scalar' (in English: a download, a key; ``said_shape`` to show)."""
+    return "×".join(map(str, shape)) if shape else SCALAR
+
+
+def said_shape(shape: tuple[int, ...]) -> str | Message:
+    """``shape_text``, its one word said when shown."""
+    return "×".join(map(str, shape)) if shape else later(SCALAR)
 
 
 @lru_cache(maxsize=512)

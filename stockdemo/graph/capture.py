@@ -23,7 +23,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
-from stockdemo.graph import FUSED, FUSED_OP, HEAD, POST, PRE, STEP, Graph, op_name
+from stockdemo.graph import FUSED, FUSED_OP, HEAD, LAST_STEP, POST, PRE, STEP, Graph, op_name
 from stockdemo.graph.backward import saved_names
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.lines import LineRecorder
@@ -209,7 +209,7 @@ def _select_label(fn, role: str) -> str | None:
         return None
     index = index - _UINT64 if index >= 2**63 else index
     if role == HEAD and index == -1 and dim == 1:
-        return "last step"
+        return LAST_STEP
     return f"Select [{index}]" if dim is None else f"Select dim {dim} [{index}]"
 
 

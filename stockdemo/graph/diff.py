@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from stockdemo.graph import Graph, Node, op_name
+from stockdemo.i18n import N_, Message, Nn_, later, later_n
+from stockdemo.i18n.deferred import later_list
 
 
 @dataclass(frozen=True)
@@ -43,34 +45,45 @@ def graph_diff(a: Graph, b: Graph) -> GraphDiff:
     )
 
 
-def describe_diff(diff: GraphDiff, before: dict[str, object], after: dict[str, object]) -> str:
-    """One plain sentence for a learner: '+1 time step: +4 nodes: Tanh, Addmm, ...'."""
-    changes = [
-        f"{_signed(after[k] - before[k])} {label}{'s' if abs(after[k] - before[k]) != 1 else ''}"
-        for k, label in (("seq_len", "time step"), ("num_layers", "layer"))
+# The settings a change names, besides T and the layers (counted): what each is called.
+SETTING_WORDS = {"hidden_size": N_("hidden size"), "batch_size": N_("batch size"),
+                 "input_size": N_("input size"), "cell": N_("cell"), "seed": N_("seed")}
+COUNTED_SETTINGS = {"seq_len": Nn_("{d} time step", "{d} time steps"),
+                    "num_layers": Nn_("{d} layer", "{d} layers")}
+
+
+def describe_diff(diff: GraphDiff, before: dict[str, object], after: dict[str, object]) -> Message:
+    """One plain sentence for a learner: '+1 time step: +4 nodes (Tanh, Addmm, ...)' (said when
+    shown: a change is cached for every session moving between the same two settings)."""
+    changes: list[object] = [
+        later_n(*words, abs(after[k] - before[k]), d=_signed(after[k] - before[k]))
+        for k, words in COUNTED_SETTINGS.items()
         if k in before and k in after and isinstance(after[k], int) and after[k] != before[k]
     ]
     changes += [
-        f"{k.replace('_', ' ')} {before[k]} → {after[k]}"
-        for k in ("hidden_size", "batch_size", "input_size", "cell", "seed")
+        later("{setting} {before} → {after}", setting=later(words), before=str(before[k]),
+              after=str(after[k]))
+        for k, words in SETTING_WORDS.items()
         if k in before and k in after and after[k] != before[k]
     ]
-    head = ", ".join(changes) if changes else "Same settings"
+    head = later_list(changes) if changes else later("Same settings")
     if diff.is_empty:
-        return f"{head}: the graph is identical (same nodes, edges and shapes)."
+        return later("{head}: the graph is identical (same nodes, edges and shapes).", head=head)
     parts = []
     for sign, nodes in (("+", diff.added_nodes), ("−", diff.removed_nodes)):
         if nodes:
             kinds = Counter(op_name(n.op) if n.kind == "op" else n.kind for n in nodes)
             listed = ", ".join(f"{name} ×{c}" if c > 1 else name for name, c in kinds.most_common(6))
-            more = "…" if len(kinds) > 6 else ""
-            parts.append(f"{sign}{len(nodes)} node{'s' if len(nodes) != 1 else ''} ({listed}{more})")
+            listed += "…" if len(kinds) > 6 else ""
+            parts.append(later_n("{sign}{n} node ({listed})", "{sign}{n} nodes ({listed})", len(nodes),
+                                 sign=sign, listed=listed))
     edge_delta = len(diff.added_edges) - len(diff.removed_edges)
     if diff.added_edges or diff.removed_edges:
-        parts.append(f"{_signed(edge_delta)} edges")
+        parts.append(later_n("{d} edge", "{d} edges", abs(edge_delta), d=_signed(edge_delta)))
     if diff.reshaped_nodes and not (diff.added_nodes or diff.removed_nodes):
-        parts.append(f"same structure, {len(diff.reshaped_nodes)} nodes with new tensor shapes")
-    return f"{head}: " + "; ".join(parts) + "."
+        parts.append(later_n("same structure, {n} node with a new tensor shape",
+                             "same structure, {n} nodes with new tensor shapes", len(diff.reshaped_nodes)))
+    return later("{head}: {changes}.", head=head, changes=later_list(parts, semicolons=True))
 
 
 def _signed(n: int) -> str:

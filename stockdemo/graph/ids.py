@@ -30,7 +30,7 @@ import hashlib
 from collections import defaultdict
 from typing import Any
 
-from stockdemo.graph import Graph, Node, op_name
+from stockdemo.graph import LEAF_LABEL, OUTPUT_LABEL, Graph, Node, input_label, op_name
 from stockdemo.graph.parse import parse
 from stockdemo.graph.tagged import graph_of_tagged
 
@@ -121,15 +121,15 @@ def _graph_of_code(raw: dict[str, Any]) -> Graph:
         elif n["kind"] == "parameter":
             graph_nodes.append(Node(ids[i], "parameter", n["param"], n["op"], n["param"], shape))
         else:  # a tensor that requires grad but is no named parameter
-            graph_nodes.append(Node(ids[i], "input", "leaf", n["op"], shape=shape))
-    graph_nodes.append(Node(OUTPUT_ID, "output", "output",
+            graph_nodes.append(Node(ids[i], "input", LEAF_LABEL, n["op"], shape=shape))
+    graph_nodes.append(Node(OUTPUT_ID, "output", OUTPUT_LABEL,
                             shape=tuple(raw.get("output_shape") or ()) or None))
     edges = list(dict.fromkeys((ids[s], ids[d]) for s, d in raw["edges"]))
     if nodes:
         edges.append((ids[0], OUTPUT_ID))
     for data in raw.get("inputs", ()):  # where the script's data entered: drawn, as the Playground's x
         input_id = f"{INPUT_PREFIX}{data['name']}"
-        graph_nodes.append(Node(input_id, "input", f"input {data['name']}", shape=tuple(data["shape"])))
+        graph_nodes.append(Node(input_id, "input", input_label(data["name"]), shape=tuple(data["shape"])))
         edges += [(input_id, ids[j]) for j in data["to"]]
     headers = {key for per_node in loops.values() for key, _ in per_node}
     meta = {

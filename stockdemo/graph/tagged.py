@@ -16,7 +16,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from stockdemo.graph import FUSED_OP, HEAD, INPUT_ID, OUTPUT_ID, STEP, Graph, Node, op_name
+from stockdemo.graph import (
+    FUSED_LABEL,
+    FUSED_OP,
+    HEAD,
+    INPUT_ID,
+    OUTPUT_ID,
+    PREDICTIONS,
+    STEP,
+    Graph,
+    Node,
+    input_label,
+    op_name,
+)
 
 _new_node = tuple.__new__  # skips NamedTuple's Python-level __new__: 11,000 nodes add up
 
@@ -31,9 +43,9 @@ def graph_of_tagged(raw: dict[str, Any]) -> Graph:
     ops = sorted((i for i, s in enumerate(seq) if s is not None), key=seq.__getitem__)
     graph_ops, shorts = _op_nodes(nodes, tags, ops, ids)
     params = _leaf_nodes(nodes, tags, ids)
-    inputs = [Node(INPUT_ID if k == 0 else f"{INPUT_ID}/{data['name']}", "input", f"input {data['name']}",
+    inputs = [Node(INPUT_ID if k == 0 else f"{INPUT_ID}/{data['name']}", "input", input_label(data["name"]),
                    shape=tuple(data["shape"])) for k, data in enumerate(raw.get("inputs", ()))]
-    output = Node(OUTPUT_ID, "output", "predictions", shape=tuple(raw["output_shape"]))
+    output = Node(OUTPUT_ID, "output", PREDICTIONS, shape=tuple(raw["output_shape"]))
     feeds: list[list[int]] = [[] for _ in nodes]
     for src, dst in raw["edges"]:
         feeds[dst].append(src)
@@ -120,7 +132,7 @@ def block_name(layer: int | None, step: int | None, role: str) -> str:
 def op_label(short: str) -> str:
     """What an op's box says where its tags give no label: its name, a fused layer's story."""
     if short == FUSED_OP:
-        return "fused LSTM\n(every step)"
+        return FUSED_LABEL
     return short.removeprefix("Unsafe")
 
 

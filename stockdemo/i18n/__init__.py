@@ -114,8 +114,16 @@ class Message:
 
     def english(self) -> str:
         """The message as its msgid reads, whatever is spoken (a log line, a test)."""
-        with speaking(ENGLISH):
-            return str(self)
+        return english(self)
+
+
+def english(words: object) -> str:
+    """``words`` (a Message, a deferred value, or text) said in English, whatever is spoken: what
+    a layout measures, a download keeps, a key hashes."""
+    if isinstance(words, str):
+        return words
+    with speaking(ENGLISH):
+        return str(words)
 
 
 def later(message: str, /, **params: object) -> Message:
@@ -128,5 +136,6 @@ def later_n(singular: str, plural: str, n: int, /, **params: object) -> Message:
     return Message(singular, plural, n, tuple(params.items()))
 
 
-__all__ = ["ENGLISH", "LANGUAGES", "NAMES", "TAGS", "Message", "N_", "Nn_", "catalog", "in_every_language",
-           "language", "later", "later_n", "number", "set_language", "speaking", "tr", "trn", "trp"]
+__all__ = ["ENGLISH", "LANGUAGES", "NAMES", "TAGS", "Message", "N_", "Nn_", "catalog", "english",
+           "in_every_language", "language", "later", "later_n", "number", "set_language", "speaking", "tr",
+           "trn", "trp"]

@@ -59,6 +59,8 @@ class Day:
 
 # Items that hold lists themselves are parted by semicolons, as each language writes them.
 SEMICOLONS = {"zh_CN": "；"}
+# The app's English lists end "B and C", as its English did before it spoke other languages.
+LIST_LOCALE = {"en": "en_GB"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,20 @@ class Listing:
         said = [str(item) for item in self.items]
         if self.semicolons:
             return SEMICOLONS.get(language(), "; ").join(said)
-        return format_list(said, "standard", _locale(language()))
+        return format_list(said, "standard", _locale(LIST_LOCALE.get(language(), language())))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A box's text as lines (a label, then a shape), each said when the box is."""
+
+    items: tuple[object, ...]
+
+    def __str__(self) -> str:
+        return "\n".join(map(str, self.items))
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
@@ -93,6 +108,11 @@ def later_significant(value: float, digits: int = 3) -> Number:
 def later_day(iso: str, skeleton: str | None = None) -> Day:
     """A date, written when shown (``Day``)."""
     return Day(iso, skeleton)
+
+
+def later_lines(*items: object) -> Lines | object:
+    """``items`` one under the other, said when shown; a single item as it is."""
+    return items[0] if len(items) == 1 else Lines(items)
 
 
 def later_list(items: Iterable[object], semicolons: bool = False) -> Listing:

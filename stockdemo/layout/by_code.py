@@ -28,9 +28,11 @@ from functools import cached_property
 import igraph
 
 from stockdemo import theme
-from stockdemo.graph import Graph, Node, op_name
+from stockdemo.graph import Graph, Node, op_name, said_label
+from stockdemo.i18n import Message, english, later_n, tr
+from stockdemo.layout import picture as pictures
 from stockdemo.layout.loops import Block, LoopBlocks, Path
-from stockdemo.layout.picture import INCH, Frame, Picture, PlacedEdge, PlacedNode, box_size
+from stockdemo.layout.picture import INCH, Frame, Picture, PlacedEdge, PlacedNode, Words, box_size
 from stockdemo.layout.steps import BLOCK_GAP, CAPTION_H, COL, MARGIN, NODE_BUDGET, short_param
 
 H_GAP = 0.2 * INCH  # between boxes in a row
@@ -44,18 +46,19 @@ class Fold:
     """What a rolled box stands for: the middle iterations of a run of identical ones."""
 
     loop: str  # "file:header line" (stockdemo.layout.loops)
-    span: str  # the iterations in words: "t = 1…198", "line 12, repeats 1…3"
+    span: Words  # the iterations in words: "t = 1…198", "line 12, repeats 1…3"
     header: str  # the loop's line of code
     parent: Path  # the iterations of the loops around it
     iterations: tuple[int, ...]  # the iterations the box stands for, in order
     nodes: int  # graph nodes in them
 
-    def text(self) -> str:
+    def text(self) -> Message:
         """'792 nodes of 198 iterations of 'for t in range(T):', t = 1…198, each like the
         ones drawn beside it'."""
-        n = len(self.iterations)
-        return (f"{self.nodes:,} nodes of {n:,} iteration{'s' if n != 1 else ''} of "
-                f"{self.header!r}, {self.span}, each like the ones drawn beside it")
+        iterations = later_n("{n} iteration", "{n} iterations", len(self.iterations))
+        return later_n("{n} node of {iterations} of {header}, {span}, each like the ones drawn beside it",
+                       "{n} nodes of {iterations} of {header}, {span}, each like the ones drawn beside it",
+                       self.nodes, iterations=iterations, header=repr(self.header), span=self.span)
 
 
 @dataclass(frozen=True)
@@ -67,22 +70,23 @@ class CodePicture(Picture):
     unrolled: tuple[str, ...] = ()
 
     @cached_property
-    def stands_for(self) -> dict[str, str]:
+    def stands_for(self) -> dict[str, Words]:
         return {fold_id: fold.text() for fold_id, fold in self.folds.items()}
 
     def describe(self, node_id: str, markdown: bool = False) -> str:
         """'a3f9c1@3/Addmm0 (Addmm, line 15: h = cell(x[:, t], h), t = 3)'."""
         node = self.graph.by_id[node_id]
         code = self.graph.meta["code"]
-        where = [op_name(node.op) if node.kind == "op" else node.label]
+        where = [op_name(node.op) if node.kind == "op" else str(said_label(node))]
         line = code["lines"].get(node_id)
         if line is not None:
-            where.append(f"line {line[1]}: {code['texts'].get(f'{line[0]}:{line[1]}', '')}")
+            where.append(tr("line {line}: {text}", line=str(line[1]),
+                            text=code["texts"].get(f"{line[0]}:{line[1]}", "")))
         names = code["loop_names"]
-        where += [f"{names.get(loop) or 'iteration'} = {it}" for loop, it in code["loops"].get(node_id, ())]
-        text = f"{f'`{node_id}`' if markdown else node_id} ({', '.join(where)})"
+        where += [f"{names.get(loop) or tr('iteration')} = {it}"
+                  for loop, it in code["loops"].get(node_id, ())]
         box = self.stands_for.get(self.drawn_as.get(node_id, node_id))
-        return text + (f", drawn rolled: its box stands for {box}" if box else "")
+        return pictures.named_node(node_id, where, box, True, markdown)
 
 
 class _Shape:
@@ -128,23 +132,22 @@ class _Layout:
         self.by_id = self.graph.by_id
         self.folds: dict[str, Fold] = {}
         self.unrolled: list[str] = []
-        self.fold_boxes: dict[str, tuple[str, float, float]] = {}  # fold id -> its text, w, h
-        self._boxes: dict[tuple, tuple[str, float, float]] = {}
+        self.fold_boxes: dict[str, tuple[Words, float, float]] = {}  # fold id -> its text, w, h
+        self._boxes: dict[tuple, tuple[Words, float, float]] = {}
         self._arrangements: dict[int, dict[tuple, tuple[int, float]]] = {}
         self._params_in = {e[1]: e[0] for e in self.graph.edges
                            if self.by_id[e[0]].kind == "parameter"}
 
     # -- what a box says ----------------------------------------------------------------
-    def box(self, node_id: str) -> tuple[str, float, float]:
+    def box(self, node_id: str) -> tuple[Words, float, float]:
         """(text, width, height): the label, a transpose naming its weight, the shape below."""
         n = self.by_id[node_id]
         param = self._params_in.get(node_id) if n.label == "T" else None
         key = (n.label, n.shape, param)
         hit = self._boxes.get(key)
         if hit is None:  # one per distinct text: a loop repeats the same few
-            label = n.label if param is None else f"{short_param(param.removeprefix('param/'))}.T"
-            if n.shape is not None:
-                label += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
+            own = n.label if param is None else f"{short_param(param.removeprefix('param/'))}.T"
+            label = pictures.box_text(n, own)
             hit = self._boxes[key] = (label, *box_size(label))
         return hit
 
@@ -235,7 +238,7 @@ class _Layout:
     def _iteration(self, child: Block, loop: str, it: int) -> _Shape:
         inner = self.block(child)
         label = self.blocks.iteration_label(loop, it)
-        w = max(inner.w + 2 * PAD, len(label) * CAPTION_CHAR_W + 2 * PAD)  # the caption fits
+        w = max(inner.w + 2 * PAD, len(english(label)) * CAPTION_CHAR_W + 2 * PAD)  # the caption fits
         boxes, frames = inner.moved((w - inner.w) / 2, CAPTION_H)
         h = inner.h + CAPTION_H + PAD
         return _Shape(w, h, boxes, [(label, 0.0, 0.0, w, h), *frames])
@@ -246,7 +249,8 @@ class _Layout:
         span = self.blocks.span_label(loop, middle[0], middle[-1])
         fold = Fold(loop, span, self.blocks.texts.get(loop, ""), block.path, middle, nodes)
         self.folds[fold_id] = fold
-        text = f"⋯ × {len(middle):,} iterations ⋯\n{span}, {nodes:,} nodes"
+        text = later_n("⋯ × {n} iteration ⋯\n{span}, {nodes} nodes",
+                       "⋯ × {n} iterations ⋯\n{span}, {nodes} nodes", len(middle), span=span, nodes=nodes)
         w, h = box_size(text)
         self.fold_boxes[fold_id] = (text, w, h)
         return _Shape(w + 2 * PAD, h + CAPTION_H, [(fold_id, w / 2 + PAD, CAPTION_H + h / 2)], [])
@@ -307,15 +311,12 @@ class _Layout:
                 nodes.append(PlacedNode(i, n.kind, text, x + MARGIN, y + MARGIN, w, h,
                                         fills.get(n.kind, fills["op"]), n))
         frames = tuple(Frame(label, x + MARGIN, y + MARGIN, w, h) for label, x, y, w, h in shape.frames)
-        counts = self.graph.counts
-        caption = f"{counts.summary()} · {counts.edges:,} edges"
-        if self.folds:
-            boxes = sum(1 for p in nodes if p.node is not None)
-            caption += (f" · rolled: {len(self.folds)} run{'s' if len(self.folds) != 1 else ''} of "
-                        f"identical iterations drawn as first, one box and last, so {boxes:,} "
-                        f"boxes draw the {counts.nodes:,} nodes")
-        else:
-            caption += " · unrolled: one box per node"
+        how = pictures.UNROLLED if not self.folds else later_n(
+            "rolled: {n} run of identical iterations drawn as first, one box and last, so {boxes} boxes draw "
+            "the {nodes} nodes", "rolled: {n} runs of identical iterations drawn as first, one box and last, "
+            "so {boxes} boxes draw the {nodes} nodes", len(self.folds),
+            boxes=sum(1 for p in nodes if p.node is not None), nodes=self.graph.counts.nodes)
+        caption = pictures.caption_of(self.graph.counts, how)
         return CodePicture("rolled" if self.folds else "unrolled", tuple(nodes), tuple(self.edges(alias)),
                            frames, shape.w + 2 * MARGIN, shape.h + 2 * MARGIN, caption,
                            sum(len(f.iterations) for f in self.folds.values()), alias, self.graph,

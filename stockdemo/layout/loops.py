@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from stockdemo.graph import Graph
 from stockdemo.graph.ids import INPUT_PREFIX, line_key
+from stockdemo.i18n import Message, later
 
 Path = tuple[tuple[str, int], ...]  # ((loop, iteration), ...), outermost first
 MIN_RUN = 3  # a run is rolled from this many iterations: first, the box, last
@@ -207,25 +208,30 @@ class LoopBlocks:
             known = self._across[block.path, loop] = not inner and not self.layers(block, loop)
         return known
 
-    def loop_label(self, loop: str) -> str:
-        """'t', or for a while loop (or a loop over no plain name, or a hidden one) 'line 12'."""
-        return self.loop_names.get(loop) or f"line {loop.rpartition(':')[2].partition('~')[0]}"
+    def loop_line(self, loop: str) -> str:
+        """A loop's line number, as text: '12'."""
+        return loop.rpartition(":")[2].partition("~")[0]
 
-    def iteration_label(self, loop: str, it: int) -> str:
+    def iteration_label(self, loop: str, it: int) -> str | Message:
         """A frame's caption: 't = 3', 'line 12, iteration 3', or 'line 12, repeat 3' for a
-        loop torch ran inside the line."""
+        loop torch ran inside the line (words said when shown)."""
         name = self.loop_names.get(loop)
         if name:
             return f"{name} = {it}"
-        return f"{self.loop_label(loop)}, {'repeat' if loop in self.hidden else 'iteration'} {it}"
+        if loop in self.hidden:
+            return later("line {line}, repeat {it}", line=self.loop_line(loop), it=str(it))
+        return later("line {line}, iteration {it}", line=self.loop_line(loop), it=str(it))
 
-    def span_label(self, loop: str, first: int, last: int) -> str:
+    def span_label(self, loop: str, first: int, last: int) -> str | Message:
         """Iterations in words: 't = 1…198', 'line 12, iterations 1…198' (a while loop),
         'line 12, repeats 1…3' (a loop torch ran inside the line)."""
         name = self.loop_names.get(loop)
         if name:
             return f"{name} = {first}…{last}"
-        return f"{self.loop_label(loop)}, {'repeats' if loop in self.hidden else 'iterations'} {first}…{last}"
+        span = f"{first}…{last}"
+        if loop in self.hidden:
+            return later("line {line}, repeats {span}", line=self.loop_line(loop), span=span)
+        return later("line {line}, iterations {span}", line=self.loop_line(loop), span=span)
 
     def nodes_under(self, block: Block) -> list[str]:
         """Every node id in ``block`` and the blocks inside it."""

@@ -12,7 +12,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-from stockdemo.graph import Graph, Node, NodeCounts, op_name
+from stockdemo.graph import Graph, Node, NodeCounts, op_name, said_label, said_shape
+from stockdemo.i18n import Message, Nn_, english, later, later_n, tr
+from stockdemo.i18n.deferred import Lines, later_lines
+
+# Text a picture holds: a name (an op's, a parameter's) as it is, or words said when shown, in
+# the reader's language (the picture is cached for every session; its sizes are the English's).
+Words = str | Message | Lines
 
 INCH = 72.0  # points per inch
 FONT = "Helvetica"
@@ -29,7 +35,7 @@ MIN_W, MIN_H = 0.75 * INCH, 0.4 * INCH
 class PlacedNode:
     id: str  # drawn id: a graph node id, or a marker id ("L0.fold", "L0.loop")
     kind: str  # "input" | "parameter" | "op" | "output" | "fold" | "loop"
-    label: str  # text in the box; lines separated by "\n" (shape on the last line)
+    label: Words  # text in the box; lines separated by "\n" (shape on the last line)
     x: float  # centre, points, origin top-left, y grows down
     y: float
     w: float  # box width and height, points
@@ -49,7 +55,7 @@ class PlacedEdge:
 class Frame:
     """Dashed outline of a block (a time step, "all steps at once", ...)."""
 
-    label: str
+    label: Words
     x: float  # top-left corner, points, y down
     y: float
     w: float
@@ -64,7 +70,7 @@ class Picture:
     frames: tuple[Frame, ...]
     width: float  # bounding box, points
     height: float
-    caption: str
+    caption: Words
     folded_steps: int  # 0 unless max_nodes forced a fold
     drawn_as: dict[str, str]  # every graph node id -> the drawn id that stands for it
     graph: Graph  # the graph drawn, whole
@@ -75,7 +81,7 @@ class Picture:
         return self.graph.counts
 
     @cached_property
-    def stands_for(self) -> dict[str, str]:
+    def stands_for(self) -> dict[str, Words]:
         """Drawn id -> what its box stands for, for every box drawing more than its own node.
 
         A rolled box: '200 nodes, one per time step, t 0…199'; a fold: '96 nodes
@@ -95,15 +101,13 @@ class Picture:
                 ids.append(drawn)
             steps = sorted({by_id[i].step for i in ids if by_id[i].step is not None})
             span = f"t {steps[0]}…{steps[-1]}" if len(steps) > 1 else f"t {steps[0]}" if steps else ""
-            n = f"{len(ids):,} node{'' if len(ids) == 1 else 's'}"
             if kinds[drawn] == "fold":
-                out[drawn] = f"{n} of the {len(steps)} folded steps, {span}"
+                words = STANDS_FOR["fold"]
             elif kinds[drawn] == "loop":
-                out[drawn] = f"{n} of steps {span} unlike the step drawn"
-            elif len(steps) == len(ids):
-                out[drawn] = f"{n}, one per time step, {span}"
+                words = STANDS_FOR["loop"]
             else:
-                out[drawn] = f"{n}, {span}"
+                words = STANDS_FOR["steps" if len(steps) == len(ids) else "nodes"]
+            out[drawn] = later_n(*words, len(ids), steps=len(steps), span=span)
         return out
 
     def describe(self, node_id: str, markdown: bool = False) -> str:
@@ -116,24 +120,58 @@ class Picture:
         if node.kind == "op":
             where = [op_name(node.op)]
         elif node.kind == "parameter":
-            where = [f"parameter tensor {node.param or node.label}"]
+            where = [tr("parameter tensor {name}", name=node.param or node.label)]
         else:  # the input or the output: its own label ("input x", "predictions")
-            where = [node.label]
+            where = [str(said_label(node))]
         if node.step is not None:
             where.append(f"t {node.step}")
         if node.layer is not None:
-            where.append(f"layer {node.layer}")
-        text = f"{f'`{node_id}`' if markdown else node_id} ({', '.join(where)})"
+            where.append(tr("layer {layer}", layer=str(node.layer)))
         drawn = self.drawn_as.get(node_id)
-        box = self.stands_for.get(drawn) if drawn is not None else None
-        if box is not None:
-            how = "rolled" if self.view == "rolled" else "folded"
-            text += f", drawn {how}: its box stands for {box}"
+        return named_node(node_id, where, self.stands_for.get(drawn) if drawn is not None else None,
+                          self.view == "rolled", markdown)
+
+
+# What a box drawing several nodes stands for: (one, many), {n} nodes.
+STANDS_FOR = {
+    "fold": Nn_("{n} node of the {steps} folded steps, {span}",
+                "{n} nodes of the {steps} folded steps, {span}"),
+    "loop": Nn_("{n} node of steps {span} unlike the step drawn",
+                "{n} nodes of steps {span} unlike the step drawn"),
+    "steps": Nn_("{n} node, one per time step, {span}", "{n} nodes, one per time step, {span}"),
+    "nodes": Nn_("{n} node, {span}", "{n} nodes, {span}"),
+}
+
+
+def named_node(node_id: str, where: list[str], box: Words | None, rolled: bool, markdown: bool) -> str:
+    """A node as the page names it, in the language spoken now: its id (as code when
+    ``markdown``), where it is, and what its box stands for when it draws more than it."""
+    text = f"{f'`{node_id}`' if markdown else node_id} ({', '.join(where)})"
+    if box is None:
         return text
+    if rolled:
+        return tr("{node}, drawn rolled: its box stands for {box}", node=text, box=box)
+    return tr("{node}, drawn folded: its box stands for {box}", node=text, box=box)
 
 
-def box_size(label: str) -> tuple[float, float]:
-    """(width, height) in points of a box holding ``label``, as Graphviz sizes it."""
-    lines = label.split("\n")
+UNROLLED = later("unrolled: one box per node")
+
+
+def box_text(node: Node, label: str) -> Words:
+    """What ``node``'s box says: ``label`` (its own, or a transpose's weight), its shape below."""
+    said = said_label(node, label)
+    return said if node.shape is None else later_lines(said, said_shape(node.shape))
+
+
+def caption_of(counts: NodeCounts, how: Words) -> Message:
+    """A picture's caption: the whole graph counted, then ``how`` the picture draws it."""
+    return later("{summary} · {edges} · {how}", summary=counts.summary(),
+                 edges=later_n("{n} edge", "{n} edges", counts.edges), how=how)
+
+
+def box_size(label: Words) -> tuple[float, float]:
+    """(width, height) in points of a box holding ``label``, as Graphviz sizes it (its English:
+    every reader's picture is one, and the browser fits the words said in the box)."""
+    lines = english(label).split("\n")
     return (max(MIN_W, max(map(len, lines)) * CHAR_W + PAD_X),
             max(MIN_H, len(lines) * LINE_H + PAD_Y))

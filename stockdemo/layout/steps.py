@@ -34,8 +34,20 @@ from operator import attrgetter
 
 from stockdemo import theme
 from stockdemo.graph import FUSED, HEAD, POST, PRE, STEP, Graph, Node
+from stockdemo.i18n import Message, later, later_n
 from stockdemo.layout.blocks import Blocks, Drawn, aliases, steps_to_draw
-from stockdemo.layout.picture import INCH, Frame, Picture, PlacedEdge, PlacedNode, box_size
+from stockdemo.layout.picture import (
+    INCH,
+    UNROLLED,
+    Frame,
+    Picture,
+    PlacedEdge,
+    PlacedNode,
+    Words,
+    box_size,
+    box_text,
+    caption_of,
+)
 
 NODE_BUDGET = 250  # auto view: unrolled up to this many nodes
 MAX_DRAWN_NODES = 1200  # unrolled view for Graphviz: fold middle steps past this
@@ -88,19 +100,18 @@ def layout(graph: Graph, view: str = "auto", max_nodes: int | None = MAX_DRAWN_N
     return picture
 
 
-def _caption(graph: Graph, view: str, folded: int, boxes: int) -> str:
+def _caption(graph: Graph, view: str, folded: int, boxes: int) -> Message:
     """The whole graph's counts, then what the picture draws of it."""
-    counts = graph.counts
-    caption = f"{counts.summary()} · {counts.edges:,} edges"
     if view == "rolled":
-        steps = graph.meta.get("seq_len")
-        caption += (f" · rolled: each layer's block stands for {steps} time "
-                    f"step{'' if steps == 1 else 's'}, so {boxes:,} boxes draw the {counts.nodes:,} nodes")
+        how = later_n("rolled: each layer's block stands for {n} time step, so {boxes} boxes draw the "
+                      "{nodes} nodes", "rolled: each layer's block stands for {n} time steps, so {boxes} "
+                      "boxes draw the {nodes} nodes", graph.meta.get("seq_len") or 0, boxes=boxes,
+                      nodes=graph.counts.nodes)
     elif folded:
-        caption += f" · unrolled, {folded} middle steps folded per layer into one box"
+        how = later("unrolled, {folded} middle steps folded per layer into one box", folded=folded)
     else:
-        caption += " · unrolled: one box per node"
-    return caption
+        how = UNROLLED
+    return caption_of(graph.counts, how)
 
 
 def short_param(name: str) -> str:
@@ -126,10 +137,13 @@ class _Style:
         self.graph = graph
         self.rolled = rolled
         self._preds = graph.preds
-        self._boxes: dict[tuple[str, tuple[int, ...] | None], tuple[str, float, float]] = {}
+        self._boxes: dict[tuple[str, tuple[int, ...] | None], tuple[Words, float, float]] = {}
+        self._marks: dict[str, Message] = {}  # a marker's id -> its words
 
-    def box(self, n: Node) -> tuple[str, float, float]:
+    def box(self, n: Node) -> tuple[Words, float, float]:
         """(box text, width, height) of a node: its label, its shape on the last line."""
+        if n.id in self._marks:
+            return (self._marks[n.id], *box_size(self._marks[n.id]))
         label = n.label
         if label == "T" and n.kind == "op":  # a transpose names its weight
             for src in self._preds.get(n.id, ()):
@@ -139,30 +153,37 @@ class _Style:
         key = (label, n.shape)
         box = self._boxes.get(key)
         if box is None:
-            text = label
-            if n.shape is not None:
-                text += "\n" + ("×".join(map(str, n.shape)) if n.shape else "scalar")
+            text = box_text(n, label)
             box = self._boxes[key] = (text, *box_size(text))
         return box
 
     def fill(self, n: Node) -> str:
         return FILL["fused"] if n.role == FUSED else FILL.get(n.kind, FILL["op"])
 
-    def block_caption(self, role: str, layer: int) -> str:
-        return {PRE: "all steps at once", FUSED: f"layer {layer}: fused"}[role]
+    def block_caption(self, role: str, layer: int) -> Message:
+        if role == PRE:
+            return later("all steps at once")
+        return later("layer {layer}: fused", layer=str(layer))
 
-    def step_caption(self, layer: int, t: int) -> str:
+    def step_caption(self, layer: int, t: int) -> Words:
         prefix = f"L{layer} · " if self.graph.meta.get("num_layers", 1) > 1 else ""
-        if self.rolled:
-            return f"{prefix}each step (× {self.graph.meta.get('seq_len')})"
+        if self.rolled:  # i18n: {layer} is "L1 · " (a layer's code name) or nothing
+            return later("{layer}each step (× {steps})", layer=prefix, steps=self.graph.meta.get("seq_len"))
         return f"{prefix}t = {t}"
 
     def fold_marker(self, layer: int, hidden: list[int], n_nodes: int) -> Node:
-        return Node(f"L{layer}.fold", "fold",
-                    f"⋯ {len(hidden)} more steps ⋯\n(t={hidden[0]}…{hidden[-1]}, {n_nodes} nodes)")
+        return self._mark(Node(f"L{layer}.fold", "fold", ""), later_n(
+            "⋯ {n} more step ⋯\n(t={first}…{last}, {nodes} nodes)",
+            "⋯ {n} more steps ⋯\n(t={first}…{last}, {nodes} nodes)",
+            len(hidden), first=str(hidden[0]), last=str(hidden[-1]), nodes=n_nodes))
 
     def loop_marker(self, layer: int, steps: int) -> Node:
-        return Node(f"L{layer}.loop", "loop", f"h → next step\n(× {steps - 1})")
+        return self._mark(Node(f"L{layer}.loop", "loop", ""), later("h → next step\n(× {n})", n=steps - 1))
+
+    def _mark(self, node: Node, words: Message) -> Node:
+        """A marker (not a graph node): its box says ``words``."""
+        self._marks[node.id] = words
+        return node
 
 
 class _Placement:
@@ -240,7 +261,7 @@ class _Placement:
         head = blocks.get((None, HEAD, None), [])
         hx = x_end
         hy = self._layer_top.get(layers[-1], y) if layers else y
-        w, h = self._place_block(head, hx, hy, caption="head: last step → fc")
+        w, h = self._place_block(head, hx, hy, caption=later("head: last step → fc"))
         if "output" in special:
             self._put(special["output"], hx, hy + h + ROW * 0.4)
         for i, p in enumerate(params.get(None, [])):  # the head's own weights, beside it
@@ -248,7 +269,7 @@ class _Placement:
             self._put(p, hx + w + max(PARAM_COL * 0.3, pw / 2 - COL * 0.45 + BLOCK_GAP / 2),
                       hy + ROW * (0.6 + i))
 
-    def _place_block(self, block: list[Node], x: float, y: float, caption: str) -> tuple[float, float]:
+    def _place_block(self, block: list[Node], x: float, y: float, caption: Words) -> tuple[float, float]:
         """Lay a block out by depth (rows down) within its own nodes. -> (width, height)"""
         width, col, (cells, _, rows), boxes = self._measure(block)
         top = y + (CAPTION_H if caption else 0.0)
@@ -359,7 +380,7 @@ def _edges(blocks: Blocks, drawn: Drawn, placement: _Placement, alias: dict[str,
 
 
 def _picture(view: str, placement: _Placement, edges: list[PlacedEdge], alias: dict[str, str],
-             folded: int, caption: str) -> Picture:
+             folded: int, caption: Message) -> Picture:
     """Shift everything so the picture starts at (MARGIN, MARGIN), colour it, and freeze it."""
     placed = placement.placed.values()
     frames = placement.frames
@@ -379,9 +400,6 @@ def _picture(view: str, placement: _Placement, edges: list[PlacedEdge], alias: d
                  max((f.y + f.h for f in frames), default=0.0)) + MARGIN
     return Picture(view, nodes, tuple(edges), tuple(frames), width, height, caption, folded, alias,
                    graph)
-
-
-_OP, _ID = attrgetter("op"), attrgetter("id")
 
 
 _OP, _ID = attrgetter("op"), attrgetter("id")

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from stockdemo.config import PRINT_STEP, RunConfig
-from stockdemo.graph import Graph
+from stockdemo.graph import Graph, said_label
 from stockdemo.graph.capture import capture_graph
 from stockdemo.graph.recorder import walk_grad_fns
 from stockdemo.i18n import Message, later, later_n, tr
@@ -302,8 +302,9 @@ NODE_LABEL_SEP = "  ·  "  # between a node's id and its label in the node picke
 
 
 def node_label(graph: Graph, node_id: str) -> str:
-    """What the node picker shows, and what Streamlit writes into the link: ``id  ·  label``."""
-    return f"{node_id}{NODE_LABEL_SEP}{graph.by_id[node_id].label}"
+    """What the node picker shows, and what Streamlit writes into the link: ``id  ·  label``, the
+    label in the language spoken now (a link is read by its id, ``resolve_node``)."""
+    return f"{node_id}{NODE_LABEL_SEP}{said_label(graph.by_id[node_id])}"
 
 
 def resolve_node(graph: Graph, raw: str) -> tuple[str | None, str | None]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from stockdemo import theme
 from stockdemo.graph import Graph
+from stockdemo.i18n import english
 from stockdemo.layout.picture import FONT, FONT_SIZE, INCH, Picture, PlacedNode
 from stockdemo.layout.steps import MAX_DRAWN_NODES
 from stockdemo.layout.views import picture_of_graph
@@ -37,7 +38,7 @@ def render_dot(graph: Graph, view: str = "auto") -> Rendering:
     ``MAX_DRAWN_NODES``, the middle steps folded, which Graphviz needs)."""
     picture = picture_of_graph(graph, view, max_nodes=MAX_DRAWN_NODES, complete=False)
     return Rendering(write_dot(picture), picture.view, len(picture.nodes), picture.folded_steps,
-                     picture.caption)
+                     english(picture.caption))
 
 
 def dot_statements(picture: Picture) -> Iterator[tuple[str, object, dict[str, str]]]:
@@ -47,7 +48,7 @@ def dot_statements(picture: Picture) -> Iterator[tuple[str, object, dict[str, st
     """
     yield "graph", None, dict(
         layout="neato", splines="false", bgcolor="transparent", fontname=FONT, fontsize="13",
-        fontcolor=MUTED, label=picture.caption, labelloc="t", labeljust="l", pad="0.2")
+        fontcolor=MUTED, label=english(picture.caption), labelloc="t", labeljust="l", pad="0.2")
     # No outputorder=edgesfirst: it breaks the browser's redraw (d3-graphviz
     # throws "undefined" and keeps the old picture when the slider moves).
     # No rounded corners anywhere: the browser redraws a rounded box as a long,
@@ -63,7 +64,7 @@ def dot_statements(picture: Picture) -> Iterator[tuple[str, object, dict[str, st
             label="", pos=f"{x + w / 2:.2f},{y - h / 2:.2f}!", shape="box", style="dashed",
             color=MUTED, fixedsize="true", width=f"{w:.2f}", height=f"{h:.2f}")
         yield "N", f"caption{i}", dict(
-            label=f.label, pos=f"{x + 0.1 + 0.045 * len(f.label):.2f},{y - 0.17:.2f}!",
+            label=english(f.label), pos=f"{x + 0.1 + 0.045 * len(english(f.label)):.2f},{y - 0.17:.2f}!",
             shape="plaintext", style="", fontcolor=MUTED, fontsize="12", width="0",
             height="0", margin="0", fixedsize="false")
     for p in picture.nodes:
@@ -81,7 +82,7 @@ def _node_attrs(p: PlacedNode) -> dict[str, str]:
         tooltip += f" | {n.op}"
     if n is not None and n.shape is not None:
         tooltip += f" | shape {tuple(n.shape)}"
-    attrs = {"label": p.label, "tooltip": tooltip}
+    attrs = {"label": english(p.label), "tooltip": tooltip}
     if p.kind in ("fold", "loop"):
         attrs.update(style="dashed", color=RECURRENT if p.kind == "loop" else MUTED,
                      fontcolor=MUTED)

@@ -190,7 +190,7 @@ def handout_html(picture: Picture, trace: Trace | None = None, *, title: str,
 <h1>{html.escape(title)}</h1>
 <p class="hd-about">{html.escape(about)} {html.escape(replay)}</p>
 <dl class="hd-facts" data-testid="handout-facts">{fact_list}</dl>
-<p class="hd-about" data-testid="handout-caption">{html.escape(picture.caption)}</p>
+<p class="hd-about" data-testid="handout-caption">{html.escape(str(picture.caption))}</p>
 <div id="graph">{_poster_block(picture, trace is not None)}</div>
 <details data-testid="handout-table-box"><summary>{html.escape(table_summary)}</summary>
 {_table_html(picture, trace)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stockdemo.graph import op_name, shape_text
-from stockdemo.i18n import N_
+from stockdemo.i18n import N_, tr, trn
 from stockdemo.layout.picture import Picture
 
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ WHOLE = ("step", "layer", "order in forward", "order in backward")  # whole numb
 
 
 def node_rows(picture: Picture, trace: Trace | None = None) -> list[dict[str, object]]:
-    """The drawn graph nodes as rows, plain Python (``COLUMNS`` as keys; None where unknown).
+    """The drawn graph nodes as rows, plain Python (``COLUMNS`` as keys, the msgids; None where
+    unknown), their words in the language spoken now.
 
     The handout writes these straight to HTML: a first DataFrame costs pandas 10-80 ms of
     imports, more than drawing a small model's graph in a notebook.
@@ -51,7 +52,7 @@ def node_rows(picture: Picture, trace: Trace | None = None) -> list[dict[str, ob
             "order in forward": forward.get(n.id),
             "order in backward": backward.get(n.id),
             "gradient norm": norm.get(n.id),
-            "stands for": picture.stands_for.get(p.id),
+            "stands for": None if p.id not in picture.stands_for else str(picture.stands_for[p.id]),
         })
     return rows
 
@@ -72,9 +73,12 @@ def node_table(picture: Picture, trace: Trace | None = None) -> pd.DataFrame:
 
 
 def node_table_alt(picture: Picture) -> str:
-    """What ``node_table``'s rows are, counted as every other count is (``NodeCounts``)."""
+    """What ``node_table``'s rows are, counted as every other count is (``NodeCounts``), in the
+    language spoken now."""
     rows = sum(1 for p in picture.nodes if p.node is not None)
     if rows == picture.counts.nodes:
-        return f"Table of the graph's {picture.counts.summary()}, one row each"
-    return (f"Table of the {rows:,} boxes drawn for the graph's {picture.counts.summary()}; "
-            "the column 'stands for' says which boxes draw several nodes")
+        return tr("Table of the graph's {summary}, one row each", summary=picture.counts.summary())
+    return trn("Table of the {n} box drawn for the graph's {summary}; the column '{column}' says which "
+               "boxes draw several nodes", "Table of the {n} boxes drawn for the graph's {summary}; the "
+               "column '{column}' says which boxes draw several nodes", rows,
+               summary=picture.counts.summary(), column=tr("stands for"))

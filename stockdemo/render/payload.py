@@ -4,7 +4,9 @@ Pure: no Streamlit here, so the page's component (``stockdemo.ui.graph_view``),
 the command line and a handed-out HTML file all send the browser the same thing.
 
 The contract with the browser is one JSON payload, built by ``view_payload``
-(sent as its text, ``view_json``):
+(sent as its text, ``view_json``). Every word in it is in the reader's language: the
+picture's part is encoded once per picture and its words said per reader (``render.said``):
+
 
 - ``nodes``: parallel arrays, index i is one drawn box: ``id``, ``kind`` (index
   into ``kinds``), ``fill`` (index into ``fills``), ``x``, ``y`` (centre,
@@ -93,13 +95,14 @@ from stockdemo import theme
 from stockdemo.graph import shape_text
 from stockdemo.graph.diff import GraphDiff
 from stockdemo.layout.picture import Picture
+from stockdemo.render.said import Said
 from stockdemo.render.words import view_words_json
 from stockdemo.replay.trace import replay_status
 
 if TYPE_CHECKING:
     from stockdemo.replay.trace import Trace
 
-Statics = Callable[[Picture], tuple[str, dict[str, int]]]  # picture -> (its part's JSON, id -> box)
+Statics = Callable[[Picture], tuple[Said, dict[str, int]]]  # picture -> (its part's JSON, id -> box)
 HEIGHT = 560  # px: the graph's box on a laptop; fullscreen gives it the screen
 
 COLORS = {
@@ -161,7 +164,8 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
     parts come from (``static_payload``, or a cache of it).
     """
     statics = statics or static_payload
-    static_json, drawn = statics(picture)
+    static, drawn = statics(picture)
+    static_json = static.text()  # the picture's words in this reader's language
     new = sorted({drawn[g] for g in new_ids if g in drawn})
     rest = {
         "box_height": height,
@@ -181,11 +185,12 @@ def view_json(picture: Picture, trace: Trace | None = None, new_ids: Iterable[st
 
 def _compare_json(cmp: Comparison, drawn_b: dict[str, int], statics: Statics) -> str:
     """Run A's picture (its part of a payload, as is) and what B added and lost, by box."""
-    a_json, drawn_a = statics(cmp.a)
+    a_static, drawn_a = statics(cmp.a)
+    a_json = a_static.text()
     diff = cmp.diff
     rest = {
-        "a_label": cmp.a_label,
-        "b_label": cmp.b_label,
+        "a_label": str(cmp.a_label),
+        "b_label": str(cmp.b_label),
         # Boxes: a rolled box stands for many nodes; the counts are graph_diff's, node by node.
         "added": sorted({drawn_b[n.id] for n in diff.added_nodes if n.id in drawn_b}),
         "removed": sorted({drawn_a[n.id] for n in diff.removed_nodes if n.id in drawn_a}),
@@ -203,15 +208,19 @@ def graph_key(picture: Picture) -> str:
     digest = hashlib.blake2b(digest_size=8)
     digest.update(f"{picture.view}\0{picture.width}\0{picture.height}".encode())
     digest.update("\0".join(p.id for p in picture.nodes).encode())
-    digest.update("\0".join(p.label for p in picture.nodes).encode())
+    # A box's words as their msgid and values: the key is every reader's, in every process.
+    digest.update("\0".join(p.label if isinstance(p.label, str) else repr(p.label)
+                            for p in picture.nodes).encode())
     return digest.hexdigest()
 
 
-def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
-    """-> (the picture's part of the payload as JSON text, graph node id -> drawn index).
+def static_payload(picture: Picture) -> tuple[Said, dict[str, int]]:
+    """-> (the picture's part of the payload as JSON text, its words said per reader, graph node
+    id -> drawn index).
 
     It depends on the picture alone: the app keeps it per picture (``ui.caches.cached_static_payload``)
-    and hands that to ``view_json``.
+    and hands that to ``view_json``. Its words (labels, frames, caption, counts, what a box stands
+    for, a fold's span) are Messages until ``Said.text`` says them.
     """
     placed = picture.nodes
     index = {p.id: i for i, p in enumerate(placed)}
@@ -271,7 +280,7 @@ def static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
         "code": code,
         "folds": _folds(picture, index),
     }
-    return json.dumps(static, separators=(",", ":")), drawn
+    return Said.of(static), drawn
 
 
 def _code_lines(graph_nodes: list, code: dict[str, Any], text) -> tuple[list[int], dict[str, list]]:
@@ -313,7 +322,11 @@ def _selected_node(picture: Picture, selected: str | None, drawn: dict[str, int]
     return {"id": node.id, "text": picture.describe(node.id),
             "op": node.op, "shape": None if node.shape is None else shape_text(node.shape),
             "step": node.step, "layer": node.layer, "param": node.param,
-            "stands_for": picture.stands_for.get(picture.drawn_as[node.id])}
+            "stands_for": _said(picture.stands_for.get(picture.drawn_as[node.id]))}
+
+
+def _said(words: object) -> str | None:
+    return None if words is None else str(words)
 
 
 def _drawn_index(picture: Picture, index: dict[str, int]) -> dict[str, int]:

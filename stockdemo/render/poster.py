@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable
 
 from stockdemo import theme
+from stockdemo.i18n import later_n, tr
 from stockdemo.layout.picture import Picture, PlacedNode
 
 # A picture of more boxes than this is not postered: an SVG of thousands of elements
@@ -131,13 +132,14 @@ def _frames(picture: Picture, labels: bool) -> list[str]:
     parts = []
     for f in picture.frames:
         parts.append(f'<rect class="pf" x="{_n(f.x)}" y="{_n(f.y)}" width="{_n(f.w)}" height="{_n(f.h)}"/>')
-        if f.label and labels:
+        label = str(f.label)  # in the language spoken now
+        if label and labels:
             # Squeezed into the frame as the view's fillText(maxWidth) squeezes it.
             room = f.w - 8
             fit = (f' textLength="{_n(room)}" lengthAdjust="spacingAndGlyphs"'
-                   if len(f.label) * CHAR_W > room else "")
+                   if len(label) * CHAR_W > room else "")
             parts.append(f'<text class="pc" x="{_n(f.x + 4)}" y="{_n(f.y + 3 + TOP * FONT_PT)}"{fit}>'
-                         f"{html.escape(f.label)}</text>")
+                         f"{html.escape(label)}</text>")
     return parts
 
 
@@ -176,16 +178,21 @@ def drawing(picture: Picture, scale: float) -> str:
     parts.extend(_box(p) for p in picture.nodes)
     smallest = min((p.h for p in picture.nodes), default=20.0)
     if labels:
-        parts.extend(_label(p, p.label.split("\n"), FONT_PT) for p in picture.nodes)
+        parts.extend(_label(p, str(p.label).split("\n"), FONT_PT) for p in picture.nodes)
     elif smallest * scale >= SHORT_MIN_BOX_PX:
         size = min(smallest * 0.55, 9 / scale)
-        parts.extend(_label(p, p.label.split("\n")[:1], size) for p in picture.nodes)
+        parts.extend(_label(p, str(p.label).split("\n")[:1], size) for p in picture.nodes)
     return "".join(parts)
 
 
 def _about(picture: Picture) -> str:
+    """The drawing's name for a screen reader, in the language spoken now."""
     counts = picture.counts
-    return html.escape(f"Autograd graph: {counts.nodes:,} nodes, {counts.edges:,} edges ({picture.view})")
+    nodes = later_n("{n} node", "{n} nodes", counts.nodes)
+    edges = later_n("{n} edge", "{n} edges", counts.edges)
+    if picture.view == "rolled":
+        return html.escape(tr("Autograd graph: {nodes}, {edges}, drawn rolled", nodes=nodes, edges=edges))
+    return html.escape(tr("Autograd graph: {nodes}, {edges}, drawn unrolled", nodes=nodes, edges=edges))
 
 
 def poster_svg(picture: Picture, scale: float) -> str:

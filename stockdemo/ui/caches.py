@@ -23,6 +23,7 @@ from stockdemo.config import PRINT_STEP, RunConfig, TrainConfig
 from stockdemo.graph import Graph
 from stockdemo.graph.diff import describe_diff, graph_diff
 from stockdemo.graph.recorder import CODE_FILE
+from stockdemo.i18n import Message, later
 from stockdemo.lab import figures as lab_figures
 from stockdemo.layout.picture import Picture
 from stockdemo.layout.views import picture_of_graph
@@ -32,6 +33,7 @@ from stockdemo.live.run import RunResult, run, size_sweep
 from stockdemo.lru import ByteLRU, held_budget
 from stockdemo.render.dot import Rendering, render_dot
 from stockdemo.render.payload import static_payload
+from stockdemo.render.said import Said
 from stockdemo.replay.trace import Trace
 from stockdemo.sandbox import CodeRun, run_code
 from stockdemo.train import prices as data
@@ -46,13 +48,13 @@ HELD = ByteLRU(held_budget, per_object_entries=256, per_object_share=0.25)
 held, clear_held, held_status = HELD.cache, HELD.clear, HELD.status
 
 
-def cached_static_payload(picture: Picture) -> tuple[str, dict[str, int]]:
+def cached_static_payload(picture: Picture) -> tuple[Said, dict[str, int]]:
     """``render.payload.static_payload``, kept per picture: hand it to ``view_json(statics=)``."""
     return HELD.per_object(picture, static_payload, _payload_bytes)
 
 
-def _payload_bytes(built: tuple[str, dict[str, int]]) -> int:
-    return len(built[0]) + sys.getsizeof(built[1])  # the index's ids are the picture's own strings
+def _payload_bytes(built: tuple[Said, dict[str, int]]) -> int:
+    return built[0].size + sys.getsizeof(built[1])  # the index's ids are the picture's own strings
 
 
 # ``hash_funcs`` for the caches below: a config is hashed by its repr, which names every
@@ -105,12 +107,12 @@ def keep_run(config: RunConfig, view: str) -> Picture:
     return picture
 
 
-FIRST_RUN = "First run of this session: every node is new."
+FIRST_RUN = later("First run of this session: every node is new.")
 
 
 @held(max_entries=512)
 def cached_change(before: RunConfig, after: RunConfig, *, before_graph: Graph, after_graph: Graph
-                  ) -> tuple[str, int, tuple[str, ...]]:
+                  ) -> tuple[Message, int, tuple[str, ...]]:
     """From the run of ``before`` to the run of ``after``: (what changed in a sentence, the change
     in node count, the ids of the nodes added). Shared by every session moving between the same
     two settings (a class moving T together); the graphs are those settings' runs (not keyed)."""

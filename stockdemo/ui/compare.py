@@ -11,6 +11,7 @@ import streamlit as st
 
 from stockdemo.config import CELL, COMPARE, RUN_KNOBS, RunConfig, compare_text, parse_compare
 from stockdemo.graph.diff import graph_diff
+from stockdemo.i18n import language, tr, trn
 from stockdemo.render.payload import Comparison
 from stockdemo.ui import hooks, keys
 from stockdemo.ui.caches import CONFIGS, cached_picture, cached_run
@@ -74,12 +75,14 @@ def set_comparison(a_params: dict[str, str], b_params: dict[str, str]) -> None:
 
 
 def run_label(config: RunConfig) -> str:
-    """A run in a few words: 'T 5 · hidden 10 · 1 layer · nn.RNN' (+ what else differs)."""
-    parts = [f"T {config.seq_len}", f"hidden {config.hidden_size}",
-             f"{config.num_layers} layer{'s' if config.num_layers > 1 else ''}", CELL.show(config.cell)]
+    """A run in a few words, in the language spoken now: 'T 5 · hidden 10 · 1 layer · nn.RNN'
+    (+ what else differs)."""
+    parts = [f"T {config.seq_len}", tr("hidden {n}", n=config.hidden_size),
+             trn("{n} layer", "{n} layers", config.num_layers), CELL.show(config.cell)]
     for knob in RUN_KNOBS:
         if knob not in STAGE_KNOBS and getattr(config, knob.name) != knob.default:
-            parts.append(f"{knob.label.lower()} {getattr(config, knob.name)}")
+            parts.append(tr("{setting} {value}", setting=tr(knob.label).lower(),
+                            value=str(getattr(config, knob.name))))
     return " · ".join(parts)
 
 
@@ -94,8 +97,9 @@ def stage_link(config: RunConfig, view: str) -> str:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=CONFIGS)
-def cached_comparison(a: RunConfig, b: RunConfig, view: str) -> Comparison:
-    """Run A beside run B, nodes matched by id (graph_diff); shared by all sessions."""
+def cached_comparison(a: RunConfig, b: RunConfig, view: str, lang: str) -> Comparison:
+    """Run A beside run B, nodes matched by id (graph_diff); shared by all sessions reading ``lang``
+    (the runs' labels are in it)."""
     return Comparison(cached_picture(a, view), graph_diff(cached_run(a).graph, cached_run(b).graph),
                       run_label(a), run_label(b))
 
@@ -103,4 +107,4 @@ def cached_comparison(a: RunConfig, b: RunConfig, view: str) -> Comparison:
 def comparison(config: RunConfig, view: str) -> Comparison | None:
     """The stage's compare mode: run A (pinned, in the link) beside ``config``, or None."""
     a = compare_config()
-    return None if a is None else cached_comparison(a, config, view)
+    return None if a is None else cached_comparison(a, config, view, language())

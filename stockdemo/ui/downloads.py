@@ -7,6 +7,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from stockdemo import figures
+from stockdemo.i18n import tr
 from stockdemo.live.run import RunResult
 
 
@@ -20,13 +21,13 @@ def run_downloads(result: RunResult, dot: Callable[[], str]) -> None:
     """
     config = result.config
     downloads = st.container(horizontal=True)
-    downloads.download_button("Download DOT", dot,
+    downloads.download_button(tr("Download DOT"), dot,
                               file_name=f"graph_{config.cell}_T{config.seq_len}.dot",
                               mime="text/vnd.graphviz", icon=":material/download:", on_click="ignore")
     # Built only when clicked: the JSON of an 11,000-node graph takes longer than the run.
-    downloads.download_button("Download graph JSON", lambda: figures.graph_json(result.graph),
+    downloads.download_button(tr("Download graph JSON"), lambda: figures.graph_json(result.graph),
                               file_name=f"graph_{config.cell}_T{config.seq_len}.json",
                               mime="application/json", icon=":material/download:", on_click="ignore")
-    downloads.download_button("Download predictions CSV", lambda: figures.predictions_csv(result),
+    downloads.download_button(tr("Download predictions CSV"), lambda: figures.predictions_csv(result),
                               file_name="predictions.csv", mime="text/csv",
                               icon=":material/download:", on_click="ignore")

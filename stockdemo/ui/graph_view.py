@@ -185,7 +185,8 @@ def graph_table(picture: Picture, trace: Trace | None, settings: dict[str, str] 
     with st.expander(tr("The graph as a table (sortable, for screen readers and copying)"),
                      key=f"{key}_table", on_change="rerun") as table:
         if table.open:
-            st.dataframe(node_table(picture, trace), hide_index=True, width="stretch",
+            # The columns named in the reader's language here; the handout's and a test's keep the msgids.
+            st.dataframe(node_table(picture, trace).rename(columns=tr), hide_index=True, width="stretch",
                          alt=node_table_alt(picture))
             # Built on the click, in its own thread (a callable), not on every rerun: in the
             # language of the session that drew the button, which that thread does not speak.

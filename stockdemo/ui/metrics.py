@@ -54,7 +54,8 @@ def nodes_metric(counts: NodeCounts | None, delta: int | None = None) -> Metric:
     it counts in words; "–" where the run made no graph."""
     if counts is None:
         return Metric(tr("Graph nodes"), "–")
-    return Metric(tr("Graph nodes"), written(counts.nodes), delta=delta, help=counts.summary() + ".")
+    return Metric(tr("Graph nodes"), written(counts.nodes), delta=delta,
+                  help=tr("{summary}.", summary=counts.summary()))
 
 
 def run_figures(result: RunResult, delta: int | None, elapsed_ms: float) -> list[Metric]:

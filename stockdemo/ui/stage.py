@@ -100,14 +100,14 @@ def take_stage_knobs(key: str, knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_K
         st.session_state[keys.STAGE_REQ] = req
 
 
-def stage_spec(values: dict[str, object], *, change: str = "", locked: str | None = None,
+def stage_spec(values: dict[str, object], *, change: object = "", locked: str | None = None,
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
                knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True,
                grows: str = "right", direct: str | None = None, req: int | None = None,
                redraw: int | None = None, words: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
-    ``change``: what changed since the previous run, in words. ``locked``: why the
+    ``change``: what changed since the previous run, in words (a Message: said here). ``locked``: why the
     controls cannot be moved (``ui.controls_locked``), or None.
     ``replay``: the view draws its own "Replay this run" toggle, on or off (None: no toggle).
     ``figures``: the run's figures, drawn by the view over its controls (``ui.run_figures``):
@@ -136,7 +136,7 @@ def stage_spec(values: dict[str, object], *, change: str = "", locked: str | Non
         req = int(st.session_state.get(keys.STAGE_REQ, 0))
     if redraw is None:
         redraw = len(st.session_state.get(keys.STAGE_REDRAWN, ()))
-    return {"controls": controls, "req": req, "change": change, "locked": locked, "replay": replay,
+    return {"controls": controls, "req": req, "change": str(change), "locked": locked, "replay": replay,
             "replay_help": tr(REPLAY_HELP), "figures": shown, "present": present, "pin": pin, "grows": grows,
             "direct": direct,
             # Another value after each watch's redraw (stage_watch): the element differs, so

@@ -156,13 +156,14 @@ def panel_picker() -> str:
     control, not ``st.tabs``: the browser redraws every element at each run of any part
     of the page, and tabs were the dearest there, slowing each step of the stage.
     """
-    labels = list(PANEL_LABELS.values())
+    labels = list(PANEL_LABELS.values())  # msgids: the link carries a label in any language
     in_link = st.query_params.get(PANEL.name)
-    if in_link in labels and in_link != st.session_state.get(keys.PANEL_SHOWN, in_link):
-        st.session_state[PANEL.name] = in_link  # a link followed later in the session names one
+    named = next((label for label in labels if in_link in in_every_language(label)), None)
+    if named is not None and named != st.session_state.get(keys.PANEL_SHOWN, named):
+        st.session_state[PANEL.name] = named  # a link followed later in the session names one
     if st.session_state.get(PANEL.name) not in (None, *labels):
         st.session_state[PANEL.name] = labels[0]  # a tampered link: the first panel
-    picked = st.segmented_control(PANEL.label, labels, default=labels[0], required=True, key=PANEL.name,
-                                  bind="query-params", label_visibility="collapsed")
+    picked = st.segmented_control(tr(PANEL.label), labels, format_func=tr, default=labels[0], required=True,
+                                  key=PANEL.name, bind="query-params", label_visibility="collapsed")
     st.session_state[keys.PANEL_SHOWN] = picked
     return next((key for key, label in PANEL_LABELS.items() if label == picked), PANEL.default)
