@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from harness.helpers import ROOT, graph_sent
 from stockdemo.i18n import TAGS, catalog, speaking
+from stockdemo.lessons import builtin_lesson
 
 # The Lab: each experiment opened (as its tab or a teacher opens it), each of its graphs drawn.
 LAB = (("cut", "=set"), ("lab_graph", "=Longest window alone"), ("lab_graph", "=Packed"),
@@ -30,6 +31,8 @@ TRANSLATED: dict[str, tuple[tuple[str, str], ...]] = {
     "pages/static_vs_dynamic.py": (("static_capture", "click"),),
     "pages/train.py": (("train_go", "click"),),
     "pages/lab.py": LAB,
+    # The teacher's view: the class started (code, link, key, the question picker), question 1 open.
+    "pages/classroom.py": (("class_start", "click"), ("class_open", "click")),
 }
 # English that is not language: names, units, code-like words a translation keeps.
 NOT_LANGUAGE = {"pytorch", "streamlit", "python", "torch", "autograd", "dynamo", "relu", "tanh", "adam",
@@ -133,6 +136,33 @@ def test_a_translated_page_shows_no_english_a_learner_reads(page, lang, clear_ca
     left = {t[:90]: english_left(t) for t in said if english_left(t) or (t in msgids and t.strip())}
     shown = "\n".join(f"{k!r}: {v}" for k, v in left.items())
     assert not left, f"{page} in {lang} still says, in English:\n{shown}"
+
+
+@pytest.mark.parametrize("lang", ["zh_CN", "es"])
+def test_the_class_page_speaks_each_students_language_whatever_the_teachers(lang):
+    """A teacher in English opens the lesson's question 1; a student whose page speaks ``lang``
+    reads the question (the lesson's words, from the catalogs), its answer box and the class's
+    own words in ``lang``, before and after answering: no English left."""
+    desk = AppTest.from_file(str(ROOT / "pages/classroom.py"), default_timeout=120).run()
+    desk.button(key="class_start").click().run()
+    desk.button(key="class_open").click().run()
+    assert not desk.exception and "Question 1 is **open**" in " ".join(m.value for m in desk.markdown)
+    student = AppTest.from_file(str(ROOT / "pages/classroom.py"), default_timeout=120)
+    student.query_params["class"] = desk.session_state["class_teacher"].code
+    student.query_params["lang"] = lang
+    with speaking(lang):
+        said = texts(student.run())
+        question = catalog(lang).gettext(builtin_lesson().steps[0].question)
+        assert question != builtin_lesson().steps[0].question  # the lesson's words are translated
+        assert any(re.sub(r"<[^>]+>", " ", question) in t for t in said), said  # as texts() reads it
+        student.radio(key="class_choice_1").set_value(builtin_lesson().steps[0].ask.choices[0])
+        next(b for b in student.button if "class_answer_form_1" in b.proto.id).click()
+        said += texts(student.run())
+    assert not student.exception, student.exception
+    assert any(catalog(lang).gettext("Your answer: **{answer}**. Wait for the teacher's reveal.")
+               .split("{answer}")[0] in t for t in said)  # the answer was taken
+    left = {t[:90]: english_left(t) for t in said if english_left(t)}
+    assert not left, f"the class page in {lang} still says, in English: {left}"
 
 
 def test_the_english_detector_finds_an_untranslated_sentence_and_passes_code():

@@ -110,8 +110,8 @@ def _tally(current: Teacher, step: int) -> None:
     if state is None:
         return
     if state.question == step and not state.revealed:
-        count = trn("**{answered}** of **{n}** connected has answered",
-                    "**{answered}** of **{n}** connected have answered", connected, answered=answered)
+        count = trn("**{n}** of **{connected}** connected have answered",
+                    "**{n}** of **{connected}** connected have answered", answered, connected=connected)
         if state.locked():
             st.markdown(tr("Time is up: answers are locked. {count}. **Reveal now** shows the answer.",
                            count=count))
