@@ -35,7 +35,9 @@ from stockdemo.classroom import (
 )
 from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
-from stockdemo.i18n import catalog, later, speaking
+from stockdemo.i18n import catalog, later, later_n, speaking
+from stockdemo.i18n.deferred import Listing, Number
+from stockdemo.i18n.stored import from_data, to_data
 from stockdemo.lessons import builtin_lesson
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import push as class_push
@@ -922,6 +924,47 @@ def test_a_verdict_is_kept_as_a_message_and_read_in_each_readers_language(make_c
         with speaking(lang):
             said = catalog(lang).gettext("{n} · passes").format(n=2)
             assert str(mine.sentence) == said != "2 · passes"
+
+
+def test_a_kept_message_reads_back_whole_and_says_the_same_in_each_language_as_before():
+    """Numbers and lists inside a Message are kept as values (written when said), so the
+    store's copy says exactly what the Message made in the session says, in every language."""
+    made = later_n("{n} step", "{n} steps", 3, n=Listing((later("Results"), "AddmmBackward0")))
+    inner = later("{seconds} s", seconds=Number(1234.5, 1))
+    for words in (made, inner, later("{waiting}: seat {seats}", waiting=inner, seats="1, 2")):
+        kept = from_data(json.loads(json.dumps(to_data(words))))
+        assert kept == words
+        for lang in ("en", "zh_CN", "es"):
+            with speaking(lang):
+                assert str(kept) == str(words)
+    with speaking("es"):
+        assert str(from_data(to_data(inner))) == "1.234,5 s"  # the number, written for the reader
+
+
+@pytest.mark.parametrize("data", [{"m": 3, "v": "x"}, {"deferred": "language"}, {"deferred": "Number"},
+                                  {"m": "{n}", "p": "{n}s", "n": "many"}, [[[[[[[[[[[["deep"]]]]]]]]]]]],
+                                  {"deferred": "Listing", "items": {"no": "list"}}, object()])
+def test_kept_words_that_cannot_be_read_come_back_as_text_and_never_raise(data):
+    assert isinstance(str(from_data(data)), str)
+
+
+def test_a_reveal_is_kept_as_messages_and_marked_against_its_value(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    seat = new_seat()
+    room.join(teacher.code, seat)
+    room.open_question(teacher, 7)
+    room.answer(teacher.code, seat, "smaller")
+    room.reveal(teacher, later("Median time to answer"), "1,234× smaller", later("Results"))
+    live = room.revealed_answer(teacher.code, 7)
+    for lang in ("zh_CN", "es"):
+        with speaking(lang):
+            label, value, detail = classroom.revealed_words(live)
+            assert (label, detail) == (catalog(lang).gettext("Median time to answer"),
+                                       catalog(lang).gettext("Results"))
+            assert label != "Median time to answer" and value == "1,234× smaller"
+    rows, _ = room.results(teacher)
+    assert [(r.id, r.answer_id, r.correct) for r in rows] == [("vanishing-gradient", "smaller", True)]
 
 
 def test_a_student_never_reads_another_seats_run_before_the_teacher_shows_it(make_classroom):

@@ -36,7 +36,7 @@ from stockdemo.classroom.errors import (
 from stockdemo.classroom.gallery import Asked, ChallengeRow, Failure, Gallery, Group, Submission
 from stockdemo.classroom.protocol import CLASS_TTL_S, PRESENCE_S, Classroom, open_classroom
 from stockdemo.classroom.questions import QUESTIONS, Question, questions_of
-from stockdemo.classroom.results import QuestionSummary, ResultRow, results_csv, summarise
+from stockdemo.classroom.results import QuestionSummary, ResultRow, live_value, results_csv, summarise
 from stockdemo.classroom.state import (
     LESSON,
     PLAYGROUND,
@@ -53,4 +53,4 @@ __all__ = ["CLASS_TTL_S", "ENDED", "Asked", "ChallengeRow", "Failure", "Gallery"
            "QUESTIONS", "UNAVAILABLE", "ClassError", "ClassRateLimited", "ClassState",
            "ClassUnavailable", "Classroom", "MemoryStore", "Question", "QuestionSummary",
            "ResultRow", "Teacher", "followed_knobs", "new_seat", "open_classroom", "page_params",
-           "questions_of", "results_csv", "revealed_words", "summarise", "version_of"]
+           "questions_of", "live_value", "results_csv", "revealed_words", "summarise", "version_of"]

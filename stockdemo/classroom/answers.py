@@ -14,7 +14,7 @@ from collections import Counter
 
 from stockdemo.classroom.codes import seat_number
 from stockdemo.classroom.errors import LOCKED, ClassError
-from stockdemo.classroom.results import ResultRow, answer_record, read_answer, read_results
+from stockdemo.classroom.results import ResultRow, answer_record, live_value, read_answer, read_results
 from stockdemo.classroom.room import Room
 from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import class_key, reachable
@@ -34,7 +34,8 @@ def _kept(words: Message | str) -> object:
 
 def revealed_words(live: dict) -> tuple[str, str, str]:
     """A revealed answer as stored -> (label, value, detail) in the language spoken now."""
-    return str(from_data(live.get("label"))), str(live.get("value", "")), str(from_data(live.get("detail")))
+    return str(from_data(live.get("label"))), str(live_value(live)), str(from_data(live.get("detail")))
+
 
 
 class Answers(Room):
@@ -57,15 +58,15 @@ class Answers(Room):
                                       "opened_at": repr(now),
                                       "deadline": repr(now + seconds) if seconds else ""})
 
-    def reveal(self, teacher: Teacher, label: Message | str, value: str, detail: Message | str) -> int:
+    def reveal(self, teacher: Teacher, label: Message | str, value: Message | str,
+               detail: Message | str) -> int:
         """Close the open question, whatever the count, and show every student the live answer
         (its words kept as Messages, said in each reader's language: ``revealed_words``)."""
         fields = self._authorise(teacher)
         step = int(fields.get("question") or 0)
         if not step:
             raise ClassError(N_("No question is open."))
-        answer = json.dumps({"label": _kept(label), "value": str(value)[:MAX_REVEAL_LEN],
-                             "detail": _kept(detail)})
+        answer = json.dumps({"label": _kept(label), "value": _kept(value), "detail": _kept(detail)})
         return self._update(teacher, {"revealed": 1, "answer": answer},
                             extra=[(f"{class_key(teacher.code)}:reveals", str(step), answer)])
 

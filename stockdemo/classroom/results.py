@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from stockdemo.classroom.gallery import ChallengeRow
 from stockdemo.classroom.store import Store, class_key
 from stockdemo.config import STEP
+from stockdemo.i18n import Message
+from stockdemo.i18n.stored import from_data
 from stockdemo.lessons import Question, Step
 
 
@@ -64,7 +66,7 @@ class QuestionSummary:
 
     question: int
     answers: int
-    live: str | None  # the live answer revealed, if it was
+    live: Message | str | None  # the live answer revealed, if it was (said where shown)
     right: int | None  # None: not revealed yet
     median_s: float | None
     rule: str
@@ -104,6 +106,12 @@ def summarise(rows: Iterable[ResultRow], reveals: Mapping[int, str],
     return out
 
 
+def live_value(live: dict) -> Message | str:
+    """A revealed answer's value as stored: what a question marks answers against
+    (``Question.correct`` reads a Message as its English)."""
+    return from_data(live.get("value", ""))
+
+
 def read_results(db: Store, code: str, lesson: Sequence[Step]
                  ) -> tuple[list[ResultRow], dict[int, str]]:
     """Every answer of class ``code`` to its ``lesson``'s steps' questions, marked against the
@@ -117,7 +125,7 @@ def read_results(db: Store, code: str, lesson: Sequence[Step]
     for step in steps:
         pipe.hgetall(f"{main}:answers:{step}")
     seats, reveals, *answers = pipe.execute()
-    live = {int(step): json.loads(text)["value"] for step, text in reveals.items()}
+    live = {int(step): live_value(json.loads(text)) for step, text in reveals.items()}
     rows = []
     for step, given in zip(steps, answers, strict=True):
         if step > len(lesson):  # a step number the lesson does not have: nobody answered it

@@ -131,7 +131,7 @@ def _results(current: Teacher) -> None:
 def _summary_table(rows: list, live: dict[int, str], questions: dict) -> None:
     table = pd.DataFrame([{
         tr("Question"): s.question, tr("Answers"): s.answers,
-        tr("Live answer"): s.live or tr("not revealed"),
+        tr("Live answer"): str(s.live) if s.live else tr("not revealed"),
         tr("Right"): "" if s.right is None else f"{number(s.right)} ({percent(s.share_right)})",
         tr("Median time (s)"): number(s.median_s, 1), tr("Counted right"): tr(s.rule),
     } for s in summarise(rows, live, questions)])

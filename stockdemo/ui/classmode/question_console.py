@@ -12,7 +12,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from stockdemo import theme
-from stockdemo.classroom import LESSON, ClassError, Teacher, page_params, revealed_words, summarise
+from stockdemo.classroom import (
+    LESSON,
+    ClassError,
+    Teacher,
+    live_value,
+    page_params,
+    revealed_words,
+    summarise,
+)
 from stockdemo.config import COUNTDOWN, COUNTDOWN_CHOICES, STEP
 from stockdemo.i18n import tr, trn
 from stockdemo.i18n.numbers import number, percent
@@ -135,7 +143,7 @@ def _revealed(current: Teacher, step: int, live: dict[str, str]) -> None:
     """After the reveal: the live answer, how many were right, how fast, and the distribution."""
     question = lesson_step(step).ask
     label, value, detail = revealed_words(live)
-    right = question.correct(value)
+    right = question.correct(live_value(live))
     try:
         counts = class_room().distribution(current, step)
         rows = [r for r in class_room().results(current)[0] if r.question == step]
@@ -148,7 +156,7 @@ def _revealed(current: Teacher, step: int, live: dict[str, str]) -> None:
     with answer_col:
         st.metric(label, value)
         if rows:
-            done = summarise(rows, {step: value}, {step: question})[0]
+            done = summarise(rows, {step: live_value(live)}, {step: question})[0]
             metric_row([
                 Metric(tr("Answers"), number(done.answers)),
                 Metric(tr("Right"), percent(done.share_right),

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from stockdemo import classroom
-from stockdemo.classroom import ClassError, ClassState, revealed_words
+from stockdemo.classroom import ClassError, ClassState, live_value, revealed_words
 from stockdemo.i18n import tr
 from stockdemo.lessons import Question, Step, builtin_lesson
 from stockdemo.ui.classmode import question_console
@@ -142,7 +142,7 @@ def _revealed(question: Question, live: dict, mine: str | None) -> None:
     guess, answer = st.columns(2)
     guess.metric(tr("Your guess"), tr(mine) if mine is not None else tr("none"))
     answer.metric(label, value)
-    right = question.correct(value)
+    right = question.correct(live_value(live))
     if mine is not None and right is not None:
         if question.is_right(mine, right):
             st.success(tr("Right!"), icon=":material/check_circle:")
