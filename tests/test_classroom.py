@@ -914,8 +914,10 @@ def test_a_verdict_is_kept_as_a_message_and_read_in_each_readers_language(make_c
     room, other = make_classroom(), make_classroom()
     teacher, (seat, *_) = _challenge_class(room)
     room.ask(teacher, "detach", ".detach()", "Cut it", "start")
-    sentence, reason = later("{n} · passes", n=2), later("{n} · fails", n=1)
-    room.submit(teacher.code, seat, "h = h.detach()", False, sentence, "aaaa", None, reason)
+    # Words said when shown that are not one Message (a composed check's sentences) are kept too.
+    sentence, reason = later("{n} · passes", n=2), Listing((later("{n} · fails", n=1), later("Results")))
+    with speaking("zh_CN"):  # the student's session made them
+        room.submit(teacher.code, seat, "h = h.detach()", False, sentence, "aaaa", None, reason)
     raw = json.loads(room.db.hget(f"sd:class:{teacher.code}:runs:1", seat))
     assert raw["sentence"] == {"m": "{n} · passes", "p": None, "n": None, "v": {"n": 2}}  # no sentence said
     mine = other.my_run(teacher.code, seat)
@@ -924,6 +926,7 @@ def test_a_verdict_is_kept_as_a_message_and_read_in_each_readers_language(make_c
         with speaking(lang):
             said = catalog(lang).gettext("{n} · passes").format(n=2)
             assert str(mine.sentence) == said != "2 · passes"
+            assert catalog(lang).gettext("Results") in str(mine.reason)
 
 
 def test_a_kept_message_reads_back_whole_and_says_the_same_in_each_language_as_before():

@@ -20,7 +20,7 @@ from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import class_key, reachable
 from stockdemo.config import COUNTDOWN, STEP, parse_seat
 from stockdemo.i18n import N_, Message
-from stockdemo.i18n.stored import from_data, to_data
+from stockdemo.i18n.stored import from_data, said_later, to_data
 
 MAX_REVEAL_LEN = 2000
 # An answer sent in the last moment of a countdown is still on its way when the
@@ -29,7 +29,7 @@ LOCK_GRACE_S = 0.5
 
 
 def _kept(words: Message | str) -> object:
-    return to_data(words) if isinstance(words, Message) else str(words)[:MAX_REVEAL_LEN]
+    return to_data(words) if said_later(words) else str(words)[:MAX_REVEAL_LEN]
 
 
 def revealed_words(live: dict) -> tuple[str, str, str]:

@@ -27,11 +27,13 @@ from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import MAX_CHALLENGES, class_key, reachable
 from stockdemo.config import parse_seat
 from stockdemo.i18n import N_, Message, later_n
+from stockdemo.i18n.stored import said_later
 
 
 def _bounded(words: Message | str) -> Message | str:
-    """A verdict's words as kept: a Message (made by the server) whole, text cut to MAX_TEXT."""
-    return words if isinstance(words, Message) else str(words)[:MAX_TEXT]
+    """A verdict's words as kept: a Message (made by the server, or any words said when shown)
+    whole, text cut to MAX_TEXT."""
+    return words if said_later(words) else str(words)[:MAX_TEXT]
 
 
 class ChallengeRuns(Room):

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 
 from stockdemo.i18n import Message, tr
-from stockdemo.i18n.stored import from_data, to_data
+from stockdemo.i18n.stored import from_data, said_later, to_data
 
 MAX_CODE = 20_000  # the sandbox's own default length limit (sandbox/limits.py code_chars)
 MAX_TEXT = 500  # a verdict's sentence, an error's message, a prompt
@@ -35,9 +35,10 @@ def _text(value: object, limit: int) -> str:
 
 
 def _words(data: object) -> Message | str:
-    """A verdict's stored words: a Message again, or (an older record's) its text, bounded."""
+    """A verdict's stored words: a Message (or words said when shown) again, or (an older
+    record's) its text, bounded."""
     words = from_data(data)
-    return words if isinstance(words, Message) else _text(words, MAX_TEXT)
+    return words if said_later(words) else _text(words, MAX_TEXT)
 
 
 @dataclass(frozen=True)

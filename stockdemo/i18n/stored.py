@@ -19,12 +19,19 @@ from stockdemo.i18n import Message, deferred
 MAX_DEPTH = 8  # a composed check's sentence holds its parts' Messages, each its own
 
 
+def said_later(words: object) -> bool:
+    """Whether ``words`` are said when shown (a Message, or a value of ``deferred``): what a store
+    keeps whole, as data, rather than as text in one language."""
+    return isinstance(words, Message) or (dataclasses.is_dataclass(words) and not isinstance(words, type)
+                                          and type(words).__module__ == deferred.__name__)
+
+
 def to_data(words: object) -> object:
     """A Message (or a value inside one) -> JSON data that ``from_data`` reads back."""
     if isinstance(words, Message):
         return {"m": words.singular, "p": words.plural, "n": words.n,
                 "v": {k: to_data(v) for k, v in words.params}}
-    if dataclasses.is_dataclass(words) and type(words).__module__ == deferred.__name__:
+    if said_later(words):
         return {"deferred": type(words).__name__,
                 **{f.name: to_data(getattr(words, f.name)) for f in dataclasses.fields(words)}}
     if isinstance(words, (tuple, list)):

@@ -4,8 +4,9 @@ student's in Chinese (``locale="zh-CN"``), another's in Spanish (``locale="es-ES
 The teacher asks the lesson's question 1, then the ``.detach()`` challenge. Each student reads
 both in their own language (the words read from the catalogs, not written here), answers and
 runs code; both runs land in one gallery tile, and the class's CSV counts one question: both
-answers under the step's id, each choice by its id. Screenshots of each student's screen. No
-fixed sleeps: every wait is for a condition.
+answers under the step's id, each choice by its id. A verdict is kept by the class as a Message:
+the Chinese student, reloaded in Spanish, reads it from the class store in Spanish. Screenshots
+of each student's screen. No fixed sleeps: every wait is for a condition.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from harness.drive import SHOTS, wait_for_run
 from harness.editor import pick, retype_line, run_with_keys, text_in_editor
 from stockdemo.classroom.challenges import CHALLENGES
 from stockdemo.code.edits import EDITS
-from stockdemo.i18n import catalog
+from stockdemo.i18n import catalog, speaking
 from stockdemo.lessons import builtin_lesson
 
 pytestmark = pytest.mark.browser
@@ -102,7 +103,17 @@ def test_each_student_reads_the_teachers_question_and_challenge_in_their_own_lan
             run_with_keys(student)
         for lang, student in students.items():
             see(student, said(lang, "Your last run passes the check."), timeout=90_000)
+            with speaking(lang):
+                see(student, str(detach.check.sentence))  # the check's sentence, as the catalogs say it
             student.screenshot(path=str(SHOTS / f"class-languages-{lang}-challenge.png"))
+        # The verdict is kept by the class as a Message: the Chinese student reloads in Spanish
+        # and reads it, from the class store, in Spanish.
+        zh = students["zh_CN"]
+        zh.goto(zh.url + ("&" if "?" in zh.url else "?") + "lang=es")
+        wait_for_run(zh)
+        see(zh, said("es", "Your last run passes the check."), timeout=90_000)
+        with speaking("es"):
+            see(zh, str(detach.check.sentence))
         tiles = teacher.locator(f"{MAIN} [class*='st-key-class_tile_']")
         expect(tiles).to_have_count(1, timeout=60_000)
         expect(tiles.first).to_contain_text("2 · passes")  # one gallery, the teacher's English
