@@ -20,7 +20,7 @@ from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import class_key, reachable
 from stockdemo.config import COUNTDOWN, STEP, parse_seat
 from stockdemo.i18n import N_, Message
-from stockdemo.i18n.stored import from_data, said_later, to_data
+from stockdemo.i18n.stored import bounded, from_data, to_data
 
 MAX_REVEAL_LEN = 2000
 # An answer sent in the last moment of a countdown is still on its way when the
@@ -28,14 +28,9 @@ MAX_REVEAL_LEN = 2000
 LOCK_GRACE_S = 0.5
 
 
-def _kept(words: Message | str) -> object:
-    return to_data(words) if said_later(words) else str(words)[:MAX_REVEAL_LEN]
-
-
 def revealed_words(live: dict) -> tuple[str, str, str]:
     """A revealed answer as stored -> (label, value, detail) in the language spoken now."""
     return str(from_data(live.get("label"))), str(live_value(live)), str(from_data(live.get("detail")))
-
 
 
 class Answers(Room):
@@ -66,7 +61,8 @@ class Answers(Room):
         step = int(fields.get("question") or 0)
         if not step:
             raise ClassError(N_("No question is open."))
-        answer = json.dumps({"label": _kept(label), "value": _kept(value), "detail": _kept(detail)})
+        answer = json.dumps({name: to_data(bounded(words, MAX_REVEAL_LEN))
+                             for name, words in (("label", label), ("value", value), ("detail", detail))})
         return self._update(teacher, {"revealed": 1, "answer": answer},
                             extra=[(f"{class_key(teacher.code)}:reveals", str(step), answer)])
 

@@ -27,13 +27,7 @@ from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import MAX_CHALLENGES, class_key, reachable
 from stockdemo.config import parse_seat
 from stockdemo.i18n import N_, Message, later_n
-from stockdemo.i18n.stored import said_later
-
-
-def _bounded(words: Message | str) -> Message | str:
-    """A verdict's words as kept: a Message (made by the server, or any words said when shown)
-    whole, text cut to MAX_TEXT."""
-    return words if said_later(words) else str(words)[:MAX_TEXT]
+from stockdemo.i18n.stored import bounded
 
 
 class ChallengeRuns(Room):
@@ -149,10 +143,10 @@ class ChallengeRuns(Room):
             first_pass = last.first_pass if last is not None else None
             if passes and first_pass is None:
                 first_pass = now
-            run = Submission(number, source, bool(passes), _bounded(sentence),
+            run = Submission(number, source, bool(passes), bounded(sentence, MAX_TEXT),
                              str(shape)[:MAX_KEY], error, now,
                              1 + (last.runs if last is not None else 0), first_pass,
-                             _bounded(reason))
+                             bounded(reason, MAX_TEXT))
             pipe = self.db.pipeline()
             pipe.hset(name, seat, run.to_json())
             self._touch(pipe, code)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 
 from stockdemo.i18n import Message, tr
-from stockdemo.i18n.stored import from_data, said_later, to_data
+from stockdemo.i18n.stored import bounded, from_data, to_data
 
 MAX_CODE = 20_000  # the sandbox's own default length limit (sandbox/limits.py code_chars)
 MAX_TEXT = 500  # a verdict's sentence, an error's message, a prompt
@@ -32,13 +32,6 @@ MAX_KEY = 200  # a shape key, a challenge id, a title
 
 def _text(value: object, limit: int) -> str:
     return str(value if value is not None else "")[:limit]
-
-
-def _words(data: object) -> Message | str:
-    """A verdict's stored words: a Message (or words said when shown) again, or (an older
-    record's) its text, bounded."""
-    words = from_data(data)
-    return words if said_later(words) else _text(words, MAX_TEXT)
 
 
 @dataclass(frozen=True)
@@ -121,10 +114,10 @@ class Submission:
         try:
             data = json.loads(text)
             return cls(seat, _text(data["code"], MAX_CODE), bool(data["passes"]),
-                       _words(data["sentence"]), _text(data["shape"], MAX_KEY),
+                       bounded(from_data(data["sentence"]), MAX_TEXT), _text(data["shape"], MAX_KEY),
                        Failure.from_data(data["error"]), float(data["at"]), int(data.get("runs", 1)),
                        None if data.get("first_pass") is None else float(data["first_pass"]),
-                       _words(data.get("reason")))
+                       bounded(from_data(data.get("reason")), MAX_TEXT))
         except (ValueError, KeyError, TypeError):
             return None
 

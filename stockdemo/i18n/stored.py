@@ -26,6 +26,14 @@ def said_later(words: object) -> bool:
                                           and type(words).__module__ == deferred.__name__)
 
 
+def bounded(words: object, limit: int) -> object:
+    """Words as a store keeps them: said-later words whole (the server made them), anything
+    else as text of at most ``limit`` characters (None: "")."""
+    if said_later(words):
+        return words
+    return "" if words is None else str(words)[:limit]
+
+
 def to_data(words: object) -> object:
     """A Message (or a value inside one) -> JSON data that ``from_data`` reads back."""
     if isinstance(words, Message):
