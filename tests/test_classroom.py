@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import multiprocessing
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,7 @@ from stockdemo.classroom import (
     ClassError,
     Classroom,
     ClassUnavailable,
+    Failure,
     MemoryStore,
     Submission,
     Teacher,
@@ -33,6 +35,10 @@ from stockdemo.classroom import (
 )
 from stockdemo.classroom import codes as seats
 from stockdemo.config import CLASS_ALPHABET, CLASS_CODE_LEN, STEP, RunConfig, show_class_code
+from stockdemo.i18n import catalog, later, later_n, speaking
+from stockdemo.i18n.deferred import Listing, Number
+from stockdemo.i18n.stored import from_data, to_data
+from stockdemo.lessons import builtin_lesson
 from stockdemo.ui.classmode import bar as class_bar
 from stockdemo.ui.classmode import push as class_push
 
@@ -638,8 +644,26 @@ def test_the_results_mark_every_answer_and_time_it_by_seat_number(make_classroom
     assert summary[0].share_right == pytest.approx(2 / 3)
     text = classroom.results_csv(rows)
     assert text.splitlines()[0] == "question,seat,answer,correct,seconds_to_answer,runs"
-    assert text.splitlines()[1].startswith("3,1,4,yes,")
+    assert text.splitlines()[1].startswith("one-more-step,1,4,yes,")  # the step's id, not its number
     assert not any(seat in text for seat in seats)  # seats by number: no tokens
+
+
+def test_the_csv_names_a_question_and_its_choice_by_their_ids_in_every_language(make_classroom):
+    """Three students reading question 1 in three languages answer one question: the CSV keys
+    it by the lesson step's id and each choice by its id, whatever language the page spoke."""
+    room = make_classroom()
+    teacher = room.start()
+    seats = [new_seat() for _ in range(3)]
+    room.open_question(teacher, 1)
+    step = QUESTIONS[1]
+    for seat, lang in zip(seats, ("en", "zh_CN", "es"), strict=True):
+        room.join(teacher.code, seat)
+        with speaking(lang):
+            room.answer(teacher.code, seat, step.choices[0])
+    rows = list(csv.DictReader(io.StringIO(classroom.results_csv(room.results(teacher)[0]))))
+    first_id = builtin_lesson().steps[0].id
+    assert {(r["question"], r["answer"]) for r in rows} == {(first_id, step.choice_ids[0])}
+    assert len(rows) == 3
 
 
 def test_a_seat_keeps_its_number_across_replicas_and_rejoins(make_classroom):
@@ -840,10 +864,10 @@ def test_a_challenge_takes_each_seats_latest_run_and_groups_them_by_graph(make_c
     number = room.ask(teacher, "detach", ".detach()", "Cut the graph with detach()", "start code")
     assert number == 1 and room.poll(teacher.code, seats[0], True).challenge == 1
     assert other.open_challenge(teacher.code).start == "start code"
-    room.submit(teacher.code, seats[0], "h = h.detach()  # line 14", True, DETACH_PASS, "aaaa", "")
-    other.submit(teacher.code, seats[1], "first try", False, DETACH_PASS, "bbbb", "")
-    other.submit(teacher.code, seats[1], "h = h.detach()  # line 15", True, DETACH_PASS, "aaaa", "")
-    room.submit(teacher.code, seats[2], "out = out * 2", False, DETACH_PASS, "cccc", "")
+    room.submit(teacher.code, seats[0], "h = h.detach()  # line 14", True, DETACH_PASS, "aaaa", None)
+    other.submit(teacher.code, seats[1], "first try", False, DETACH_PASS, "bbbb", None)
+    other.submit(teacher.code, seats[1], "h = h.detach()  # line 15", True, DETACH_PASS, "aaaa", None)
+    room.submit(teacher.code, seats[2], "out = out * 2", False, DETACH_PASS, "cccc", None)
     found = other.gallery(teacher)
     assert [(g.verdict, g.seats) for g in found.groups] == [("2 · passes", (1, 2)), ("1 · fails", (3,))]
     assert found.waiting == (4,)  # connected, no run yet
@@ -856,36 +880,101 @@ def test_a_seats_run_keeps_its_verdict_and_why_it_fails_for_the_seats_next_sessi
     room, other = make_classroom(), make_classroom()  # the reload lands on another replica
     teacher, (seat, *_) = _challenge_class(room)
     room.ask(teacher, "detach", ".detach()", "Cut it", "start")
-    room.submit(teacher.code, seat, "out = out * 2", False, DETACH_PASS, "cccc", "",
+    room.submit(teacher.code, seat, "out = out * 2", False, DETACH_PASS, "cccc", None,
                 "Backward still reaches step 0.")
     mine = other.my_run(teacher.code, seat)
     assert (mine.code, mine.passes, mine.sentence, mine.reason) == (
         "out = out * 2", False, DETACH_PASS, "Backward still reaches step 0.")
-    room.submit(teacher.code, seat, "h = h.detach()", True, DETACH_PASS, "aaaa", "")
+    room.submit(teacher.code, seat, "h = h.detach()", True, DETACH_PASS, "aaaa", None)
     assert other.my_run(teacher.code, seat).reason == ""  # the latest run's, not the first's
     old = Submission.from_json('{"code": "x", "passes": false, "sentence": "s", "shape": "", '
                                '"error": "", "at": 1.0}')  # stored before runs kept a reason
     assert old is not None and old.reason == ""
 
 
-def test_errors_are_grouped_by_message_not_by_graph(make_classroom):
+def test_errors_are_grouped_by_the_error_torch_raised_not_by_its_line_or_graph(make_classroom):
     room = make_classroom()
     teacher, seats = _challenge_class(room, 4)
     room.ask(teacher, "prompt", "Your turn", "Make it fail", "x")
-    message = "RuntimeError: shape mismatch on line 14"
-    for seat in seats[:3]:
-        room.submit(teacher.code, seat, "bad", False, "it runs", "none", message)
-    room.submit(teacher.code, seats[3], "worse", False, "it runs", "", "NameError: h on line 2")
+    mismatch = "mat1 and mat2 shapes cannot be multiplied (10x3 and 4x10)"
+    for line, seat in enumerate(seats[:3], 14):  # one error met on three lines: one group
+        room.submit(teacher.code, seat, "bad", False, "it runs", "none",
+                    Failure("error", "RuntimeError", mismatch, None, line))
+    room.submit(teacher.code, seats[3], "worse", False, "it runs", "", None)  # ran, drew nothing
     found = room.gallery(teacher)
     assert found.groups == ()
-    assert found.errors == ((message, 3), ("NameError: h on line 2", 1))
+    assert [(f.key, n) for f, n in found.errors] == [
+        (("error", None, "RuntimeError", mismatch), 3), (("none", None, "", ""), 1)]
+    assert found.errors[0][0].line == 14  # shown as the first run met it
+
+
+def test_a_verdict_is_kept_as_a_message_and_read_in_each_readers_language(make_classroom):
+    """The store holds the verdict's msgid and values, not a sentence: the student reading in
+    Chinese and the teacher in English each read it in their own language."""
+    room, other = make_classroom(), make_classroom()
+    teacher, (seat, *_) = _challenge_class(room)
+    room.ask(teacher, "detach", ".detach()", "Cut it", "start")
+    # Words said when shown that are not one Message (a composed check's sentences) are kept too.
+    sentence, reason = later("{n} · passes", n=2), Listing((later("{n} · fails", n=1), later("Results")))
+    with speaking("zh_CN"):  # the student's session made them
+        room.submit(teacher.code, seat, "h = h.detach()", False, sentence, "aaaa", None, reason)
+    raw = json.loads(room.db.hget(f"sd:class:{teacher.code}:runs:1", seat))
+    assert raw["sentence"] == {"m": "{n} · passes", "p": None, "n": None, "v": {"n": 2}}  # no sentence said
+    mine = other.my_run(teacher.code, seat)
+    assert (mine.sentence, mine.reason) == (sentence, reason)
+    for lang in ("zh_CN", "es"):
+        with speaking(lang):
+            said = catalog(lang).gettext("{n} · passes").format(n=2)
+            assert str(mine.sentence) == said != "2 · passes"
+            assert catalog(lang).gettext("Results") in str(mine.reason)
+
+
+def test_a_kept_message_reads_back_whole_and_says_the_same_in_each_language_as_before():
+    """Numbers and lists inside a Message are kept as values (written when said), so the
+    store's copy says exactly what the Message made in the session says, in every language."""
+    made = later_n("{n} step", "{n} steps", 3, n=Listing((later("Results"), "AddmmBackward0")))
+    inner = later("{seconds} s", seconds=Number(1234.5, 1))
+    for words in (made, inner, later("{waiting}: seat {seats}", waiting=inner, seats="1, 2")):
+        kept = from_data(json.loads(json.dumps(to_data(words))))
+        assert kept == words
+        for lang in ("en", "zh_CN", "es"):
+            with speaking(lang):
+                assert str(kept) == str(words)
+    with speaking("es"):
+        assert str(from_data(to_data(inner))) == "1.234,5 s"  # the number, written for the reader
+
+
+@pytest.mark.parametrize("data", [{"m": 3, "v": "x"}, {"deferred": "language"}, {"deferred": "Number"},
+                                  {"m": "{n}", "p": "{n}s", "n": "many"}, [[[[[[[[[[[["deep"]]]]]]]]]]]],
+                                  {"deferred": "Listing", "items": {"no": "list"}}, object()])
+def test_kept_words_that_cannot_be_read_come_back_as_text_and_never_raise(data):
+    assert isinstance(str(from_data(data)), str)
+
+
+def test_a_reveal_is_kept_as_messages_and_marked_against_its_value(make_classroom):
+    room = make_classroom()
+    teacher = room.start()
+    seat = new_seat()
+    room.join(teacher.code, seat)
+    room.open_question(teacher, 7)
+    room.answer(teacher.code, seat, "smaller")
+    room.reveal(teacher, later("Median time to answer"), "1,234× smaller", later("Results"))
+    live = room.revealed_answer(teacher.code, 7)
+    for lang in ("zh_CN", "es"):
+        with speaking(lang):
+            label, value, detail = classroom.revealed_words(live)
+            assert (label, detail) == (catalog(lang).gettext("Median time to answer"),
+                                       catalog(lang).gettext("Results"))
+            assert label != "Median time to answer" and value == "1,234× smaller"
+    rows, _ = room.results(teacher)
+    assert [(r.id, r.answer_id, r.correct) for r in rows] == [("vanishing-gradient", "smaller", True)]
 
 
 def test_a_student_never_reads_another_seats_run_before_the_teacher_shows_it(make_classroom):
     room = make_classroom()
     teacher, (mine, theirs, _) = _challenge_class(room)
     room.ask(teacher, "detach", ".detach()", "Cut it", "start")
-    room.submit(teacher.code, theirs, "their secret code", False, "s", "cccc", "")
+    room.submit(teacher.code, theirs, "their secret code", False, "s", "cccc", None)
     # Everything a student may call, and the class state they poll: no one else's run.
     seen = [room.poll(teacher.code, mine, True), room.open_challenge(teacher.code),
             room.my_run(teacher.code, mine), room.shown_run(teacher.code),
@@ -907,28 +996,28 @@ def test_runs_are_refused_without_an_open_challenge_or_a_seat(make_classroom):
     room = make_classroom()
     teacher, (seat, *_) = _challenge_class(room)
     with pytest.raises(ClassError, match="No challenge is open"):
-        room.submit(teacher.code, seat, "x", True, "s", "aaaa", "")
+        room.submit(teacher.code, seat, "x", True, "s", "aaaa", None)
     room.ask(teacher, "detach", ".detach()", "Cut it", "start")
     with pytest.raises(ClassError, match="no seat"):
-        room.submit(teacher.code, "", "x", True, "s", "aaaa", "")
+        room.submit(teacher.code, "", "x", True, "s", "aaaa", None)
     with pytest.raises(ClassError, match="too long"):
-        room.submit(teacher.code, seat, "x" * 30_000, True, "s", "aaaa", "")
+        room.submit(teacher.code, seat, "x" * 30_000, True, "s", "aaaa", None)
     with pytest.raises(ClassError, match="No run"):
         room.show(teacher, "nobody-built-this")
     room.close_challenge(teacher)
     with pytest.raises(ClassError, match="No challenge is open"):
-        room.submit(teacher.code, seat, "x", True, "s", "aaaa", "")
+        room.submit(teacher.code, seat, "x", True, "s", "aaaa", None)
 
 
 def test_the_csv_has_a_row_per_student_per_challenge(make_classroom):
     room = make_classroom()
     teacher, seats = _challenge_class(room)
     room.ask(teacher, "detach", ".detach()", "Cut it", "start")
-    room.submit(teacher.code, seats[0], "fails", False, "s", "bbbb", "")
-    room.submit(teacher.code, seats[0], 'print("<b>done</b>, ok")', True, "s", "aaaa", "")
-    room.submit(teacher.code, seats[1], "other", False, "s", "cccc", "")
+    room.submit(teacher.code, seats[0], "fails", False, "s", "bbbb", None)
+    room.submit(teacher.code, seats[0], 'print("<b>done</b>, ok")', True, "s", "aaaa", None)
+    room.submit(teacher.code, seats[1], "other", False, "s", "cccc", None)
     room.ask(teacher, "prompt", "Your turn", "Anything", "start")
-    room.submit(teacher.code, seats[2], "ok", True, "s", "aaaa", "")
+    room.submit(teacher.code, seats[2], "ok", True, "s", "aaaa", None)
     rows = room.challenge_results(teacher)
     assert [(r.challenge, r.seat, r.passes, r.runs) for r in rows] == [
         (1, 1, True, 2), (1, 2, False, 1), (2, 3, True, 1)]
@@ -945,7 +1034,7 @@ def test_ending_a_class_deletes_its_challenges_and_runs(make_classroom, store_ki
     room = make_classroom()
     teacher, seats = _challenge_class(room)
     room.ask(teacher, "detach", ".detach()", "Cut it", "start")
-    room.submit(teacher.code, seats[0], "x", True, "s", "aaaa", "")
+    room.submit(teacher.code, seats[0], "x", True, "s", "aaaa", None)
     room.show(teacher, "aaaa")
     room.end(teacher)
     assert not room.db.keys(f"sd:class:{teacher.code}*")
@@ -955,8 +1044,8 @@ def test_one_graph_that_passes_for_one_program_and_fails_for_another_is_two_tile
     room = make_classroom()
     teacher, seats = _challenge_class(room)
     room.ask(teacher, "if", "if on the data", "Branch on the data", "start")
-    room.submit(teacher.code, seats[0], "branches", True, "s", "aaaa", "")
-    room.submit(teacher.code, seats[1], "never branches", False, "s", "aaaa", "")
+    room.submit(teacher.code, seats[0], "branches", True, "s", "aaaa", None)
+    room.submit(teacher.code, seats[1], "never branches", False, "s", "aaaa", None)
     found = room.gallery(teacher)
     assert [(g.verdict, g.shape) for g in found.groups] == [("1 · passes", "aaaa"), ("1 · fails", "aaaa")]
     room.show(teacher, found.groups[1].key)

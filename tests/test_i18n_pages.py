@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from harness.helpers import ROOT, graph_sent
 from stockdemo.i18n import TAGS, catalog, speaking
+from stockdemo.lessons import builtin_lesson
 
 # The Lab: each experiment opened (as its tab or a teacher opens it), each of its graphs drawn.
 LAB = (("cut", "=set"), ("lab_graph", "=Longest window alone"), ("lab_graph", "=Packed"),
@@ -34,6 +35,8 @@ TRANSLATED: dict[str, tuple[tuple[str, str], ...]] = {
     "pages/playground.py": (("seq_len", "=12"), ("num_layers", "=2"), ("panel", "=Ops by type"),
                             ("panel", "=Graph size against T"), ("panel", "=Share this run"),
                             ("seq_len", "=60")),
+    # The teacher's view: the class started (code, link, key, the question picker), question 1 open.
+    "pages/classroom.py": (("class_start", "click"), ("class_open", "click")),
 }
 # English that is not language: names, units, code-like words a translation keeps.
 NOT_LANGUAGE = {"pytorch", "streamlit", "python", "torch", "autograd", "dynamo", "relu", "tanh", "adam",
@@ -61,9 +64,10 @@ def english_left(text: str) -> list[str]:
             if w.lower() in ENGLISH_WORDS and w.lower() not in NOT_LANGUAGE]
 
 
-def texts(at: AppTest) -> list[str]:
-    """Every text a learner reads on the page: elements' bodies, labels, help, options, tabs,
-    metrics (inside the metric rows' markdown), and the plotly figures' titles, axes and legends."""
+def texts(at) -> list[str]:
+    """Every text a learner reads on the page (an AppTest), or inside one of its blocks: elements'
+    bodies, labels, help, options, tabs, metrics (inside the metric rows' markdown), and the
+    plotly figures' titles, axes and legends."""
     found: list[str] = []
 
     def walk(node) -> None:
@@ -82,7 +86,7 @@ def texts(at: AppTest) -> list[str]:
                 found.extend(str(v) for v in value)
             elif field.name == "spec" and getattr(node, "type", "") == "plotly_chart":
                 found.extend(figure_words(json.loads(value)))
-    walk(at._tree)
+    walk(getattr(at, "_tree", at))
     return [re.sub(r"<[^>]+>", " ", t) for t in found]
 
 
@@ -131,6 +135,84 @@ def test_a_translated_page_shows_no_english_a_learner_reads(page, lang, clear_ca
     left = {t[:90]: english_left(t) for t in said if english_left(t) or (t in msgids and t.strip())}
     shown = "\n".join(f"{k!r}: {v}" for k, v in left.items())
     assert not left, f"{page} in {lang} still says, in English:\n{shown}"
+
+
+@pytest.mark.parametrize("lang", ["zh_CN", "es"])
+def test_the_class_page_speaks_each_students_language_whatever_the_teachers(lang):
+    """A teacher in English opens the lesson's question 1; a student whose page speaks ``lang``
+    reads the question (the lesson's words, from the catalogs), its answer box and the class's
+    own words in ``lang``, before and after answering: no English left."""
+    desk = AppTest.from_file(str(ROOT / "pages/classroom.py"), default_timeout=120).run()
+    desk.button(key="class_start").click().run()
+    desk.button(key="class_open").click().run()
+    assert not desk.exception and "Question 1 is **open**" in " ".join(m.value for m in desk.markdown)
+    student = AppTest.from_file(str(ROOT / "pages/classroom.py"), default_timeout=120)
+    student.query_params["class"] = desk.session_state["class_teacher"].code
+    student.query_params["lang"] = lang
+    with speaking(lang):
+        said = texts(student.run())
+        question = catalog(lang).gettext(builtin_lesson().steps[0].question)
+        assert question != builtin_lesson().steps[0].question  # the lesson's words are translated
+        assert any(re.sub(r"<[^>]+>", " ", question) in t for t in said), said  # as texts() reads it
+        student.radio(key="class_choice_1").set_value(builtin_lesson().steps[0].ask.choices[0])
+        next(b for b in student.button if "class_answer_form_1" in b.proto.id).click()
+        said += texts(student.run())
+    assert not student.exception, student.exception
+    assert any(catalog(lang).gettext("Your answer: **{answer}**. Wait for the teacher's reveal.")
+               .split("{answer}")[0] in t for t in said)  # the answer was taken
+    left = {t[:90]: english_left(t) for t in said if english_left(t)}
+    assert not left, f"the class page in {lang} still says, in English: {left}"
+
+
+def keyed_block(node, key: str):
+    """The block of ``node``'s tree drawn with ``key`` (``st.container(key=...)``), or None."""
+    proto = getattr(node, "proto", None)
+    if str(getattr(proto, "id", "")).endswith(f"-{key}"):
+        return node
+    children = getattr(node, "children", None) or {}
+    for child in (children.values() if isinstance(children, dict) else children):
+        if (found := keyed_block(child, key)) is not None:
+            return found
+    return None
+
+
+@pytest.mark.parametrize("lang", ["zh_CN", "es"])
+def test_the_teachers_gallery_speaks_the_teachers_language_and_shows_torchs_error_as_written(lang):
+    """A teacher reading ``lang`` asks the .detach() challenge; two students' runs build one graph,
+    one fails in torch, one draws nothing. The gallery's words are the teacher's language; the
+    error is torch's own, grouped; only the check's sentence (the lessons' words) is left out."""
+    from stockdemo.classroom import Failure, new_seat
+    from stockdemo.classroom.challenges import CHALLENGES, shape_key
+    from stockdemo.code.edits import EDITS, apply
+    from stockdemo.sandbox import run_code
+    from stockdemo.ui.classmode import session as class_session
+
+    desk = AppTest.from_file(str(ROOT / "pages/classroom.py"), default_timeout=120).run()
+    desk.button(key="class_start").click().run()
+    teacher = desk.session_state["class_teacher"]
+    room = class_session.class_room()
+    room.ask(teacher, "detach", ".detach()", CHALLENGES["detach"].prompt, apply(EDITS["loop"]))
+    solved = apply(EDITS["detach"])
+    run = run_code(solved)
+    message = "mat1 and mat2 shapes cannot be multiplied (10x3 and 4x10)"
+    for error in (None, None, Failure("error", "RuntimeError", message, None, 14), Failure("none")):
+        seat = new_seat()
+        room.join(teacher.code, seat)
+        room.submit(teacher.code, seat, solved if error is None else "x", error is None, "s",
+                    shape_key(run.graph) if error is None else "none", error)
+    at = AppTest.from_file(str(ROOT / "pages/code.py"), default_timeout=120)
+    at.session_state["class_teacher"] = teacher
+    at.query_params["lang"] = lang
+    with speaking(lang):
+        at.run()
+        check = str(CHALLENGES["detach"].check.sentence)
+    gallery = keyed_block(at._tree, "class_gallery")
+    assert not at.exception and gallery is not None
+    said = [t.replace(check, "") for t in texts(gallery)]
+    assert catalog(lang).gettext("{n} · passes").format(n=2) in said  # one tile, two runs
+    assert any(f"1: RuntimeError: {message}" in t for t in said)  # torch's words, as it wrote them
+    left = {t[:90]: english_left(t) for t in said if english_left(t.replace(message, ""))}
+    assert not left, f"the gallery in {lang} still says, in English: {left}"
 
 
 def test_the_english_detector_finds_an_untranslated_sentence_and_passes_code():

@@ -504,7 +504,7 @@ def markup_free(at: AppTest) -> bool:
 
 
 def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text_never_markup():
-    from stockdemo.classroom import new_seat
+    from stockdemo.classroom import Failure, new_seat
     from stockdemo.classroom.challenges import shape_key
     from stockdemo.code.edits import EDITS, apply
     from stockdemo.sandbox import run_code
@@ -520,15 +520,16 @@ def test_students_code_prints_and_errors_reach_the_gallery_and_the_class_as_text
     student_seat, other_seat = new_seat(), new_seat()
     for seat in (student_seat, other_seat):
         room.join(teacher.code, seat)
-    room.submit(teacher.code, other_seat, source, False, "s", shape_key(run.graph), "")
-    room.submit(teacher.code, new_seat(), "x", False, "s", "none", f"RuntimeError: {MARKUP} (line 3)")
+    room.submit(teacher.code, other_seat, source, False, "s", shape_key(run.graph), None)
+    room.submit(teacher.code, new_seat(), "x", False, "s", "none",
+                Failure("error", "RuntimeError", MARKUP, None, 3))
 
     desk = app(CODE_PAGE)
     desk.session_state["class_teacher"] = teacher
     desk.run()
     assert not desk.exception
     assert "1 · fails" in [b.label for b in desk.button]
-    assert any(f"1: RuntimeError: {MARKUP} (line 3)" in t.value for t in desk.text)  # the error, as text
+    assert any(f"1: RuntimeError: {MARKUP}" in t.value for t in desk.text)  # the error, as text
     assert markup_free(desk)
 
     shape = room.gallery(teacher).groups[0].shape

@@ -22,6 +22,7 @@ Classroom, ClassError``.
 
 from __future__ import annotations
 
+from stockdemo.classroom.answers import revealed_words
 from stockdemo.classroom.codes import new_seat
 from stockdemo.classroom.errors import (
     ENDED,
@@ -32,10 +33,10 @@ from stockdemo.classroom.errors import (
     ClassRateLimited,
     ClassUnavailable,
 )
-from stockdemo.classroom.gallery import Asked, ChallengeRow, Gallery, Group, Submission
+from stockdemo.classroom.gallery import Asked, ChallengeRow, Failure, Gallery, Group, Submission
 from stockdemo.classroom.protocol import CLASS_TTL_S, PRESENCE_S, Classroom, open_classroom
 from stockdemo.classroom.questions import QUESTIONS, Question, questions_of
-from stockdemo.classroom.results import QuestionSummary, ResultRow, results_csv, summarise
+from stockdemo.classroom.results import QuestionSummary, ResultRow, live_value, results_csv, summarise
 from stockdemo.classroom.state import (
     LESSON,
     PLAYGROUND,
@@ -47,9 +48,9 @@ from stockdemo.classroom.state import (
 )
 from stockdemo.classroom.store import MemoryStore
 
-__all__ = ["CLASS_TTL_S", "ENDED", "Asked", "ChallengeRow", "Gallery", "Group", "Submission",
+__all__ = ["CLASS_TTL_S", "ENDED", "Asked", "ChallengeRow", "Failure", "Gallery", "Group", "Submission",
            "LESSON", "LOCKED", "NOT_TEACHER", "PLAYGROUND", "PRESENCE_S",
            "QUESTIONS", "UNAVAILABLE", "ClassError", "ClassRateLimited", "ClassState",
            "ClassUnavailable", "Classroom", "MemoryStore", "Question", "QuestionSummary",
            "ResultRow", "Teacher", "followed_knobs", "new_seat", "open_classroom", "page_params",
-           "questions_of", "results_csv", "summarise", "version_of"]
+           "questions_of", "live_value", "results_csv", "revealed_words", "summarise", "version_of"]

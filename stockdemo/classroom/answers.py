@@ -14,17 +14,23 @@ from collections import Counter
 
 from stockdemo.classroom.codes import seat_number
 from stockdemo.classroom.errors import LOCKED, ClassError
-from stockdemo.classroom.questions import questions_of
-from stockdemo.classroom.results import ResultRow, answer_record, read_answer, read_results
+from stockdemo.classroom.results import ResultRow, answer_record, live_value, read_answer, read_results
 from stockdemo.classroom.room import Room
 from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import class_key, reachable
 from stockdemo.config import COUNTDOWN, STEP, parse_seat
+from stockdemo.i18n import N_, Message
+from stockdemo.i18n.stored import bounded, from_data, to_data
 
 MAX_REVEAL_LEN = 2000
 # An answer sent in the last moment of a countdown is still on its way when the
 # countdown ends on screen: it counts if it arrives within this long after.
 LOCK_GRACE_S = 0.5
+
+
+def revealed_words(live: dict) -> tuple[str, str, str]:
+    """A revealed answer as stored -> (label, value, detail) in the language spoken now."""
+    return str(from_data(live.get("label"))), str(live_value(live)), str(from_data(live.get("detail")))
 
 
 class Answers(Room):
@@ -40,22 +46,23 @@ class Answers(Room):
         number, _ = STEP.parse(step)
         fields = self._authorise(teacher)
         if number > len(self.lesson(teacher.code, fields.get("lesson") or "").steps):
-            raise ClassError("The class's lesson has no such step.")
+            raise ClassError(N_("The class's lesson has no such step."))
         seconds, _ = COUNTDOWN.parse(countdown_s)
         now = self.clock()
         return self._update(teacher, {"question": number, "revealed": 0, "answer": "",
                                       "opened_at": repr(now),
                                       "deadline": repr(now + seconds) if seconds else ""})
 
-    def reveal(self, teacher: Teacher, label: str, value: str, detail: str) -> int:
-        """Close the open question, whatever the count, and show every student the live answer."""
+    def reveal(self, teacher: Teacher, label: Message | str, value: Message | str,
+               detail: Message | str) -> int:
+        """Close the open question, whatever the count, and show every student the live answer
+        (its words kept as Messages, said in each reader's language: ``revealed_words``)."""
         fields = self._authorise(teacher)
         step = int(fields.get("question") or 0)
         if not step:
-            raise ClassError("No question is open.")
-        answer = json.dumps({name: str(text)[:MAX_REVEAL_LEN]
-                             for name, text in (("label", label), ("value", value),
-                                                ("detail", detail))})
+            raise ClassError(N_("No question is open."))
+        answer = json.dumps({name: to_data(bounded(words, MAX_REVEAL_LEN))
+                             for name, words in (("label", label), ("value", value), ("detail", detail))})
         return self._update(teacher, {"revealed": 1, "answer": answer},
                             extra=[(f"{class_key(teacher.code)}:reveals", str(step), answer)])
 
@@ -79,9 +86,9 @@ class Answers(Room):
         """Every answer of the class, marked against the live answers revealed
         -> (rows by question and seat, {step: live answer value})."""
         fields = self._authorise(teacher)
-        questions = questions_of(self.lesson(teacher.code, fields.get("lesson") or ""))
+        steps = self.lesson(teacher.code, fields.get("lesson") or "").steps
         with reachable():
-            return read_results(self.db, teacher.code, questions)
+            return read_results(self.db, teacher.code, steps)
 
     # -- students -------------------------------------------------------------
 
@@ -93,15 +100,15 @@ class Answers(Room):
         """
         main, state = self._seated(code, seat)
         if state.question is None:
-            raise ClassError("No question is open.")
+            raise ClassError(N_("No question is open."))
         if state.revealed:
-            raise ClassError("The answer has been revealed: answers are closed.")
+            raise ClassError(N_("The answer has been revealed: answers are closed."))
         now = self.clock()
         if state.deadline is not None and now > state.deadline + LOCK_GRACE_S:
             raise ClassError(LOCKED)
         steps = self.lesson(code, state.lesson).steps
         if state.question > len(steps):
-            raise ClassError("No question is open.")
+            raise ClassError(N_("No question is open."))
         value, message = steps[state.question - 1].ask.parse(raw)
         if value is None:
             raise ClassError(message)
@@ -114,7 +121,7 @@ class Answers(Room):
             self._touch(pipe, code)
             added = pipe.execute()[0]
         if not added:
-            raise ClassError("You have already answered this question; your first answer counts.")
+            raise ClassError(N_("You have already answered this question; your first answer counts."))
         return value
 
     def revealed_answer(self, code: str, step: int) -> dict[str, str] | None:

@@ -16,6 +16,7 @@ from stockdemo.classroom.gallery import (
     MAX_TEXT,
     Asked,
     ChallengeRow,
+    Failure,
     Gallery,
     Submission,
     challenge_rows,
@@ -25,6 +26,8 @@ from stockdemo.classroom.room import Room
 from stockdemo.classroom.state import Teacher
 from stockdemo.classroom.store import MAX_CHALLENGES, class_key, reachable
 from stockdemo.config import parse_seat
+from stockdemo.i18n import N_, Message, later_n
+from stockdemo.i18n.stored import bounded
 
 
 class ChallengeRuns(Room):
@@ -41,9 +44,11 @@ class ChallengeRuns(Room):
         with reachable():
             number = int(self.db.hlen(f"{main}:challenges")) + 1
         if number > MAX_CHALLENGES:
-            raise ClassError(f"A class asks at most {MAX_CHALLENGES} challenges: start a new class.")
+            raise ClassError(later_n("A class asks at most {n} challenge: start a new class.",
+                                     "A class asks at most {n} challenges: start a new class.",
+                                     MAX_CHALLENGES))
         if not isinstance(start, str) or len(start) > MAX_CODE:
-            raise ClassError("The starting code is too long.")
+            raise ClassError(N_("The starting code is too long."))
         asked = Asked(number, str(challenge_id)[:MAX_KEY], str(title)[:MAX_KEY],
                           str(prompt)[:MAX_TEXT], start, self.clock())
         self._update(teacher, {"challenge": number, "shown": 0},
@@ -87,7 +92,7 @@ class ChallengeRuns(Room):
         found = self.gallery(teacher)
         group = None if found is None else found.group(shape)
         if group is None:
-            raise ClassError("No run of the open challenge has that graph.")
+            raise ClassError(N_("No run of the open challenge has that graph."))
         return self._update(teacher, {"shown": int(fields.get("shown") or 0) + 1},
                             extra=[(f"{main}:shown", "run", group.runs[0].anonymous().to_json())])
 
@@ -119,16 +124,16 @@ class ChallengeRuns(Room):
             text = self.db.hget(f"{class_key(code)}:challenges", number)
         return None if text is None else Asked.from_json(text)
 
-    def submit(self, code: str, seat: object, source: object, passes: bool, sentence: str,
-               shape: str, error: str, reason: str = "") -> Submission:
+    def submit(self, code: str, seat: object, source: object, passes: bool, sentence: Message | str,
+               shape: str, error: Failure | None, reason: Message | str = "") -> Submission:
         """A student's run for the open challenge (its verdict, the reason it fails, and its
-        graph's shape, computed by the server) -> the submission kept: the latest run per
-        seat, runs counted."""
+        graph's shape, computed by the server; the verdict's words as Messages, said in each
+        reader's language) -> the submission kept: the latest run per seat, runs counted."""
         main, state = self._seated(code, seat)
         if not isinstance(source, str) or len(source) > MAX_CODE:
-            raise ClassError("That code is too long to send to the class.")
+            raise ClassError(N_("That code is too long to send to the class."))
         if state.challenge is None:
-            raise ClassError("No challenge is open.")
+            raise ClassError(N_("No challenge is open."))
         name = f"{main}:runs:{state.challenge}"
         now = self.clock()
         with reachable():
@@ -138,10 +143,10 @@ class ChallengeRuns(Room):
             first_pass = last.first_pass if last is not None else None
             if passes and first_pass is None:
                 first_pass = now
-            run = Submission(number, source, bool(passes), str(sentence)[:MAX_TEXT],
-                             str(shape)[:MAX_KEY], str(error)[:MAX_TEXT], now,
+            run = Submission(number, source, bool(passes), bounded(sentence, MAX_TEXT),
+                             str(shape)[:MAX_KEY], error, now,
                              1 + (last.runs if last is not None else 0), first_pass,
-                             str(reason)[:MAX_TEXT])
+                             bounded(reason, MAX_TEXT))
             pipe = self.db.pipeline()
             pipe.hset(name, seat, run.to_json())
             self._touch(pipe, code)

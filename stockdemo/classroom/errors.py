@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-UNAVAILABLE = ("Class mode is unavailable: the class server does not answer. "
+from stockdemo.i18n import N_, tr
+
+UNAVAILABLE = N_("Class mode is unavailable: the class server does not answer. "
                "Every page still works on its own.")
-ENDED = "This class has ended or expired."
-NOT_TEACHER = "Only the teacher of this class can do that."
-LOCKED = "Time is up: answers to this question are locked."
+ENDED = N_("This class has ended or expired.")
+NOT_TEACHER = N_("Only the teacher of this class can do that.")
+LOCKED = N_("Time is up: answers to this question are locked.")
 
 
 class ClassError(Exception):
-    """A refusal, with a message for the person who asked."""
+    """A refusal, with a message for the person who asked: a msgid or a Message, said in the
+    language spoken where it is shown (``str``)."""
+
+    def __str__(self) -> str:
+        message = self.args[0] if self.args else ""
+        return tr(message) if isinstance(message, str) else str(message)
 
 
 class ClassUnavailable(ClassError):

@@ -4,7 +4,10 @@ The teacher asks a challenge (a ready-made edit's, or a prompt of their own); ea
 student's run comes in as a ``Submission`` (the code, the check's verdict, the graph's
 shape key, the error if any), one per seat, the latest kept. ``gallery`` groups them by
 shape key (two students who detached on different lines built one graph: one group),
-largest first; errors are grouped by message. The teacher's side alone reads them
+largest first; errors are grouped by the error itself (``Failure``: its kind, Python's or
+torch's type and message as they wrote it), never by a sentence in someone's language. The
+verdict's words are kept as Messages (``stockdemo.i18n.stored``), said in each reader's
+language when shown. The teacher's side alone reads them
 (``Classroom.gallery``); a student reads only their own and the one the teacher shows.
 
 Stored (stockdemo/classroom/store.py): ``sd:class:CODE:challenges`` (number -> the
@@ -18,6 +21,9 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+
+from stockdemo.i18n import Message, tr
+from stockdemo.i18n.stored import bounded, from_data, to_data
 
 MAX_CODE = 20_000  # the sandbox's own default length limit (sandbox/limits.py code_chars)
 MAX_TEXT = 500  # a verdict's sentence, an error's message, a prompt
@@ -52,6 +58,37 @@ class Asked:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """How a run ended without a graph, as what raised or stopped it named it (the sandbox's
+    ``CodeError``): the gallery groups runs by ``key``, whatever language their students read."""
+
+    kind: str  # the sandbox's: "error", "limit", "refused", "crash", "unavailable"; "none": ran, drew nothing
+    type: str = ""  # Python's or torch's exception class
+    message: str = ""  # as torch or Python wrote it (the sandbox's English for a limit)
+    limit: str | None = None
+    line: int | None = None  # where, in the student's code: not part of the group
+
+    @property
+    def key(self) -> tuple[str, str | None, str, str]:
+        return self.kind, self.limit, self.type, self.message
+
+    @classmethod
+    def from_data(cls, data: object) -> Failure | None:
+        """Stored data -> Failure; None for a run without an error. Never raises."""
+        if not data:
+            return None
+        if not isinstance(data, dict):  # written by an older version: its message alone
+            return cls("error", "", _text(data, MAX_TEXT))
+        line = data.get("line")
+        return cls(_text(data.get("kind"), MAX_KEY), _text(data.get("type"), MAX_KEY),
+                   _text(data.get("message"), MAX_TEXT), data.get("limit") and _text(data["limit"], MAX_KEY),
+                   line if isinstance(line, int) and not isinstance(line, bool) else None)
+
+
+NO_GRAPH = Failure("none")  # a run that ended well and recorded no graph
+
+
+@dataclass(frozen=True)
 class Submission:
     """A student's latest run for a challenge. ``seat`` is the seat's number in the class,
     never its token (0 where no seat may be named: a run shown to the class)."""
@@ -59,16 +96,17 @@ class Submission:
     seat: int
     code: str
     passes: bool
-    sentence: str  # the check's verdict in words a student can read
+    sentence: Message | str  # what the check asks: kept as a Message, said in each reader's language
     shape: str  # the graph's shape key ("" when the run built no graph)
-    error: str  # the error's message ("" when it ran)
+    error: Failure | None  # how it failed (None when it ran)
     at: float  # when it came in (time.time())
     runs: int = 1  # runs this seat sent for the challenge
     first_pass: float | None = None  # when its first passing run came in
-    reason: str = ""  # why it fails, in words ("" when it passes): its verdict again after a reload
+    reason: Message | str = ""  # why it fails ("" when it passes): its verdict again after a reload
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self))
+        return json.dumps({**asdict(self), "sentence": to_data(self.sentence), "reason": to_data(self.reason),
+                           "error": None if self.error is None else asdict(self.error)})
 
     @classmethod
     def from_json(cls, text: str, seat: int = 0) -> Submission | None:
@@ -76,10 +114,10 @@ class Submission:
         try:
             data = json.loads(text)
             return cls(seat, _text(data["code"], MAX_CODE), bool(data["passes"]),
-                       _text(data["sentence"], MAX_TEXT), _text(data["shape"], MAX_KEY),
-                       _text(data["error"], MAX_TEXT), float(data["at"]), int(data.get("runs", 1)),
+                       bounded(from_data(data["sentence"]), MAX_TEXT), _text(data["shape"], MAX_KEY),
+                       Failure.from_data(data["error"]), float(data["at"]), int(data.get("runs", 1)),
                        None if data.get("first_pass") is None else float(data["first_pass"]),
-                       _text(data.get("reason"), MAX_TEXT))
+                       bounded(from_data(data.get("reason")), MAX_TEXT))
         except (ValueError, KeyError, TypeError):
             return None
 
@@ -95,7 +133,7 @@ class Submission:
 
 @dataclass(frozen=True)
 class Group:
-    """Runs that built the same graph (one shape key), or failed with the same message."""
+    """Runs that built the same graph (one shape key)."""
 
     shape: str
     runs: tuple[Submission, ...]  # earliest first: runs[0] is the group's representative
@@ -116,8 +154,10 @@ class Group:
 
     @property
     def verdict(self) -> str:
-        """"2 · passes": the tile's headline."""
-        return f"{self.count} · {'passes' if self.passes else 'fails'}"
+        """"2 · passes": the tile's headline, in the language spoken now."""
+        if self.passes:
+            return tr("{n} · passes", n=self.count)
+        return tr("{n} · fails", n=self.count)
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -130,7 +170,7 @@ class Gallery:
 
     challenge: Asked
     groups: tuple[Group, ...]  # by size, largest first; runs that built no graph are not here
-    errors: tuple[tuple[str, int], ...]  # (message, how many), most frequent first
+    errors: tuple[tuple[Failure, int], ...]  # (an error, how many ended with it), most frequent first
     waiting: tuple[int, ...]  # connected seats that have sent no run yet
     submissions: tuple[Submission, ...] = field(default=())
 
@@ -159,7 +199,7 @@ class Gallery:
 
 def gallery(challenge: Asked, submissions: Iterable[Submission],
             connected: Iterable[int] = ()) -> Gallery:
-    """Each seat's latest run -> the gallery: groups by shape, errors by message, who waits."""
+    """Each seat's latest run -> the gallery: groups by shape, errors by the error, who waits."""
     runs = sorted(submissions, key=lambda s: (s.at, s.seat))
     by_shape: dict[str, list[Submission]] = {}
     for run in runs:
@@ -169,9 +209,13 @@ def gallery(challenge: Asked, submissions: Iterable[Submission],
             by_shape.setdefault(f"{run.shape}|{int(run.passes)}", []).append(run)
     groups = sorted((Group(key.rsplit("|", 1)[0], tuple(members)) for key, members in by_shape.items()),
                     key=lambda g: (-g.count, not g.passes, g.runs[0].at))
-    errors = Counter(r.error or "The run built no graph." for r in runs if not r.built)
+    failed = [r.error or NO_GRAPH for r in runs if not r.built]
+    counts = Counter(f.key for f in failed)
+    first = {}
+    for failure in failed:  # each error shown as its first run met it (its line)
+        first.setdefault(failure.key, failure)
     sent = {r.seat for r in runs}
-    return Gallery(challenge, tuple(groups), tuple(errors.most_common()),
+    return Gallery(challenge, tuple(groups), tuple((first[k], n) for k, n in counts.most_common()),
                    tuple(sorted(set(connected) - sent)), tuple(runs))
 
 

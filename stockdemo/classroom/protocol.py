@@ -49,6 +49,7 @@ from stockdemo.classroom.state import (
 )
 from stockdemo.classroom.store import class_key, class_keys, connect, reachable
 from stockdemo.config import PAGE_KNOBS, STEP, parse_class_code, parse_seat, show_class_code
+from stockdemo.i18n import N_, later
 from stockdemo.lessons import Lesson, builtin_lesson
 from stockdemo.lessons.schema import MAX_BYTES
 
@@ -68,7 +69,7 @@ class Classroom(Answers, ChallengeRuns):
         """
         own = lesson is not None and lesson.digest != builtin_lesson().digest
         if own and len(lesson.text.encode()) > MAX_BYTES:
-            raise ClassError("That lesson is too long to keep with a class.")
+            raise ClassError(N_("That lesson is too long to keep with a class."))
         key = new_key()
         with reachable():
             for _ in range(8):
@@ -85,7 +86,7 @@ class Classroom(Answers, ChallengeRuns):
                     self._touch(pipe, code)
                     pipe.execute()
                     return Teacher(code, key)
-        raise ClassError("No free class code was found; try again.")
+        raise ClassError(N_("No free class code was found; try again."))
 
     def go_to(self, teacher: Teacher, page: object, params: Mapping[str, object]) -> int:
         """The teacher's page and its settings -> the class's new version.
@@ -93,7 +94,7 @@ class Classroom(Answers, ChallengeRuns):
         ``page`` must be one of the app's pages; settings are checked by its knobs.
         """
         if not isinstance(page, str) or page not in PAGE_KNOBS:
-            raise ClassError("That is not a page of this app.")
+            raise ClassError(N_("That is not a page of this app."))
         fields: dict[str, object] = {"page": page, "params": urlencode(page_params(page, params))}
         if page == LESSON:
             fields["step"], _ = STEP.parse(params.get(STEP.name))
@@ -131,7 +132,7 @@ class Classroom(Answers, ChallengeRuns):
         """
         code, message = parse_class_code(raw_code)
         if code is None:
-            raise ClassError(message or "Type the class code from the teacher's screen.")
+            raise ClassError(message or N_("Type the class code from the teacher's screen."))
         seat = parse_seat(seat) or "none"
         with reachable():
             refuse_guessing(self.db, seat)
@@ -143,8 +144,8 @@ class Classroom(Answers, ChallengeRuns):
                     seat_number(self.db, code, seat)
                 return code
             count_wrong_code(self.db, seat)
-        raise ClassError(f"No class has the code {show_class_code(code)} (it may have ended): "
-                         "check the code on the teacher's screen.")
+        raise ClassError(later("No class has the code {code} (it may have ended): check the code on the "
+                               "teacher's screen.", code=show_class_code(code)))
 
     def poll(self, code: str, seat: str | None, following: bool) -> ClassState | None:
         """A member's look at the class, and their heartbeat, in one round trip.

@@ -2,7 +2,9 @@
 
 Each answer is stored as ``{"a": answer, "s": seconds to answer}`` under its seat
 (``answer_record``). Rows name seats by their number in the class, never by the token,
-and are marked against the live answers the teacher revealed.
+and are marked against the live answers the teacher revealed. The CSV names a question by
+its step's id and a choice by its id (the lesson file's keys), never by words in some
+language: answers given in three languages count as one question.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ import csv
 import io
 import json
 import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from stockdemo.classroom.gallery import ChallengeRow
 from stockdemo.classroom.store import Store, class_key
 from stockdemo.config import STEP
-from stockdemo.lessons import Question
+from stockdemo.i18n import Message
+from stockdemo.i18n.stored import from_data
+from stockdemo.lessons import Question, Step
 
 
 def answer_record(answer: str, seconds: float) -> str:
@@ -38,11 +42,13 @@ def read_answer(text: str) -> tuple[str, float]:
 class ResultRow:
     """One answer, as the teacher's CSV holds it. ``seat`` is a number, never the token."""
 
-    question: int
+    question: int  # the step's number in the lesson
     seat: int
-    answer: str
+    answer: str  # as Question.parse gives it: a number, or a choice's msgid
     correct: bool | None  # None: not revealed yet
     seconds: float
+    id: str = ""  # the step's stable id: the CSV's question
+    answer_id: str = ""  # a choice's stable id: the CSV's answer ("" for a number: the answer itself)
 
     # A challenge's row (gallery.ChallengeRow) fills the same columns: "challenge N", the
     # seat, its final code, whether it passes, seconds to its first pass, and its runs.
@@ -50,7 +56,8 @@ class ResultRow:
 
     def csv_row(self) -> tuple[object, ...]:
         correct = "" if self.correct is None else ("yes" if self.correct else "no")
-        return self.question, self.seat, self.answer, correct, f"{self.seconds:.1f}", ""
+        return (self.id or self.question, self.seat, self.answer_id or self.answer, correct,
+                f"{self.seconds:.1f}", "")
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,7 @@ class QuestionSummary:
 
     question: int
     answers: int
-    live: str | None  # the live answer revealed, if it was
+    live: Message | str | None  # the live answer revealed, if it was (said where shown)
     right: int | None  # None: not revealed yet
     median_s: float | None
     rule: str
@@ -99,11 +106,17 @@ def summarise(rows: Iterable[ResultRow], reveals: Mapping[int, str],
     return out
 
 
-def read_results(db: Store, code: str, questions: Mapping[int, Question]
+def live_value(live: dict) -> Message | str:
+    """A revealed answer's value as stored: what a question marks answers against
+    (``Question.correct`` reads a Message as its English)."""
+    return from_data(live.get("value", ""))
+
+
+def read_results(db: Store, code: str, lesson: Sequence[Step]
                  ) -> tuple[list[ResultRow], dict[int, str]]:
-    """Every answer of class ``code`` to its lesson's ``questions`` (by step number), marked
-    against the live answers revealed, in one round trip -> (rows by question and seat,
-    {step: live answer value})."""
+    """Every answer of class ``code`` to its ``lesson``'s steps' questions, marked against the
+    live answers revealed, in one round trip -> (rows by question and seat, {step number:
+    live answer value})."""
     main = class_key(code)
     steps = range(STEP.low, STEP.high + 1)
     pipe = db.pipeline(transaction=False)
@@ -112,17 +125,17 @@ def read_results(db: Store, code: str, questions: Mapping[int, Question]
     for step in steps:
         pipe.hgetall(f"{main}:answers:{step}")
     seats, reveals, *answers = pipe.execute()
-    live = {int(step): json.loads(text)["value"] for step, text in reveals.items()}
+    live = {int(step): live_value(json.loads(text)) for step, text in reveals.items()}
     rows = []
     for step, given in zip(steps, answers, strict=True):
-        question = questions.get(step)
-        if question is None:  # a step number the lesson does not have: nobody answered it
+        if step > len(lesson):  # a step number the lesson does not have: nobody answered it
             continue
+        question = lesson[step - 1].ask
         right = question.correct(live[step]) if step in live else None
         for seat, record in given.items():
             value, seconds = read_answer(record)
             rows.append(ResultRow(step, int(seats.get(seat) or 0), value,
                                   question.is_right(value, right) if step in live else None,
-                                  seconds))
+                                  seconds, lesson[step - 1].id, question.choice_id(value) or ""))
     rows.sort(key=lambda r: (r.question, r.seat))
     return rows, live

@@ -20,6 +20,7 @@ from stockdemo.classroom.errors import ENDED, NOT_TEACHER, ClassError
 from stockdemo.classroom.state import ClassState, Teacher, state_from_fields
 from stockdemo.classroom.store import MemoryStore, Store, class_key, class_keys, reachable
 from stockdemo.config import parse_class_code, parse_seat
+from stockdemo.i18n import N_, later
 from stockdemo.lessons import Lesson, LessonError, builtin_lesson, parse_lesson
 
 KEPT_LESSONS = 16  # classes' lessons a server process keeps parsed (a few kB to 100 kB each)
@@ -82,7 +83,7 @@ class Room:
         """(the class's key, its state) for a student's action; refused without a seat, or once
         the class has ended."""
         if parse_seat(seat) is None:
-            raise ClassError("This tab has no seat in the class: join again.")
+            raise ClassError(N_("This tab has no seat in the class: join again."))
         main = class_key(code)
         with reachable():
             fields = self.db.hgetall(main)
@@ -118,7 +119,8 @@ class Room:
         try:
             lesson = parse_lesson(text)
         except LessonError as err:  # written by another version of the app
-            raise ClassError(f"The class's lesson cannot be read here: {err}") from err
+            raise ClassError(later("The class's lesson cannot be read here: {error}",
+                                   error=str(err))) from err
         with self._lessons_lock:
             self._lessons[digest] = lesson
             while len(self._lessons) > KEPT_LESSONS:

@@ -23,7 +23,7 @@ from harness.drive import SHOTS, VIEW, wait_for_run
 from harness.editor import pick, retype_line, run_with_keys, text_in_editor, wait_for_text
 from harness.helpers import running_server
 from harness.redis_server import RedisServer
-from stockdemo.classroom import new_seat, open_classroom
+from stockdemo.classroom import Failure, new_seat, open_classroom
 from stockdemo.classroom.challenges import CHALLENGES, shape_key
 from stockdemo.code.edits import EDITS, apply
 from stockdemo.sandbox import run_code
@@ -205,14 +205,15 @@ def test_sixty_students_fit_the_teachers_gallery_on_a_1280x720_projector(browser
                     room.join(code, seat)
                     if i % 10 == 9:  # six errors, two messages, one with markup in it
                         room.submit(code, seat, "boom", False, check.sentence, "none",
-                                    "RuntimeError: <b>shape</b> mismatch (line 14)" if i % 20 == 9
-                                    else "NameError: name 'hh' is not defined (line 15)")
+                                    Failure("error", "RuntimeError", "<b>shape</b> mismatch", None, 14)
+                                    if i % 20 == 9 else
+                                    Failure("error", "NameError", "name 'hh' is not defined", None, 15))
                         continue
                     source = programs[i % len(programs)]
                     run = run_code(source)
                     verdict = check.verdict(source, run_code, first=run)
                     room.submit(code, seat, source, verdict.passes, verdict.sentence,
-                                shape_key(run.graph), "")
+                                shape_key(run.graph), None)
                 gallery = teacher.locator(f"{MAIN} .st-key-class_gallery")
                 expect(gallery).to_contain_text("60 ran", timeout=60_000)
                 tiles = teacher.locator(f"{MAIN} [class*='st-key-class_tile_']")

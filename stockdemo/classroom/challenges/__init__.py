@@ -21,6 +21,7 @@ first seed shares a tile with a run that did not: count the verdicts inside a ti
 from __future__ import annotations
 
 from stockdemo.code.edits import EDITS, apply, seed_source
+from stockdemo.i18n import N_
 from stockdemo.lessons.checks import Check, Runner, Verdict, parse_check
 from stockdemo.lessons.shape import difference, matching, shape_key
 from stockdemo.lessons.steps import Challenge
@@ -32,27 +33,28 @@ GRAPH_GROWS = parse_check({"fact": "grows"})  # the seed's first claim: for a pr
 # Edit name -> (what the student is asked to do, its check). The edit itself is the reference
 # answer the teacher can show; the check accepts any code that builds the same kind of graph.
 _ASKS: dict[str, tuple[str, dict]] = {
-    "if": ("Make forward take a different path depending on the data: an `if` on a tensor's "
-           "value.", {"fact": "changes_with_data", "what": "graph"}),
-    "while": ("Let the data decide how many time steps run: a loop that stops on a tensor's "
-              "value.", {"fact": "changes_with_data", "what": "steps"}),
-    "skip": ("Add a skip connection: add the input to the RNN's output.",
+    "if": (N_("Make forward take a different path depending on the data: an `if` on a tensor's "
+           "value."), {"fact": "changes_with_data", "what": "graph"}),
+    "while": (N_("Let the data decide how many time steps run: a loop that stops on a tensor's "
+              "value."), {"fact": "changes_with_data", "what": "steps"}),
+    "skip": (N_("Add a skip connection: add the input to the RNN's output."),
              {"fact": "op", "op": "AddBackward0", "after": "recurrent", "data": True}),
-    "detach": ("Write the loop over time steps yourself and detach the hidden state, so "
-               "backward cannot reach the early steps.",
+    "detach": (N_("Write the loop over time steps yourself and detach the hidden state, so "
+               "backward cannot reach the early steps."),
                {"all": [{"fact": "path", "step": -1}, {"not": {"fact": "path", "step": 0}}]}),
-    "inplace": ("Write into part of a tensor in place, between the RNN and the output.",
+    "inplace": (N_("Write into part of a tensor in place, between the RNN and the output."),
                 {"fact": "op", "op": "CopySlices"}),
-    "print": ("Write the loop over time steps yourself, and print something at every step.",
+    "print": (N_("Write the loop over time steps yourself, and print something at every step."),
               {"all": [{"fact": "one_step_at_a_time"}, {"fact": "prints_every_step"}]}),
-    "loop": ("Replace nn.RNN with your own loop over the time steps (nn.RNNCell, one step at a "
-             "time).", {"all": [{"fact": "one_step_at_a_time"}, {"fact": "grows"}]}),
-    "attention": ("Let every time step reach the prediction: weigh the RNN's outputs with a "
-                  "softmax (attention).", {"fact": "weighs_steps"}),
+    "loop": (N_("Replace nn.RNN with your own loop over the time steps (nn.RNNCell, one step at a "
+             "time)."), {"all": [{"fact": "one_step_at_a_time"}, {"fact": "grows"}]}),
+    "attention": (N_("Let every time step reach the prediction: weigh the RNN's outputs with a "
+                  "softmax (attention)."), {"fact": "weighs_steps"}),
 }
 
 
-def prompt_challenge(prompt: str, title: str = "Your question", check: Check = RUNS_AND_DRAWS) -> Challenge:
+def prompt_challenge(prompt: str, title: str = N_("Your question"),
+                     check: Check = RUNS_AND_DRAWS) -> Challenge:
     """A challenge in the teacher's own words: by default it passes any run that draws a
     graph; ``check`` may be any other (``GRAPH_GROWS``: the seed's first claim)."""
     return Challenge(PROMPT, title, prompt, seed_source(), None, check)
@@ -62,7 +64,7 @@ CHALLENGES: dict[str, Challenge] = {
     **{name: Challenge(name, EDITS[name].title, ask, seed_source(), apply(EDITS[name]),
                        parse_check(check, reference=apply(EDITS[name])))
        for name, (ask, check) in _ASKS.items()},
-    PROMPT: prompt_challenge("Change the model as the teacher asks, and run it."),
+    PROMPT: prompt_challenge(N_("Change the model as the teacher asks, and run it.")),
 }
 
 __all__ = ["CHALLENGES", "GRAPH_GROWS", "PROMPT", "RUNS_AND_DRAWS", "Challenge", "Check", "Runner", "Verdict",

@@ -20,6 +20,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from stockdemo.classroom import LESSON, PLAYGROUND, ClassError, ClassState
 from stockdemo.config import CLASS_KEY, show_class_code
+from stockdemo.i18n import tr
 from stockdemo.ui import compat, steps
 from stockdemo.ui.classmode import challenge, gallery
 from stockdemo.ui.classmode.follow import pushed_read, rerun_live_part, take
@@ -53,6 +54,7 @@ from stockdemo.ui.classmode.session import (
     teacher,
 )
 from stockdemo.ui.classmode.watch import move_asked, page_opened, watch_class
+from stockdemo.ui.language import fragment
 from stockdemo.ui.routes import ROOT, page_url, presenting
 
 CLASS_PAGE = "pages/classroom.py"
@@ -87,8 +89,9 @@ def class_bar(page: str) -> None:
     if (current := teacher()) is not None:
         if page in PRIVATE_PAGES:
             return
-        st.caption(f":material/podium: You are teaching class **{show_class_code(current.code)}**: "
-                   "students who follow see this page, with your settings.")
+        st.caption(":material/podium: " + tr("You are teaching class **{code}**: students who follow "
+                                             "see this page, with your settings.",
+                                             code=show_class_code(current.code)))
         if page != PLAYGROUND:  # the stage says its settings itself (publish_settings)
             publish(page, current_params(page, arrived))
         if page == challenge.CODE_PAGE:
@@ -100,7 +103,7 @@ def class_bar(page: str) -> None:
         st.query_params[CLASS_KEY] = code  # (a write sends the whole address)
     st.session_state[FULL_RUN] = True
     st.session_state[SHOWN] = st.query_params.to_dict()  # this page's address, as it opens
-    st.fragment(_bar_of(page), run_every=bar_period(seat()))()
+    fragment(_bar_of(page), run_every=bar_period(seat()))()
 
 
 def bar_period(seat_id: str | None) -> float:
@@ -163,7 +166,7 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
     if state is None:
         watch_class(None)
         leave()
-        st.info("The class has ended. Everything here keeps working on its own.",
+        st.info(tr("The class has ended. Everything here keeps working on its own."),
                 icon=":material/door_open:")
         return
     st.session_state[STATE] = (time.monotonic(), state)
@@ -179,13 +182,15 @@ def _student_bar(page: str) -> None:  # a fragment, with a timer (class_bar)
         st.switch_page(str(ROOT / page), query_params=st.session_state.get(SHOWN, {}))
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if is_following:
-        row.caption(f":material/group: Class **{show_class_code(code)}**: following the teacher.")
-        row.button("Break away", key="class_break_away", icon=":material/explore:",
-                   on_click=_set_following, args=(False,), help="Move the controls yourself; "
-                   "the teacher's moves stop changing your page until you follow again.")
+        row.caption(":material/group: " + tr("Class **{code}**: following the teacher.",
+                                             code=show_class_code(code)))
+        row.button(tr("Break away"), key="class_break_away", icon=":material/explore:",
+                   on_click=_set_following, args=(False,), help=tr("Move the controls yourself; "
+                   "the teacher's moves stop changing your page until you follow again."))
     else:
-        row.caption(f":material/explore: Class **{show_class_code(code)}**: exploring on your own.")
-        row.button("Follow the teacher", key="class_follow", icon=":material/group:",
+        row.caption(":material/explore: " + tr("Class **{code}**: exploring on your own.",
+                                               code=show_class_code(code)))
+        row.button(tr("Follow the teacher"), key="class_follow", icon=":material/group:",
                    type="primary", on_click=_set_following, args=(True,))
     rerun = is_following and take(state, page, full_run) and not full_run
     redraw = lost and page in (PLAYGROUND, LESSON)
@@ -240,5 +245,5 @@ def _open_page(state: ClassState) -> None:
     except StreamlitPageNotFoundError:
         # Where the app's pages are not registered (AppTest running one page file):
         # a link to follow by hand.
-        st.markdown(f"The teacher is on [{page_url(state.page)}]"
-                    f"({page_url(state.page)}?{urlencode(query)}).")
+        st.markdown(tr("The teacher is on [{page}]({link}).", page=page_url(state.page),
+                       link=f"{page_url(state.page)}?{urlencode(query)}"))

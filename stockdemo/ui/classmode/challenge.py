@@ -17,9 +17,10 @@ import textwrap
 
 import streamlit as st
 
-from stockdemo.classroom import ClassError, ClassState, Submission
+from stockdemo.classroom import Asked, ClassError, ClassState, Failure, Submission
 from stockdemo.classroom.challenges import (
     CHALLENGES,
+    PROMPT,
     Challenge,
     Verdict,
     difference,
@@ -31,6 +32,7 @@ from stockdemo.code.link import code_to_link
 from stockdemo.config import CODE
 from stockdemo.graph.diff import graph_diff
 from stockdemo.graph.ids import graph_of_record
+from stockdemo.i18n import N_, tr
 from stockdemo.render.payload import Comparison, Picture
 from stockdemo.sandbox import CodeRun
 from stockdemo.ui import keys
@@ -49,7 +51,7 @@ from stockdemo.ui.classmode.session import class_lesson, class_room, say, seat
 from stockdemo.ui.code_run import session_runner
 
 CODE_PAGE = "pages/code.py"
-SHOWN_LABEL = "Shown to the class"
+SHOWN_LABEL = N_("Shown to the class")
 
 
 FROM_LESSON = "lesson:"  # an asked challenge's id, before the id of the class lesson's challenge
@@ -104,12 +106,16 @@ def verdict_of(run: Submission) -> Verdict:
     return Verdict(run.passes, run.sentence, run.reason)
 
 
-def error_words(run: CodeRun) -> str:
-    """A failed run's error as the gallery groups it: "RuntimeError: ... (line 14)"."""
-    if run.error is None:
-        return ""
-    line = f" (line {run.error.line})" if run.error.line is not None else ""
-    return f"{run.message}{line}"
+def failure_of(run: CodeRun) -> Failure | None:
+    """A failed run's error as the gallery groups it: what raised or stopped it, as named."""
+    error = run.error
+    return None if error is None else Failure(error.kind, error.type, error.message, error.limit, error.line)
+
+
+def challenge_prompt(asked: Asked) -> str:
+    """An asked challenge's prompt in the reader's language: a ready-made or lesson challenge's
+    is in the catalogs; the teacher's own words stay as typed."""
+    return asked.prompt if asked.id == PROMPT else tr(asked.prompt)
 
 
 def send_run(state: ClassState, code: str) -> None:
@@ -133,7 +139,7 @@ def send_run(state: ClassState, code: str) -> None:
     verdict = check_of(asked.id, asked.prompt).check.verdict(ran[1], session_runner, first=run)
     try:
         class_room().submit(code, seat(), ran[1], verdict.passes, verdict.sentence,
-                            shape_key(run.graph if run.film else None), error_words(run),
+                            shape_key(run.graph if run.film else None), failure_of(run),
                             verdict.reason)
     except ClassError as error:
         say(error)
@@ -161,22 +167,23 @@ def student_box(state: ClassState, code: str) -> None:
         mine, theirs = st.columns(2, gap="medium") if shown is not None else (st.container(), None)
         with mine:
             head = st.container(horizontal=True, vertical_alignment="center", gap="small")
-            head.markdown(f":material/assignment: **The teacher's challenge {asked.number}**",
-                          width="content")
-            head.text(asked.prompt)
+            head.markdown(":material/assignment: **" + tr("The teacher's challenge {n}", n=asked.number)
+                          + "**", width="content")
+            head.text(challenge_prompt(asked))
             kept = st.session_state.get(VERDICT)
             if kept is not None and kept[:2] == (code, state.challenge):
                 verdict_line(kept[2])
             else:
-                st.caption("Your editor is yours: change the code and press **Run** (Ctrl+Enter). "
-                           "Each run goes to the teacher, checked on its graph.")
+                st.caption(tr("Your editor is yours: change the code and press **Run** (Ctrl+Enter). "
+                              "Each run goes to the teacher, checked on its graph."))
         if theirs is not None:
             with theirs, st.container(key="class_shown", gap="small"):
                 head = st.container(horizontal=True, vertical_alignment="center", gap="small")
-                head.markdown(f":material/co_present: **{SHOWN_LABEL}**, no name "
-                              f"({'passes' if shown.passes else 'fails'}): graph A, beside yours.",
-                              width="content")
-                with head.popover("The whole script", icon=":material/description:"):
+                said = (tr("**{shown}**, no name (passes): graph A, beside yours.", shown=tr(SHOWN_LABEL))
+                        if shown.passes else
+                        tr("**{shown}**, no name (fails): graph A, beside yours.", shown=tr(SHOWN_LABEL)))
+                head.markdown(":material/co_present: " + said, width="content")
+                with head.popover(tr("The whole script"), icon=":material/description:"):
                     st.code(shown.code, language="python", wrap_lines=True)
                 # Its change to the challenge's code, where the answer is, in a few lines.
                 st.code(change_of(asked.start, shown.code), language="diff", wrap_lines=True)
@@ -212,10 +219,12 @@ def verdict_line(verdict: Verdict) -> None:
     check's sentence (with why it fails), as text."""
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if verdict.passes:
-        row.markdown(":green-badge[:material/check_circle: Your last run passes the check.]", width="content")
+        row.markdown(":green-badge[:material/check_circle: " + tr("Your last run passes the check.") + "]",
+                     width="content")
     else:
-        row.markdown(":orange-badge[:material/pending: Your last run does not pass yet.]", width="content")
-    row.text(verdict.sentence if verdict.passes else f"{verdict.sentence} {verdict.reason}".strip())
+        row.markdown(":orange-badge[:material/pending: " + tr("Your last run does not pass yet.") + "]",
+                     width="content")
+    row.text(str(verdict.sentence) if verdict.passes else f"{verdict.sentence} {verdict.reason}".strip())
 
 
 def shown_run(state: ClassState | None, code: str | None) -> Submission | None:
@@ -243,7 +252,7 @@ def comparison(source: str, picture: Picture) -> Comparison | None:
             return None
         group = None if found is None else found.group(looked[1])
         if group is not None:
-            return _beside(group.runs[0], source, picture, group.verdict, "My run")
+            return _beside(group.runs[0], source, picture, group.verdict, tr("My run"))
         code = teacher.code
     else:
         code = st.session_state.get(CLASS_CODE)
@@ -252,7 +261,8 @@ def comparison(source: str, picture: Picture) -> Comparison | None:
     if state is None or state.challenge is None:
         return None
     shown = shown_run(state, code)
-    return _beside(shown, source, picture, SHOWN_LABEL, "My run" if teacher is not None else "Your run")
+    mine = tr("My run") if teacher is not None else tr("Your run")
+    return _beside(shown, source, picture, tr(SHOWN_LABEL), mine)
 
 
 def _beside(run: Submission | None, source: str, picture: Picture, a_label: str,

@@ -15,6 +15,7 @@ import streamlit as st
 from stockdemo import classroom, lab
 from stockdemo.classroom import PLAYGROUND, ClassError, ClassState
 from stockdemo.config import LAB_GRAPH, LAB_TAB, NODE, PANEL, RUN_KNOBS, STEP, VIEW, RunConfig
+from stockdemo.i18n import N_, tr
 from stockdemo.render.payload import graph_key
 from stockdemo.ui import compat, keys, steps, url_sync
 from stockdemo.ui.caches import cached_picture
@@ -45,7 +46,7 @@ from stockdemo.ui.classmode.session import (
 )
 from stockdemo.ui.classmode.watch import given_state, latest_state, watch_class
 
-EDITS_OFF = "The teacher's challenge is open: the change is yours to write."
+EDITS_OFF = N_("The teacher's challenge is open: the change is yours to write.")
 # A busy server's whole run reaches its browser this late: an address behind sooner may be
 # one whose run is still on its way, and running the page again would only add to the queue.
 IN_FLIGHT_S = 5.0
@@ -91,7 +92,7 @@ def take(state: ClassState, page: str, full_run: bool) -> bool:
         st.session_state[APPLIED_AT] = time.monotonic()
     elif page != PLAYGROUND and _touched(page, state.params):
         _apply(page, state.params)  # a tab or a menu moved by hand: back to the teacher's
-        st.toast(HINT, icon=":material/group:")
+        st.toast(tr(HINT), icon=":material/group:")
         st.session_state.pop(DRAWN_PAGE, None)
     elif full_run and page != PLAYGROUND:
         # A whole run draws from the address the browser sent, which can be older than what
@@ -222,14 +223,14 @@ def following_hint() -> str | None:
     follows, except in its editor while the teacher's challenge is open."""
     if not following():
         return None
-    return None if _answering_challenge() else HINT
+    return None if _answering_challenge() else tr(HINT)
 
 
 def edits_off() -> str | None:
     """Why the Your code page offers no ready-made edits (``hooks.CODE_EDITS_OFF``): a
     following student answers the teacher's challenge in their own words (one of those edits
     may be its answer)."""
-    return EDITS_OFF if _answering_challenge() else None
+    return tr(EDITS_OFF) if _answering_challenge() else None
 
 
 def code_draft() -> str | None:

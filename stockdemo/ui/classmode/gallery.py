@@ -15,22 +15,26 @@ from collections import Counter
 
 import streamlit as st
 
-from stockdemo.classroom import ClassError, Gallery, Group, Teacher
+from stockdemo.classroom import ClassError, Failure, Gallery, Group, Teacher
 from stockdemo.classroom.challenges import CHALLENGES, PROMPT, difference
 from stockdemo.code.edits import EDITS
 from stockdemo.code.link import code_to_link
 from stockdemo.config import CODE
 from stockdemo.graph.diff import GraphDiff
+from stockdemo.i18n import N_, tr, trn
+from stockdemo.i18n.numbers import percent
 from stockdemo.render.poster import MAX_BOXES, thumbnail_svg
+from stockdemo.sandbox import CodeError, CodeRun, Limits
 from stockdemo.ui import keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.classmode.challenge import CODE_PAGE, FROM_LESSON, check_of
 from stockdemo.ui.classmode.keys import ASK_CHOICE, ASK_PROMPT, CONSOLE_MESSAGE, GALLERY_DRAWN, LOOKED
 from stockdemo.ui.classmode.session import class_lesson, class_room, say, teacher
+from stockdemo.ui.language import fragment
 from stockdemo.ui.routes import ROOT, presenting
 
 GALLERY_S = 1.0  # the gallery's refresh: runs arrive live
-OWN = "A question of my own"
+OWN = N_("A question of my own")
 TILES = 8  # tiles drawn (two rows of four fit a 1280x720 projector); the rest are counted
 TILES_PER_ROW = 4
 ERRORS = 4  # error messages listed; the rest are counted
@@ -60,22 +64,22 @@ def ask_box(current: Teacher) -> None:
     """Pick a ready-made edit as the goal, or write a prompt; every student's editor unlocks,
     starting from the teacher's code on screen."""
     titles = {CHALLENGES[name].title: name for name in EDITS if name in CHALLENGES}
-    with st.expander(":material/assignment: Ask the class a challenge", expanded=False):
-        choice = st.pills("The goal", [*titles, OWN], key=ASK_CHOICE, selection_mode="single",
-                          default=next(iter(titles)),
-                          help="A ready-made edit's goal, with its check on the graph; or your "
-                               "own words, checked only for a run that draws a graph.")
+    with st.expander(":material/assignment: " + tr("Ask the class a challenge"), expanded=False):
+        choice = st.pills(tr("The goal"), [*titles, OWN], key=ASK_CHOICE, selection_mode="single",
+                          default=next(iter(titles)), format_func=tr,
+                          help=tr("A ready-made edit's goal, with its check on the graph; or your "
+                                  "own words, checked only for a run that draws a graph."))
         if choice is None:
             return
         if choice == OWN:
-            st.text_area("Your question", key=ASK_PROMPT, max_chars=400,
-                         placeholder="Detach the hidden state, then run it.")
+            st.text_area(tr("Your question"), key=ASK_PROMPT, max_chars=400,
+                         placeholder=tr("Detach the hidden state, then run it."))
         else:
-            st.text(CHALLENGES[titles[choice]].prompt)
-        st.button("Ask the class", key="class_ask", type="primary", icon=":material/campaign:",
+            st.text(tr(CHALLENGES[titles[choice]].prompt))
+        st.button(tr("Ask the class"), key="class_ask", type="primary", icon=":material/campaign:",
                   on_click=_ask, args=(current, titles.get(choice, PROMPT)),
-                  help="Every student's editor unlocks on the code you have now, with the "
-                       "question above it. Your own run stays the reference.")
+                  help=tr("Every student's editor unlocks on the code you have now, with the "
+                          "question above it. Your own run stays the reference."))
 
 
 def lesson_challenge(challenge_id: str, source: str) -> bool | None:
@@ -87,10 +91,10 @@ def lesson_challenge(challenge_id: str, source: str) -> bool | None:
     asked = None if lesson is None else lesson.challenges().get(challenge_id)
     if current is None or asked is None:
         return None
-    if st.button(f"Ask the class: {asked.title}", key="lesson_ask", type="primary",
+    if st.button(tr("Ask the class: {title}", title=tr(asked.title)), key="lesson_ask", type="primary",
                  icon=":material/campaign:",
-                 help="Every student's editor unlocks on this step's code, with the question above "
-                      "it; you see their graphs come in, grouped, on Your code."):
+                 help=tr("Every student's editor unlocks on this step's code, with the question above "
+                         "it; you see their graphs come in, grouped, on Your code.")):
         try:
             class_room().ask(current, FROM_LESSON + challenge_id, asked.title, asked.prompt, source)
         except ClassError as error:
@@ -104,9 +108,9 @@ def _ask(current: Teacher, challenge_id: str) -> None:
     if challenge_id == PROMPT:
         prompt = (st.session_state.get(ASK_PROMPT) or "").strip()
         if not prompt:
-            st.session_state[CONSOLE_MESSAGE] = ClassError("Write the question first.")
+            st.session_state[CONSOLE_MESSAGE] = ClassError(N_("Write the question first."))
             return
-        title = "Your question"
+        title = N_("Your question")
     else:
         prompt, title = CHALLENGES[challenge_id].prompt, CHALLENGES[challenge_id].title
     start = st.session_state.get(keys.CODE_TEXT) or CHALLENGES[challenge_id].start
@@ -144,7 +148,7 @@ def gallery_box(current: Teacher) -> None:
         _gallery(current)
 
 
-@st.fragment(run_every=GALLERY_S)
+@fragment(run_every=GALLERY_S)
 def _gallery(current: Teacher) -> None:
     try:
         state = class_room().poll(current.code, None, False)
@@ -161,17 +165,17 @@ def _gallery(current: Teacher) -> None:
     hidden = presenting()
     asked = found.challenge
     head = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    head.markdown(f":material/assignment: **Challenge {asked.number}**")
-    head.text(asked.title)
-    head.button("Close the challenge", key="class_close", icon=":material/lock:", on_click=_close,
-                args=(current,), help="Students' editors follow your code again; their runs are "
-                                      "kept for the results.")
+    head.markdown(":material/assignment: **" + tr("Challenge {n}", n=asked.number) + "**")
+    head.text(tr(asked.title))
+    head.button(tr("Close the challenge"), key="class_close", icon=":material/lock:", on_click=_close,
+                args=(current,), help=tr("Students' editors follow your code again; their runs are "
+                                         "kept for the results."))
     if shown is not None:
-        head.button("Stop showing", key="class_unshow", icon=":material/visibility_off:",
+        head.button(tr("Stop showing"), key="class_unshow", icon=":material/visibility_off:",
                     on_click=_show, args=(current, None))
     head.markdown(" · ".join(summary(found, hidden)), width="content")
     if not found.submissions:
-        st.caption("No run yet: the tiles come in as students press Run.")
+        st.caption(tr("No run yet: the tiles come in as students press Run."))
         return
     reference = cached_code_run(st.session_state.get(keys.CODE_TEXT) or asked.start)
     groups = found.groups[:TILES]
@@ -186,29 +190,50 @@ def _gallery(current: Teacher) -> None:
                      st.session_state.get(LOOKED) == (asked.number, group.key))
     if len(found.groups) > TILES:
         rest = found.groups[TILES:]
-        st.caption(f"and {len(rest)} more graphs, {sum(g.count for g in rest)} runs")
+        st.caption(tr("and {graphs} more, {runs}", graphs=trn("{n} graph", "{n} graphs", len(rest)),
+                      runs=trn("{n} run", "{n} runs", sum(g.count for g in rest))))
     if found.errors:
-        # The count, and beside it a message a line (a student's words, as typed).
-        lines = [f"{n}: {message}" for message, n in found.errors[:ERRORS]]
-        if len(found.errors) > ERRORS:
-            lines.append(f"and {len(found.errors) - ERRORS} other messages")
-        row = st.container(horizontal=True, gap="medium")
-        row.markdown(f"**Errors**: {sum(n for _, n in found.errors)} runs built no graph", width="content")
-        row.text("\n".join(lines))
+        errors_box(found)
     if not hidden:
-        st.caption("Checked on each run's graph: " + check_of(asked.id, asked.prompt).check.sentence)
+        check = check_of(asked.id, asked.prompt).check
+        st.caption(tr("Checked on each run's graph: {check}", check=check.sentence))
+
+
+def errors_box(found: Gallery) -> None:
+    """The runs that built no graph, grouped by their error: the count, and beside it the error
+    a line (torch's and Python's own words, as they wrote them)."""
+    lines = [f"{n}: {failure_words(failure)}" for failure, n in found.errors[:ERRORS]]
+    if len(found.errors) > ERRORS:
+        lines.append(trn("and {n} other error", "and {n} other errors", len(found.errors) - ERRORS))
+    row = st.container(horizontal=True, gap="medium")
+    failed = sum(n for _, n in found.errors)
+    row.markdown(trn("**Errors**: {n} run built no graph", "**Errors**: {n} runs built no graph", failed),
+                 width="content")
+    row.text("\n".join(lines))
+
+
+def failure_words(failure: Failure) -> str:
+    """An error as the gallery shows it: Python's or torch's own words as they wrote them; the
+    sandbox's limits and refusals said in the reader's language (as Your code says them)."""
+    if failure.kind == "none":
+        return tr("The run built no graph.")
+    error = CodeError(failure.kind, failure.type, failure.message, None, failure.limit)
+    return CodeRun(Limits(), error).message
 
 
 def summary(found: Gallery, hidden: bool) -> list[str]:
     """The gallery's figures: runs in, share passing, time to the first pass, who waits."""
     share = found.share_passing
     first = found.first_pass_s
-    parts = [f"**{found.count}** ran", f"**{found.passing}** pass"
-             + ("" if share is None else f" ({share:.0%})"),
-             "first pass " + ("not yet" if first is None else f"after **{first:.0f} s**")]
+    parts = [trn("**{n}** ran", "**{n}** ran", found.count),
+             trn("**{n}** passes", "**{n}** pass", found.passing)
+             + ("" if share is None else f" ({percent(share)})"),
+             tr("first pass: not yet") if first is None
+             else tr("first pass after **{seconds} s**", seconds=round(first))]
     if found.waiting:
-        who = "" if hidden else ": seat " + ", ".join(str(s) for s in found.waiting)
-        parts.append(f"**{len(found.waiting)}** connected, not run yet{who}")
+        waiting = trn("**{n}** connected, not run yet", "**{n}** connected, not run yet", len(found.waiting))
+        parts.append(waiting if hidden else tr("{waiting}: seat {seats}", waiting=waiting,
+                                               seats=", ".join(str(s) for s in found.waiting)))
     return parts
 
 
@@ -223,14 +248,14 @@ def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden:
         icon = ":material/check_circle:" if group.passes else ":material/cancel:"
         row.button(group.verdict, key=f"class_look_{i}", icon=icon, type="primary" if looked else "tertiary",
                    on_click=_look, args=(group.key, looked),
-                   help="Beside your run, this one's graph, what differs ringed: on your screen only.")
+                   help=tr("Beside your run, this one's graph, what differs ringed: on your screen only."))
         if on_show:
-            row.caption(":material/co_present: shown", width="content")
+            row.caption(":material/co_present: " + tr("shown"), width="content")
         else:
-            row.button("Show", key=f"class_show_{i}", icon=":material/co_present:",
+            row.button(tr("Show"), key=f"class_show_{i}", icon=":material/co_present:",
                        on_click=_show, args=(current, group.key), type="tertiary",
-                       help="Show the class this run's code and graph beside each student's "
-                            "own, without a name.")
+                       help=tr("Show the class this run's code and graph beside each student's "
+                               "own, without a name."))
         run = cached_code_run(group.runs[0].code)
         record = run.graph if run.film else None
         diff = None if record is None or reference is None else difference(reference, record)
@@ -242,24 +267,26 @@ def tile(current: Teacher, group: Group, i: int, reference: dict | None, hidden:
             # an SVG a second costs more than a tile is worth: the words alone.)
             added = {n.id for n in diff.added_nodes} if diff is not None else set()
             st.image(thumbnail_svg(picture, added, THUMB_W, THUMB_H), caption=words,
-                     alt=f"Its graph: {picture.counts.nodes} nodes, {len(added)} not in yours, ringed.")
+                     alt=trn("Its graph: {n} nodes, {added} not in yours, ringed.",
+                             "Its graph: {n} nodes, {added} not in yours, ringed.",
+                             picture.counts.nodes, added=len(added)))
         else:
             st.caption(words)
         if not hidden:
-            st.caption("seat " + ", ".join(str(s) for s in group.seats))
+            st.caption(tr("seat {seats}", seats=", ".join(str(s) for s in group.seats)))
 
 
 def difference_words(diff: GraphDiff | None, record: dict | None) -> str:
     """What a run's graph adds to and takes from the teacher's (``diff``, None without the
     teacher's), its two largest changes by op: "+1 Add · −4 Tanh"."""
     if record is None:
-        return "no graph"
+        return tr("no graph")
     if diff is None:
-        return f"{len(record['nodes'])} nodes"
+        return trn("{n} node", "{n} nodes", len(record["nodes"]))
     changes = [(n, f"{sign}{n} {op}") for sign, nodes in (("+", diff.added_nodes), ("−", diff.removed_nodes))
                for op, n in Counter(_short(x.op or x.kind) for x in nodes).items()]
     if not changes:
-        return "the same graph as yours"
+        return tr("the same graph as yours")
     changes.sort(key=lambda c: -c[0])
     words = [w for _, w in changes[:2]]
     return " · ".join(words) + (" …" if len(changes) > 2 else "")

@@ -6,6 +6,7 @@ import streamlit as st
 
 from stockdemo.classroom import ClassError
 from stockdemo.config import CLASS_KEY, SEAT_KEY
+from stockdemo.i18n import tr
 from stockdemo.ui.classmode.keys import APPLIED, CODE, FOLLOWING, JOIN_MESSAGE, LINK_TRIED
 from stockdemo.ui.classmode.session import class_room, say, seat, teacher
 
@@ -58,11 +59,11 @@ def role() -> str | None:
 def join_box() -> None:
     """A student types the code from the teacher's screen; a refusal shows under it, at once."""
     with st.form("class_join", border=True, enter_to_submit=True):
-        typed = st.text_input("Class code", max_chars=16, placeholder="K7QM-3XPA",
+        typed = st.text_input(tr("Class code"), max_chars=16, placeholder="K7QM-3XPA",
                               key="class_join_code",
-                              help="The code on the teacher's screen. Nothing about you is asked "
-                                   "or stored.")
-        if st.form_submit_button("Join the class", type="primary", icon=":material/login:"):
+                              help=tr("The code on the teacher's screen. Nothing about you is asked "
+                                      "or stored."))
+        if st.form_submit_button(tr("Join the class"), type="primary", icon=":material/login:"):
             if _join(typed):
                 st.rerun()
             say(st.session_state.pop(JOIN_MESSAGE))

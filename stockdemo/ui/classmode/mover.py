@@ -7,6 +7,7 @@ import re
 
 import streamlit as st
 
+from stockdemo.i18n import tr
 from stockdemo.ui.assets import component_js
 
 # The balancer's affinity cookie (deploy/haproxy.cfg's SRV, the Ingress's in deploy/k8s):
@@ -21,5 +22,5 @@ _MOVER = st.components.v2.component("stockdemo_class_move", html="<span hidden><
 def draw_mover() -> None:
     """This replica holds more than its share of the class (stockdemo.classroom.replicas): the tab reloads
     without the balancer's cookie, keeping its class and seat (they are in its address)."""
-    st.caption(":material/sync_alt: Moving you to a less busy server…")
+    st.caption(":material/sync_alt: " + tr("Moving you to a less busy server…"))
     _MOVER(data={"cookie": AFFINITY_COOKIE}, key="class_move", height=0)

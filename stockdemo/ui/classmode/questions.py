@@ -9,8 +9,9 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from stockdemo import classroom
-from stockdemo.classroom import ClassError, ClassState
-from stockdemo.lessons import Step, builtin_lesson
+from stockdemo.classroom import ClassError, ClassState, live_value, revealed_words
+from stockdemo.i18n import tr
+from stockdemo.lessons import Question, Step, builtin_lesson
 from stockdemo.ui.classmode import question_console
 from stockdemo.ui.classmode.keys import BOX, CODE, DRAWN_AT, DRAWN_BOX, STATE, answer_key, pending_key
 from stockdemo.ui.classmode.session import class_lesson, class_room, say, seat, teacher
@@ -46,7 +47,7 @@ def lesson_question(number: int) -> InClass | None:
         return None
     state = _state()
     if state is None:  # in a class whose server does not answer: still the teacher's to reveal
-        st.subheader(f":material/help: {_step(number).question}", anchor=False)
+        st.subheader(f":material/help: {tr(_step(number).question)}", anchor=False)
         return InClass(revealed=False, may_explore=False)
     st.session_state[BOX] = box_key(state)
     revealed = question_box(state, code, number, in_bar=False)
@@ -115,33 +116,39 @@ def question_box(state: ClassState, code: str, step: int | None, in_bar: bool) -
         revealed = live is not None
     mine = _mine(code, step, current and not state.locked())
     with st.container(border=True, key=f"class_question_{step}_{'bar' if in_bar else 'lesson'}"):
-        st.markdown(f"**Question {step}:** {asked.question}")
+        st.markdown(tr("**Question {step}:** {question}", step=step, question=tr(asked.question)))
         if revealed and live:
-            guess, answer = st.columns(2)
-            guess.metric("Your guess", mine if mine is not None else "none")
-            answer.metric(live["label"], live["value"])
-            right = question.correct(live["value"])
-            if mine is not None and right is not None:
-                if question.is_right(mine, right):
-                    st.success("Right!", icon=":material/check_circle:")
-                else:
-                    st.info(f"The live run says **{right}**.", icon=":material/science:")
-            st.caption(live["detail"])
+            _revealed(question, live, mine)
         elif not current:
-            st.markdown("The teacher opens this question for the class: answer it then.")
+            st.markdown(tr("The teacher opens this question for the class: answer it then."))
         elif mine is not None and st.session_state.get(pending_key(code, step)):
-            st.warning(f"Your answer **{mine}** is kept here: it is sent as soon as the class "
-                       "server answers again.", icon=":material/cloud_upload:")
+            st.warning(tr("Your answer **{answer}** is kept here: it is sent as soon as the class "
+                          "server answers again.", answer=tr(mine)), icon=":material/cloud_upload:")
         elif mine is not None:
-            st.success(f"Your answer: **{mine}**. Wait for the teacher's reveal.",
+            st.success(tr("Your answer: **{answer}**. Wait for the teacher's reveal.", answer=tr(mine)),
                        icon=":material/check:")
             _countdown(state)
         elif state.locked():
-            st.markdown("Time is up: answers are locked. Wait for the teacher's reveal.")
+            st.markdown(tr("Time is up: answers are locked. Wait for the teacher's reveal."))
         else:
             _countdown(state)
             _answer_form(code, step)
     return revealed
+
+
+def _revealed(question: Question, live: dict, mine: str | None) -> None:
+    """The live answer beside the student's guess, in the student's language."""
+    label, value, detail = revealed_words(live)
+    guess, answer = st.columns(2)
+    guess.metric(tr("Your guess"), tr(mine) if mine is not None else tr("none"))
+    answer.metric(label, value)
+    right = question.correct(live_value(live))
+    if mine is not None and right is not None:
+        if question.is_right(mine, right):
+            st.success(tr("Right!"), icon=":material/check_circle:")
+        else:
+            st.info(tr("The live run says **{right}**.", right=tr(right)), icon=":material/science:")
+    st.caption(detail)
 
 
 def _countdown(state: ClassState) -> None:
@@ -154,17 +161,18 @@ def _answer_form(code: str, step: int) -> None:
     question = _step(step).ask
     with st.form(f"class_answer_form_{step}", border=False, enter_to_submit=True):
         if question.kind == "number":
-            value = st.number_input(f"A whole number from {question.low} to {question.high}",
+            value = st.number_input(tr("A whole number from {low} to {high}", low=question.low,
+                                       high=question.high),
                                     min_value=question.low, max_value=question.high,
                                     value=None, step=1, key=f"class_number_{step}")
         else:
-            value = st.radio("Your answer", question.choices, index=None,
+            value = st.radio(tr("Your answer"), question.choices, index=None, format_func=tr,
                              key=f"class_choice_{step}", horizontal=True)
-        sent = st.form_submit_button("Send my answer", type="primary")
+        sent = st.form_submit_button(tr("Send my answer"), type="primary")
     if not sent:
         return
     if value is None:
-        st.warning("Choose or type an answer first.", icon=":material/edit:")
+        st.warning(tr("Choose or type an answer first."), icon=":material/edit:")
         return
     try:
         st.session_state[answer_key(code, step)] = class_room().answer(code, seat(), value)

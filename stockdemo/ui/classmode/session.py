@@ -30,6 +30,7 @@ from stockdemo.config import (
     IntKnob,
     parse_seat,
 )
+from stockdemo.i18n import N_, tr
 from stockdemo.lessons import Lesson, builtin_lesson
 from stockdemo.ui import steps, url_sync
 from stockdemo.ui.classmode.keys import (
@@ -44,7 +45,7 @@ from stockdemo.ui.classmode.keys import (
     TEACHER,
 )
 
-HINT = "You are following the teacher. Break away to explore."
+HINT = N_("You are following the teacher. Break away to explore.")
 # A browser that has not drawn the teacher's move yet still sends the old value with
 # its next message; seen as a change, it would look like a move by the student.
 STALE_S = 1.5
@@ -190,7 +191,7 @@ def knob_moved(name: str) -> None:
         return
     st.session_state[name] = value
     if time.monotonic() - st.session_state.get(APPLIED_AT, 0.0) > STALE_S:
-        st.toast(HINT, icon=":material/group:")
+        st.toast(tr(HINT), icon=":material/group:")
 
 
 def lab_tab_ok(title: str) -> bool:

@@ -16,39 +16,40 @@ import streamlit as st
 from stockdemo.authoring import read_lesson
 from stockdemo.classroom import ClassError, Teacher
 from stockdemo.config import LESSON, parse_class_code
+from stockdemo.i18n import N_, Message, later, tr, trn
 from stockdemo.lessons import Lesson, lesson_from_link, shipped, shipped_lesson
 from stockdemo.ui.classmode.keys import OWN_LESSON, OWN_REFUSED, PUBLISHED, START_LESSON, TEACHER
 from stockdemo.ui.classmode.session import class_room, leave, say
 from stockdemo.ui.keys import LESSON_TO_TEACH
 
 OWN = "own"  # the picker's choice for a lesson of the teacher's own
-REFUSED = "This lesson was refused: {error}."
-UNREADABLE = "This link holds no lesson that can be read: it may have been cut short or changed."
+REFUSED = N_("This lesson was refused: {error}.")
+UNREADABLE = N_("This link holds no lesson that can be read: it may have been cut short or changed.")
 
 
 def start_box() -> None:
     """Pick the lesson, start a class with it; or take one back with its key (after a reload)."""
     lesson = lesson_picker()
-    if st.button("Start a class", key="class_start", type="primary", icon=":material/podium:",
-                 disabled=lesson is None, help="Students who join follow this lesson's steps."):
+    if st.button(tr("Start a class"), key="class_start", type="primary", icon=":material/podium:",
+                 disabled=lesson is None, help=tr("Students who join follow this lesson's steps.")):
         try:
             _teach(class_room().start(lesson))
         except ClassError as error:
             say(error)
             return
         st.rerun()
-    with st.expander("Teach a class you started before (after a reload)"):
+    with st.expander(tr("Teach a class you started before (after a reload)")):
         with st.form("class_resume", border=False):
-            code = st.text_input("Class code", max_chars=16, key="class_resume_code")
-            key = st.text_input("Teacher key", type="password", max_chars=128,
+            code = st.text_input(tr("Class code"), max_chars=16, key="class_resume_code")
+            key = st.text_input(tr("Teacher key"), type="password", max_chars=128,
                                 key="class_resume_key")
-            if st.form_submit_button("Teach this class"):
+            if st.form_submit_button(tr("Teach this class")):
                 parsed, message = parse_class_code(code)
                 candidate = Teacher(parsed or "", key)
                 try:
                     class_room().presence(candidate)  # refused unless the key is this class's
                 except ClassError as error:
-                    st.warning(message or str(error), icon=":material/block:")
+                    st.warning(tr(message) if message else str(error), icon=":material/block:")
                 else:
                     _teach(candidate)
                     st.rerun()
@@ -70,26 +71,29 @@ def lesson_picker() -> Lesson | None:
     choices = [*names, OWN]
     st.session_state.setdefault(START_LESSON, names[0])  # ours, until another is picked or handed
     picked = st.selectbox(
-        "Lesson", choices, key=START_LESSON, format_func=lambda name: _title(name, own),
-        help="The steps the class follows on the Lesson page, with their questions and challenges.")
+        tr("Lesson"), choices, key=START_LESSON, format_func=lambda name: _title(name, own),
+        help=tr("The steps the class follows on the Lesson page, with their questions and challenges."))
     if picked != OWN:
         return shipped_lesson(picked)
-    st.file_uploader("A lesson file (TOML): docs/lesson.md says how to write one", type=["toml"],
+    st.file_uploader(tr("A lesson file (TOML): docs/lesson.md says how to write one"), type=["toml"],
                      key="class_lesson_upload", on_change=_take_upload)
-    st.text_input("Or a lesson's link", key="class_lesson_link", on_change=_take_link,
+    st.text_input(tr("Or a lesson's link"), key="class_lesson_link", on_change=_take_link,
                   placeholder="https://…/lesson?lesson=…")
     if (refused := st.session_state.get(OWN_REFUSED)) is not None:
-        st.error(refused, icon=":material/error:")
+        st.error(str(refused), icon=":material/error:")
     elif own is not None:
-        st.caption(f"{own.title}: {len(own.steps)} steps, "
-                   f"{len(own.challenges())} challenges.")
+        st.caption(tr("{title}: {steps}, {challenges}.", title=own.title,
+                      steps=trn("{n} step", "{n} steps", len(own.steps)),
+                      challenges=trn("{n} challenge", "{n} challenges", len(own.challenges()))))
     return own
 
 
 def _title(name: str, own: Lesson | None) -> str:
     if name != OWN:
-        return shipped_lesson(name).title
-    return "Your own lesson: a file or a link" if own is None else f"Your own: {own.title}"
+        return tr(shipped_lesson(name).title)
+    if own is None:
+        return tr("Your own lesson: a file or a link")
+    return tr("Your own: {title}", title=own.title)
 
 
 def _own(lesson: Lesson) -> None:
@@ -116,14 +120,14 @@ def _take_link() -> None:
         return
     text, _ = lesson_from_link(value)
     if text is None:
-        _take(None, UNREADABLE)
+        _take(None, later(UNREADABLE))
     else:
         _read(text)
 
 
 def _read(text: str | bytes) -> None:
     lesson, refused = read_lesson(text)
-    _take(lesson, None if refused is None else REFUSED.format(error=refused))
+    _take(lesson, None if refused is None else later(REFUSED, error=refused))
 
 
 def link_value(raw: str) -> str:
@@ -132,7 +136,7 @@ def link_value(raw: str) -> str:
     return found[-1] if found else raw
 
 
-def _take(lesson: Lesson | None, refusal: str | None) -> None:
+def _take(lesson: Lesson | None, refusal: Message | None) -> None:
     """A teacher's lesson read, or why it was refused (said under the picker)."""
     if lesson is None:
         st.session_state[OWN_REFUSED] = refusal
