@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from stockdemo.i18n import Message
+
 MAX_ANSWER_LEN = 32
 
 
@@ -56,11 +58,14 @@ class Question:
             return None, f"Answer with a whole number from {self.low} to {self.high}."
         return str(int(number)), None
 
-    def correct(self, live_value: str) -> str | None:
+    def correct(self, live_value: str | Message) -> str | None:
         """The answer (as ``parse`` gives it) that a live answer's value stands for, if any.
 
-        "+4" -> "4"; "1,234× smaller" -> "smaller"; "No: the baseline wins" -> "No".
+        "+4" -> "4"; "1,234× smaller" -> "smaller"; "No: the baseline wins" -> "No". A Message is
+        read as its English: the choices' ids are the lesson's own words, whatever is spoken.
         """
+        if isinstance(live_value, Message):
+            live_value = live_value.english()
         if self.kind == "number":
             found = re.search(r"[+-]?\d[\d,]*", live_value)
             return None if found is None else self.parse(found.group().replace(",", ""))[0]
