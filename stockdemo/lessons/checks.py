@@ -109,7 +109,8 @@ class All:
 
     def sentence(self, holds: bool = True) -> Message | Sentences:
         parts = later_sentences(*(p.sentence() for p in self.parts))
-        return parts if holds else later(COMPOSED["not all"], parts=parts)
+        template = COMPOSED["not all"]  # a name: a literal inside later() would be taken for a msgid
+        return parts if holds else later(template, parts=parts)
 
     def judge(self, ask: Context) -> Outcome:
         for part in self.parts:
@@ -126,7 +127,8 @@ class Any:
 
     def sentence(self, holds: bool = True) -> Message:
         parts = later_sentences(*(p.sentence() for p in self.parts))
-        return later(COMPOSED["any" if holds else "none"], parts=parts)
+        template = COMPOSED["any" if holds else "none"]
+        return later(template, parts=parts)
 
     def judge(self, ask: Context) -> Outcome:
         for part in self.parts:
@@ -178,7 +180,8 @@ class Check:
                 reason = "" if outcome.holds else outcome.found
             made += ask.runs
         except Exception as err:  # noqa: BLE001 - a run the check cannot read fails; it never stops a class
-            reason = later(COMPOSED["could not read"], error=type(err).__name__)
+            template = COMPOSED["could not read"]
+            reason = later(template, error=type(err).__name__)
         return Verdict(not reason, self.sentence, reason, made)
 
 

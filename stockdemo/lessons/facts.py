@@ -71,7 +71,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "weighs_steps": (N_("Every time step reaches the prediction: a {op} computed after the recurrent part "
                      "weighs its whole output sequence."),
                      N_("No {op} computed after the recurrent part weighs its whole output sequence "
-                     "(batch, steps, features).")),
+                     "{dims}.")),
     "output_shape": (N_("The output's shape is {shape}."), N_("The output's shape is not {shape}.")),
     "reference_shape": (N_("Your graph has the same shape as the reference answer's."),
                         N_("Your graph's shape differs from the reference answer's.")),
@@ -273,7 +273,7 @@ class WeighsSteps(Fact):
     key = "weighs_steps"
 
     def words(self) -> dict[str, object]:
-        return {"op": self.op}
+        return {"op": self.op, "dims": "(batch, steps, features)"}
 
     def judge(self, ask) -> Outcome:
         graph = ask.graph

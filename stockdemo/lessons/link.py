@@ -51,7 +51,8 @@ def open_lesson(raw: str) -> tuple[Lesson | None, str | None]:
     lesson, error = _parsed(text)
     if lesson is not None:
         return lesson, None
-    return None, tr(WORDS["refused"], error=error.said())
+    refused = WORDS["refused"]
+    return None, tr(refused, error=error.said())
 
 
 @lru_cache(maxsize=MAX_OPENED)

@@ -199,7 +199,8 @@ def _slug(table: Mapping, name: str, key: str) -> str:
     value = table.get(name)
     if not isinstance(value, str) or not SLUG.fullmatch(value):
         raise _Refused(f"{key}.{name}" if key else name, "expected-id",
-                       later("expected an id: up to 40 letters, digits, - and _, such as detach-challenge"))
+                       later("expected an id: up to 40 letters, digits, - and _, such as {example}",
+                             example="detach-challenge"))
     return value
 
 
@@ -226,7 +227,8 @@ def _code(value: object, key: str, earlier: Mapping[str, str]) -> str:
             return seed_source()
         if not isinstance(name, str) or name not in EDITS:
             raise _Refused(f"{key}.edit", "expected-edit",
-                           later("expected seed or a ready-made edit: {edits}", edits=", ".join(EDITS)))
+                           later("expected {seed} or a ready-made edit: {edits}", seed="seed",
+                                 edits=", ".join(EDITS)))
         return apply(EDITS[name])
     if not isinstance(value, str) or not value.strip():
         raise _Refused(key, "expected-code", later("expected code: text, {edit} or {step}",
