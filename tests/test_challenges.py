@@ -176,7 +176,8 @@ def test_an_error_is_the_reason_with_the_learners_line():
     source = edit(SEED, (RETURN, "        return self.fc(out[:, -1, :3])\n"))
     verdict = CHALLENGES["skip"].check.verdict(source, run_code)
     line = source.splitlines().index("        return self.fc(out[:, -1, :3])") + 1
-    assert not verdict.passes and f"line {line}" in str(verdict.reason) and "RuntimeError" in str(verdict.reason)
+    reason = str(verdict.reason)  # a Message, said in the language spoken here (English)
+    assert not verdict.passes and f"line {line}" in reason and "RuntimeError" in reason
 
 
 # --- shape_key: one tile per graph ------------------------------------------------------------

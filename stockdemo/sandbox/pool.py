@@ -353,10 +353,10 @@ def run_code(source: str, limits: Limits | None = None, who: str | None = None,
     if not isinstance(source, str):
         return unavailable(limits, f"The code must be text, not {type(source).__name__}.", "BadCode")
     if len(source) > limits.code_chars:
-        return unavailable(limits, limits.stopped(
-            "code_chars", f"your code is {len(source):,} characters long."), "CodeTooLong", "code_chars")
+        long = worded(sentence("code length", chars=len(source)))
+        stopped = {**long, "message": limits.stopped("code_chars", long["message"])}
+        return unavailable(limits, stopped, "CodeTooLong", "code_chars")
     try:
         return shared_pool().run(source, limits, who, on_wait)
     except ValueError as err:  # STOCKDEMO_CODE_WORKERS / _QUEUE not valid
-        return unavailable(limits, f"The sandbox's settings on this server are not valid: {err}",
-                           "SandboxSettings")
+        return unavailable(limits, worded(sentence("settings", error=str(err))), "SandboxSettings")

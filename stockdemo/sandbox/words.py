@@ -71,6 +71,7 @@ SAID: dict[str, str] = {
                         "Run again once they are back."),
     "busy": N_("The sandbox is busy: your run would wait about {seconds} s for a place. Try again in a "
                "minute."),
+    "code length": N_("your code is {chars} characters long."),
     "too many": N_("Too many runs at once."),
     "no answer": N_("The sandbox did not answer in time; try again in a minute."),
     "settings": N_("The sandbox's settings on this server are not valid: {error}"),
@@ -87,7 +88,8 @@ def sentence(key: str, **values: str | int) -> tuple[str, tuple[tuple[str, str |
 
 def worded(*sentences: tuple[str, tuple[tuple[str, str | int], ...]]) -> dict:
     """A message's fields: ``message``, its English, and ``words``, what ``said`` says again."""
-    english = " ".join(SAID[key].format(**dict(values)) for key, values in sentences)
+    english = " ".join(SAID[key].format(**{name: f"{v:,}" if isinstance(v, int) else v for name, v in values})
+                       for key, values in sentences)  # 1,234 as English writes it, with no catalog read
     return {"message": english, "words": tuple(sentences)}
 
 
