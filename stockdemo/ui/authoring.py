@@ -140,9 +140,9 @@ def step_preview(number: int, step: Step) -> None:
     st.markdown(f":material/help: {said(step.question)}")
     with st.spinner(tr("Running it live…")), runs_for(compat.session_id()):
         answer = cached_answer(step).said()
-    figure, words = st.columns([1, 2], vertical_alignment="center")
-    figure.metric(answer.label, answer.value)
-    words.markdown(answer.detail)
+    # One above the other: beside its sentence, a figure in Spanish ("hasta 0,159") was cut off.
+    st.metric(answer.label, answer.value)
+    st.markdown(answer.detail)
     if step.challenge is not None:
         with st.spinner(tr("Trying the challenge's check…")):
             trial_lines(try_challenge(step.challenge, session_runner))
