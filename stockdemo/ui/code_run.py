@@ -19,7 +19,7 @@ from stockdemo.config import CODE, FILM, IntKnob
 from stockdemo.graph import Graph, NodeCounts
 from stockdemo.i18n import N_, tr, trn, trp
 from stockdemo.sandbox import CodeRun, Limits, code_enabled
-from stockdemo.sandbox.limits import OFF_WORDS
+from stockdemo.sandbox.limits import OFF_WORDS, SPEC
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
@@ -30,6 +30,9 @@ from stockdemo.ui.stage import checked_value, stage_spec, stage_values
 from stockdemo.ui.url_sync import to_url
 from stockdemo.ui.widgets import controls_locked
 
+# A run that ended at no line of the learner's code, by how it ended (a limit says its name).
+STOPPED = {"refused": N_("Refused by the sandbox."), "crash": N_("Crashed."), "unavailable": N_("Not run."),
+           "limit": N_("Stopped at a limit."), "error": N_("Stopped.")}
 RESET = N_("the seed")  # the picker's first choice: back to the seed's code
 QUEUE_NOTE_S = 1.0  # a wait shorter than this goes unsaid: the run is simply slower
 GRAPH = "code_graph"  # the graph view's key
@@ -157,7 +160,9 @@ def status(run: CodeRun) -> str:
         return tr("Ran in {ms} ms.", ms=round(run.seconds * 1e3))
     if run.error.line is not None:
         return tr("Failed on line {line}: {error}.", line=run.error.line, error=run.error.type)
-    return tr("Stopped: {why}.", why=run.error.limit or run.error.kind)
+    if run.error.limit in SPEC:
+        return tr("Stopped at the {limit} limit.", limit=tr(SPEC[run.error.limit].title))
+    return tr(STOPPED.get(run.error.kind, STOPPED["error"]))
 
 
 def forward_line(source: str) -> int | None:
