@@ -196,7 +196,7 @@ def _gallery(current: Teacher) -> None:
         row.markdown(f"**Errors**: {sum(n for _, n in found.errors)} runs built no graph", width="content")
         row.text("\n".join(lines))
     if not hidden:
-        st.caption("Checked on each run's graph: " + check_of(asked.id, asked.prompt).check.sentence)
+        st.caption(f"Checked on each run's graph: {check_of(asked.id, asked.prompt).check.sentence}")
 
 
 def summary(found: Gallery, hidden: bool) -> list[str]:
