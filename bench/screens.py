@@ -29,7 +29,7 @@ from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, st
 
 PAGES = {"home": "/", "playground": "/playground", "train": "/train",
          "static": "/static_vs_dynamic", "debugging": "/debugging", "lab": "/lab",
-         "lesson": "/lesson", "code": "/code", "class": "/classroom"}
+         "lesson": "/lesson", "code": "/code", "class": "/classroom", "author": "/author"}
 SIZES = {"1440x900": ((1440, 900), {}), "1280x720-present": ((1280, 720), {"present": "1"})}
 PHONE = {"390x844": ((390, 844), {})}
 GRAPHS = "[data-testid='graph-view']"

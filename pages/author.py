@@ -3,13 +3,14 @@
 import streamlit as st
 
 from stockdemo import ui
+from stockdemo.i18n import N_
 from stockdemo.ui import authoring
 
 ui.setup_page(
-    "Write a lesson", ":material/edit_note:",
-    "Change the lesson file and press **Ctrl+Enter**: beside it, each step's answer is computed "
-    "live, and each challenge's check is tried on its reference answer (it must pass) and on its "
-    "starting code (it must fail). How to write one: `docs/lesson.md`.",
+    N_("Write a lesson"), ":material/edit_note:",
+    N_("Change the lesson file and press **Ctrl+Enter**: beside it, each step's answer is computed "
+       "live, and each challenge's check is tried on its reference answer (it must pass) and on its "
+       "starting code (it must fail). How to write one: `docs/lesson.md`."),
     __file__,
 )
 ui.url_messages("pages/author.py")

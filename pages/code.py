@@ -3,18 +3,19 @@
 import streamlit as st
 
 from stockdemo import ui
+from stockdemo.i18n import N_, tr
 from stockdemo.ui import code_run
 
 ui.setup_page(
-    "Your code", ":material/code:",
-    "Pick **skip connection** above the editor, or type your own change into `forward`, and "
-    "press **Ctrl+Enter**: the graph beside it is the one *your* run recorded.",
+    N_("Your code"), ":material/code:",
+    N_("Pick **skip connection** above the editor, or type your own change into `forward`, and "
+       "press **Ctrl+Enter**: the graph beside it is the one *your* run recorded."),
     __file__, stage=True,
     class_intros=(
-        "Pick an edit or type your own and press **Ctrl+Enter**: the class sees your code and its "
-        "graph. Pose a challenge below and every student tries it in their own editor.",
-        "The teacher's code and graph; when the teacher asks a challenge, the editor is yours: "
-        "change the code and press **Ctrl+Enter** to see the graph *your* run recorded.",
+        N_("Pick an edit or type your own and press **Ctrl+Enter**: the class sees your code and its "
+           "graph. Pose a challenge below and every student tries it in their own editor."),
+        N_("The teacher's code and graph; when the teacher asks a challenge, the editor is yours: "
+           "change the code and press **Ctrl+Enter** to see the graph *your* run recorded."),
     ),
 )
 ui.url_messages("pages/code.py")
@@ -30,5 +31,6 @@ with editor:
     code_run.editor(run)
 with result:
     code_run.result(source, run)
-st.caption(f"Your code runs in a sandbox, never in the server: at most {code_run.limits_words()}. "
-           "Files only in its own folder, gone when the run ends; no network, no new processes.")
+st.caption(tr("Your code runs in a sandbox, never in the server: at most {limits}. Files only in its own "
+              "folder, gone when the run ends; no network, no new processes.",
+              limits=code_run.limits_words()))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from stockdemo.i18n import N_, Message, later
 from stockdemo.lessons import Lesson, LessonError, parse_lesson
 from stockdemo.lessons.checks import Verdict
 from stockdemo.lessons.steps import Challenge
@@ -23,11 +24,11 @@ from stockdemo.sandbox.protocol import CodeRun
 
 Runner = Callable[[str], CodeRun]  # source -> its run: stockdemo.sandbox.run_code, as a session's
 MAX_READ = 32  # texts whose reading is kept: the drafts of the authors writing now
-
-REFERENCE_FAILS = "This check fails the reference answer: {reason}"
-START_PASSES = ("This check passes the starting code: a student who changes nothing passes it. "
-                "Make it ask for the change.")
-NO_REFERENCE = "This challenge has no reference answer, so nothing shows that its check can be passed."
+# What the author should fix: Messages, said in the author's language where shown.
+REFERENCE_FAILS = N_("This check fails the reference answer: {reason}")
+START_PASSES = later("This check passes the starting code: a student who changes nothing passes it. "
+                     "Make it ask for the change.")
+NO_REFERENCE = later("This challenge has no reference answer, so nothing shows that its check can be passed.")
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,13 @@ class Trial:
     start: Verdict  # the starting code's verdict
 
     @property
-    def warnings(self) -> tuple[str, ...]:
+    def warnings(self) -> tuple[Message, ...]:
         """What the author should fix, in sentences; () when the check tells the two apart."""
         said = []
         if self.reference is None:
             said.append(NO_REFERENCE)
         elif not self.reference.passes:
-            said.append(REFERENCE_FAILS.format(reason=self.reference.reason))
+            said.append(later(REFERENCE_FAILS, reason=self.reference.reason))
         if self.start.passes:
             said.append(START_PASSES)
         return tuple(said)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from stockdemo.authoring import NO_REFERENCE, REFERENCE_FAILS, START_PASSES, Trial, try_challenge
+from stockdemo.i18n import later
 from stockdemo.lessons import Verdict, code_answers, shipped_lesson
 from stockdemo.sandbox import run_code
 
@@ -16,7 +17,7 @@ LESSON = shipped_lesson("transformer-block")
     (Verdict(True, "s"), Verdict(False, "s", "no mask"), ()),
     (Verdict(True, "s"), Verdict(True, "s"), (START_PASSES,)),
     (Verdict(False, "s", "no MaskedFill"), Verdict(False, "s", "x"),
-     (REFERENCE_FAILS.format(reason="no MaskedFill"),)),
+     (later(REFERENCE_FAILS, reason="no MaskedFill"),)),
     (None, Verdict(True, "s"), (NO_REFERENCE, START_PASSES)),
 ])
 def test_a_trial_warns_when_the_check_cannot_tell_the_reference_from_the_start(reference, start, warned):

@@ -161,7 +161,7 @@ def test_a_check_given_a_record_it_cannot_read_fails_with_a_reason_and_does_not_
     broken = run_code(SEED)
     broken = type(broken)(limits=broken.limits, graph={**broken.graph, "edges": [[0, 999]]})
     verdict = CHALLENGES["skip"].check.verdict(SEED, run_code, first=broken)
-    assert not verdict.passes and "could not read" in verdict.reason
+    assert not verdict.passes and "could not read" in str(verdict.reason)
 
 
 def test_a_runner_that_raises_fails_the_verdict_and_does_not_raise():
@@ -169,14 +169,15 @@ def test_a_runner_that_raises_fails_the_verdict_and_does_not_raise():
         raise OSError("no sandbox here")
 
     verdict = CHALLENGES["if"].check.verdict(SEED, broken_runner)
-    assert not verdict.passes and "OSError" in verdict.reason
+    assert not verdict.passes and "OSError" in str(verdict.reason)
 
 
 def test_an_error_is_the_reason_with_the_learners_line():
     source = edit(SEED, (RETURN, "        return self.fc(out[:, -1, :3])\n"))
     verdict = CHALLENGES["skip"].check.verdict(source, run_code)
     line = source.splitlines().index("        return self.fc(out[:, -1, :3])") + 1
-    assert not verdict.passes and f"line {line}" in verdict.reason and "RuntimeError" in verdict.reason
+    reason = str(verdict.reason)  # a Message, said in the language spoken here (English)
+    assert not verdict.passes and f"line {line}" in reason and "RuntimeError" in reason
 
 
 # --- shape_key: one tile per graph ------------------------------------------------------------

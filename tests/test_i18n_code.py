@@ -13,6 +13,7 @@ from stockdemo.i18n import catalog, number, speaking, tr
 from stockdemo.sandbox import Limits, run_code
 from stockdemo.sandbox.attempts import said
 from stockdemo.sandbox.limits import OFF_MESSAGE, SPECS
+from stockdemo.sandbox.protocol import BadResult, check_error
 
 # More autograd nodes than a run may record (at the lowest bound, 100): stopped in the run's own
 # process, in English.
@@ -97,3 +98,38 @@ def test_a_link_too_long_is_said_in_the_readers_language_with_its_number():
     with speaking("es"):
         limit = number(MAX_LINK_CHARS)  # 12.000
     assert message == f"El código del enlace tiene más de {limit} caracteres: se muestra el código semilla."
+
+
+# No `predictions`, then `predictions` a number: the child's own sentences, by id and values.
+NO_PREDICTIONS = "import torch\nx = torch.ones(2, requires_grad=True) * 2\n"
+NOT_A_TENSOR = "predictions = 3\n"
+
+
+def test_the_childs_own_sentences_come_by_id_and_read_in_each_language_while_its_record_stays_english():
+    run = run_code(NO_PREDICTIONS)
+    assert run.error.type == "NameError" and run.error.words[0][0] == "no predictions"
+    english = run.error.message
+    assert english.startswith("name 'predictions' is not defined: the graph is drawn")
+    with speaking("zh_CN"):
+        assert run.message.startswith("NameError: name 'predictions' is not defined：图是从你的代码")
+    with speaking("es"):
+        assert run.message.startswith("NameError: name 'predictions' is not defined: el grafo se dibuja")
+    assert run.to_dict()["error"]["message"] == english  # the command line's JSON: English, no ids
+    typed = run_code(NOT_A_TENSOR)
+    with speaking("es"):
+        assert typed.message == "TypeError: predictions (las predicciones) debe ser un Tensor, no int."
+
+
+@pytest.mark.parametrize("words", [
+    [["nothing we say", {}]],  # an id we never made
+    [["not a tensor", {}]],  # its placeholder missing
+    [["not a tensor", {"type": "int", "x": "{0.__class__}"}]],  # a name it has not
+    [["not a tensor", {"type": ["int"]}]],  # a value that is neither text nor a whole number
+])
+def test_the_words_a_runs_child_sends_are_taken_only_as_ids_and_values_we_made(words):
+    """The learner's code ran in the child: what it sends back is checked like the rest of its result."""
+    error = {"kind": "error", "limit": None, "type": "TypeError", "message": "m", "line": None}
+    assert check_error({**error, "words": [["not a tensor", {"type": "int"}]]})["words"] == \
+        (("not a tensor", (("type", "int"),)),)
+    with pytest.raises(BadResult):
+        check_error({**error, "words": words})

@@ -23,8 +23,9 @@ LAB = (("cut", "=set"), ("lab_graph", "=Longest window alone"), ("lab_graph", "=
        ("lab_graph", "=Padded"), ("lab", "=Backward twice"), ("lab", "=Carried hidden state"),
        ("lab_graph", "=Detached"), ("lab", "=In-place change"), ("lab_graph", "=Out of place"),
        ("lab", "=NaN"), ("lab", "=no_grad"), ("lab", "=What the graph costs"))
-# page file -> its main interactions, in order, after the first render: (key, "click" a button, or
-# "=VALUE" to set the widget, or the value kept in session state, to VALUE). Each state is read.
+# page file -> its main interactions, in order, after the first render: (key, "click" a button,
+# "=VALUE" to set the widget, or the value kept in session state, to VALUE, or "KIND=VALUE" to
+# pick VALUE in the KIND widget as a learner does, its callback run). Each state is read.
 TRANSLATED: dict[str, tuple[tuple[str, str], ...]] = {
     "app.py": (("run_seed", "click"),),
     "pages/debugging.py": (),
@@ -37,6 +38,12 @@ TRANSLATED: dict[str, tuple[tuple[str, str], ...]] = {
                             ("seq_len", "=60")),
     # The teacher's view: the class started (code, link, key, the question picker), question 1 open.
     "pages/classroom.py": (("class_start", "click"), ("class_open", "click")),
+    # the seed's run, then a ready-made edit's (its title, as the pill sends it)
+    "pages/code.py": (("code_edit", "pills=skip connection"),),
+    # a step whose question has choices, its answer revealed
+    "pages/lesson.py": (("lesson_reveal", "click"),),
+    # the preview of the lesson we ship (the page opens on it)
+    "pages/author.py": (),
 }
 # English that is not language: names, units, code-like words a translation keeps.
 NOT_LANGUAGE = {"pytorch", "streamlit", "python", "torch", "autograd", "dynamo", "relu", "tanh", "adam",
@@ -113,8 +120,11 @@ def render(page: str, lang: str, read=None) -> AppTest:
         for key, action in TRANSLATED[page]:
             if read:
                 read(at)
+            kind, _, value = action.partition("=")
             if action == "click":
                 at.button(key=key).click()
+            elif kind:
+                getattr(at, kind)(key=key).set_value(value)
             else:
                 at.session_state[key] = action.removeprefix("=")
             at.run()

@@ -95,6 +95,26 @@ class Lines:
         return format(str(self), spec)
 
 
+@dataclass(frozen=True)
+class Sentences:
+    """Whole sentences one after another, each said when they are: "A. B." in English and
+    Spanish, "A。B。" in Chinese (no space between sentences)."""
+
+    items: tuple[object, ...]
+
+    def __str__(self) -> str:
+        said = [text for text in map(str, self.items) if text]
+        return ("" if language() == "zh_CN" else " ").join(said)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def later_sentences(*items: object) -> Sentences:
+    """``items`` (Messages, or text) said one after another (``Sentences``)."""
+    return Sentences(items)
+
+
 def later_number(value: float, digits: int | None = None) -> Number:
     """``number(value, digits)``, written when shown."""
     return Number(float(value), digits)

@@ -23,6 +23,7 @@ The API (``classlesson`` builds the authoring page and the class on it)::
         step.page, step.link_label, step.query            # the experiment's page and link
         step.settings                # RunConfig | TrainConfig | LengthsConfig | CodeSettings
         answer = step.reveal()       # live: Answer(label, value, detail); code via the sandbox
+        step.live_answer()           # the same, its words Messages: said(answer.label, "es")
         step.ask.correct(answer.value)                    # the answer the live run stands for
         step.challenge               # Challenge | None
 
@@ -41,7 +42,7 @@ A challenge (a lesson's, or one of ``stockdemo.classroom.challenges.CHALLENGES``
     challenge.id, challenge.title, challenge.prompt   # stable id; words a student reads
     challenge.start, challenge.answer                 # code: where the editor opens; the reference
     verdict = challenge.check.verdict(source, run_code, first=run)   # never raises
-    verdict.passes, verdict.sentence, verdict.reason, verdict.runs
+    verdict.passes, verdict.sentence, verdict.reason  # Messages: said(verdict.reason, "zh_CN"), verdict.runs
 
 Checks are composed from a vocabulary of graph facts with ``all``, ``any`` and ``not``
 (``facts.py``); the same tables serve a lesson file and the built-in challenges::

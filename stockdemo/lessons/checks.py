@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from threading import Lock
 
+from stockdemo.i18n import N_, Message, later
+from stockdemo.i18n.deferred import Sentences, later_sentences
 from stockdemo.lessons import facts as F
-from stockdemo.lessons.facts import FactError, Outcome, op_names
+from stockdemo.lessons.facts import WHOLE_NUMBER, FactError, Outcome, op_names
 from stockdemo.lessons.record import Structure
 from stockdemo.lessons.rerun import ChangesWithData, Grows, PrintsEveryStep, stopped
 from stockdemo.lessons.shape import shape_key
@@ -39,10 +41,10 @@ MAX_PARTS = 8  # facts or checks in one all / any
 MAX_REFERENCES = 64  # reference answers whose graph key is kept
 
 COMPOSED: dict[str, str] = {  # the sentences a composition makes of its parts' (whole sentences)
-    "any": "At least one of these: {parts}",
-    "not all": "Not all of these: {parts}",
-    "none": "None of these: {parts}",
-    "could not read": "The check could not read this run ({error}).",
+    "any": N_("At least one of these: {parts}"),
+    "not all": N_("Not all of these: {parts}"),
+    "none": N_("None of these: {parts}"),
+    "could not read": N_("The check could not read this run ({error})."),
 }
 
 _REFERENCE_KEYS: dict[str, str] = {}  # reference answer -> its graph's key: the same for everyone
@@ -54,8 +56,8 @@ class Verdict:
     """A check's answer for one student's code."""
 
     passes: bool
-    sentence: str  # what the check asks, as the student reads it
-    reason: str = ""  # why it fails, in words ("" when it passes)
+    sentence: Message | Sentences | str  # what the check asks: said in the student's language where shown
+    reason: Message | Sentences | str = ""  # why it fails ("" when it passes), said likewise
     runs: int = 0  # how many runs the check made (the student's own, if given, not counted)
 
 
@@ -105,10 +107,10 @@ class All:
     parts: tuple
     key = "all"
 
-    def sentence(self, holds: bool = True) -> str:
-        if holds:
-            return " ".join(p.sentence() for p in self.parts)
-        return COMPOSED["not all"].format(parts=" ".join(p.sentence() for p in self.parts))
+    def sentence(self, holds: bool = True) -> Message | Sentences:
+        parts = later_sentences(*(p.sentence() for p in self.parts))
+        template = COMPOSED["not all"]  # a name: a literal inside later() would be taken for a msgid
+        return parts if holds else later(template, parts=parts)
 
     def judge(self, ask: Context) -> Outcome:
         for part in self.parts:
@@ -123,8 +125,10 @@ class Any:
     parts: tuple
     key = "any"
 
-    def sentence(self, holds: bool = True) -> str:
-        return COMPOSED["any" if holds else "none"].format(parts=" ".join(p.sentence() for p in self.parts))
+    def sentence(self, holds: bool = True) -> Message:
+        parts = later_sentences(*(p.sentence() for p in self.parts))
+        template = COMPOSED["any" if holds else "none"]
+        return later(template, parts=parts)
 
     def judge(self, ask: Context) -> Outcome:
         for part in self.parts:
@@ -138,7 +142,7 @@ class Not:
     part: object
     key = "not"
 
-    def sentence(self, holds: bool = True) -> str:
+    def sentence(self, holds: bool = True) -> Message | Sentences:
         return self.part.sentence(not holds)
 
     def judge(self, ask: Context) -> Outcome:
@@ -154,7 +158,7 @@ class Check:
     reference: str | None = field(default=None, compare=False)
 
     @property
-    def sentence(self) -> str:
+    def sentence(self) -> Message | Sentences:
         return self.test.sentence()
 
     @property
@@ -176,7 +180,8 @@ class Check:
                 reason = "" if outcome.holds else outcome.found
             made += ask.runs
         except Exception as err:  # noqa: BLE001 - a run the check cannot read fails; it never stops a class
-            reason = COMPOSED["could not read"].format(error=type(err).__name__)
+            template = COMPOSED["could not read"]
+            reason = later(template, error=type(err).__name__)
         return Verdict(not reason, self.sentence, reason, made)
 
 
@@ -194,7 +199,7 @@ def leaves(test: object) -> list:
 def _int(table: Mapping, key: str, at: str, low: int, high: int, default: int | None = None) -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise FactError(f"{at}{key}", f"expected a whole number from {low} to {high}")
+        raise FactError(f"{at}{key}", "expected-whole-number", WHOLE_NUMBER(low, high))
     return value
 
 
@@ -202,7 +207,8 @@ def _known(table: Mapping, at: str, allowed: set[str]) -> None:
     for key in table:
         if key not in allowed:
             takes = ", ".join(sorted(allowed))
-            raise FactError(f"{at}{key}", f"unknown key; this fact takes {takes}")
+            raise FactError(f"{at}{key}", "unknown-key",
+                            later("unknown key; this fact takes {keys}", keys=takes))
 
 
 def _op_fact(t: Mapping, at: str, reference: str | None) -> F.Fact:
@@ -214,7 +220,7 @@ def _op_fact(t: Mapping, at: str, reference: str | None) -> F.Fact:
         after_names = frozenset()
     data = t.get("data", False)
     if not isinstance(data, bool):
-        raise FactError(f"{at}data", "expected true or false")
+        raise FactError(f"{at}data", "expected-bool", later("expected true or false"))
     return F.Op(t.get("op"), op_names(t.get("op"), f"{at}op"), after, after_names, data)
 
 
@@ -222,7 +228,8 @@ def _count_fact(t: Mapping, at: str, reference: str | None) -> F.Fact:
     _known(t, at, {"fact", "op", "equals", "at_least", "at_most"})
     hows = [h for h in ("equals", "at_least", "at_most") if h in t]
     if len(hows) != 1:
-        raise FactError(f"{at}fact", "a count takes one of equals, at_least, at_most")
+        raise FactError(f"{at}fact", "count-how", later("a count takes one of {keys}",
+                                                        keys="equals, at_least, at_most"))
     return F.Count(t.get("op"), op_names(t.get("op"), f"{at}op"), hows[0],
                    _int(t, hows[0], at, 0, F.MAX_COUNT))
 
@@ -250,14 +257,18 @@ def _shape_fact(t: Mapping, at: str, reference: str | None) -> F.Fact:
     shape = t.get("shape")
     if not isinstance(shape, list) or len(shape) > F.MAX_SHAPE_DIMS or not all(
             isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 2**31 for d in shape):
-        raise FactError(f"{at}shape", f"expected a list of at most {F.MAX_SHAPE_DIMS} sizes, such as [10, 1]")
+        raise FactError(f"{at}shape", "expected-shape",
+                        later("expected a list of at most {most} sizes, such as "
+                                                            "{example}", most=F.MAX_SHAPE_DIMS,
+                                                              example="[10, 1]"))
     return F.OutputShape(tuple(shape))
 
 
 def _reference_fact(t: Mapping, at: str, reference: str | None) -> F.Fact:
     _known(t, at, {"fact"})
     if reference is None:
-        raise FactError(f"{at}fact", "reference_shape needs the challenge's reference answer")
+        raise FactError(f"{at}fact", "needs-reference", later("{fact} needs the challenge's reference answer",
+                                                            fact="reference_shape"))
     return F.ReferenceShape()
 
 
@@ -290,26 +301,32 @@ def parse_check(table: object, reference: str | None = None) -> Check:
 
 def _parse(table: object, at: str, depth: int, count: list[int], reference: str | None):
     if not isinstance(table, Mapping):
-        raise FactError(at.rstrip(".") or "check", "expected a table: a fact, or all, any or not")
+        raise FactError(at.rstrip(".") or "check", "expected-table",
+                        later("expected a table: a fact, or {joins}", joins="all, any, not"))
     if depth > MAX_DEPTH:
-        raise FactError(at.rstrip(".") or "check", f"all, any and not nest at most {MAX_DEPTH} deep")
+        raise FactError(at.rstrip(".") or "check", "too-deep",
+                        later("{joins} nest at most {most} deep", joins="all, any, not", most=MAX_DEPTH))
     joins = [k for k in ("all", "any", "not") if k in table]
     if joins:
         if len(table) != 1:
             key = next(k for k in table if k != joins[0])
-            raise FactError(f"{at}{key}", f"a table with {joins[0]} holds nothing else")
+            raise FactError(f"{at}{key}", "join-alone", later("a table with {join} holds nothing else",
+                                                              join=joins[0]))
         join = joins[0]
         if join == "not":
             return Not(_parse(table["not"], f"{at}not.", depth + 1, count, reference))
         parts = table[join]
         if not isinstance(parts, list) or not 1 <= len(parts) <= MAX_PARTS:
-            raise FactError(f"{at}{join}", f"expected a list of 1 to {MAX_PARTS} facts or checks")
+            raise FactError(f"{at}{join}", "expected-parts",
+                            later("expected a list of 1 to {most} facts or checks", most=MAX_PARTS))
         made = tuple(_parse(p, f"{at}{join}[{i}].", depth + 1, count, reference) for i, p in enumerate(parts))
         return All(made) if join == "all" else Any(made)
     name = table.get("fact")
     if not isinstance(name, str) or name not in FACTS:
-        raise FactError(f"{at}fact", f"expected a fact: one of {', '.join(FACTS)}, or all, any or not")
+        raise FactError(f"{at}fact", "expected-fact", later("expected a fact: one of {facts}, or {joins}",
+                                                          facts=", ".join(FACTS), joins="all, any, not"))
     count[0] += 1
     if count[0] > MAX_FACTS:
-        raise FactError(f"{at}fact", f"a check holds at most {MAX_FACTS} facts")
+        raise FactError(f"{at}fact", "too-many-facts", later("a check holds at most {most} facts",
+                                                             most=MAX_FACTS))
     return FACTS[name](table, at, reference)

@@ -17,7 +17,8 @@ from stockdemo.cells import CELL_LABELS
 from stockdemo.config import CELLS, SEQ_LEN, RunConfig, TrainConfig
 from stockdemo.graph import FUSED_OP, Graph, count_text, op_name
 from stockdemo.graph import STEP as STEP_ROLE
-from stockdemo.i18n.numbers import significant
+from stockdemo.i18n import N_, Message, later
+from stockdemo.i18n.deferred import later_list, later_number, later_significant
 from stockdemo.lessons.facts import op_names
 from stockdemo.lessons.measures import Param, Reading, measure
 from stockdemo.live import inspection
@@ -25,24 +26,17 @@ from stockdemo.live.run import printed, run
 from stockdemo.train import prices as data
 from stockdemo.train import training as train
 
-# Words a measure's values hold (gettext will wrap them here).
-WORDS: dict[str, str] = {
-    "reused": "reused",
-    "captured again": "captured again",
-    "exported": "exported",
-    "export failed": "failed with `{error}`",
-    "vanished": "vanished to 0",
-    "smaller": "{factor}× smaller",
-    "bigger": "{factor}× bigger",
-    "wins": "Yes",
-    "loses": "No: the baseline wins",
-    "wins verdict": "One split proves little: try other seeds and tickers before believing it.",
-    "loses verdict": "Yesterday's close is a hard forecast to beat.",
-    "layer blocks": "{count} in layer {layer}",
-    "packed equal": "exactly equal",
-    "packed within": "within {gap}",
-    "window nodes": "{days} days: {nodes} nodes",
-    "up to": "up to {gap}",
+# Words a measure's values hold: Messages, said in the reader's language where the answer is shown.
+WORDS: dict[str, Message] = {
+    "reused": later("reused"),
+    "captured again": later("captured again"),
+    "exported": later("exported"),
+    "vanished": later("vanished to 0"),
+    "wins": later("Yes"),
+    "loses": later("No: the baseline wins"),
+    "wins verdict": later("One split proves little: try other seeds and tickers before believing it."),
+    "loses verdict": later("Yesterday's close is a hard forecast to beat."),
+    "packed equal": later("exactly equal"),
 }
 
 
@@ -57,7 +51,8 @@ def blocks_per_layer(graph: Graph) -> dict[int, int]:
 
 
 @measure("grad_fn", RunConfig, "predictions.grad_fn",
-         "`backward()` starts from it: the last of the {operations} PyTorch wrote down while `forward` ran.",
+         N_("`backward()` starts from it: the last of the {operations} PyTorch wrote down while "
+            "`forward` ran."),
          ("operations", "nodes"))
 def grad_fn(config: RunConfig) -> Reading:
     """The output's grad_fn, as ``print(predictions)`` shows it."""
@@ -66,20 +61,22 @@ def grad_fn(config: RunConfig) -> Reading:
     return Reading(name, {"operations": count_text(counts.operations, "op"), "nodes": counts.nodes})
 
 
-@measure("output_shape", RunConfig, "predictions.shape", "This run recorded {summary}.", ("summary", "nodes"))
+@measure("output_shape", RunConfig, "predictions.shape", N_("This run recorded {summary}."),
+         ("summary", "nodes"))
 def output_shape(config: RunConfig) -> Reading:
     result = run(config)
     return Reading(str(tuple(result.predictions.shape)),
                    {"summary": result.graph.counts.summary(), "nodes": result.graph.counts.nodes})
 
 
-@measure("nodes", RunConfig, "Nodes in the graph", "This run recorded {summary}.", ("summary", "nodes"))
+@measure("nodes", RunConfig, N_("Nodes in the graph"), N_("This run recorded {summary}."),
+         ("summary", "nodes"))
 def nodes(config: RunConfig) -> Reading:
     counts = run(config).graph.counts
     return Reading(str(counts.nodes), {"summary": counts.summary(), "nodes": counts.nodes})
 
 
-@measure("ops", RunConfig, "{op} nodes", "This run recorded {count} {op} nodes among {summary}.",
+@measure("ops", RunConfig, N_("{op} nodes"), N_("This run recorded {count} {op} nodes among {summary}."),
          ("op", "count", "summary"), {"op": Param("op", required=True)})
 def ops(config: RunConfig, op: str) -> Reading:
     graph = run(config).graph
@@ -88,8 +85,8 @@ def ops(config: RunConfig, op: str) -> Reading:
     return Reading(str(count), {"op": op, "count": count, "summary": graph.counts.summary()})
 
 
-@measure("nodes_gained", RunConfig, "Nodes gained, T {from_t} → {to_t}",
-         "T = {from_t}: {from_nodes} nodes. T = {to_t}: {to_nodes} nodes.",
+@measure("nodes_gained", RunConfig, N_("Nodes gained, T {from_t} → {to_t}"),
+         N_("T = {from_t}: {from_nodes} nodes. T = {to_t}: {to_nodes} nodes."),
          ("from_t", "to_t", "from_nodes", "to_nodes", "ops_gained", "fused", "other_cell", "other_from",
           "other_to"),
          {"from_seq_len": Param("int", SEQ_LEN.low, SEQ_LEN.high),
@@ -111,30 +108,34 @@ def nodes_gained(config: RunConfig, from_seq_len: int | None = None,
     return Reading(f"{long.counts.nodes - short.counts.nodes:+d}", values)
 
 
-@measure("blocks", RunConfig, "Blocks, {layers} layers × T = {seq_len}",
-         "{per_layer}: one per time step, per layer.", ("layers", "seq_len", "per_layer", "gain"))
+@measure("blocks", RunConfig, N_("Blocks, {layers} layers × T = {seq_len}"),
+         N_("{per_layer}: one per time step, per layer."), ("layers", "seq_len", "per_layer", "gain"))
 def blocks(config: RunConfig) -> Reading:
     per_layer = blocks_per_layer(run(config).graph)
     gain = node_count(config.replace(seq_len=config.seq_len + 1)) - node_count(config)
-    layers = ", ".join(WORDS["layer blocks"].format(count=count, layer=layer)
-                       for layer, count in per_layer.items())
+    layers = later_list(later("{count} in layer {layer}", count=count, layer=str(layer))
+                        for layer, count in per_layer.items())
     return Reading(str(sum(per_layer.values())), {"layers": config.num_layers, "seq_len": config.seq_len,
                                                   "per_layer": layers, "gain": gain})
 
 
-@measure("static_captures", RunConfig, "Static graphs torch.compile captured",
-         "One per new shape ({recompiles} recompile): back at T = {back_t} it {reused} its graph.",
-         ("recompiles", "back_t", "reused", "exported"))
+@measure("static_captures", RunConfig, N_("Static graphs torch.compile captured"),
+         N_("One per new shape ({recompiles} recompile). {back}"),
+         ("recompiles", "back_t", "back", "export", "reused", "exported"))
 def static_captures(config: RunConfig) -> Reading:
     """torch.compile sees T, then one longer, then T again: a new shape, then one already seen."""
     lengths = (config.seq_len, config.seq_len + 1, config.seq_len)
     capture = static.compile_capture(config, lengths)
     export = static.export_dynamic_seq_len(config)
+    reused, error = not capture.steps[-1].new_graph, export.error_name
     return Reading(str(len(capture.graphs)), {
         "recompiles": capture.recompiles, "back_t": lengths[-1],
-        "reused": WORDS["reused" if not capture.steps[-1].new_graph else "captured again"],
-        "exported": WORDS["exported"] if export.ok
-        else WORDS["export failed"].format(error=export.error_name)})
+        "reused": WORDS["reused" if reused else "captured again"],
+        "back": later("Back at T = {back_t} it reused its graph.", back_t=lengths[-1]) if reused
+        else later("Back at T = {back_t} it captured a new graph.", back_t=lengths[-1]),
+        "exported": WORDS["exported"] if export.ok else later("failed with `{error}`", error=error),
+        "export": later("`torch.export` with T marked dynamic: it exported one graph.") if export.ok
+        else later("`torch.export` with T marked dynamic: it failed with `{error}`.", error=error)})
 
 
 def subscript(number: int) -> str:
@@ -142,25 +143,26 @@ def subscript(number: int) -> str:
     return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
-@measure("gradient_ratio", RunConfig, "Gradient at step 0, against the last step",
-         "‖∂L/∂h₀‖ = {first} at the first step, ‖∂L/∂h{last_step}‖ = {last} at the last "
-         "(first / last = {ratio}).", ("first", "last", "last_step", "ratio"))
+@measure("gradient_ratio", RunConfig, N_("Gradient at step 0, against the last step"),
+         N_("‖∂L/∂h₀‖ = {first} at the first step, ‖∂L/∂h{last_step}‖ = {last} at the last "
+         "(first / last = {ratio})."), ("first", "last", "last_step", "ratio"))
 def gradient_ratio(config: RunConfig) -> Reading:
     inspected = inspection.inspect_run(config)
     ratio = inspected.vanishing_ratio
     trend = inspection.gradient_trend(ratio)
-    factor = f"{trend.factor:,.0f}"
+    factor = later_number(trend.factor, 0)
     value = {inspection.VANISHED: WORDS["vanished"],
-             inspection.VANISHING: WORDS["smaller"].format(factor=factor),
-             inspection.EXPLODING: WORDS["bigger"].format(factor=factor)}[trend.kind]
+             inspection.VANISHING: later("{factor}× smaller", factor=factor),
+             inspection.EXPLODING: later("{factor}× bigger", factor=factor)}[trend.kind]
     norms = inspected.grad_norms[-1]
     # written as the Debugging page writes them: its figure is the number revealed
-    return Reading(value, {"first": significant(norms[0]), "last": significant(norms[-1]),
-                           "last_step": subscript(config.seq_len - 1), "ratio": significant(ratio)})
+    return Reading(value, {"first": later_significant(norms[0]), "last": later_significant(norms[-1]),
+                           "last_step": subscript(config.seq_len - 1), "ratio": later_significant(ratio)})
 
 
-@measure("baseline", TrainConfig, "Does the model beat tomorrow = today?",
-         "Test RMSE over {days} held-out days: model {model}, tomorrow = today {naive} (dollars). {verdict}",
+@measure("baseline", TrainConfig, N_("Does the model beat tomorrow = today?"),
+         N_("Test RMSE over {days} held-out days: model {model}, tomorrow = today {naive} (dollars). "
+            "{verdict}"),
          ("days", "model", "naive", "verdict"))
 def baseline(config: TrainConfig) -> Reading:
     dataset, _ = data.load_dataset(config)
@@ -168,19 +170,20 @@ def baseline(config: TrainConfig) -> Reading:
     rmse = result.metrics["RMSE"]
     model, naive = rmse[train.MODEL_ROW], rmse[train.PERSISTENCE_ROW]
     side = "wins" if model < naive else "loses"
-    return Reading(WORDS[side], {"days": len(result.forecasts), "model": f"{model:.3f}",
-                                 "naive": f"{naive:.3f}", "verdict": WORDS[f"{side} verdict"]})
+    return Reading(WORDS[side], {"days": len(result.forecasts), "model": later_number(model, 3),
+                                 "naive": later_number(naive, 3), "verdict": WORDS[f"{side} verdict"]})
 
 
-@measure("padding_gap", lab.LengthsConfig, "Short weeks' predictions moved by",
-         "{short} of {weeks} weeks are short. Packed with `pack_padded_sequence`: {packed} to each week "
-         "run alone ({sizes}).", ("short", "weeks", "packed", "sizes"))
+@measure("padding_gap", lab.LengthsConfig, N_("Short weeks' predictions moved by"),
+         N_("{short} of {weeks} weeks are short. Packed with `pack_padded_sequence`: {packed} to each week "
+         "run alone ({sizes})."), ("short", "weeks", "packed", "sizes"))
 def padding_gap(config: lab.LengthsConfig) -> Reading:
     result = lab.different_lengths(config)
-    packed = WORDS["packed equal"] if result.packed_gap == 0 else WORDS["packed within"].format(
-        gap=f"{result.packed_gap:.1g}")
-    sizes = ", ".join(sorted({WORDS["window nodes"].format(days=n, nodes=g.counts.nodes)
-                              for n, g in zip(result.lengths, result.window_graphs, strict=True)}))
-    return Reading(WORDS["up to"].format(gap=f"{result.padded_gaps.max():.3g}"),
+    packed = WORDS["packed equal"] if result.packed_gap == 0 else later(
+        "within {gap}", gap=later_significant(result.packed_gap, 1))
+    windows = sorted({(n, g.counts.nodes) for n, g in zip(result.lengths, result.window_graphs, strict=True)})
+    sizes = later_list((later("{days} days: {nodes} nodes", days=n, nodes=nodes) for n, nodes in windows),
+                       semicolons=True)
+    return Reading(later("up to {gap}", gap=later_significant(result.padded_gaps.max())),
                    {"short": sum(n < max(result.lengths) for n in result.lengths),
                     "weeks": len(result.lengths), "packed": packed, "sizes": sizes})

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import torch
 
+from stockdemo.i18n import N_, Message, later
+from stockdemo.i18n.deferred import Sentences, later_sentences
 from stockdemo.lessons.record import Structure
 
 TORCH_OPS = frozenset(n for n in dir(torch._C._functions) if not n.startswith("_"))  # autograd's own nodes
@@ -35,79 +38,94 @@ RECURRENT = "recurrent"
 
 # Fact key -> (the sentence when it holds, the sentence when it does not).
 WORDS: dict[str, tuple[str, str]] = {
-    "draws": ("Your code runs and draws a graph: `predictions` has autograd nodes behind it.",
-              "`predictions` has no autograd graph behind it."),
-    "op": ("The graph has a {op} node.", "The graph has no {op} node."),
-    "op after recurrent": ("The graph has a {op} node after the recurrent part.",
-                           "No {op} node comes after the recurrent part."),
-    "op after op": ("The graph has a {op} node after a {after} node.",
-                    "No {op} node comes after a {after} node."),
-    "op data": ("The data enters a {op} node.", "The data enters no {op} node."),
-    "op after recurrent data": ("The data enters a {op} node after the recurrent part: the data joins "
-                                "what the recurrent part made.",
-                                "No {op} node after the recurrent part takes the data (a constant is "
-                                "not the data)."),
-    "op after op data": ("The data enters a {op} node after a {after} node.",
-                         "No {op} node after a {after} node takes the data."),
-    "count equals": ("The number of {op} nodes is exactly {n}.", "The number of {op} nodes is not {n}."),
-    "count at_least": ("The number of {op} nodes is at least {n}.", "The number of {op} nodes is below {n}."),
-    "count at_most": ("The number of {op} nodes is at most {n}.", "The number of {op} nodes is above {n}."),
-    "path first": ("The data's first time step reaches the output.",
-                   "No path leads from the data's first time step to the output."),
-    "path last": ("The data's last time step reaches the output.",
-                  "No path leads from the data's last time step to the output."),
-    "path": ("Time step {step} of the data reaches the output.",
-             "No path leads from time step {step} of the data to the output."),
-    "one_step_at_a_time": ("The data enters one time step at a time: each step meets the graph at a node "
-                           "of its own.",
-                           "The data does not enter one time step at a time: a node takes several "
-                           "steps at once, or fewer than two steps enter."),
-    "weighs_steps": ("Every time step reaches the prediction: a {op} computed after the recurrent part "
-                     "weighs its whole output sequence.",
-                     "No {op} computed after the recurrent part weighs its whole output sequence "
-                     "(batch, steps, features)."),
-    "output_shape": ("The output's shape is {shape}.", "The output's shape is not {shape}."),
-    "reference_shape": ("Your graph has the same shape as the reference answer's.",
-                        "Your graph's shape differs from the reference answer's."),
-    "grows": ("The graph grows with the time steps: twice the steps record more nodes.",
-              "The graph does not grow with the time steps: twice the steps record no more nodes."),
-    "grows op": ("The graph grows with the time steps: twice the steps record more {op} nodes.",
-                 "Twice the time steps record no more {op} nodes."),
-    "changes_with_data graph": ("Two different inputs record two different graphs: the data picks which "
-                                "ops run.",
-                                "Different inputs all record the same graph: nothing decides by the data "
-                                "which ops run."),
-    "changes_with_data steps": ("The data decides how many time steps run: different inputs leave "
-                                "different numbers of steps in the graph.",
-                                "The number of time steps in the graph does not change with the data."),
-    "changes_with_data op": ("The count of {op} nodes changes with the data.",
-                             "The count of {op} nodes does not change with the data."),
-    "prints_every_step": ("Ordinary Python runs while the graph is recorded: your print ran at every "
-                          "time step, and the graph has no node for it.",
-                          "print did not run at every time step the graph holds."),
+    "draws": (N_("Your code runs and draws a graph: `predictions` has autograd nodes behind it."),
+              N_("`predictions` has no autograd graph behind it.")),
+    "op": (N_("The graph has a {op} node."), N_("The graph has no {op} node.")),
+    "op after recurrent": (N_("The graph has a {op} node after the recurrent part."),
+                           N_("No {op} node comes after the recurrent part.")),
+    "op after op": (N_("The graph has a {op} node after a {after} node."),
+                    N_("No {op} node comes after a {after} node.")),
+    "op data": (N_("The data enters a {op} node."), N_("The data enters no {op} node.")),
+    "op after recurrent data": (N_("The data enters a {op} node after the recurrent part: the data joins "
+                                "what the recurrent part made."),
+                                N_("No {op} node after the recurrent part takes the data (a constant is "
+                                "not the data).")),
+    "op after op data": (N_("The data enters a {op} node after a {after} node."),
+                         N_("No {op} node after a {after} node takes the data.")),
+    "count equals": (N_("The number of {op} nodes is exactly {n}."),
+                     N_("The number of {op} nodes is not {n}.")),
+    "count at_least": (N_("The number of {op} nodes is at least {n}."),
+                       N_("The number of {op} nodes is below {n}.")),
+    "count at_most": (N_("The number of {op} nodes is at most {n}."),
+                      N_("The number of {op} nodes is above {n}.")),
+    "path first": (N_("The data's first time step reaches the output."),
+                   N_("No path leads from the data's first time step to the output.")),
+    "path last": (N_("The data's last time step reaches the output."),
+                  N_("No path leads from the data's last time step to the output.")),
+    "path": (N_("Time step {step} of the data reaches the output."),
+             N_("No path leads from time step {step} of the data to the output.")),
+    "one_step_at_a_time": (N_("The data enters one time step at a time: each step meets the graph at a node "
+                           "of its own."),
+                           N_("The data does not enter one time step at a time: a node takes several "
+                           "steps at once, or fewer than two steps enter.")),
+    "weighs_steps": (N_("Every time step reaches the prediction: a {op} computed after the recurrent part "
+                     "weighs its whole output sequence."),
+                     N_("No {op} computed after the recurrent part weighs its whole output sequence "
+                     "{dims}.")),
+    "output_shape": (N_("The output's shape is {shape}."), N_("The output's shape is not {shape}.")),
+    "reference_shape": (N_("Your graph has the same shape as the reference answer's."),
+                        N_("Your graph's shape differs from the reference answer's.")),
+    "grows": (N_("The graph grows with the time steps: twice the steps record more nodes."),
+              N_("The graph does not grow with the time steps: twice the steps record no more nodes.")),
+    "grows op": (N_("The graph grows with the time steps: twice the steps record more {op} nodes."),
+                 N_("Twice the time steps record no more {op} nodes.")),
+    "changes_with_data graph": (N_("Two different inputs record two different graphs: the data picks which "
+                                "ops run."),
+                                N_("Different inputs all record the same graph: nothing decides by the data "
+                                "which ops run.")),
+    "changes_with_data steps": (N_("The data decides how many time steps run: different inputs leave "
+                                "different numbers of steps in the graph."),
+                                N_("The number of time steps in the graph does not change with the data.")),
+    "changes_with_data op": (N_("The count of {op} nodes changes with the data."),
+                             N_("The count of {op} nodes does not change with the data.")),
+    "prints_every_step": (N_("Ordinary Python runs while the graph is recorded: your print ran at every "
+                          "time step, and the graph has no node for it."),
+                          N_("print did not run at every time step the graph holds.")),
 }
 
 # Fact key -> what a run was found to hold, said after the fact's sentence in a verdict's reason.
 FOUND: dict[str, str] = {
-    "count equals": "It is {found}.",
-    "count at_least": "It is {found}.",
-    "count at_most": "It is {found}.",
-    "output_shape": "It is {found}.",
-    "grows": "{long} nodes with twice the steps, {short} before.",
-    "grows op": "{long} with twice the steps, {short} before.",
-    "changes_with_data graph": "{tries} different inputs tried.",
-    "changes_with_data steps": "{tries} different inputs all left {found} time steps in the graph.",
-    "changes_with_data op": "{tries} different inputs all recorded {found}.",
-    "prints_every_step": "print ran {calls} times for {steps} time steps.",
+    "count equals": N_("It is {found}."),
+    "count at_least": N_("It is {found}."),
+    "count at_most": N_("It is {found}."),
+    "output_shape": N_("It is {found}."),
+    "grows": N_("{long} nodes with twice the steps, {short} before."),
+    "grows op": N_("{long} with twice the steps, {short} before."),
+    "changes_with_data graph": N_("{tries} different inputs tried."),
+    "changes_with_data steps": N_("{tries} different inputs all left {found} time steps in the graph."),
+    "changes_with_data op": N_("{tries} different inputs all recorded {found}."),
+    "prints_every_step": N_("print ran {calls} times for {steps} time steps."),
 }
 
 
 class FactError(ValueError):
-    """A fact's table is wrong: ``key`` is where, inside the table (``"op"``, ``"all[1].step"``)."""
+    """A fact's table is wrong: ``key`` is where, inside the table (``"op"``, ``"all[1].step"``);
+    ``code``, a stable name for the error; ``words``, its sentence (a Message, said per reader);
+    ``message``, its English."""
 
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key, self.message = key, message
+    def __init__(self, key: str, code: str, words: Message) -> None:
+        super().__init__(words.english())
+        self.key, self.code, self.words, self.message = key, code, words, words.english()
+
+
+def WHOLE_NUMBER(low: int, high: int) -> Message:  # noqa: N802 (a sentence, as the constants beside it)
+    """"expected a whole number from LOW to HIGH", said per reader."""
+    return later("expected a whole number from {low} to {high}", low=low, high=high)
+
+
+def ONE_OF(choices: Iterable[str]) -> Message:  # noqa: N802
+    """"expected one of A, B, C" (the choices are names: they stay as written), said per reader."""
+    return later("expected one of {choices}", choices=", ".join(choices))
 
 
 @dataclass(frozen=True)
@@ -115,7 +133,7 @@ class Outcome:
     """A fact's answer for one run: whether it holds, and the sentence of what was found."""
 
     holds: bool
-    found: str  # the fact's sentence as the run makes it true or false
+    found: Message | Sentences  # the fact's sentence as the run makes it true or false, said where shown
 
 
 def op_names(name: object, key: str = "op") -> frozenset[str]:
@@ -123,15 +141,19 @@ def op_names(name: object, key: str = "op") -> frozenset[str]:
     Function's "CubeBackward") -> autograd's names for it. Raises FactError if it names no op
     torch records."""
     if not isinstance(name, str) or not name or len(name) > 80:
-        raise FactError(key, "expected the name of an autograd op, such as AddBackward0 or Softmax")
+        raise FactError(key, "expected-op", later("expected the name of an autograd op, such as {example}",
+                                                   example="AddBackward0, Softmax"))
     if name in TORCH_OPS or CUSTOM_OP.fullmatch(name):
         return frozenset({name})
     found = frozenset(n for n in TORCH_OPS if re.fullmatch(rf"{re.escape(name)}Backward\d*", n))
     if found:
         return found
     near = difflib.get_close_matches(name, TORCH_OPS, n=1)
-    hint = f" (did you mean {near[0]}?)" if near else ""
-    raise FactError(key, f"{name!r} is not an op autograd records{hint}")
+    if near:
+        raise FactError(key, "unknown-op",
+                        later("{name} is not an op autograd records (did you mean {near}?)",
+                                                 name=repr(name), near=near[0]))
+    raise FactError(key, "unknown-op", later("{name} is not an op autograd records", name=repr(name)))
 
 
 class Fact:
@@ -143,14 +165,15 @@ class Fact:
     def words(self) -> dict[str, object]:
         return {}
 
-    def sentence(self, holds: bool = True) -> str:
-        return WORDS[self.key][0 if holds else 1].format(**self.words())
+    def sentence(self, holds: bool = True) -> Message:
+        return later(WORDS[self.key][0 if holds else 1], **self.words())
 
     def outcome(self, holds: bool, **found: object) -> Outcome:
         """Whether the fact holds, with its sentence and what the run was found to hold."""
         detail = FOUND.get(self.key) if found else None
         said = self.sentence(holds)
-        return Outcome(holds, f"{said} {detail.format(**self.words(), **found)}" if detail else said)
+        return Outcome(holds, later_sentences(said, later(detail, **self.words(),
+                                                          **found)) if detail else said)
 
     def judge(self, ask) -> Outcome:
         """``ask``: the check's ``Context`` (the run, its Structure, runs of variants)."""
@@ -250,7 +273,7 @@ class WeighsSteps(Fact):
     key = "weighs_steps"
 
     def words(self) -> dict[str, object]:
-        return {"op": self.op}
+        return {"op": self.op, "dims": "(batch, steps, features)"}
 
     def judge(self, ask) -> Outcome:
         graph = ask.graph

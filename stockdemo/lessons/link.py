@@ -52,15 +52,15 @@ def open_lesson(raw: str) -> tuple[Lesson | None, str | None]:
     if lesson is not None:
         return lesson, None
     refused = WORDS["refused"]
-    return None, tr(refused, error=error)
+    return None, tr(refused, error=error.said())
 
 
 @lru_cache(maxsize=MAX_OPENED)
-def _parsed(text: str) -> tuple[Lesson | None, str | None]:
+def _parsed(text: str) -> tuple[Lesson | None, LessonError | None]:
     """A lesson's text parsed once for every session (a lesson is frozen: read it, never change
     it) -> (the lesson, None) or (None, the parser's reason). No words of a reader's language are
     kept here: they are said by ``open_lesson`` on each call."""
     try:
         return parse_lesson(text), None
     except LessonError as err:
-        return None, str(err)
+        return None, err

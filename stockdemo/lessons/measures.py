@@ -10,6 +10,7 @@ from the live run. Each measure reads one kind of settings (``reads``): a Playgr
 
     spec = AnswerSpec("nodes_gained", (("from_seq_len", 5),))
     answer = spec.reveal(RunConfig(seq_len=6))   # Answer("Nodes gained, T 5 → 6", "+4", "T = 5: ...")
+    answer.said().label                          # in the language spoken now (its words are Messages)
 
 The measures themselves live in ``experiments`` (our own model's runs) and ``code_answers``
 (code in the sandbox); each registers here with ``measure``.
@@ -21,25 +22,34 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from stockdemo.i18n import Message, later
+from stockdemo.lessons.said import said
+
 MAX_TEMPLATE = 600  # characters of a label or detail a lesson writes
 
 
 @dataclass(frozen=True)
 class Answer:
-    """What the class sees on reveal: one figure, large, and a sentence of live numbers."""
+    """What the class sees on reveal: one figure, large, and a sentence of live numbers. Computed
+    once for every session (``ui.cached_answer``), so its words are Messages, said where shown
+    (``said``)."""
 
-    label: str  # what the figure is, e.g. "Nodes gained, T 5 → 6"
-    value: str  # e.g. "+4"
-    detail: str
+    label: Message | str  # what the figure is, e.g. "Nodes gained, T 5 → 6"
+    value: Message | str  # e.g. "+4"; words are a Message ("No: the baseline wins")
+    detail: Message | str
+
+    def said(self, lang: str | None = None) -> Answer:
+        """The answer in words of ``lang`` (None: the language spoken now)."""
+        return Answer(said(self.label, lang), said(self.value, lang), said(self.detail, lang))
 
 
 @dataclass(frozen=True)
 class Reading:
     """A measure's live result: the figure, and the values its label and detail may name."""
 
-    value: str
+    value: str | Message
     values: Mapping[str, object] = field(default_factory=dict)
-    said: str | None = None  # a whole detail that replaces the template (the run could not be made)
+    said: Message | None = None  # a whole detail that replaces the template (the run could not be made)
 
 
 @dataclass(frozen=True)
@@ -87,7 +97,8 @@ def placeholders(template: str) -> list[str]:
         if name is None:
             continue
         if not name.isidentifier() or spec or conversion:
-            raise ValueError(f"{{{name}}}: a placeholder is a plain name, such as {{nodes}}")
+            raise ValueError(later("{placeholder}: a placeholder is a plain name, such as {example}",
+                                   placeholder=f"{{{name}}}", example="{nodes}"))
         names.append(name)
     return names
 
@@ -102,17 +113,15 @@ class AnswerSpec:
     detail: str | None = None
 
     def reveal(self, settings: object) -> Answer:
-        """Run the measure now on ``settings`` and word its answer."""
+        """Run the measure now on ``settings`` and word its answer (Messages)."""
         declared = MEASURES[self.measure]
         reading = declared.compute(settings, **dict(self.params))
-        values = _Known(reading.values)
-        label = (self.label or declared.label).format_map(values)
-        detail = reading.said or (self.detail or declared.detail).format_map(values)
-        return Answer(label, reading.value, detail)
+        detail = reading.said or worded(self.detail or declared.detail, reading.values)
+        return Answer(worded(self.label or declared.label, reading.values), reading.value, detail)
 
 
-class _Known(dict):
-    """A reading's values; one a run could not give (it stopped) reads "?"."""
-
-    def __missing__(self, name: str) -> str:
-        return "?"
+def worded(template: str, values: Mapping[str, object]) -> Message:
+    """A label or detail template as a Message: said in the reader's language (the lessons we
+    ship are in the catalogs; a teacher's own words show as typed), filled from a reading's
+    values; one a run could not give (it stopped) reads "?"."""
+    return later(template, **{name: values.get(name, "?") for name in placeholders(template)})

@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from stockdemo.i18n import Message, tr
+
 MAX_ANSWER_LEN = 32
 
 
@@ -34,33 +36,37 @@ class Question:
         return dict(zip(self.choices, self.choice_ids, strict=False)).get(choice)
 
     def parse(self, raw: object) -> tuple[str | None, str | None]:
-        """Untrusted answer -> (canonical text or None, message or None). Never raises."""
+        """Untrusted answer -> (canonical text or None, message or None), the message in the
+        language spoken now (the student's, in their own run). Never raises."""
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-            return None, "An answer is a number or one of the choices."
+            return None, tr("An answer is a number or one of the choices.")
         text = str(raw).strip()
         if not text:
-            return None, "The answer is empty."
+            return None, tr("The answer is empty.")
         if len(text) > MAX_ANSWER_LEN:
-            return None, "That answer is too long."
+            return None, tr("That answer is too long.")
         if self.kind == "choice":
             if text in self.choices:
                 return text, None
-            return None, f"Pick one of: {', '.join(self.choices)}."
+            return None, tr("Pick one of: {choices}.", choices=", ".join(tr(c) for c in self.choices))
         try:
             number = float(text)
         except ValueError:
-            return None, f"{text!r} is not a number."
+            return None, tr("{answer} is not a number.", answer=repr(text))
         if not math.isfinite(number) or number != round(number):
-            return None, f"{text!r} is not a whole number."
+            return None, tr("{answer} is not a whole number.", answer=repr(text))
         if not self.low <= number <= self.high:
-            return None, f"Answer with a whole number from {self.low} to {self.high}."
+            return None, tr("Answer with a whole number from {low} to {high}.", low=self.low, high=self.high)
         return str(int(number)), None
 
-    def correct(self, live_value: str) -> str | None:
+    def correct(self, live_value: str | Message) -> str | None:
         """The answer (as ``parse`` gives it) that a live answer's value stands for, if any.
 
-        "+4" -> "4"; "1,234× smaller" -> "smaller"; "No: the baseline wins" -> "No".
+        "+4" -> "4"; "1,234× smaller" -> "smaller"; "No: the baseline wins" -> "No". A Message is
+        read as its English: the choices' ids are the lesson's own words, whatever is spoken.
         """
+        if isinstance(live_value, Message):
+            live_value = live_value.english()
         if self.kind == "number":
             found = re.search(r"[+-]?\d[\d,]*", live_value)
             return None if found is None else self.parse(found.group().replace(",", ""))[0]
@@ -86,10 +92,10 @@ class Question:
 
     @property
     def rule(self) -> str:
-        """How answers are marked, in words for the teacher's screen."""
+        """How answers are marked, in words for the teacher's screen (the language spoken now)."""
         if self.kind == "choice":
-            return "the choice the live run gives"
+            return tr("the choice the live run gives")
         if not self.tolerance:
-            return "exactly the live run's number"
-        return f"within ±{self.tolerance} of the live run's number"
+            return tr("exactly the live run's number")
+        return tr("within ±{tolerance} of the live run's number", tolerance=self.tolerance)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stockdemo.i18n import N_, Message, later
 from stockdemo.lessons.facts import Fact, Outcome
 from stockdemo.lessons.record import Structure
 from stockdemo.lessons.shape import shape_key
@@ -19,32 +20,34 @@ SEEDS = (1, 2, 3, 4, 5)  # other random numbers tried, in order, after the code'
 
 # Why a run drew nothing: whole sentences, by whose run it was.
 STOPPED: dict[str, tuple[str, str]] = {
-    "own": ("Your code stopped on line {line}: {message}", "Your code stopped: {message}"),
-    "seed": ("With other random numbers (seed {seed}), your code stopped: {message}",) * 2,
-    "longer": ("With twice the time steps, your code stopped: {message}",) * 2,
-    "prints": ("Run again to count its prints, your code stopped: {message}",) * 2,
-    "reference": ("The reference answer stopped: {message}",) * 2,
+    "own": (N_("Your code stopped on line {line}: {message}"), N_("Your code stopped: {message}")),
+    "seed": (N_("With other random numbers (seed {seed}), your code stopped: {message}"),) * 2,
+    "longer": (N_("With twice the time steps, your code stopped: {message}"),) * 2,
+    "prints": (N_("Run again to count its prints, your code stopped: {message}"),) * 2,
+    "reference": (N_("The reference answer stopped: {message}"),) * 2,
 }
 NO_GRAPH: dict[str, str] = {
-    "own": "Your code ran, but `predictions` has no autograd graph behind it.",
-    "seed": "With other random numbers (seed {seed}), your code ran, but `predictions` has no autograd "
-            "graph behind it.",
-    "longer": "With twice the time steps, your code ran, but `predictions` has no autograd graph behind it.",
-    "prints": "Run again to count its prints, your code ran, but `predictions` has no autograd graph "
-              "behind it.",
-    "reference": "The reference answer ran, but `predictions` has no autograd graph behind it.",
+    "own": N_("Your code ran, but `predictions` has no autograd graph behind it."),
+    "seed": N_("With other random numbers (seed {seed}), your code ran, but `predictions` has no autograd "
+            "graph behind it."),
+    "longer": N_("With twice the time steps, your code ran, but `predictions` has no autograd graph "
+                 "behind it."),
+    "prints": N_("Run again to count its prints, your code ran, but `predictions` has no autograd graph "
+              "behind it."),
+    "reference": N_("The reference answer ran, but `predictions` has no autograd graph behind it."),
 }
-CHANGED_BY_PRINTS = "Counting the prints changed the graph: something printed also built nodes."
+CHANGED_BY_PRINTS = N_("Counting the prints changed the graph: something printed also built nodes.")
 
 
-def stopped(run: CodeRun, whose: str = "own", **words: object) -> str:
-    """Why a run drew no graph, in words ("" if it drew one)."""
+def stopped(run: CodeRun, whose: str = "own", **words: object) -> Message | str:
+    """Why a run drew no graph, a Message said where shown ("" if it drew one). The run's own
+    message (Python's words) stays as written."""
     if not run.ok:
         with_line, without = STOPPED[whose]
         line = run.error.line if run.error is not None else None
-        return (with_line if line else without).format(line=line, message=run.message, **words)
+        return later(with_line if line else without, line=line, message=run.message, **words)
     if run.graph is None or not Structure(run.graph).ops():
-        return NO_GRAPH[whose].format(**words)
+        return later(NO_GRAPH[whose], **words)
     return ""
 
 
@@ -114,5 +117,5 @@ class PrintsEveryStep(Fact):
             return Outcome(False, why)
         calls = print_calls(marked.printed)
         if shape_key(marked.graph) != ask.key:
-            return Outcome(False, CHANGED_BY_PRINTS)
+            return Outcome(False, later(CHANGED_BY_PRINTS))
         return self.outcome(steps > 1 and calls >= steps, calls=calls, steps=steps)

@@ -57,7 +57,13 @@ class Step:
         return {**knobs, **dict(self.link_extra)}
 
     def reveal(self) -> Answer:
-        """Run the experiment now and answer the question from what it produced."""
+        """Run the experiment now and answer the question from what it produced, in the words of
+        the language spoken now."""
+        return self.live_answer().said()
+
+    def live_answer(self) -> Answer:
+        """``reveal``'s answer with its words as Messages, said by whoever shows it: what a
+        cache every session shares keeps (``ui.cached_answer``)."""
         return self.answer.reveal(self.settings)
 
 

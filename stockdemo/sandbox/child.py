@@ -41,6 +41,7 @@ from stockdemo.i18n import N_
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits
+from stockdemo.sandbox.words import sentence, to_wire, worded
 
 FILENAME = CODE_FILE
 # What the fork server imports for the learner (shared by every fork, so each run skips it);
@@ -66,9 +67,9 @@ class GraphLimit(BaseException):
 class PredictionsError(Exception):
     """``predictions`` is missing, not a tensor, or has no grad_fn: said as Python or torch would."""
 
-    def __init__(self, kind: str, message: str, line: int | None) -> None:
-        super().__init__(message)
-        self.kind, self.line = kind, line
+    def __init__(self, kind: str, said: dict, line: int | None) -> None:
+        super().__init__(said["message"])
+        self.kind, self.said, self.line = kind, said, line
 
 
 class BoundedOutput(io.TextIOBase):
@@ -179,9 +180,8 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
             walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid,
                                    limits.file_mb)
         except Exception as err:  # noqa: BLE001 - never run code without every wall
-            _send(result_fd, {"error": {"kind": "unavailable", "limit": None, "type": "OSError",
-                                        "message": f"The sandbox could not be set up here ({err}); "
-                                                   "your code was not run.", "line": None}})
+            said = worded(sentence("not set up", error=str(err)))
+            _send(result_fd, {"error": _error("unavailable", "OSError", said, None)})
             os._exit(3)
         out = BoundedOutput(print_fd, limits.output_bytes)
         attempts = Attempts(workdir, frozenset(m.split(".")[0] for m in PRELOADED),
@@ -252,19 +252,13 @@ def run_source(source: str, limits: Limits, out: BoundedOutput, attempts: Attemp
 def _predictions(namespace: dict, source: str) -> torch.Tensor:
     line = _assigned_line(source, "predictions")
     if "predictions" not in namespace:
-        raise PredictionsError("NameError", "name 'predictions' is not defined: the graph is drawn "
-                               "from the tensor your code names `predictions`, as the seed's last "
-                               "line does (predictions = model(input_data)).", None)
+        raise PredictionsError("NameError", worded(sentence("no predictions")), None)
     value = namespace["predictions"]
     if not isinstance(value, torch.Tensor):
-        hint = " (does forward end with `return`?)" if value is None else ""
-        raise PredictionsError("TypeError", f"predictions must be a Tensor, not "
-                               f"{type(value).__name__}{hint}.", line)
+        key = "not a tensor, no return" if value is None else "not a tensor"
+        raise PredictionsError("TypeError", worded(sentence(key, type=type(value).__name__)), line)
     if value.grad_fn is None:
-        raise PredictionsError("RuntimeError", "predictions does not require grad and does not have "
-                               "a grad_fn: no parameter or tensor with requires_grad=True took part "
-                               "in making it (was it made under torch.no_grad(), or detached?), so "
-                               "autograd recorded no graph.", line)
+        raise PredictionsError("RuntimeError", worded(sentence("no grad")), line)
     return value
 
 
@@ -324,48 +318,50 @@ def describe(exc: BaseException, limits: Limits, attempts: Attempts) -> dict:
         return _error("limit", kind, limits.stopped("memory_mb", f"{kind}: {text}" if text else kind),
                       line, "memory_mb")
     if isinstance(exc, RecursionError):
-        return _error("limit", kind, f"Stopped at Python's recursion limit ({sys.getrecursionlimit():,} "
-                      f"nested calls): {text}", line, "recursion")
+        return _error("limit", kind, worded(sentence("recursion", calls=sys.getrecursionlimit(), error=text)),
+                      line, "recursion")
     if isinstance(exc, PredictionsError):
-        return _error("error", exc.kind, text, exc.line)
+        return _error("error", exc.kind, exc.said, exc.line)
     if isinstance(exc, SyntaxError):
         where = exc.lineno if exc.filename == FILENAME else None
-        return _error("error", kind, f"{exc.msg} (line {where}, column {exc.offset})" if where else text,
-                      where)
+        if where:
+            said = worded(sentence("syntax", error=str(exc.msg), line=where, column=exc.offset or 0))
+            return _error("error", kind, said, where)
+        return _error("error", kind, text, where)
     refused = _refusal(exc, text, attempts)
     if refused:
         return _error("refused", kind, refused, line)
     return _error("error", kind, text, line)
 
 
-FILES_LINE = ("The sandbox has no files but its own: your code may write and read files in its "
-              "own empty folder (open('notes.txt', 'w'), torch.save(model, 'model.pt')), gone when the "
-              "run ends, and read the modules Python has installed; nothing else.")
-
-
-def _refusal(exc: BaseException, text: str, attempts: Attempts) -> str | None:
+def _refusal(exc: BaseException, text: str, attempts: Attempts) -> dict | None:
+    """What the sandbox refused, in sentences of ``SAID`` (``worded``); None if it refused nothing."""
     last = attempts.last()
     if isinstance(exc, ImportError):
         last = attempts.last("load a module")
-    tried = f"The sandbox refused to {last[0]} ({last[1]})" if last else None
     outside = attempts.last("read a file outside") or attempts.last("write a file outside") or \
         attempts.last("list a folder outside")
+    files = (sentence("files"),) if outside else ()
     if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES):
-        said = f"{tried}: {text}" if tried else f"The sandbox refused a system call your code made: {text}"
-        return f"{said}. {FILES_LINE}" if outside else said
+        error = f"{text}." if files else text
+        said = (sentence("refused", attempt=last[0], call=last[1], error=error) if last
+                else sentence("refused a call", error=error))
+        return worded(said, *files)
     if isinstance(exc, FileNotFoundError) and outside:
-        return f"{type(exc).__name__}: {text}. {FILES_LINE}"
+        return worded(sentence("python's", error=f"{type(exc).__name__}: {text}."), *files)
     if isinstance(exc, RuntimeError) and "can't start new thread" in text:
-        return f"The sandbox refused to start a thread: {text}"
+        return worded(sentence("refused a thread", error=text))
     if isinstance(exc, ImportError) and last:
-        loaded = ", ".join(PRELOADED)
-        return (f"{tried}: {text}. Without Landlock on this server's kernel, only modules loaded "
-                f"before your code ran can be imported, among them {loaded}.")
+        return worded(sentence("refused", attempt=last[0], call=last[1], error=f"{text}."),
+                      sentence("no landlock", loaded=", ".join(PRELOADED)))
     return None
 
 
-def _error(kind: str, type_: str, message: str, line: int | None, limit: str | None = None) -> dict:
-    return {"kind": kind, "limit": limit, "type": type_, "message": message[:MAX_MESSAGE], "line": line}
+def _error(kind: str, type_: str, said: str | dict, line: int | None, limit: str | None = None) -> dict:
+    """The result's ``error``: ``said``, Python's own words, or our sentences (``words.worded``)."""
+    message, sentences = (said, None) if isinstance(said, str) else (said["message"], said["words"])
+    return {"kind": kind, "limit": limit, "type": type_, "message": message[:MAX_MESSAGE], "line": line,
+            "words": to_wire(sentences)}
 
 
 def _learner_line(exc: BaseException) -> int | None:

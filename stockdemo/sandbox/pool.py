@@ -34,6 +34,7 @@ from stockdemo import forkserver, host
 from stockdemo.forkserver.wire import Channel
 from stockdemo.sandbox.limits import OFF_MESSAGE, Limits, code_enabled
 from stockdemo.sandbox.protocol import BadResult, CodeError, CodeRun, unavailable
+from stockdemo.sandbox.words import sentence, worded
 
 START_S = 120.0  # the fork server's import torch and warm-up, on a busy box
 FAILED_STARTS = 3
@@ -108,7 +109,7 @@ class CodePool:
         self._proc: subprocess.Popen | None = None
         self._conn: Channel | None = None
         self._ready = False
-        self._broken: str | None = None
+        self._broken: dict | None = None  # why the sandbox cannot start (words.worded's fields)
         self._failed_starts = 0
         self._closed = False
 
@@ -153,8 +154,7 @@ class CodePool:
             with self._lock:
                 if job in self._waiting:
                     self._waiting.remove(job)
-            job.finish(unavailable(limits, "The sandbox did not answer in time; try again in a minute.",
-                                   "SandboxTimeout"))
+            job.finish(unavailable(limits, worded(sentence("no answer")), "SandboxTimeout"))
         return job.run
 
     def expected_wait(self) -> float:
@@ -167,7 +167,7 @@ class CodePool:
         with self._lock:
             return {"ready": self._ready, "running": len(self._running), "waiting": len(self._waiting),
                     "slots": self.slots, "pid": self._proc.pid if self._proc else None,
-                    "broken": self._broken}
+                    "broken": self._broken and self._broken["message"]}
 
     def close(self) -> None:
         """Close the pool's channel (the fork server kills its runs) and end every run with a message."""
@@ -179,27 +179,25 @@ class CodePool:
             self._waiting.clear()
             self._running.clear()
         for job in jobs:
-            job.finish(unavailable(job.limits, "The sandbox was shut down."))
+            job.finish(unavailable(job.limits, worded(sentence("shut down"))))
         if conn is not None:
             conn.close()
 
     # -- with the lock held --
 
-    def _refusal(self, who: str | None, limits: Limits) -> str | None:
+    def _refusal(self, who: str | None, limits: Limits) -> dict | None:
+        """Why a run is turned away (``words.worded``'s fields), or None."""
         if self._closed:
-            return "The sandbox is shutting down. Try again in a minute."
+            return worded(sentence("shutting down"))
         if self._broken:
             return self._broken
         if len(self._waiting) >= self.max_waiting + max(0, self.slots - len(self._running)):
-            return (f"Every place in the sandbox is taken and {len(self._waiting)} runs are already "
-                    "waiting. Try again in a minute.")
+            return worded(sentence("full", waiting=len(self._waiting)))
         if who is not None and self._pending(who) >= PER_SESSION:
-            return ("Your previous runs are still waiting for the sandbox: this one was not sent. "
-                    "Press Run again once they are back.")
+            return worded(sentence("yours waiting"))
         wait = self._expected_wait()
         if wait > self.max_wait_s:
-            return (f"The sandbox is busy: your run would wait about {wait:.0f} s for a place. "
-                    "Try again in a minute.")
+            return worded(sentence("busy", seconds=round(wait)))
         return None
 
     def _pending(self, who: str) -> int:
@@ -285,7 +283,7 @@ class CodePool:
             self._ready, self._failed_starts = True, 0
             self.info = {k: message.get(k) for k in ("ready", "landlock", "rss_mb")}
         elif "broken" in message:
-            self._broken = str(message["broken"])[:500]
+            self._broken = {"message": str(message["broken"])[:500]}  # the fork server's own words
             for job in self._waiting:
                 job.finish(unavailable(job.limits, self._broken))
             self._waiting.clear()
@@ -296,37 +294,35 @@ class CodePool:
                     run = CodeRun.from_wire(message["run"], job.limits, job.sent - job.submitted)
                 except (BadResult, KeyError, TypeError) as err:
                     run = CodeRun(job.limits, CodeError("crash", "BadResult",
-                                                        f"The sandbox sent back a bad result ({err})."))
+                                                        **worded(sentence("bad result", error=str(err)))))
                 self._times.append(time.monotonic() - job.sent)
                 job.finish(run)
         self._dispatch()
 
     def _lost(self, proc: subprocess.Popen) -> None:
         """The fork server died: end its runs with a message; replace it if runs are waiting."""
-        why = _ended(proc.returncode)
+        why = _ended("restarted", proc.returncode)
         for job in self._running.values():
-            job.finish(CodeRun(job.limits, CodeError(
-                "crash", "SandboxRestarted", f"The sandbox's warm process {why} while your code "
-                "ran; it is starting again: run your code again.")))
+            job.finish(CodeRun(job.limits, CodeError("crash", "SandboxRestarted", **why)))
         self._running.clear()
         self._failed_starts += not self._ready
         self._proc, self._conn, self._ready = None, None, False
         if self._failed_starts >= FAILED_STARTS and not self._broken:
-            self._broken = (f"The sandbox cannot start on this server: its process {why} before it "
-                            "was ready; the server's log says why.")
+            self._broken = _ended("cannot start", proc.returncode)
         if self._broken or self._closed:
             for job in self._waiting:
-                job.finish(unavailable(job.limits, self._broken or "The sandbox was shut down."))
+                job.finish(unavailable(job.limits, self._broken or worded(sentence("shut down"))))
             self._waiting.clear()
         elif self._waiting:
             self._spawn()
 
 
-def _ended(returncode: int | None) -> str:
-    """How the warm process ended, in words: a SIGKILL on a host short of memory is the kernel's."""
+def _ended(key: str, returncode: int | None) -> dict:
+    """``key``'s sentence for how the warm process ended: a SIGKILL on a host short of memory is
+    the kernel's (``key``, killed)."""
     if returncode == -9:
-        return "was killed, most likely because the server ran short of memory (try a smaller run)"
-    return f"ended (exit code {returncode})"
+        return worded(sentence(f"{key}, killed"))
+    return worded(sentence(key, code=str(returncode)))
 
 
 SHARED: host.PerProcess[CodePool] = host.PerProcess(CodePool)
@@ -351,17 +347,16 @@ def run_code(source: str, limits: Limits | None = None, who: str | None = None,
     try:
         limits = limits or Limits.from_env()
     except ValueError as err:
-        return unavailable(Limits(), f"The sandbox's settings on this server are not valid: {err}",
-                           "SandboxSettings")
+        return unavailable(Limits(), worded(sentence("settings", error=str(err))), "SandboxSettings")
     if not code_enabled():
         return unavailable(limits, OFF_MESSAGE, "CodeTurnedOff")
     if not isinstance(source, str):
         return unavailable(limits, f"The code must be text, not {type(source).__name__}.", "BadCode")
     if len(source) > limits.code_chars:
-        return unavailable(limits, limits.stopped(
-            "code_chars", f"your code is {len(source):,} characters long."), "CodeTooLong", "code_chars")
+        long = worded(sentence("code length", chars=len(source)))
+        stopped = {**long, "message": limits.stopped("code_chars", long["message"])}
+        return unavailable(limits, stopped, "CodeTooLong", "code_chars")
     try:
         return shared_pool().run(source, limits, who, on_wait)
     except ValueError as err:  # STOCKDEMO_CODE_WORKERS / _QUEUE not valid
-        return unavailable(limits, f"The sandbox's settings on this server are not valid: {err}",
-                           "SandboxSettings")
+        return unavailable(limits, worded(sentence("settings", error=str(err))), "SandboxSettings")

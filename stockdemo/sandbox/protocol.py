@@ -50,7 +50,7 @@ from stockdemo.graph.data import MAX_INPUTS
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.i18n import tr, trn
 from stockdemo.i18n.deferred import later_list
-from stockdemo.sandbox import attempts
+from stockdemo.sandbox import attempts, words
 from stockdemo.sandbox.limits import OFF_MESSAGE, OFF_WORDS, SPEC, Limits
 
 MAX_RESULT_BYTES = 32 * 2**20
@@ -119,13 +119,17 @@ def _shape(value: object, what: str, none: bool = True) -> list[int] | None:
 def check_error(raw: object) -> dict | None:
     if raw is None:
         return None
-    if not isinstance(raw, dict) or set(raw) != {"kind", "limit", "type", "message", "line"}:
-        raise BadResult("error: expected kind, limit, type, message, line")
+    if not isinstance(raw, dict) or set(raw) - {"words"} != {"kind", "limit", "type", "message", "line"}:
+        raise BadResult("error: expected kind, limit, type, message, line, words")
     if raw["kind"] not in KINDS or (raw["limit"] is not None and raw["limit"] not in LIMIT_NAMES):
         raise BadResult("error: unknown kind or limit")
+    try:
+        said = words.check_words(raw.get("words"))
+    except ValueError as err:
+        raise BadResult(str(err)) from None
     return {"kind": raw["kind"], "limit": raw["limit"], "type": _str(raw["type"], MAX_NAME, "error type"),
             "message": _str(raw["message"], MAX_TEXT, "error message"),
-            "line": _int(raw["line"], 1, 10**7, "error line", none=True)}
+            "line": _int(raw["line"], 1, 10**7, "error line", none=True), "words": said}
 
 
 def check_graph(raw: object, max_nodes: int) -> dict | None:
@@ -276,9 +280,10 @@ class CodeError:
 
     kind: str
     type: str
-    message: str
+    message: str  # in English (the command line's JSON)
     line: int | None = None
     limit: str | None = None
+    words: words.Words | None = None  # the message by id and values, said in the reader's language
 
 
 @dataclass(frozen=True)
@@ -351,6 +356,11 @@ class CodeRun:
 
     def _said_error(self) -> str:
         error = self.error
+        if error.words is not None:
+            said = words.said(error.words)
+            if error.kind == "limit" and error.limit in SPEC:
+                return self.limits.stopped(error.limit, said)
+            return f"{error.type}: {said}" if error.kind == "error" else said
         if error.kind == "error":
             return f"{error.type}: {error.message}"  # Python's or torch's own words
         if error.message == OFF_MESSAGE:
@@ -394,7 +404,8 @@ class CodeRun:
         """The fields the fork server sends the server (module docstring)."""
         return {"error": None if self.error is None else {
                     "kind": self.error.kind, "limit": self.error.limit, "type": self.error.type,
-                    "message": self.error.message, "line": self.error.line},
+                    "message": self.error.message, "line": self.error.line,
+                    "words": words.to_wire(self.error.words)},
                 "printed": self.printed, "shape": None if self.shape is None else list(self.shape),
                 "graph": self.graph, "graphs": list(self.graphs), "built": self.built,
                 "graph_freed": self.graph_freed,
@@ -422,8 +433,10 @@ class CodeRun:
                    queued_s=queued_s, walls=_str(raw["walls"], 40, "walls"))
 
 
-def unavailable(limits: Limits, message: str, type_: str = "SandboxUnavailable",
+def unavailable(limits: Limits, message: str | dict, type_: str = "SandboxUnavailable",
                 limit: str | None = None) -> CodeRun:
-    """A run that never started: feature off, pool busy, code too long, no sandbox here."""
+    """A run that never started: feature off, pool busy, code too long, no sandbox here.
+    ``message``: its words, or ``words.worded(...)``'s fields."""
     kind = "limit" if limit else "unavailable"
-    return CodeRun(limits=limits, error=CodeError(kind, type_, message, None, limit))
+    said = message if isinstance(message, dict) else {"message": message}
+    return CodeRun(limits=limits, error=CodeError(kind, type_, line=None, limit=limit, **said))

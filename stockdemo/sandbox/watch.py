@@ -27,6 +27,7 @@ from stockdemo.sandbox import child, kernel
 from stockdemo.sandbox.limits import Limits
 from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, CodeRun, check_child_result
 from stockdemo.sandbox.seed import SEED_CODE
+from stockdemo.sandbox.words import sentence, worded
 
 MAX_CHILDREN = 16
 # A run's CPU at the pages' priority before it yields to them: a class's programs take 20-60 ms
@@ -42,11 +43,11 @@ CPU_SHARE_AT_KILL = 0.9
 # starved by the pages (it runs in the idle class), not slow: the message says so.
 BUSY_SHARE = 0.5
 SIGNAL_WORDS = {
-    signal.SIGSEGV: "a segmentation fault (memory read or written where it must not be)",
-    signal.SIGBUS: "a bus error (a bad memory access)",
-    signal.SIGILL: "an illegal instruction",
-    signal.SIGFPE: "an arithmetic fault",
-    signal.SIGABRT: "an abort",
+    signal.SIGSEGV: N_("a segmentation fault (memory read or written where it must not be)"),
+    signal.SIGBUS: N_("a bus error (a bad memory access)"),
+    signal.SIGILL: N_("an illegal instruction"),
+    signal.SIGFPE: N_("an arithmetic fault"),
+    signal.SIGABRT: N_("an abort"),
 }
 
 
@@ -144,7 +145,7 @@ class Runs:
             return
         if len(self.running) >= MAX_CHILDREN:
             self._done(run_id, CodeRun(limits, CodeError("unavailable", "SandboxBusy",
-                                                         "Too many runs at once.")))
+                                                         **worded(sentence("too many")))))
             return
         self._start(run_id, source, limits)
 
@@ -228,24 +229,25 @@ def outcome(run: Running, status: int, cpu_s: float, seconds: float) -> CodeRun:
     if run.killed_for == "wall_s":
         why = N_("your code was still running (a sleep, a wait, or a long loop?).")
         if run.waited_s >= BUSY_SHARE * run.alive_s > 0:  # not the code's fault: say so
-            why = (f"the server was busy with other pages, and your code waited {run.waited_s:.1f} s of it "
-                   "for a processor (pages go first). Try again in a moment.")
+            busy = worded(sentence("busy wait", seconds=f"{run.waited_s:.1f}"))
+            stopped = limits.stopped("wall_s", busy["message"])
+            return CodeRun(**base, error=CodeError("limit", "WallClockLimit", stopped, None, "wall_s",
+                                                   busy["words"]))
         return CodeRun(**base, error=CodeError("limit", "WallClockLimit", limits.stopped("wall_s", why),
                                                None, "wall_s"))
     if run.killed_for == "output_kb":
         return CodeRun(**base, error=CodeError("limit", "OutputLimit", limits.stopped(
             "output_kb", N_("what your code printed first is kept.")), None, "output_kb"))
     if run.killed_for == "result":
-        return CodeRun(**base, error=CodeError("crash", "BadResult", "The run sent back more data "
-                                               "than any graph within the limits needs."))
+        return CodeRun(**base, error=CodeError("crash", "BadResult", **worded(sentence("too much data"))))
     if os.WIFSIGNALED(status):
         return CodeRun(**base, error=_signalled(os.WTERMSIG(status), cpu_s, limits))
     try:
         fields = check_child_result(bytes(run.data), limits)
     except BadResult as err:
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-        return CodeRun(**base, error=CodeError("crash", "BadResult", f"The run ended (exit code {code}) "
-                                               f"without a result the server could read ({err})."))
+        said = worded(sentence("unreadable", code=str(code), error=str(err)))
+        return CodeRun(**base, error=CodeError("crash", "BadResult", **said))
     error = fields["error"]
     return CodeRun(**base, error=None if error is None else CodeError(**error),
                    shape=None if fields["shape"] is None else tuple(fields["shape"]),
@@ -279,14 +281,11 @@ def _signalled(sig: int, cpu_s: float, limits: Limits) -> CodeError:
         return CodeError("limit", "CpuLimit", limits.stopped(
             "cpu_s", N_("your code was still computing (an endless loop?).")), None, "cpu_s")
     if sig == signal.SIGKILL:
-        return CodeError("crash", "Killed", "The run was killed from outside (SIGKILL), most likely "
-                         "because the server ran short of memory.")
+        return CodeError("crash", "Killed", **worded(sentence("killed")))
     if sig == signal.SIGSYS:
-        return CodeError("refused", "SIGSYS", "The sandbox refused a system call of another "
-                         "architecture and ended the run (SIGSYS).")
-    what = SIGNAL_WORDS.get(sig, "a signal")
-    return CodeError("crash", name, f"Your code crashed Python in native code: {what} ({name}). "
-                     "Through ctypes, say, or a recursion deeper than the stack.")
+        return CodeError("refused", "SIGSYS", **worded(sentence("sigsys")))
+    what = SIGNAL_WORDS.get(sig, N_("a signal"))
+    return CodeError("crash", name, **worded(sentence("native crash", what=what, signal=name)))
 
 
 # What the seed's learners do next, run once here so that its lazy imports are shared by

@@ -15,6 +15,7 @@ import streamlit as st
 
 from stockdemo.authoring import Trial, read_lesson, try_challenge
 from stockdemo.config import LESSON
+from stockdemo.i18n import tr, trn
 from stockdemo.lessons import (
     Lesson,
     LessonError,
@@ -26,6 +27,7 @@ from stockdemo.lessons import (
     shipped_lesson,
 )
 from stockdemo.lessons.code_answers import runs_for
+from stockdemo.lessons.said import said
 from stockdemo.ui import compat, keys
 from stockdemo.ui.caches import cached_answer
 from stockdemo.ui.code_editor import code_editor
@@ -34,7 +36,6 @@ from stockdemo.ui.routes import ROOT, absolute, page_url
 
 CLASS_PAGE = "pages/classroom.py"
 LESSON_PAGE = "pages/lesson.py"
-REFUSED = "Line {line}, {key}: {message}"
 
 
 def draft() -> tuple[str, Lesson | None, LessonError | None]:
@@ -61,9 +62,9 @@ def sources() -> None:
     """Start from a lesson we ship, or from a file: either replaces the editor's text."""
     row = st.container(horizontal=True, vertical_alignment="bottom")
     names = shipped()
-    row.pills("Start from a lesson of ours", names, key=keys.AUTHOR_PICK, selection_mode="single",
-              format_func=lambda name: shipped_lesson(name).title, on_change=_pick)
-    row.file_uploader("Or open a lesson file (TOML)", type=["toml"], key=keys.AUTHOR_UPLOAD,
+    row.pills(tr("Start from a lesson of ours"), names, key=keys.AUTHOR_PICK, selection_mode="single",
+              format_func=lambda name: said(shipped_lesson(name).title), on_change=_pick)
+    row.file_uploader(tr("Or open a lesson file (TOML)"), type=["toml"], key=keys.AUTHOR_UPLOAD,
                       on_change=_upload)
 
 
@@ -90,9 +91,10 @@ def _take(text: str, n: int) -> None:
 
 def editor(text: str, lesson: Lesson | None, refused: LessonError | None) -> None:
     """The lesson's text in the editor (TOML), its refusal marked on its line."""
-    mark = None if refused is None else {"line": refused.line, "message": str(refused)}
-    status = (f"Refused on line {refused.line}." if refused is not None and refused.line
-              else "Refused." if refused is not None else f"Read: {len(lesson.steps)} steps.")
+    mark = None if refused is None else {"line": refused.line, "message": refused.said()}
+    status = (tr("Refused on line {line}.", line=refused.line) if refused is not None and refused.line
+              else tr("Refused.") if refused is not None
+              else trn("Read: {n} step.", "Read: {n} steps.", len(lesson.steps)))
     code_editor(text, str(st.session_state.get(keys.AUTHOR_DOC, 0)), _take, key="lesson_editor",
                 error=mark, status=status, ran=st.session_state.get(keys.AUTHOR_RAN, 0),
                 language="toml")
@@ -100,34 +102,33 @@ def editor(text: str, lesson: Lesson | None, refused: LessonError | None) -> Non
 
 def refusal(refused: LessonError) -> None:
     """Why the text is not a lesson, at its line and key."""
-    st.error(REFUSED.format(line=refused.line or "?", key=refused.key or "the file",
-                            message=refused.message), icon=":material/error:")
+    st.error(refused.said(), icon=":material/error:")
 
 
 def exports(lesson: Lesson) -> None:
     """The lesson as a file, as a link (opening the Lesson page on it), and to a class."""
     row = st.container(horizontal=True, vertical_alignment="center")
-    row.download_button("Download the lesson", lesson.text, file_name=f"{lesson.id}.toml",
+    row.download_button(tr("Download the lesson"), lesson.text, file_name=f"{lesson.id}.toml",
                         mime="application/toml", icon=":material/download:", on_click="ignore")
-    if row.button("Teach it to a class", icon=":material/podium:", key="author_teach",
-                  help="The Class page, with this lesson picked for the class you start."):
+    if row.button(tr("Teach it to a class"), icon=":material/podium:", key="author_teach",
+                  help=tr("The Class page, with this lesson picked for the class you start.")):
         st.session_state[keys.LESSON_TO_TEACH] = lesson
         st.switch_page(str(ROOT / CLASS_PAGE))
     link = lesson_to_link(lesson.text)
     if link is None:
-        st.caption("This lesson is too long for a link: download it, and open the file on the "
-                   "Lesson or Class page.")
+        st.caption(tr("This lesson is too long for a link: download it, and open the file on the "
+                      "Lesson or Class page."))
     else:
         # One line, scrolled sideways, with its copy button: the link is long.
-        st.caption("Its link opens it on the Lesson page:")
+        st.caption(tr("Its link opens it on the Lesson page:"))
         st.code(absolute(f"{page_url(LESSON_PAGE)}?{LESSON.name}={link}"), language=None, wrap_lines=False)
 
 
 def preview(lesson: Lesson) -> None:
     """Each step as the class will see it, its answer computed live, its challenge tried."""
-    st.subheader(lesson.title, anchor=False)
+    st.subheader(said(lesson.title), anchor=False)
     if lesson.about:
-        st.markdown(lesson.about)
+        st.markdown(said(lesson.about))
     for number, step in enumerate(lesson.steps, 1):
         with st.container(border=True, key=f"author_step_{number}"):
             step_preview(number, step)
@@ -135,25 +136,25 @@ def preview(lesson: Lesson) -> None:
 
 def step_preview(number: int, step: Step) -> None:
     """One step: its title and question, the live answer, and its challenge's trial."""
-    st.markdown(f"**{number}. {step.title}**")
-    st.markdown(f":material/help: {step.question}")
-    with st.spinner("Running it live…"), runs_for(compat.session_id()):
-        answer = cached_answer(step)
-    figure, words = st.columns([1, 2], vertical_alignment="center")
-    figure.metric(answer.label, answer.value)
-    words.markdown(answer.detail)
+    st.markdown(f"**{number}. {said(step.title)}**")
+    st.markdown(f":material/help: {said(step.question)}")
+    with st.spinner(tr("Running it live…")), runs_for(compat.session_id()):
+        answer = cached_answer(step).said()
+    # One above the other: beside its sentence, a figure in Spanish ("hasta 0,159") was cut off.
+    st.metric(answer.label, answer.value)
+    st.markdown(answer.detail)
     if step.challenge is not None:
-        with st.spinner("Trying the challenge's check…"):
+        with st.spinner(tr("Trying the challenge's check…")):
             trial_lines(try_challenge(step.challenge, session_runner))
 
 
 def trial_lines(trial: Trial) -> None:
     """A challenge's check on its two programs: passes or not, each, and what to fix."""
-    st.markdown(f":material/assignment: **Challenge: {trial.challenge.title}**")
+    st.markdown(":material/assignment: " + tr("**Challenge: {title}**", title=said(trial.challenge.title)))
     if trial.reference is not None:
-        st.markdown("The reference answer passes the check."
-                     if trial.reference.passes else "The reference answer fails the check.")
-    st.markdown("The starting code passes the check." if trial.start.passes
-                else "The starting code fails the check, as it should.")
+        st.markdown(tr("The reference answer passes the check.")
+                    if trial.reference.passes else tr("The reference answer fails the check."))
+    st.markdown(tr("The starting code passes the check.") if trial.start.passes
+                else tr("The starting code fails the check, as it should."))
     for warning in trial.warnings:
-        st.warning(warning, icon=":material/warning:")
+        st.warning(said(warning), icon=":material/warning:")

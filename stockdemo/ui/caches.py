@@ -256,8 +256,9 @@ def cached_early_stop_runs(config: RunConfig) -> tuple[tuple[static.EagerRun, Pi
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_answer(step: Step) -> Answer:
-    """A lesson step's live answer: the step is frozen (its own key), so the answer is the same for all."""
-    return step.reveal()
+    """A lesson step's live answer: the step is frozen (its own key), so the answer is the same for
+    all; its words are Messages (``Answer.said``)."""
+    return step.live_answer()
 
 
 @held(max_entries=32)

@@ -17,9 +17,9 @@ from stockdemo.code.edits import EDITS, apply, seed_source
 from stockdemo.code.link import code_from_link, code_to_link
 from stockdemo.config import CODE, FILM, IntKnob
 from stockdemo.graph import Graph, NodeCounts
-from stockdemo.i18n import N_, tr
+from stockdemo.i18n import N_, tr, trn, trp
 from stockdemo.sandbox import CodeRun, Limits, code_enabled
-from stockdemo.sandbox.limits import OFF_WORDS
+from stockdemo.sandbox.limits import OFF_WORDS, SPEC
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
@@ -30,6 +30,9 @@ from stockdemo.ui.stage import checked_value, stage_spec, stage_values
 from stockdemo.ui.url_sync import to_url
 from stockdemo.ui.widgets import controls_locked
 
+# A run that ended at no line of the learner's code, by how it ended (a limit says its name).
+STOPPED = {"refused": N_("Refused by the sandbox."), "crash": N_("Crashed."), "unavailable": N_("Not run."),
+           "limit": N_("Stopped at a limit."), "error": N_("Stopped.")}
 RESET = N_("the seed")  # the picker's first choice: back to the seed's code
 QUEUE_NOTE_S = 1.0  # a wait shorter than this goes unsaid: the run is simply slower
 GRAPH = "code_graph"  # the graph view's key
@@ -146,17 +149,20 @@ def run_now(source: str) -> CodeRun:
 def queue_words(ahead: int) -> str:
     """Where a waiting run stands, in words."""
     if ahead == 0:
-        return "Your run is next in the sandbox's queue."
-    return f"Your run is queued: {ahead:,} run{'s' if ahead > 1 else ''} before it, taken in turn."
+        return tr("Your run is next in the sandbox's queue.")
+    return trn("Your run is queued: {n} run before it, taken in turn.",
+               "Your run is queued: {n} runs before it, taken in turn.", ahead)
 
 
 def status(run: CodeRun) -> str:
     """A few words on the run beside the editor's Run button."""
     if run.ok:
-        return f"Ran in {run.seconds * 1e3:.0f} ms."
+        return tr("Ran in {ms} ms.", ms=round(run.seconds * 1e3))
     if run.error.line is not None:
-        return f"Failed on line {run.error.line}: {run.error.type}."
-    return "Stopped: " + (run.error.limit or run.error.kind) + "."
+        return tr("Failed on line {line}: {error}.", line=run.error.line, error=run.error.type)
+    if run.error.limit in SPEC:
+        return tr("Stopped at the {limit} limit.", limit=tr(SPEC[run.error.limit].title))
+    return tr(STOPPED.get(run.error.kind, STOPPED["error"]))
 
 
 def forward_line(source: str) -> int | None:
@@ -216,8 +222,8 @@ def film_frame(source: str, knob: IntKnob) -> int:
 def frame_label(run: CodeRun, i: int) -> str:
     """A film's graph as the stepper names it: 'graph 3 of 5', and the graph of predictions."""
     if i >= len(run.graphs):
-        return "graph of predictions"
-    return f"graph {run.built - len(run.graphs) + i + 1} of {run.built:,}"
+        return tr("graph of predictions")
+    return tr("graph {number} of {total}", number=run.built - len(run.graphs) + i + 1, total=run.built)
 
 
 def new_since_previous(graph: Graph) -> tuple[str, ...]:
@@ -261,10 +267,10 @@ def run_figures(run: CodeRun, counts: NodeCounts | None = None) -> list[Metric]:
     """The run's figures, as on the Playground: the output's shape, the size of the graph on
     screen (``counts``, None for no graph: counted as the Playground counts), the time."""
     return [
-        Metric("Output shape", str(run.shape) if run.shape is not None else "–"),
+        Metric(tr("Output shape"), str(run.shape) if run.shape is not None else "–"),
         nodes_metric(counts),
-        Metric("Run", f"{run.seconds * 1e3:.0f} ms",
-               help="From the sandbox's fork to its answer: your code, its graph and a backward()."),
+        Metric(trp("the time a run took", "Run"), tr("{ms} ms", ms=round(run.seconds * 1e3)),
+               help=tr("From the sandbox's fork to its answer: your code, its graph and a backward().")),
     ]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from stockdemo.config import LESSON, STEP
+from stockdemo.i18n import tr
 from stockdemo.lessons import (
     Lesson,
     LessonError,
@@ -23,9 +24,8 @@ from stockdemo.lessons import (
     shipped,
     shipped_lesson,
 )
+from stockdemo.lessons.said import said
 from stockdemo.ui import hooks, keys
-
-REFUSED = "This lesson file was refused: {error}."
 
 
 @dataclass(frozen=True)
@@ -59,15 +59,17 @@ def _linked() -> Lesson | None:
 
 def lesson_picker(shown: Lesson) -> None:
     """Open another lesson: one we ship, or a teacher's file (kept in the link when it fits)."""
-    with st.expander("Open another lesson", icon=":material/menu_book:"):
+    with st.expander(tr("Open another lesson"), icon=":material/menu_book:"):
         names = shipped()
-        st.selectbox("A lesson of ours", names, index=names.index(shown.id) if shown.id in names else None,
-                     format_func=lambda n: shipped_lesson(n).title, key=keys.LESSON_PICKER,
-                     on_change=_open_picked, placeholder="Pick a lesson")
-        st.file_uploader("Or a lesson file (TOML): docs/lesson.md says how to write one", type=["toml"],
+        index = names.index(shown.id) if shown.id in names else None
+        st.selectbox(tr("A lesson of ours"), names, index=index,
+                     format_func=lambda n: said(shipped_lesson(n).title), key=keys.LESSON_PICKER,
+                     on_change=_open_picked, placeholder=tr("Pick a lesson"))
+        st.file_uploader(tr("Or a lesson file (TOML): `docs/lesson.md` says how to write one"), type=["toml"],
                          key=keys.LESSON_UPLOAD, on_change=_open_uploaded)
         if (refused := st.session_state.get(keys.LESSON_REFUSED)) is not None:
-            st.error(refused, icon=":material/error:")
+            st.error(tr("This lesson file was refused: {error}.", error=refused.said()),
+                     icon=":material/error:")
 
 
 def _open(query: dict[str, str]) -> None:
@@ -92,7 +94,7 @@ def _open_uploaded() -> None:
     try:
         lesson = parse_lesson(upload.getvalue())
     except LessonError as err:
-        st.session_state[keys.LESSON_REFUSED] = REFUSED.format(error=err)
+        st.session_state[keys.LESSON_REFUSED] = err  # said where shown, in the reader's language
         return
     link = lesson_to_link(lesson.text)
     if link is None:
