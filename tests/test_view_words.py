@@ -22,9 +22,9 @@ from stockdemo.render.payload import view_payload
 
 # Literals that look like words but are not language: the payload's node kinds, replay modes and
 # fields (identifiers shared with Python), the editor's diff modes, an event's and an element's
-# names, and the keyboard's key names (KeyboardEvent.key).
+# names, the keyboard's key names (KeyboardEvent.key), and a settle listener's state (protocol.js).
 NOT_LANGUAGE = {"input", "output", "parameter", "op", "fold", "loop", "forward", "backward", "shape",
-                "none", "click", "graph", "Enter", "Escape", "Arrow"}
+                "none", "click", "graph", "Enter", "Escape", "Arrow", "missing"}
 PROSE_WORD = re.compile(r"^[A-Za-z]+[,.:;!?…]?$")
 # A word in a msgid, not code (``.grad``, ``backward()``) nor a unit (KB).
 ENGLISH_WORD = re.compile(r"(?<![.\w])[A-Za-z][a-z]+(?![\w(])")
