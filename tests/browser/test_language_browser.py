@@ -79,9 +79,17 @@ def pick_language(page, lang: str) -> None:
     expand = page.get_by_test_id("stExpandSidebarButton")
     if expand.is_visible():
         expand.click()
-    page.locator(SIDEBAR).get_by_test_id("stSelectbox").filter(
-        has_text=re.compile("|".join(said(x, LANG.label) for x in NAMES))).click()
-    page.get_by_role("option", name=NAMES[lang], exact=True).click()
+    menu = page.locator(SIDEBAR).get_by_test_id("stSelectbox").filter(
+        has_text=re.compile("|".join(said(x, LANG.label) for x in NAMES)))
+    option = page.get_by_role("option", name=NAMES[lang], exact=True)
+    wait_for_run(page)
+    menu.click()
+    try:
+        option.wait_for(timeout=10_000)
+    except PlaywrightTimeout:  # a rerun that began as it opened redrew the sidebar, menu closed
+        wait_for_run(page)
+        menu.click()
+    option.click()
     wait_for_run(page)
 
 
