@@ -126,9 +126,15 @@ def finish(target: Target, problems: list[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- scenarios
 
+def language_query(args) -> dict[str, str]:
+    """The link's ``?lang=`` for every session of a burst or a drag (issue 51: a move in Chinese
+    against English), or nothing: the server's English."""
+    return {"lang": args.lang} if args.lang else {}
+
+
 async def burst_page(target: Target, page: str, args) -> Tally:
     tally = Tally()
-    sessions = [Session(target.url, page, args.timeout) for _ in range(args.sessions)]
+    sessions = [Session(target.url, page, args.timeout, language_query(args)) for _ in range(args.sessions)]
 
     async def first(i: int, s: Session) -> None:
         # A class opens the page as people do, spread over a while, not in one instant.
@@ -486,7 +492,8 @@ async def drag_class(target: Target, args) -> dict:
     tally = Tally()
     settles: list[float] = []
     rates: dict[int, list[float]] = {}
-    sessions = [Session(target.url, "playground", args.timeout) for _ in range(args.sessions)]
+    sessions = [Session(target.url, "playground", args.timeout, language_query(args))
+                for _ in range(args.sessions)]
 
     async def first(s: Session) -> None:
         await s.open()
@@ -567,6 +574,8 @@ def main() -> int:
     ap.add_argument("--pause", type=float, default=1.0, help="pause between rounds, s")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lang", choices=("en", "zh_CN", "es"), default=None,
+                    help="burst/drag: every session's language (?lang=), to compare a move's cost in each")
     ap.add_argument("--open-rate", type=float, default=5.0,
                     help="burst: sessions opening a second, as a class arriving (0: all at once)")
     ap.add_argument("--t-only", action="store_true", help="burst: on the Playground every move is T")
