@@ -22,12 +22,9 @@ pytestmark = pytest.mark.browser
 EXISTING = [(path, title) for path, title, _ in PAGES if (ROOT / path).exists()]
 PHONE = {"width": 390, "height": 844}
 WIDTHS = (390, 1024, 1280, 1440, 1920)  # a phone, a tablet, laptops and a projector
-# The pages translated so far (tests/test_i18n_pages.py TRANSLATED; the Playground for its graph
-# view's controls), in each language but English, at a phone's, a laptop's and a projector's width.
-TRANSLATED = ("app.py", "pages/static_vs_dynamic.py", "pages/debugging.py", "pages/train.py",
-              "pages/playground.py")
-IN_LANGUAGES = [(path, title, lang) for path, title in EXISTING if path in TRANSLATED
-                for lang in ("zh_CN", "es")]
+# Every page in each language but English (all translated: tests/test_i18n_pages.py), at a
+# phone's, a laptop's and a projector's width.
+IN_LANGUAGES = [(path, title, lang) for path, title in EXISTING for lang in ("zh_CN", "es")]
 LANGUAGE_WIDTHS = (390, 1280, 1920)
 
 
