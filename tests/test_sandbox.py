@@ -218,6 +218,25 @@ def test_the_protocol_rejects_what_a_tampered_child_might_send():
             check_child_result(data, Limits(graph_nodes=10_000))
 
 
+CLOSES_ITS_PIPES = """\
+import os
+for fd in range(3, 256):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+os._exit(7)
+"""
+
+
+def test_a_run_that_closes_its_pipes_without_a_result_is_answered_at_its_exit_with_its_exit_code():
+    # A run is answered when both its pipes close only if its result is whole; otherwise its
+    # exit says what ended it (here exit code 7, which an answer at the pipes' end could not know).
+    run = run_code(CLOSES_ITS_PIPES)
+    assert run.error is not None and run.error.type == "BadResult", run.message
+    assert "exit code 7" in run.error.message
+
+
 def test_a_full_queue_is_refused_at_once_and_a_killed_parent_is_replaced():
     pool = CodePool(slots=1, max_waiting=0)
     try:

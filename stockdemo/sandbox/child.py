@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import errno
 import io
 import json
@@ -195,6 +196,9 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
         result["walls"] = walls
         _send(result_fd, result)
     finally:
+        for fd in (print_fd, result_fd):  # closed before the exit: the answer need not wait for it
+            with contextlib.suppress(OSError):
+                os.close(fd)
         os._exit(0)  # no atexit handler or buffer of the fork server's may run here
 
 

@@ -4,8 +4,9 @@
 Each run is a ``fork`` of that warm process (about 20-35 ms to a result, against 1.5-2 s for
 a fresh ``import torch``): the child walls itself in and runs the code (``child.py``); here
 its two pipes are read, bounded, it is lowered to the idle class once it has used its grace
-of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit, and once reaped, what
-ended it is said in words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
+of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit. A whole result is answered once the child has
+closed both pipes, before its exit; anything else once it is reaped, with what ended it said in
+words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
 sandbox's part of the fork server's warm-up: what learners import, the seed run once.
 """
 
@@ -69,6 +70,7 @@ class Running:
     waited_s: float = 0.0  # seconds it stood ready but got no processor (the kernel's schedstat)
     lowered: bool = False  # past its grace: idle-class (kernel.yield_cpu)
     alive_s: float = 0.0  # seconds from its fork to the wall clock's kill
+    answered: bool = False  # its result went back before its exit (``Runs._closed_both``)
 
 
 class Runs:
@@ -119,7 +121,8 @@ class Runs:
         for fd in list(run.open_fds):
             self._drain(run, fd)
         shutil.rmtree(run.workdir, ignore_errors=True)
-        self._done(run.id, outcome(run, status, cpu_s, time.monotonic() - run.started))
+        if not run.answered:
+            self._done(run.id, outcome(run, status, cpu_s, time.monotonic() - run.started))
         if self.closed and not self.running:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -173,6 +176,8 @@ class Runs:
             return
         if not chunk:
             self._close(run, fd)
+            if not run.open_fds:
+                self._closed_both(run)
         elif not self._take(run, fd, chunk):
             self._kill(run, "output_kb" if fd == run.prints else "result")
 
@@ -186,6 +191,17 @@ class Runs:
             return False
         run.data += chunk
         return True
+
+    def _closed_both(self, run: Running) -> None:
+        """The child closed both pipes before its exit (``child.main``): a whole result is answered
+        now, not after the kernel has torn down the child's memory (10-15 ms for a torch process).
+        Anything else waits for its exit, whose status says what ended it."""
+        if run.killed_for is not None:
+            return
+        answer = outcome(run, 0, cpu_s(run.pid), time.monotonic() - run.started)
+        if answer.error is None or answer.error.type != "BadResult":
+            run.answered = True
+            self._done(run.id, answer)
 
     def _close(self, run: Running, fd: int) -> None:
         if fd in run.open_fds:
