@@ -124,7 +124,8 @@ def measure(server: str, edits: list[str], presses: int) -> dict[str, list[dict[
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--presses", type=int, default=9, help="per edit")
-    ap.add_argument("--edits", default=",".join(["seed", *EDITS]), help="seed and edit names, comma-separated")
+    ap.add_argument("--edits", default=",".join(["seed", *EDITS]),
+                    help="seed and edit names, comma-separated")
     ap.add_argument("--server", help="a running app's URL (default: start one)")
     args = ap.parse_args()
     edits = [e for e in args.edits.split(",") if e]

@@ -4,9 +4,9 @@
 Each run is a ``fork`` of that warm process (about 20-35 ms to a result, against 1.5-2 s for
 a fresh ``import torch``): the child walls itself in and runs the code (``child.py``); here
 its two pipes are read, bounded, it is lowered to the idle class once it has used its grace
-of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit. A whole result is answered once the child has
-closed both pipes, before its exit; anything else once it is reaped, with what ended it said in
-words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
+of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit. A whole result is
+answered once the child has closed both pipes, before its exit; anything else once it is
+reaped, with what ended it said in words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
 sandbox's part of the fork server's warm-up: what learners import, the seed run once.
 """
 
