@@ -1,9 +1,11 @@
 """Your code's Ctrl+Enter to the new graph's first frame, in a real browser, for the seed and each edit.
 
-    python bench/bench_press.py [--presses 9] [--edits seed,skip,...] [--server URL]
+    python bench/bench_press.py [--presses 9] [--edits seed,skip,...] [--server URL] [--before CHECKOUT]
 
 Starts ``streamlit run app.py`` (``make run``: one process) on a free loopback port, unless
-``--server`` names one already running, and opens /code in headless Chromium at 1440x900. For
+``--server`` names one already running, and opens /code in headless Chromium at 1440x900.
+``--before`` starts a second server from another checkout (``git archive main | tar -x -C
+/tmp/base``) and takes turns between the two, edit by edit, so the box's load falls on both. For
 the seed and each ready-made edit (its pill first, not counted), each press appends a new
 comment to the line that returns ``self.fc(...)`` (a text no cache has seen, so the sandbox
 really runs it, and new node ids for that line, so the view draws a new picture), then
@@ -24,8 +26,11 @@ box's load is printed beside them (``bench/reference.py``'s figure too).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
@@ -33,9 +38,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from harness import measures  # noqa: E402
-from harness.drive import VIEW, wait_for_run  # noqa: E402
+from harness.drive import wait_for_run  # noqa: E402
 from harness.editor import editor_line, open_code  # noqa: E402
-from harness.helpers import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
+from harness.helpers import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    free_port,
+    server_command,
+    stop_server,
+    wait_healthy,
+)
 from stockdemo.code.edits import EDITS  # noqa: E402
 
 TARGET_MS = 100
@@ -98,25 +111,41 @@ def press(page, i: int) -> dict[str, float]:
 
 
 def line(name: str, rows: list[dict[str, float]]) -> str:
+    """A row of medians/p95 of each part."""
     cells = []
     for part in PARTS:
         values = [r[part] for r in rows]
         cells.append(f"{part} {statistics.median(values):.0f}/{measures.pct(values, 95):.0f}")
-    return f"  {name:<10} n={len(rows):<3} " + "  ".join(cells)
+    return f"  {name:<18} n={len(rows):<3} " + "  ".join(cells)
 
 
-def measure(server: str, edits: list[str], presses: int) -> dict[str, list[dict[str, float]]]:
-    out: dict[str, list[dict[str, float]]] = {}
+@contextlib.contextmanager
+def app_server(checkout: Path) -> Iterator[str]:
+    """``streamlit run app.py`` of ``checkout`` on a free loopback port -> its URL; stopped after."""
+    port = free_port()
+    proc = subprocess.Popen(server_command(port, script=checkout / "app.py"), cwd=checkout,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(proc, port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+def measure(servers: dict[str, str], edits: list[str], presses: int) -> dict[str, dict[str, list]]:
+    """-> each server's presses by edit; the servers take turns, edit by edit (who goes first alternates)."""
+    out: dict[str, dict[str, list]] = {name: {} for name in servers}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        page = open_code(browser, server)
-        page.evaluate(RECORDER)
-        press(page, 0)  # warms the sandbox's pool and the page's caches: not counted
-        for name in edits:
-            pick(page, name)
-            page.locator(VIEW).wait_for()
-            out[name] = [press(page, i) for i in range(1, presses + 1)]
-            print(line(name, out[name]), flush=True)
+        pages = {name: open_code(browser, url) for name, url in servers.items()}
+        for page in pages.values():
+            page.evaluate(RECORDER)
+            press(page, 0)  # warms the sandbox's pool and the page's caches: not counted
+        for k, edit in enumerate(edits):
+            for name in list(pages)[::1 if k % 2 else -1]:
+                pick(pages[name], edit)
+                out[name][edit] = [press(pages[name], i) for i in range(1, presses + 1)]
+                print(line(f"{edit} {name}", out[name][edit]), flush=True)
         browser.close()
     return out
 
@@ -127,6 +156,7 @@ def main() -> int:
     ap.add_argument("--edits", default=",".join(["seed", *EDITS]),
                     help="seed and edit names, comma-separated")
     ap.add_argument("--server", help="a running app's URL (default: start one)")
+    ap.add_argument("--before", type=Path, help="another checkout, served beside this one, turn about")
     args = ap.parse_args()
     edits = [e for e in args.edits.split(",") if e]
     if unknown := [e for e in edits if e != "seed" and e not in EDITS]:
@@ -134,17 +164,20 @@ def main() -> int:
     print(f"bench/bench_press.py: {measures.load_line()}", flush=True)
     print(measures.reference_line(), flush=True)
     print(f"ms after Ctrl+Enter, median/p95 ({', '.join(PARTS)}):")
-    if args.server:
-        rows = measure(args.server, edits, args.presses)
-    else:
-        with running_server() as server:
-            rows = measure(server, edits, args.presses)
-    every = [r for name in edits for r in rows[name]]
-    print(line("all", every))
-    frame = statistics.median(r["frame"] for r in every)
-    print(f"Ctrl+Enter to the new graph's first frame: median {frame:.0f} ms, "
-          f"p95 {measures.pct([r['frame'] for r in every], 95):.0f} ms (target <= {TARGET_MS} ms: "
-          f"{'met' if frame <= TARGET_MS else 'MISSED'})  {measures.load_line()}")
+    with contextlib.ExitStack() as stack:
+        servers = {"this": args.server or stack.enter_context(app_server(ROOT))}
+        if args.before:
+            before = stack.enter_context(app_server(args.before.resolve()))
+            servers = {"before": before, "after": servers["this"]}
+        rows = measure(servers, edits, args.presses)
+    for name, by_edit in rows.items():
+        every = [r for edit in edits for r in by_edit[edit]]
+        print(line(f"all {name}", every))
+        frames = [r["frame"] for r in every]
+        frame = statistics.median(frames)
+        print(f"{name}: Ctrl+Enter to the new graph's first frame: median {frame:.0f} ms, "
+              f"p95 {measures.pct(frames, 95):.0f} ms (target <= {TARGET_MS} ms: "
+              f"{'met' if frame <= TARGET_MS else 'MISSED'})  {measures.load_line()}")
     return 0
 
 
