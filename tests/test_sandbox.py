@@ -21,7 +21,7 @@ import time
 import pytest
 
 from harness.autograd import ops_by_type
-from harness.cgroups import children
+from harness.cgroups import children, seccomp_mode
 from harness.helpers import ROOT, alive, wait_until
 from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
@@ -237,6 +237,33 @@ def test_a_run_that_closes_its_pipes_without_a_result_is_answered_at_its_exit_wi
     assert "exit code 7" in run.error.message
 
 
+GETPID = "import os\nprint(os.getpid())\n" + SEED_CODE
+
+
+def test_the_next_run_goes_to_a_child_forked_and_walled_in_before_its_code_came_if_its_limits_match():
+    pool = CodePool(slots=1)
+    try:
+        def spare_after(run) -> int:
+            """The one child left once ``run``'s own is gone: the spare forked after its answer."""
+            assert run.ok, run.message
+            parent, ran = pool.status()["pid"], int(run.printed.split()[0])
+            wait_until(lambda: [p for p in children(parent) if p != ran] == children(parent) != [], 10,
+                       "the run's child gone, a spare waiting")
+            [spare] = children(parent)
+            wait_until(lambda: seccomp_mode(spare) == 2, 10, "the spare walled in before any code came")
+            return spare
+
+        spare = spare_after(pool.run(GETPID, Limits()))
+        run = pool.run(GETPID, Limits())
+        assert int(run.printed.split()[0]) == spare
+        other = spare_after(run)
+        run = pool.run(GETPID, Limits(wall_s=4))  # other limits: a child forked for them
+        assert run.ok, run.message
+        assert int(run.printed.split()[0]) != other
+    finally:
+        pool.close()
+
+
 def test_a_full_queue_is_refused_at_once_and_a_killed_parent_is_replaced():
     pool = CodePool(slots=1, max_waiting=0)
     try:
@@ -308,13 +335,14 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
     try:
         assert pool.run(SEED_CODE, Limits()).ok
         parent = pool.status()["pid"]
+        spare = set(children(parent))  # forked after that answer for the next run (watch.Spare)
         loop = threading.Thread(target=pool.run, args=("while True:\n    pass\n", Limits(cpu_s=2, wall_s=3)))
         loop.start()
         deadline = time.monotonic() + 2
         policies: dict[int, int] = {}
         while os.SCHED_IDLE not in policies.values() and time.monotonic() < deadline:  # the fork first
             with contextlib.suppress(OSError):
-                policies = {pid: os.sched_getscheduler(pid) for pid in children(parent)}
+                policies = {pid: os.sched_getscheduler(pid) for pid in children(parent) if pid not in spare}
         assert set(policies.values()) == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
         child = next(iter(policies))
         if os.path.exists(f"/proc/{child}/autogroup"):  # sessions grouped: its own group weighs least
