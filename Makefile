@@ -48,7 +48,7 @@ system-test:
 
 test: system-test $(VENV)/.installed-dev node_modules/.package-lock.json
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25  # the slowest, to keep the whole run under 30 minutes
 
 # The words in each language (stockdemo/locale/): templates extracted from the code, each
 # language's catalogs updated to them, then compiled (docs/translating.md).

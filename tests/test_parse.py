@@ -49,3 +49,37 @@ def test_four_threads_parsing_while_garbage_is_collected_never_raise():
         sys.setswitchinterval(interval)
     assert errors == []
     assert [f.name for f in parse(SOURCE).body[:1]] == ["forward"]
+
+
+def test_a_tracer_that_parses_code_a_collection_runs_inside_parse_does_not_wait_forever():
+    # The full suite hung here: hypothesis's gc callback ran inside parse, LineRecorder's
+    # tracer saw its lines and parsed its file, waiting for the lock its own thread held.
+    ran: list[str] = []
+
+    def callback(phase: str, info: dict) -> None:
+        ran.append(phase)
+
+    def tracer(frame, event, arg):
+        if frame.f_code is callback.__code__:
+            parse("x = 1")  # what the line tracer does for a frame of the caller's code
+        return None
+
+    def work() -> None:
+        sys.settrace(tracer)
+        try:
+            parse(SOURCE * 20)
+        finally:
+            sys.settrace(None)
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(callback)
+    gc.set_threshold(1)
+    try:
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        thread.join(timeout=60)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(callback)
+    assert not thread.is_alive(), "parse waited for itself"
+    assert ran  # a collection did run inside parse

@@ -49,7 +49,7 @@ def twice(result: lab.TwiceResult) -> Report:
                        "the first one freed what the graph had saved."),
         metrics=(
             (later("Graph nodes"), later_number(counts.nodes),
-             later("Before and after backward(): the nodes stay.")),
+             later("{summary}. Before and after backward(): the nodes stay.", summary=counts.summary())),
             (later("Saved before backward()"), size(b.saved.bytes),
              later_n("{n} tensor", "{n} tensors", b.saved.tensors)),
             (later("Saved after backward()"), size(a.saved.bytes),

@@ -96,7 +96,7 @@ VIEW: dict[str, str] = {
 
 # Counted phrases: (singular, plural), ``{n}`` the count.
 VIEW_COUNTED: dict[str, tuple[str, str]] = {
-    "nodes": Nn_("{n} node", "{n} nodes"),
+    "node_n": Nn_("{n} node", "{n} nodes"),
     "nodes_b_lacks": Nn_("{n} node B lacks", "{n} nodes B lacks"),
     "nodes_a_lacks": Nn_("{n} node A lacks", "{n} nodes A lacks"),
     "nodes_added": Nn_("{n} node added, {removed} removed", "{n} nodes added, {removed} removed"),

@@ -47,9 +47,9 @@ export function takeCompare(v, cmp) {
   ds.addedEdges = String(c.added_edges);
   ds.removedEdges = String(c.removed_edges);
   const w = v.words;
-  v.paneLabels[0].textContent = ["A", cmp.a_label, w.count("nodes", cmp.a.counts?.nodes ?? keep.n),
+  v.paneLabels[0].textContent = ["A", cmp.a_label, w.count("node_n", cmp.a.counts?.nodes ?? keep.n),
     w.count("nodes_b_lacks", c.removed_nodes)].join(" · ");
-  v.paneLabels[1].textContent = ["B", cmp.b_label, w.count("nodes", v.data.counts?.nodes ?? 0),
+  v.paneLabels[1].textContent = ["B", cmp.b_label, w.count("node_n", v.data.counts?.nodes ?? 0),
     w.count("nodes_a_lacks", c.added_nodes)].join(" · ");
   v.paneLabels[0].classList.add("gv-pane-a");
   v.paneLabels[1].classList.add("gv-pane-b");
