@@ -240,26 +240,26 @@ def test_a_run_that_closes_its_pipes_without_a_result_is_answered_at_its_exit_wi
 GETPID = "import os\nprint(os.getpid())\n" + SEED_CODE
 
 
+def _waiting(parent: int, ran: int) -> set[int]:
+    """The fork server's children once ``ran`` (a run's child) is gone, each walled in: the spare
+    forked after that run's answer among them (and other pools' spares: the fork server is shared)."""
+    wait_until(lambda: ran not in children(parent), 10, "the run's child gone")
+    kids = set(children(parent))
+    wait_until(lambda: all(seccomp_mode(k) in (2, None) for k in kids), 10, "the spares walled in")
+    return kids
+
+
 def test_the_next_run_goes_to_a_child_forked_and_walled_in_before_its_code_came_if_its_limits_match():
     pool = CodePool(slots=1)
     try:
-        def spare_after(run) -> int:
-            """The one child left once ``run``'s own is gone: the spare forked after its answer."""
-            assert run.ok, run.message
-            parent, ran = pool.status()["pid"], int(run.printed.split()[0])
-            wait_until(lambda: [p for p in children(parent) if p != ran] == children(parent) != [], 10,
-                       "the run's child gone, a spare waiting")
-            [spare] = children(parent)
-            wait_until(lambda: seccomp_mode(spare) == 2, 10, "the spare walled in before any code came")
-            return spare
-
-        spare = spare_after(pool.run(GETPID, Limits()))
         run = pool.run(GETPID, Limits())
-        assert int(run.printed.split()[0]) == spare
-        other = spare_after(run)
-        run = pool.run(GETPID, Limits(wall_s=4))  # other limits: a child forked for them
-        assert run.ok, run.message
-        assert int(run.printed.split()[0]) != other
+        parent = pool.status()["pid"]
+        for limits, reused in ((Limits(), True), (Limits(wall_s=4), False)):  # other limits: a new child
+            assert run.ok, run.message
+            waiting = _waiting(parent, int(run.printed.split()[0]))
+            run = pool.run(GETPID, limits)
+            assert run.ok, run.message
+            assert (int(run.printed.split()[0]) in waiting) is reused
     finally:
         pool.close()
 
