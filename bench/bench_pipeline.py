@@ -9,7 +9,10 @@ own (its own ``stockdemo`` on ``sys.path``, one torch thread as on the server); 
 turns, one repetition each, so load from other processes on a shared box falls on both alike.
 Each turn is ``BATCH`` repetitions of one size in a row (a T 200 graph just before pushes
 the default's data out of the CPU's caches: three times slower, which no Playground move sees).
-Prints the medians of wall and CPU milliseconds per checkout and size. ``--why`` also prints,
+Prints the medians of wall and CPU milliseconds per checkout and size. The workers' garbage
+collector is tuned as a server's (``heap.tune_for_serving``: the imports frozen, young passes
+every 20,000 objects); ``--default-gc`` leaves Python's default (each pass after the record
+then rescans torch's heap: about 8 ms more at T 200 L 4). ``--why`` also prints,
 for this checkout, what the choices in docs/decisions.md ("One pipeline") rest on: a forward
 pass alone, plain and under each recorder, and the bytes of a run's record against its graph.
 """
@@ -34,12 +37,13 @@ TARGET_MS = {"default": 1.5, "T200 L4 GRU": 70.0}
 BATCH = 5  # repetitions of one size a worker runs per turn
 
 
-def worker(root: str) -> None:
+def worker(root: str, serving_gc: bool) -> None:
     """Answer one line per request: a size's name in -> '[[wall ms, cpu ms, nodes], ...]' out,
     one per repetition of a batch."""
     sys.path.insert(0, root)
     import torch
 
+    from stockdemo import heap
     from stockdemo.config import RunConfig
     from stockdemo.graph.capture import capture_graph
     from stockdemo.live.run import build
@@ -50,6 +54,8 @@ def worker(root: str) -> None:
     for name, knobs in SIZES.items():
         x, model = build(RunConfig(**knobs))
         runs[name] = (model(x), model, x)
+    if serving_gc:
+        heap.tune_for_serving()
     print("ready", flush=True)
     for line in sys.stdin:
         output, model, x = runs[line.strip()]
@@ -97,8 +103,9 @@ def why(repeats: int) -> None:
           f"its run (graph included) {heap.size_of(result) / 1e6:.1f} MB")
 
 
-def _start(root: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, __file__, "--worker", str(root)], cwd=root, text=True,
+def _start(root: Path, default_gc: bool) -> subprocess.Popen:
+    options = ["--default-gc"] if default_gc else []
+    proc = subprocess.Popen([sys.executable, __file__, "--worker", str(root), *options], cwd=root, text=True,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdout.readline().strip() == "ready"
     return proc
@@ -115,15 +122,17 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="another checkout (e.g. `git worktree add /tmp/base main`)")
     ap.add_argument("--turns", type=int, default=41, help=f"turns per worker and size, {BATCH} runs each")
     ap.add_argument("--why", action="store_true", help="also the recorders' cost and a record's bytes")
+    ap.add_argument("--default-gc", action="store_true",
+                    help="Python's collector as it starts, not a server's")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(args.worker)
+        worker(args.worker, not args.default_gc)
         return
     if args.why:
         why(15)
     roots = {"before": args.before, "after": ROOT} if args.before else {"this checkout": ROOT}
-    procs = {name: _start(root) for name, root in roots.items()}
+    procs = {name: _start(root, args.default_gc) for name, root in roots.items()}
     times: dict[tuple[str, str], list[list[float]]] = {(n, s): [] for n in procs for s in SIZES}
     try:
         for size in SIZES:
@@ -137,7 +146,8 @@ def main() -> None:
         for proc in procs.values():
             proc.stdin.close()
             proc.wait()
-    print(f"capture + DOT, medians of {args.turns} x {BATCH} runs, interleaved (ms: wall / CPU)")
+    print(f"capture + DOT, medians of {args.turns} x {BATCH} runs, interleaved (ms: wall / CPU), "
+          f"{'default' if args.default_gc else 'a server'}'s garbage collector")
     for size in SIZES:
         for name in procs:
             rows = times[name, size]

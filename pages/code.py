@@ -27,10 +27,10 @@ source = code_run.code_source()
 code_run.edits_picker()
 editor, result = st.columns([5, 6], gap="medium")
 run = code_run.run_now(source)
+with result:  # the graph first: its payload leaves before the editor's, and is drawn sooner
+    code_run.result(source, run)
 with editor:
     code_run.editor(run)
-with result:
-    code_run.result(source, run)
 st.caption(tr("Your code runs in a sandbox, never in the server: at most {limits}. Files only in its own "
               "folder, gone when the run ends; no network, no new processes.",
               limits=code_run.limits_words()))

@@ -18,6 +18,8 @@ import ctypes
 import gc
 import sys
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 # Young objects allocated before a pass: 20,000, not 700. A pass then still scans
 # only the young objects, and runs 30x less often.
@@ -35,6 +37,20 @@ def tune_for_serving() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic collection inside the block: for code that makes many small acyclic objects (a
+    record, a graph, a layout, a replay's hooks), where a pass triggered midway would scan the
+    whole heap, torch's included, for nothing."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # glibc's mallopt parameters (malloc.h).

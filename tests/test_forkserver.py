@@ -83,10 +83,11 @@ def test_a_training_worker_has_walls_of_its_own_and_none_of_the_sandboxs(forks, 
     code, trainer = pools
     server = forks.pid()
     [worker] = trainer.worker_pids()
+    before = {worker, *children(server)}  # with the spare forked after the last answer (watch.Spare)
     sleeping = threading.Thread(target=code.run, args=(SLEEPS, Limits(wall_s=3)))
     sleeping.start()
-    wait_until(lambda: [p for p in children(server) if p != worker], 30, "the sandbox's run forked")
-    [run] = [p for p in children(server) if p != worker]
+    wait_until(lambda: [p for p in children(server) if p not in before], 30, "the sandbox's run forked")
+    [run] = [p for p in children(server) if p not in before]
     wait_until(lambda: seccomp_mode(run) == 2, 30, "the run walled in (its filter loaded)")
     assert seccomp_mode(worker) == 0 and seccomp_mode(server) == 0
     assert os.getsid(run) == run != os.getsid(worker) == os.getsid(os.getpid())  # the server's session

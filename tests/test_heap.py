@@ -76,3 +76,32 @@ def test_after_tune_malloc_megabyte_blocks_get_their_own_mapping_even_after_a_la
         print(untuned, heap.tune_malloc(), mapped_of_twenty_megabytes())
     """)
     assert out == "0 True 20"
+
+
+def test_no_collection_runs_while_paused_and_the_collector_is_as_it_was_after_even_after_an_error():
+    out = _fresh("""
+        import gc
+        from stockdemo.heap import collector_paused
+        passes = []
+        gc.callbacks.append(lambda phase, info: phase == "start" and passes.append(info))
+        gc.set_threshold(10)
+        try:
+            with collector_paused():
+                before = len(passes)
+                kept = [[] for _ in range(10_000)]
+                during = len(passes) - before
+                raise ValueError
+        except ValueError:
+            pass
+        kept = [[] for _ in range(100)]
+        print(len(passes) > before, end=" ")
+        gc.disable()
+        with collector_paused():
+            pass
+        print(during, gc.isenabled())
+        gc.enable()
+        with collector_paused():
+            pass
+        print(gc.isenabled())
+    """)
+    assert out.split() == ["True", "0", "False", "True"]  # collections after, none during

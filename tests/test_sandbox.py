@@ -21,7 +21,7 @@ import time
 import pytest
 
 from harness.autograd import ops_by_type
-from harness.cgroups import children
+from harness.cgroups import children, seccomp_mode
 from harness.helpers import ROOT, alive, wait_until
 from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
@@ -218,6 +218,52 @@ def test_the_protocol_rejects_what_a_tampered_child_might_send():
             check_child_result(data, Limits(graph_nodes=10_000))
 
 
+CLOSES_ITS_PIPES = """\
+import os
+for fd in range(3, 256):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+os._exit(7)
+"""
+
+
+def test_a_run_that_closes_its_pipes_without_a_result_is_answered_at_its_exit_with_its_exit_code():
+    # A run is answered when both its pipes close only if its result is whole; otherwise its
+    # exit says what ended it (here exit code 7, which an answer at the pipes' end could not know).
+    run = run_code(CLOSES_ITS_PIPES)
+    assert run.error is not None and run.error.type == "BadResult", run.message
+    assert "exit code 7" in run.error.message
+
+
+GETPID = "import os\nprint(os.getpid())\n" + SEED_CODE
+
+
+def _waiting(parent: int, ran: int) -> set[int]:
+    """The fork server's children once ``ran`` (a run's child) is gone, each walled in: the spare
+    forked after that run's answer among them (and other pools' spares: the fork server is shared)."""
+    wait_until(lambda: ran not in children(parent), 10, "the run's child gone")
+    kids = set(children(parent))
+    wait_until(lambda: all(seccomp_mode(k) in (2, None) for k in kids), 10, "the spares walled in")
+    return kids
+
+
+def test_the_next_run_goes_to_a_child_forked_and_walled_in_before_its_code_came_if_its_limits_match():
+    pool = CodePool(slots=1)
+    try:
+        run = pool.run(GETPID, Limits())
+        parent = pool.status()["pid"]
+        for limits, reused in ((Limits(), True), (Limits(wall_s=4), False)):  # other limits: a new child
+            assert run.ok, run.message
+            waiting = _waiting(parent, int(run.printed.split()[0]))
+            run = pool.run(GETPID, limits)
+            assert run.ok, run.message
+            assert (int(run.printed.split()[0]) in waiting) is reused
+    finally:
+        pool.close()
+
+
 def test_a_full_queue_is_refused_at_once_and_a_killed_parent_is_replaced():
     pool = CodePool(slots=1, max_waiting=0)
     try:
@@ -289,13 +335,14 @@ def test_a_learners_run_takes_only_cpu_nobody_else_wants():
     try:
         assert pool.run(SEED_CODE, Limits()).ok
         parent = pool.status()["pid"]
+        spare = set(children(parent))  # forked after that answer for the next run (watch.Spare)
         loop = threading.Thread(target=pool.run, args=("while True:\n    pass\n", Limits(cpu_s=2, wall_s=3)))
         loop.start()
         deadline = time.monotonic() + 2
         policies: dict[int, int] = {}
         while os.SCHED_IDLE not in policies.values() and time.monotonic() < deadline:  # the fork first
             with contextlib.suppress(OSError):
-                policies = {pid: os.sched_getscheduler(pid) for pid in children(parent)}
+                policies = {pid: os.sched_getscheduler(pid) for pid in children(parent) if pid not in spare}
         assert set(policies.values()) == {os.SCHED_IDLE}, f"the running child's policy: {policies}"
         child = next(iter(policies))
         if os.path.exists(f"/proc/{child}/autogroup"):  # sessions grouped: its own group weighs least

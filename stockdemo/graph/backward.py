@@ -9,12 +9,13 @@ replay=True)`` calls ``replay_backward`` while the graph is whole, and
 from __future__ import annotations
 
 import contextlib
-import gc
 import io
 from collections.abc import Callable
 from functools import lru_cache
 
 import torch
+
+from stockdemo.heap import collector_paused
 
 
 def replay_backward(output: torch.Tensor, order: list) -> dict:
@@ -28,15 +29,8 @@ def replay_backward(output: torch.Tensor, order: list) -> dict:
     backward() raises once the graph is freed, or None). The leaves' ``.grad`` are left as
     they were.
     """
-    # Hooks, handles and gradients are many small acyclic objects: a collection triggered
-    # among them would scan the whole heap (torch's included) for nothing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _replay(output, order)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _replay(output: torch.Tensor, order: list) -> dict:

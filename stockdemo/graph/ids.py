@@ -25,7 +25,6 @@ node's line and loops, the lines' text, and each loop's name ("t" for ``for t in
 from __future__ import annotations
 
 import ast
-import gc
 import hashlib
 from collections import defaultdict
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 from stockdemo.graph import LEAF_LABEL, OUTPUT_LABEL, Graph, Node, input_label, op_name
 from stockdemo.graph.parse import parse
 from stockdemo.graph.tagged import graph_of_tagged
+from stockdemo.heap import collector_paused
 
 OUTPUT_ID = "output"
 INPUT_PREFIX = "input/"  # input/x: the script's tensor x, where it entered the graph
@@ -71,15 +71,8 @@ def graph_of_record(raw: dict[str, Any]) -> Graph:
     (the record's node i -> its id here: the record's ``replay`` counts by index).
     A tagged record: ``graph_of_tagged``.
     """
-    # Many small acyclic objects: a collection triggered midway would scan the whole heap
-    # (tens of ms with torch loaded) for nothing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return graph_of_tagged(raw) if "tags" in raw else _graph_of_code(raw)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _graph_of_code(raw: dict[str, Any]) -> Graph:

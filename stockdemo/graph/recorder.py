@@ -45,7 +45,6 @@ through ``stockdemo.code.view.drawing_of_record``):
 
 from __future__ import annotations
 
-import gc
 import linecache
 from collections.abc import Callable, Mapping
 
@@ -54,6 +53,7 @@ import torch
 from stockdemo.graph.backward import replay_backward
 from stockdemo.graph.data import inputs_of as data_inputs
 from stockdemo.graph.lines import LineRecorder, Site
+from stockdemo.heap import collector_paused
 
 CODE_FILE = "<your code>"  # the file name learners' code is compiled under, in the sandbox
 NO_SEQUENCE = 2**64 - 1  # what _sequence_nr() says of an AccumulateGrad
@@ -131,11 +131,7 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
     if output.grad_fn is None:
         raise ValueError("the tensor has no grad_fn: nothing that needs a gradient made it "
                          "(no parameter or tensor with requires_grad=True took part)")
-    # The walk makes many small acyclic objects; a collection triggered midway would scan
-    # the whole heap (tens of ms with torch loaded) for nothing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         order, inputs_of = walk_grad_fns(output.grad_fn, max_nodes)
         edges = [[j, i] for i, row in enumerate(inputs_of) for j in row if j is not None]
         raw = {"nodes": _nodes(order, params), "edges": edges, "files": [], "texts": {},
@@ -149,9 +145,6 @@ def raw_graph(output: torch.Tensor, lines: LineRecorder | None = None,
         if replay:
             raw["replay"] = replay_backward(output, order)
         return raw
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 # A node of the record before its fields are filled: copying it is several times faster than

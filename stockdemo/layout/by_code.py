@@ -20,7 +20,6 @@ Identical blocks share one Sugiyama arrangement, so a loop of 5,000 steps costs 
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,6 +28,7 @@ import igraph
 
 from stockdemo import theme
 from stockdemo.graph import Graph, Node, op_name, said_label
+from stockdemo.heap import collector_paused
 from stockdemo.i18n import Message, english, later_n, tr
 from stockdemo.layout import picture as pictures
 from stockdemo.layout.loops import Block, LoopBlocks, Path
@@ -114,13 +114,8 @@ def layout_code(graph: Graph, view: str = "auto", budget: int = NODE_BUDGET,
     if view not in ("auto", "rolled", "unrolled"):
         raise ValueError(f"view must be auto, rolled or unrolled, got {view!r}")
     rolled = view == "rolled" or (view == "auto" and len(graph.nodes) > budget)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # many small acyclic objects: a collection midway would scan torch's heap
-    try:
+    with collector_paused():
         return _Layout(LoopBlocks(graph), rolled, unroll).picture()
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 class _Layout:

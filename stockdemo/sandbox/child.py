@@ -1,16 +1,18 @@
 """One run of a learner's code, in a child forked by the fork server: walls, exec, graph, result.
 
 ``main`` is all the child does. It keeps only its two pipes (``/dev/null``
-as stdin, stdout and stderr), walls itself in (``kernel.confine``), then
-runs the code as a script under ``exec(compile(source, "<your code>",
-"exec"))`` with ``print`` going to the print pipe (``BoundedOutput``), takes
-the tensor the script names ``predictions`` and records its autograd graph
-with ``stockdemo.graph.recorder`` (each node on the learner's line and loop
+as stdin, stdout and stderr), walls itself in (``kernel.confine``), reads its
+code from a third pipe if it was forked before the code came (a spare,
+``watch.Spare``: the code is read only behind the walls), then runs the code
+as a script under ``exec(compile(source, "<your code>", "exec"))`` with
+``print`` going to the print pipe (``BoundedOutput``), takes the tensor the
+script names ``predictions`` and records its autograd graph with
+``stockdemo.graph.recorder`` (each node on the learner's line and loop
 iteration). Each ``backward()`` (or ``torch.autograd.grad``) the code calls
 is recorded too, just before it frees its graph: a training loop's graphs,
 one per iteration (``graphs``; at most ``MAX_GRAPHS`` kept, all counted). The
-result goes back as one JSON object on the result pipe (see
-``protocol.py``), then the process ends with ``os._exit``.
+result goes back as one JSON object on the result pipe (see ``protocol.py``);
+both pipes are closed, then the process ends with ``os._exit``.
 
 Nothing here is trusted by the fork server: the learner's code runs in this
 process and may have changed any object in it. The fork server bounds and checks
@@ -21,12 +23,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import errno
 import io
 import json
 import linecache
 import os
 import random
+import struct
 import sys
 import tempfile
 import time
@@ -171,11 +175,12 @@ def _newest_sequence_nr() -> int:
     return (torch.zeros((), requires_grad=True) * 1).grad_fn._sequence_nr()
 
 
-def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: str,
-         landlock_abi: int, parent_pid: int) -> NoReturn:
-    """The child's whole life (see the module docstring). Never returns."""
+def main(source: str | None, limits: Limits, print_fd: int, result_fd: int, workdir: str,
+         landlock_abi: int, parent_pid: int, request_fd: int = -1) -> NoReturn:
+    """The child's whole life (see the module docstring). Never returns. ``source`` None: a spare,
+    forked before its code came, which walls itself in and then reads the code from ``request_fd``."""
     try:
-        _keep_only(print_fd, result_fd)
+        _keep_only(print_fd, result_fd, *(() if source is not None else (request_fd,)))
         try:
             walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid,
                                    limits.file_mb)
@@ -183,6 +188,8 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
             said = worded(sentence("not set up", error=str(err)))
             _send(result_fd, {"error": _error("unavailable", "OSError", said, None)})
             os._exit(3)
+        if source is None:
+            source = _code_from(request_fd)
         out = BoundedOutput(print_fd, limits.output_bytes)
         attempts = Attempts(workdir, frozenset(m.split(".")[0] for m in PRELOADED),
                             kernel.interpreter_dirs() if landlock_abi else ())
@@ -195,7 +202,23 @@ def main(source: str, limits: Limits, print_fd: int, result_fd: int, workdir: st
         result["walls"] = walls
         _send(result_fd, result)
     finally:
+        for fd in (print_fd, result_fd):  # closed before the exit: the answer need not wait for it
+            with contextlib.suppress(OSError):
+                os.close(fd)
         os._exit(0)  # no atexit handler or buffer of the fork server's may run here
+
+
+def _code_from(fd: int) -> str:
+    """A spare's code, as ``watch.Runs`` writes it: its length in 4 bytes, then its UTF-8. Ends the
+    process quietly at end of file (the spare was let go)."""
+    data = b""
+    while len(data) < 4 or len(data) < 4 + struct.unpack("!I", data[:4])[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            os._exit(0)
+        data += chunk
+    os.close(fd)
+    return data[4:].decode("utf-8", "surrogatepass")
 
 
 def _keep_only(*fds: int) -> None:

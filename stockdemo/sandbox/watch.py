@@ -2,11 +2,15 @@
 
 ``Runs`` is the fork server's handler of one sandbox pool's channel (``stockdemo/forkserver/process.py``).
 Each run is a ``fork`` of that warm process (about 20-35 ms to a result, against 1.5-2 s for
-a fresh ``import torch``): the child walls itself in and runs the code (``child.py``); here
-its two pipes are read, bounded, it is lowered to the idle class once it has used its grace
-of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit, and once reaped, what
-ended it is said in words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
-sandbox's part of the fork server's warm-up: what learners import, the seed run once.
+a fresh ``import torch``): the child walls itself in and runs the code (``child.py``). Once a
+run is answered, the next run's child is forked and walled in at once (a ``Spare``, for the
+same limits), and waits on a pipe for its code: the fork and the walls are not in the next
+learner's wait. Here each child's two pipes are read, bounded, it is lowered to the idle class
+once it has used its grace of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock
+limit. A whole result is answered once the child has closed both pipes, before its exit;
+anything else once it is reaped, with what ended it said in words (the CPU limit's SIGKILL, a
+crash's signal). ``warm_up`` is the sandbox's part of the fork server's warm-up: what learners
+import, the seed run once.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import resource
 import shutil
 import signal
+import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -30,6 +35,10 @@ from stockdemo.sandbox.seed import SEED_CODE
 from stockdemo.sandbox.words import sentence, worded
 
 MAX_CHILDREN = 16
+# The next run's child is forked and walled in once a run is answered, and waits for its code
+# on a pipe: the fork (page tables of a few hundred MB) and the walls are out of the learner's
+# wait. Code longer than this goes to a child forked for it (a pipe takes this much unread).
+SPARE_CODE_BYTES = 60_000
 # A run's CPU at the pages' priority before it yields to them: a class's programs take 20-60 ms
 # and are answered as fast as a page; an endless loop yields after this, for the rest of its run.
 # Idle-class from the start, sixty runs at once on a busy box each waited seconds for a processor.
@@ -70,6 +79,20 @@ class Running:
     waited_s: float = 0.0  # seconds it stood ready but got no processor (the kernel's schedstat)
     lowered: bool = False  # past its grace: idle-class (kernel.yield_cpu)
     alive_s: float = 0.0  # seconds from its fork to the wall clock's kill
+    answered: bool = False  # its result went back before its exit (``Runs._closed_both``)
+
+
+@dataclass(eq=False)
+class Spare:
+    """A child forked and walled in for ``limits`` before its code came: ``child.main`` waits for
+    the code on ``request`` (the write end, here)."""
+
+    pid: int
+    limits: Limits
+    workdir: str
+    request: int
+    prints: int
+    result: int
 
 
 class Runs:
@@ -83,6 +106,7 @@ class Runs:
         os.chmod(self.root, 0o711)  # a child run as nobody may reach its own folder, list none
         self.landlock = kernel.landlock_abi()
         self.closed = False
+        self.spare: Spare | None = None
 
     def start(self) -> None:
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
@@ -114,19 +138,24 @@ class Runs:
         return max(0.0, min(waits)) if waits else None
 
     def exited(self, pid: int, status: int, cpu_s: float) -> None:
+        if self.spare is not None and pid == self.spare.pid:  # ended before its code came
+            self._drop_spare()
         run = self.running.pop(pid, None)
         if run is None:
             return
         for fd in list(run.open_fds):
             self._drain(run, fd)
         shutil.rmtree(run.workdir, ignore_errors=True)
-        self._done(run.id, outcome(run, status, cpu_s, time.monotonic() - run.started))
+        if not run.answered:
+            self._done(run.id, outcome(run, status, cpu_s, time.monotonic() - run.started))
+            self._fork_spare(run.limits)
         if self.closed and not self.running:
             shutil.rmtree(self.root, ignore_errors=True)
 
     def close(self) -> None:
         """The pool has gone: its runs are killed (and reaped by the loop, then cleaned up here)."""
         self.closed = True
+        self._drop_spare()
         for run in self.running.values():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(run.pid, signal.SIGKILL)
@@ -150,15 +179,11 @@ class Runs:
         self._start(run_id, source, limits)
 
     def _start(self, run_id: int, source: str, limits: Limits) -> None:
-        workdir = tempfile.mkdtemp(dir=self.root)
-        prints_r, prints_w = os.pipe()
-        result_r, result_w = os.pipe()
         started = time.monotonic()
-        pid = self.loop.fork(self)
-        if pid == 0:
-            child.main(source, limits, prints_w, result_w, workdir, self.landlock, os.getppid())
-        os.close(prints_w)
-        os.close(result_w)
+        spare = self._spare_for(source, limits)
+        if spare is None:
+            spare = self._fork(limits, source)
+        pid, workdir, prints_r, result_r = spare.pid, spare.workdir, spare.prints, spare.result
         run = Running(run_id, pid, limits, workdir, started, prints_r, result_r,
                       open_fds={prints_r, result_r}, forked=time.monotonic())
         for fd in (prints_r, result_r):
@@ -167,6 +192,52 @@ class Runs:
             self.loop.watch(fd, self)
         self.running[pid] = run
 
+    def _fork(self, limits: Limits, source: str | None) -> Spare:
+        """A child for ``source``, or (None) a spare that waits for its code on ``request``."""
+        workdir = tempfile.mkdtemp(dir=self.root)
+        prints_r, prints_w = os.pipe()
+        result_r, result_w = os.pipe()
+        request_r, request_w = os.pipe() if source is None else (-1, -1)
+        pid = self.loop.fork(self)
+        if pid == 0:
+            child.main(source, limits, prints_w, result_w, workdir, self.landlock, os.getppid(), request_r)
+        for fd in (prints_w, result_w, request_r):
+            if fd >= 0:
+                os.close(fd)
+        return Spare(pid, limits, workdir, request_w, prints_r, result_r)
+
+    def _fork_spare(self, limits: Limits) -> None:
+        """The next run's child, forked now for ``limits`` (a run just answered: the next is likely alike)."""
+        if self.spare is None and not self.closed and len(self.running) < MAX_CHILDREN:
+            self.spare = self._fork(limits, None)
+
+    def _spare_for(self, source: str, limits: Limits) -> Spare | None:
+        """The spare, given ``source`` -> it, or None (none, other limits, code too long, or it died)."""
+        spare, data = self.spare, source.encode("utf-8", "surrogatepass")
+        if spare is None or spare.limits != limits or len(data) > SPARE_CODE_BYTES:
+            self._drop_spare()
+            return None
+        self.spare = None
+        try:
+            os.write(spare.request, struct.pack("!I", len(data)) + data)  # fits the pipe: never blocks
+        except OSError:
+            self.spare = spare
+            self._drop_spare()
+            return None
+        os.close(spare.request)
+        return spare
+
+    def _drop_spare(self) -> None:
+        """Kill the spare (the loop reaps it) and let its pipes and folder go."""
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(spare.pid, signal.SIGKILL)
+        for fd in (spare.request, spare.prints, spare.result):
+            os.close(fd)
+        shutil.rmtree(spare.workdir, ignore_errors=True)
+
     def _read(self, run: Running, fd: int) -> None:
         try:
             chunk = os.read(fd, READ)
@@ -174,6 +245,8 @@ class Runs:
             return
         if not chunk:
             self._close(run, fd)
+            if not run.open_fds:
+                self._closed_both(run)
         elif not self._take(run, fd, chunk):
             self._kill(run, "output_kb" if fd == run.prints else "result")
 
@@ -187,6 +260,18 @@ class Runs:
             return False
         run.data += chunk
         return True
+
+    def _closed_both(self, run: Running) -> None:
+        """The child closed both pipes before its exit (``child.main``): a whole result is answered
+        now, not after the kernel has torn down the child's memory (10-15 ms for a torch process).
+        Anything else waits for its exit, whose status says what ended it."""
+        if run.killed_for is not None:
+            return
+        answer = outcome(run, 0, cpu_s(run.pid), time.monotonic() - run.started)
+        if answer.error is None or answer.error.type != "BadResult":
+            run.answered = True
+            self._done(run.id, answer)
+            self._fork_spare(run.limits)
 
     def _close(self, run: Running, fd: int) -> None:
         if fd in run.open_fds:

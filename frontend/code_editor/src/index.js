@@ -314,15 +314,16 @@ class CodeEditor {
 
   run() {
     if (this.data?.locked) return true;
+    // Sent first: the editor's own redraw below (the diff against this run) waits, the server need not.
+    this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
+    this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
     clearTimeout(this.draftTimer);
     writeDraft(null);  // nothing typed is unsent now: the run carries it
     this.ran = this.view.state.doc;
     if (this.view.state.field(againstField) !== "edit") {  // an edit run as it is keeps its diff
       this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(this.ran))] });
     }
-    this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
     this.status.textContent = this.words.say("running");
-    this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
     return true;
   }
 
