@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/screens.py OUTDIR             # shoot every page into OUTDIR
     .venv/bin/python bench/screens.py OUTDIR --lang zh_CN es --pages home train --phone
+    .venv/bin/python bench/screens.py OUTDIR --lang en zh_CN es --phone --screens 1  # first screens
     .venv/bin/python bench/screens.py --compare OLD NEW  # pixel difference of each pair
 
 Shooting starts its own server on a free port (the app of this checkout) and Debian's
@@ -26,6 +27,7 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
 
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
+from stockdemo.i18n import speaking, tr  # noqa: E402
 
 PAGES = {"home": "/", "playground": "/playground", "train": "/train",
          "static": "/static_vs_dynamic", "debugging": "/debugging", "lab": "/lab",
@@ -78,11 +80,11 @@ def masks(page) -> list:
             page.locator("p").filter(has_text=re.compile(r"^[A-Z0-9]{4}-[A-Z0-9]{4}$"))]
 
 
-def screens(page, stem: Path) -> None:
+def screens(page, stem: Path, most: int = SCREENS) -> None:
     """The page a window at a time, from the top: STEM_0.png, STEM_1.png... (Streamlit
     scrolls its main area, not the document, so a full-page shot is the window alone)."""
     main = "[data-testid='stMain']"
-    for i in range(SCREENS):
+    for i in range(most):
         page.screenshot(path=f"{stem}_{i}.png", mask=masks(page), animations="disabled")
         moved = page.evaluate(f"""() => {{ const m = document.querySelector("{main}");
             const before = m.scrollTop; m.scrollTop += m.clientHeight; return m.scrollTop - before; }}""")
@@ -92,7 +94,7 @@ def screens(page, stem: Path) -> None:
     page.evaluate(f"() => {{ document.querySelector(\"{main}\").scrollTop = 0; }}")
 
 
-def shoot(outdir: Path, langs: list[str], pages: list[str], sizes: dict) -> None:
+def shoot(outdir: Path, langs: list[str], pages: list[str], sizes: dict, most: int = SCREENS) -> None:
     from playwright.sync_api import sync_playwright
 
     outdir.mkdir(parents=True, exist_ok=True)
@@ -107,7 +109,7 @@ def shoot(outdir: Path, langs: list[str], pages: list[str], sizes: dict) -> None
                 page = context.new_page()
                 stem = outdir / f"{'' if lang == 'en' else lang + '_'}{size}_{name}"
                 shoot_page(page, base + PAGES[name], {**query, **({} if lang == "en" else {"lang": lang})},
-                           stem)
+                           stem, lang, most)
                 print(f"{lang} {size} {name}", flush=True)
                 context.close()
             browser.close()
@@ -115,18 +117,23 @@ def shoot(outdir: Path, langs: list[str], pages: list[str], sizes: dict) -> None
         stop_server(server)
 
 
-def shoot_page(page, url: str, query: dict[str, str], stem: Path) -> None:
+def shoot_page(page, url: str, query: dict[str, str], stem: Path, lang: str = "en",
+               most: int = SCREENS) -> None:
     """One page at one size, window by window (and the Class page again as a teacher's)."""
     page.goto(url + ("?" + urlencode(query) if query else ""))
     wait_for_run(page)
     settle(page)
-    screens(page, stem)
+    screens(page, stem, most)
     if stem.name.endswith("_class"):
-        page.get_by_role("button", name="Start a class").click()
-        page.get_by_text("Join link").first.wait_for(timeout=60_000)
+        with speaking(lang):  # the button as the page says it
+            start, joined = tr("Start a class"), tr("Join link (students open it, or type the code on the "
+                                                    "**Class** page):")
+        joined = re.split(r"[(（]", joined)[0].strip()
+        page.get_by_role("button", name=start).click()
+        page.get_by_text(joined).first.wait_for(timeout=60_000)
         wait_for_run(page)
         settle(page)
-        screens(page, stem.with_name(stem.name + "-teacher"))
+        screens(page, stem.with_name(stem.name + "-teacher"), most)
 
 
 def compare(old: Path, new: Path) -> int:
@@ -166,12 +173,13 @@ def main() -> None:
     parser.add_argument("--lang", nargs="+", default=["en"], help="languages to shoot in (en, zh_CN, es)")
     parser.add_argument("--pages", nargs="+", default=list(PAGES), choices=list(PAGES))
     parser.add_argument("--phone", action="store_true", help="at 390x844 too")
+    parser.add_argument("--screens", type=int, default=SCREENS, help="window heights of each page, at most")
     args = parser.parse_args()
     if args.compare:
         if len(args.dirs) != 2:
             parser.error("--compare takes OLD NEW")
         sys.exit(1 if compare(*args.dirs) else 0)
-    shoot(args.dirs[0], args.lang, args.pages, {**SIZES, **(PHONE if args.phone else {})})
+    shoot(args.dirs[0], args.lang, args.pages, {**SIZES, **(PHONE if args.phone else {})}, args.screens)
 
 
 if __name__ == "__main__":
