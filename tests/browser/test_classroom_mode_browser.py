@@ -214,7 +214,7 @@ def test_a_reload_keeps_the_seat_and_the_answer_and_the_csv_holds_every_answer(s
         rows = list(csv.DictReader(io.StringIO(open(download.value.path(), encoding="utf-8").read())))
         right = STEPS[QUESTION - 1].reveal().value.lstrip("+")
         assert sorted((r["question"], r["answer"], r["correct"]) for r in rows) == sorted(
-            (str(QUESTION), g, "yes" if g == right else "no") for g in ("4", "7"))
+            (STEPS[QUESTION - 1].id, g, "yes" if g == right else "no") for g in ("4", "7"))
         assert {r["seat"] for r in rows} == {"1", "2"}  # numbers, not the students' tokens
         assert all(float(r["seconds_to_answer"]) >= 0 for r in rows)
         assert seat not in open(download.value.path(), encoding="utf-8").read()
