@@ -53,7 +53,8 @@ def test_start_a_class_the_students_follow_answer_before_the_reveal_and_the_resu
         pages.append(typed)
         typed.goto(f"{server}/classroom")
         wait_for_run(typed)
-        typed.locator(f"{MAIN} [data-testid='stForm'] [data-testid='stTextInput'] input").first.fill(code.lower())
+        joining = typed.locator(f"{MAIN} [data-testid='stForm'] [data-testid='stTextInput'] input")
+        joining.first.fill(code.lower())
         typed.get_by_role("button", name="Join the class").click()
         see(typed, "following the teacher")
         students = [by_link, typed]
