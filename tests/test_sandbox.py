@@ -25,7 +25,7 @@ from harness.cgroups import children, seccomp_mode
 from harness.helpers import ROOT, alive, wait_until
 from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
-from stockdemo.forkserver import clean_env
+from stockdemo.forkserver import ForkServer, clean_env
 from stockdemo.graph.ids import graph_of_record
 from stockdemo.graph.recorder import raw_graph
 from stockdemo.sandbox import OFF_MESSAGE, SEED_CODE, CodePool, Limits, code_enabled, run_code
@@ -250,7 +250,9 @@ def _waiting(parent: int, ran: int) -> set[int]:
 
 
 def test_the_next_run_goes_to_a_child_forked_and_walled_in_before_its_code_came_if_its_limits_match():
-    pool = CodePool(slots=1)
+    # A fork server of its own: the shared one also forks training workers, never walled in.
+    forks = ForkServer()
+    pool = CodePool(slots=1, forks=forks)
     try:
         run = pool.run(GETPID, Limits())
         parent = pool.status()["pid"]
@@ -262,6 +264,7 @@ def test_the_next_run_goes_to_a_child_forked_and_walled_in_before_its_code_came_
             assert (int(run.printed.split()[0]) in waiting) is reused
     finally:
         pool.close()
+        forks.close()
 
 
 def test_a_full_queue_is_refused_at_once_and_a_killed_parent_is_replaced():
