@@ -278,14 +278,37 @@ def test_the_graph_view_on_a_translated_page_is_sent_its_words_in_the_pages_lang
         assert not english_left(view["trace"]["status"]["forward"] if view["trace"] else "")
 
 
-def test_two_sessions_in_two_languages_at_once_each_read_their_own_words_from_the_shared_caches(clear_caches):
+def test_two_sessions_in_two_languages_each_read_their_own_words_from_the_shared_caches(clear_caches):
     """Debugging's figures come from caches every session shares: each session's chart says
-    its own language, whichever session built the cached figure first."""
-    results: dict[str, list[str]] = {}
+    its own language, whichever session built the cached figure first.
+
+    One after the other: AppTest swaps in a process-wide mock Runtime for each run and puts it
+    back after, so two AppTests at once pull it from under each other ("Runtime hasn't been
+    created!"). The test below says one shared figure from two threads at once.
+    """
+    results = {lang: [w for c in render("pages/debugging.py", lang).get("plotly_chart")
+                      for w in figure_words(json.loads(c.proto.spec))]
+               for lang in ("zh_CN", "es")}
+    assert any("隐状态" in w for w in results["zh_CN"]) and any("Estado oculto" in w for w in results["es"])
+    assert not any("Estado oculto" in w for w in results["zh_CN"])
+    assert not any("隐状态" in w for w in results["es"])
+
+
+def test_one_shared_figure_said_by_two_sessions_at_once_gives_each_its_own_words():
+    """Streamlit runs each session in a thread of one process: a cached figure's words are said
+    in each thread's own language, however the two interleave."""
+    from stockdemo import figures
+    from stockdemo.config import RunConfig
+    from stockdemo.live import inspection
+
+    figure = figures.hidden_heatmap(inspection.inspect_run(RunConfig(), 1.0, "tanh"))
+    results: dict[str, set[str]] = {}
+    start = threading.Barrier(2)
 
     def session(lang: str) -> None:
-        at = render("pages/debugging.py", lang)
-        results[lang] = [w for c in at.get("plotly_chart") for w in figure_words(json.loads(c.proto.spec))]
+        start.wait()
+        with speaking(lang):
+            results[lang] = {w for _ in range(200) for w in figure_words(figure.to_dict())}
 
     threads = [threading.Thread(target=session, args=(lang,)) for lang in ("zh_CN", "es")]
     for t in threads:
@@ -351,8 +374,7 @@ def test_two_sessions_in_two_languages_read_one_cached_picture_each_in_their_own
         views[lang] = playground_view(at)
 
     # One after the other on this thread: AppTest mounts the graph view through Streamlit's
-    # runtime, which a thread of a test does not always see (the Debugging test above runs two
-    # sessions at once).
+    # runtime, which a thread of a test does not always see (see the Debugging test above).
     for lang in ("zh_CN", "es"):
         session(lang)
     assert laid_out.count(9) == 1, laid_out
