@@ -5,7 +5,6 @@ redis-server)."""
 import os
 
 import pytest
-import streamlit as st
 import torch
 
 torch.set_num_threads(1)
@@ -35,11 +34,9 @@ def pytest_collection_finish(session):
 @pytest.fixture
 def clear_caches():
     """st.cache_* is shared by every AppTest in the process: start cold where it matters."""
-    from stockdemo.ui.caches import clear_held
+    from harness.helpers import cold_caches
 
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    clear_held()
+    cold_caches()
     yield
 
 
