@@ -28,9 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
@@ -40,15 +38,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from harness import measures  # noqa: E402
 from harness.drive import wait_for_run  # noqa: E402
 from harness.editor import editor_line, open_code  # noqa: E402
-from harness.helpers import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ROOT,
-    free_port,
-    server_command,
-    stop_server,
-    wait_healthy,
-)
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, served_checkout  # noqa: E402
 from stockdemo.code.edits import EDITS  # noqa: E402
 
 TARGET_MS = 100
@@ -119,19 +109,6 @@ def line(name: str, rows: list[dict[str, float]]) -> str:
     return f"  {name:<18} n={len(rows):<3} " + "  ".join(cells)
 
 
-@contextlib.contextmanager
-def app_server(checkout: Path) -> Iterator[str]:
-    """``streamlit run app.py`` of ``checkout`` on a free loopback port -> its URL; stopped after."""
-    port = free_port()
-    proc = subprocess.Popen(server_command(port, script=checkout / "app.py"), cwd=checkout,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_healthy(proc, port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
 def measure(servers: dict[str, str], edits: list[str], presses: int) -> dict[str, dict[str, list]]:
     """-> each server's presses by edit; the servers take turns, edit by edit (who goes first alternates)."""
     out: dict[str, dict[str, list]] = {name: {} for name in servers}
@@ -165,9 +142,9 @@ def main() -> int:
     print(measures.reference_line(), flush=True)
     print(f"ms after Ctrl+Enter, median/p95 ({', '.join(PARTS)}):")
     with contextlib.ExitStack() as stack:
-        servers = {"this": args.server or stack.enter_context(app_server(ROOT))}
+        servers = {"this": args.server or stack.enter_context(served_checkout(ROOT))}
         if args.before:
-            before = stack.enter_context(app_server(args.before.resolve()))
+            before = stack.enter_context(served_checkout(args.before.resolve()))
             servers = {"before": before, "after": servers["this"]}
         rows = measure(servers, edits, args.presses)
     for name, by_edit in rows.items():
