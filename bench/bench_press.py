@@ -34,9 +34,7 @@ import argparse
 import contextlib
 import json
 import statistics
-import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
@@ -46,15 +44,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from harness import measures  # noqa: E402
 from harness.drive import wait_for_run  # noqa: E402
 from harness.editor import editor_line, open_code  # noqa: E402
-from harness.helpers import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ROOT,
-    free_port,
-    server_command,
-    stop_server,
-    wait_healthy,
-)
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, served_checkout  # noqa: E402
 from stockdemo.code.edits import EDITS  # noqa: E402
 
 TARGET_MS = 100
@@ -123,19 +113,6 @@ def line(name: str, rows: list[dict[str, float]]) -> str:
         values = [r[part] for r in rows]
         cells.append(f"{part} {statistics.median(values):.0f}/{measures.pct(values, 95):.0f}")
     return f"  {name:<18} n={len(rows):<3} " + "  ".join(cells)
-
-
-@contextlib.contextmanager
-def app_server(checkout: Path) -> Iterator[str]:
-    """``streamlit run app.py`` of ``checkout`` on a free loopback port -> its URL; stopped after."""
-    port = free_port()
-    proc = subprocess.Popen(server_command(port, script=checkout / "app.py"), cwd=checkout,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_healthy(proc, port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
 
 
 TRACED = ("devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "toplevel")
@@ -208,9 +185,9 @@ def main() -> int:
     print(measures.reference_line(), flush=True)
     print(f"ms after Ctrl+Enter, median/p95 ({', '.join(PARTS)}):")
     with contextlib.ExitStack() as stack:
-        servers = {"this": args.server or stack.enter_context(app_server(ROOT))}
+        servers = {"this": args.server or stack.enter_context(served_checkout(ROOT))}
         if args.before:
-            before = stack.enter_context(app_server(args.before.resolve()))
+            before = stack.enter_context(served_checkout(args.before.resolve()))
             servers = {"before": before, "after": servers["this"]}
         rows = measure(servers, edits, args.presses, args.trace)
     for name, by_edit in rows.items():
