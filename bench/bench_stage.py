@@ -1,11 +1,12 @@
 """The Playground's stage in a real browser: what is on screen, the drag, a step, the transition.
 
-    python bench/bench_stage.py [--drags 3] [--steps 9] [--socket] [--before CHECKOUT]
+    python bench/bench_stage.py [--drags 3] [--steps 9] [--runs] [--before CHECKOUT]
 
-Starts `streamlit run app.py` (``make run``: every move a run of the stage's fragment) on a
-free loopback port, or with ``--socket`` `deploy/replica_app.py` (what ``make serve``'s
-replicas serve: the moves on the stage's own socket, ``stockdemo/ui/stage_route.py``; started
-without its warm-up, so no length is run before the learner asks), and drives headless
+Starts what ``make run`` serves, `deploy/replica_app.py` (as ``make serve``'s replicas: the
+moves on the stage's own socket, ``stockdemo/ui/stage_route.py``; without its warm-up, so no
+length is run before the learner asks), on a free loopback port, or with ``--runs`` plain
+`streamlit run app.py` (a host that runs app.py alone, such as Community Cloud: every move a
+run of the stage's fragment), and drives headless
 Chromium (software rendering: a laptop's GPU does better). ``--before`` serves another
 checkout (``git archive main | tar -x -C /tmp/base``) beside this one, the same way, and the
 drags and key steps take turns between the two, so the box's load falls on both alike.
@@ -241,15 +242,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--drags", type=int, default=3)
     ap.add_argument("--steps", type=int, default=9)
-    ap.add_argument("--socket", action="store_true",
-                    help="serve deploy/replica_app.py (make serve's replica: the stage's own socket)")
+    ap.add_argument("--runs", action="store_true",
+                    help="serve `streamlit run app.py` alone (each move a script run)")
     ap.add_argument("--before", type=Path, help="another checkout, served beside this one, turn about")
     args = ap.parse_args()
     from reference import reference_ms
 
     print(f"bench/reference.py: {reference_ms():.1f} ms · load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    script, env = SOCKET if args.socket else ("app.py", {})
+    script, env = ("app.py", {}) if args.runs else SOCKET
     missed = []
     with contextlib.ExitStack() as stack, sync_playwright() as p:
         servers = {"this": stack.enter_context(served_checkout(ROOT, script, env))}
@@ -269,7 +270,7 @@ def main() -> int:
         print(f"\nA 2 s mouse drag of T, 1440x900 ({args.drags} drags, alternating 5 -> 40 and back over "
               f"lengths not run before: each drag moves the other knobs' seed), then {args.steps} key steps "
               "at the default run (key press -> new graph drawn), through "
-              f"{script}{' (the stage socket)' if args.socket else ' (runs of the stage)'}:")
+              f"{script}{' (runs of the stage)' if args.runs else ' (the stage socket)'}:")
         by_server = moves(browser, servers, args.drags, args.steps)
         print(f"Medians (targets: >= {DRAG_GRAPHS} graphs a drag, a key step to a length not run before "
               f"<= {KEY_MS} ms):")
