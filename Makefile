@@ -30,8 +30,10 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
 
+# app.py as one replica serves it (deploy/replica_app.py), cold: the Playground's moves go on
+# the stage's own socket, not script runs (a key step 54 -> 26-29 ms, docs/hosting.md).
 run: $(VENV)/.installed
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	STOCKDEMO_WARM_STAGE=0 $(BIN)/streamlit run deploy/replica_app.py --server.port $(PORT)
 
 serve: $(VENV)/.installed
 	$(BIN)/python deploy/serve.py --port $(PORT) $(if $(REPLICAS),--replicas $(REPLICAS))

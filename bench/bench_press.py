@@ -1,6 +1,7 @@
 """Your code's Ctrl+Enter to the new graph's first frame, in a real browser, for the seed and each edit.
 
     python bench/bench_press.py [--presses 9] [--edits seed,skip,...] [--server URL] [--before CHECKOUT]
+                                [--trace FILE]
 
 Starts ``streamlit run app.py`` (``make run``: one process) on a free loopback port, unless
 ``--server`` names one already running, and opens /code in headless Chromium at 1440x900.
@@ -19,6 +20,10 @@ Ctrl+Enter. Timed in the page, ``performance.now()``, from the key's ``keydown``
 - ``frame``: the first frame that drew the new graph (the figure with the target, <= 100 ms);
 - ``glide``: the transition over (``data-moving`` back to 0).
 
+``--trace FILE`` then presses the seed once more under Chromium's own timeline (written to
+FILE, for chrome://tracing or Perfetto) and prints the renderer's main-thread tasks from the key
+to the first frame: what the browser was doing while the learner waited.
+
 Prints median and p95 of each, per edit and for all presses. Medians, not a timed test: the
 box's load is printed beside them (``bench/reference.py``'s figure too).
 """
@@ -27,10 +32,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import statistics
-import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for harness and stockdemo
@@ -40,15 +44,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from harness import measures  # noqa: E402
 from harness.drive import wait_for_run  # noqa: E402
 from harness.editor import editor_line, open_code  # noqa: E402
-from harness.helpers import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ROOT,
-    free_port,
-    server_command,
-    stop_server,
-    wait_healthy,
-)
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, served_checkout  # noqa: E402
 from stockdemo.code.edits import EDITS  # noqa: E402
 
 TARGET_MS = 100
@@ -119,20 +115,37 @@ def line(name: str, rows: list[dict[str, float]]) -> str:
     return f"  {name:<18} n={len(rows):<3} " + "  ".join(cells)
 
 
-@contextlib.contextmanager
-def app_server(checkout: Path) -> Iterator[str]:
-    """``streamlit run app.py`` of ``checkout`` on a free loopback port -> its URL; stopped after."""
-    port = free_port()
-    proc = subprocess.Popen(server_command(port, script=checkout / "app.py"), cwd=checkout,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_healthy(proc, port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+TRACED = ("devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "toplevel")
+SKIPPED = {"RunTask", "ThreadControllerImpl::RunTask", "V8.BytecodeBudgetInterruptWithStackCheck"}
 
 
-def measure(servers: dict[str, str], edits: list[str], presses: int) -> dict[str, dict[str, list]]:
+def traced_press(browser, page, path: Path) -> list[str]:
+    """One more press of the seed under Chromium's timeline -> its main-thread tasks over 0.8 ms
+    and the socket's traffic, from the key to the first frame (ms after the key)."""
+    browser.start_tracing(page=page, path=str(path), categories=list(TRACED))
+    times = press(page, 10_000)
+    browser.stop_tracing()
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    main = {(e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+            and e["args"].get("name") == "CrRendererMain"}
+    key = max(e["ts"] for e in events if e.get("name") == "EventDispatch"
+              and e.get("args", {}).get("data", {}).get("type") == "keydown")
+    end = key + times["frame"] * 1e3
+    rows = []
+    for e in events:
+        socket = e.get("name", "").startswith("WebSocket")
+        task = (e["pid"], e["tid"]) in main and e.get("ph") == "X" and e.get("dur", 0) > 800
+        if (socket or task) and key <= e["ts"] <= end and e["name"] not in SKIPPED:
+            data = e.get("args", {}).get("data", {})
+            what = data.get("type") or data.get("functionName") or data.get("url", "")[-40:]
+            at, took = (e["ts"] - key) / 1e3, e.get("dur", 0) / 1e3
+            rows.append((e["ts"], f"{at:7.1f} {took:6.1f}  {e['name']} {what}"))
+    return [row for _, row in sorted(rows)]
+
+
+def measure(servers: dict[str, str], edits: list[str], presses: int,
+            trace: Path | None = None) -> dict[str, dict[str, list]]:
     """-> each server's presses by edit; the servers take turns, edit by edit (who goes first alternates)."""
     out: dict[str, dict[str, list]] = {name: {} for name in servers}
     with sync_playwright() as p:
@@ -146,6 +159,12 @@ def measure(servers: dict[str, str], edits: list[str], presses: int) -> dict[str
                 pick(pages[name], edit)
                 out[name][edit] = [press(pages[name], i) for i in range(1, presses + 1)]
                 print(line(f"{edit} {name}", out[name][edit]), flush=True)
+        if trace is not None:
+            name = list(pages)[-1]
+            pick(pages[name], "seed")
+            print(f"{name}: the seed's press under Chromium's timeline ({trace}), main thread, "
+                  "ms after the key (start, duration, task):")
+            print("\n".join(traced_press(browser, pages[name], trace)))
         browser.close()
     return out
 
@@ -157,6 +176,7 @@ def main() -> int:
                     help="seed and edit names, comma-separated")
     ap.add_argument("--server", help="a running app's URL (default: start one)")
     ap.add_argument("--before", type=Path, help="another checkout, served beside this one, turn about")
+    ap.add_argument("--trace", type=Path, help="write Chromium's timeline of one more press of the seed here")
     args = ap.parse_args()
     edits = [e for e in args.edits.split(",") if e]
     if unknown := [e for e in edits if e != "seed" and e not in EDITS]:
@@ -165,11 +185,11 @@ def main() -> int:
     print(measures.reference_line(), flush=True)
     print(f"ms after Ctrl+Enter, median/p95 ({', '.join(PARTS)}):")
     with contextlib.ExitStack() as stack:
-        servers = {"this": args.server or stack.enter_context(app_server(ROOT))}
+        servers = {"this": args.server or stack.enter_context(served_checkout(ROOT))}
         if args.before:
-            before = stack.enter_context(app_server(args.before.resolve()))
+            before = stack.enter_context(served_checkout(args.before.resolve()))
             servers = {"before": before, "after": servers["this"]}
-        rows = measure(servers, edits, args.presses)
+        rows = measure(servers, edits, args.presses, args.trace)
     for name, by_edit in rows.items():
         every = [r for edit in edits for r in by_edit[edit]]
         print(line(f"all {name}", every))

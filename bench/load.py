@@ -12,7 +12,7 @@ One command per scenario; each prints p50/p95/errors/RSS and the machine's load:
 Exit status 1 when a target is missed. ``--target serve`` (default) starts
 ``deploy/serve.py`` (``make serve``: one replica per core, or ``--replicas``,
 behind HAProxy, with redis) on free loopback ports; ``single`` starts one
-``streamlit run app.py``, as ``make run``. Nothing else is contacted.
+``streamlit run app.py`` alone (as Community Cloud runs it). Nothing else is contacted.
 
 Scenarios:
 

@@ -142,6 +142,22 @@ def running_server(*options: str) -> Iterator[str]:
         stop_server(proc)
 
 
+@contextmanager
+def served_checkout(checkout: Path = ROOT, script: str = "app.py",
+                    env: dict[str, str] | None = None) -> Iterator[str]:
+    """``streamlit run`` of ``script`` in ``checkout`` (this one, or another's ``git archive``) on a
+    free loopback port, its output dropped, for a benchmark: yields its base URL; stopped after."""
+    port = free_port()
+    proc = subprocess.Popen(server_command(port, script=checkout / script), cwd=checkout,
+                            env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(proc, port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
 _METRIC = re.compile(r'<dt data-testid="sdMetricLabel">(.*?)'
                      r'(?: <span class="sd-help"[^>]*aria-label="([^"]*)".*?</span>)?</dt>'
                      r'<dd data-testid="sdMetricValue">(.*?)</dd>'

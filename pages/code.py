@@ -23,14 +23,25 @@ if not code_run.enabled():
     st.info(code_run.off_message(), icon=":material/block:")
     st.stop()
 
-source = code_run.code_source()
-code_run.edits_picker()
-editor, result = st.columns([5, 6], gap="medium")
-run = code_run.run_now(source)
-with result:  # the graph first: its payload leaves before the editor's, and is drawn sooner
-    code_run.result(source, run)
-with editor:
-    code_run.editor(run)
+
+def workspace() -> None:
+    """The ready-made edits, the editor and the graph of its run."""
+    source = code_run.code_source()
+    code_run.edits_picker()
+    editor, result = st.columns([5, 6], gap="medium")
+    run = code_run.run_now(source)
+    with result:  # the graph first: its payload leaves before the editor's, and is drawn sooner
+        code_run.result(source, run)
+    with editor:
+        code_run.editor(run)
+
+
+# A Run reruns these alone: not the frame's sidebar and menu, sent again and drawn again.
+if code_run.runs_alone():
+    ui.fragment(workspace, key="code_workspace")()
+else:
+    workspace()
+
 st.caption(tr("Your code runs in a sandbox, never in the server: at most {limits}. Files only in its own "
               "folder, gone when the run ends; no network, no new processes.",
               limits=code_run.limits_words()))

@@ -82,8 +82,9 @@ _NOT_COUNTED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctio
                 types.CodeType, type(None), bool)
 
 
-def size_of(value: object) -> int:
+def size_of(value: object, apart: tuple[type, ...] = ()) -> int:
     """Bytes held by ``value`` and everything it reaches (each object once): a cache's cost.
+    ``apart``: types whose objects another cached value counts (not walked into).
 
     Walks the objects the collector sees (containers, instances) and adds each one's
     ``sys.getsizeof``; a tensor counts its storage, an array its buffer. Classes,
@@ -94,7 +95,7 @@ def size_of(value: object) -> int:
     total = 0
     while todo:
         obj = todo.pop()
-        if id(obj) in seen or isinstance(obj, _NOT_COUNTED):
+        if id(obj) in seen or isinstance(obj, _NOT_COUNTED) or isinstance(obj, apart):
             continue
         seen.add(id(obj))
         storage = getattr(obj, "untyped_storage", None)

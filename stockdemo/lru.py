@@ -66,8 +66,8 @@ class ByteLRU:
         self._objects_max = int(budget() * per_object_share)
         self.object_bytes = 0
 
-    def cache(self, max_entries: int) -> Callable:
-        """Cache a function's value on its (hashable) arguments, bounded in bytes.
+    def cache(self, max_entries: int, size: Callable[[object], int] = heap.size_of) -> Callable:
+        """Cache a function's value on its (hashable) arguments, bounded in bytes (``size``'s).
 
         Like ``st.cache_resource``: one value per arguments, shared (read it, never modify it),
         made once however many threads ask at the same moment, an exception not cached.
@@ -93,7 +93,7 @@ class ByteLRU:
                     self._make_room(name)
                     try:
                         value = fn(*args, **unkeyed)
-                        self._keep(key, value, heap.size_of(value), max_entries)
+                        self._keep(key, value, size(value), max_entries)
                     finally:
                         with self._lock:
                             self._making.pop(key, None)

@@ -8,7 +8,9 @@ import sys
 
 import pytest
 
+from stockdemo import heap
 from stockdemo.config import RunConfig
+from stockdemo.layout.picture import picture_bytes
 from stockdemo.layout.steps import layout
 from stockdemo.live.run import run
 from stockdemo.lru import held_budget
@@ -22,6 +24,14 @@ def cold():
     caches.clear_held()
     yield
     caches.clear_held()
+
+
+def test_a_picture_and_its_run_count_the_graph_once_between_them():
+    result = run(RunConfig(seq_len=30))
+    picture = layout(result.graph, "auto", max_nodes=None)
+    together = heap.size_of((result, picture))  # each object once, as the heap holds them
+    assert together <= picture_bytes(picture) + heap.size_of(result) < 1.1 * together
+    assert heap.size_of(picture) + heap.size_of(result) > 1.3 * together  # the graph walked twice
 
 
 def test_the_app_holds_its_values_within_the_hosts_budget_share():

@@ -27,6 +27,23 @@ def test_size_of_counts_an_arrays_buffer_and_a_shared_object_once():
     assert 2 * MB <= heap.size_of([a, np.ones(MB // 8)]) < 2.2 * MB
 
 
+def test_size_of_leaves_out_the_objects_of_types_set_apart():
+    a = np.ones(MB // 8)
+    assert heap.size_of([a, "x"], apart=(np.ndarray,)) < 1000 < MB <= heap.size_of([a, "x"])
+
+
+def test_a_cache_counts_its_values_by_the_size_it_is_given(cache):
+    sized = []
+
+    @cache.cache(max_entries=4, size=lambda value: sized.append(value) or 3 * MB)
+    def make(n: int) -> list[int]:
+        return [n]
+
+    assert make(1) == [1] and make(1) == [1]
+    assert sized == [[1]]  # sized once, when made
+    assert cache.held_bytes == 3 * MB
+
+
 def test_values_stay_within_the_byte_budget_least_recently_used_going_first(cache):
     made = []
 

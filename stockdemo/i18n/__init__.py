@@ -122,6 +122,8 @@ def english(words: object) -> str:
     a layout measures, a download keeps, a key hashes."""
     if isinstance(words, str):
         return words
+    if language() == ENGLISH:  # no language to swap: a DOT or a layout says dozens at a time
+        return str(words)
     with speaking(ENGLISH):
         return str(words)
 

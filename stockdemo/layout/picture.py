@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
+from stockdemo import heap
 from stockdemo.graph import Graph, Node, NodeCounts, op_name, said_label, said_shape
 from stockdemo.i18n import Message, Nn_, english, later, later_n, tr
 from stockdemo.i18n.deferred import Lines, later_lines
@@ -175,3 +176,9 @@ def box_size(label: Words) -> tuple[float, float]:
     lines = english(label).split("\n")
     return (max(MIN_W, max(map(len, lines)) * CHAR_W + PAD_X),
             max(MIN_H, len(lines) * LINE_H + PAD_Y))
+
+
+def picture_bytes(picture: Picture) -> int:
+    """A picture's bytes apart from the graph it draws, which its run's cached value counts (a
+    walk of the graph again cost more than the rest of the picture's, on a Playground move)."""
+    return heap.size_of(picture, apart=(Graph, Node))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from stockdemo import theme
 from stockdemo.graph import Graph
@@ -106,6 +107,7 @@ _BARE_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
 
 
+@lru_cache(maxsize=8192)  # colours, styles, ids: the same few hundred texts in every render
 def dot_id(text: str) -> str:
     """A DOT ID: bare where DOT allows it, else double-quoted with its quotes escaped."""
     if _BARE_ID.fullmatch(text) and text.lower() not in _KEYWORDS:

@@ -36,6 +36,7 @@ import tempfile
 import time
 from typing import NoReturn
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -45,6 +46,7 @@ from stockdemo.i18n import N_
 from stockdemo.sandbox import kernel
 from stockdemo.sandbox.attempts import Attempts
 from stockdemo.sandbox.limits import Limits
+from stockdemo.sandbox.prefault import NONE, touch
 from stockdemo.sandbox.words import sentence, to_wire, worded
 
 FILENAME = CODE_FILE
@@ -176,11 +178,14 @@ def _newest_sequence_nr() -> int:
 
 
 def main(source: str | None, limits: Limits, print_fd: int, result_fd: int, workdir: str,
-         landlock_abi: int, parent_pid: int, request_fd: int = -1) -> NoReturn:
+         landlock_abi: int, parent_pid: int, request_fd: int = -1, warm_pages: np.ndarray = NONE) -> NoReturn:
     """The child's whole life (see the module docstring). Never returns. ``source`` None: a spare,
-    forked before its code came, which walls itself in and then reads the code from ``request_fd``."""
+    forked before its code came, which copies ``warm_pages`` (``prefault``), walls itself in and
+    then reads the code from ``request_fd``."""
     try:
         _keep_only(print_fd, result_fd, *(() if source is not None else (request_fd,)))
+        if source is None:
+            touch(warm_pages)
         try:
             walls = kernel.confine(workdir, limits.cpu_s, limits.memory_mb, landlock_abi, parent_pid,
                                    limits.file_mb)

@@ -4,13 +4,13 @@
 Each run is a ``fork`` of that warm process (about 20-35 ms to a result, against 1.5-2 s for
 a fresh ``import torch``): the child walls itself in and runs the code (``child.py``). Once a
 run is answered, the next run's child is forked and walled in at once (a ``Spare``, for the
-same limits), and waits on a pipe for its code: the fork and the walls are not in the next
-learner's wait. Here each child's two pipes are read, bounded, it is lowered to the idle class
-once it has used its grace of CPU (``GRACE_CPU_S``), killed with SIGKILL at the wall-clock
-limit. A whole result is answered once the child has closed both pipes, before its exit;
-anything else once it is reaped, with what ended it said in words (the CPU limit's SIGKILL, a
-crash's signal). ``warm_up`` is the sandbox's part of the fork server's warm-up: what learners
-import, the seed run once.
+same limits), and waits on a pipe for its code: the fork, the walls and the copies of the pages
+a run writes (``prefault``) are not in the next learner's wait. Here each child's two pipes
+are read, bounded, it is lowered to the idle class once it has used its grace of CPU
+(``GRACE_CPU_S``), killed with SIGKILL at the wall-clock limit. A whole result is answered
+once the child has closed both pipes, before its exit; anything else once it is reaped, with
+what ended it said in words (the CPU limit's SIGKILL, a crash's signal). ``warm_up`` is the
+sandbox's part of the fork server's warm-up: what learners import, the seed run once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from stockdemo.forkserver.handler import Forker
 from stockdemo.forkserver.wire import Channel
 from stockdemo.i18n import N_
-from stockdemo.sandbox import child, kernel
+from stockdemo.sandbox import child, kernel, prefault
 from stockdemo.sandbox.limits import Limits
 from stockdemo.sandbox.protocol import MAX_RESULT_BYTES, BadResult, CodeError, CodeRun, check_child_result
 from stockdemo.sandbox.seed import SEED_CODE
@@ -107,8 +107,10 @@ class Runs:
         self.landlock = kernel.landlock_abi()
         self.closed = False
         self.spare: Spare | None = None
+        self.warm_pages = prefault.NONE  # what a spare writes before its code comes (``start``)
 
     def start(self) -> None:
+        self.warm_pages = prefault.pages_written(run_seed)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         self._send({"ready": os.getpid(), "landlock": self.landlock, "rss_mb": rss_mb})
 
@@ -200,7 +202,8 @@ class Runs:
         request_r, request_w = os.pipe() if source is None else (-1, -1)
         pid = self.loop.fork(self)
         if pid == 0:
-            child.main(source, limits, prints_w, result_w, workdir, self.landlock, os.getppid(), request_r)
+            child.main(source, limits, prints_w, result_w, workdir, self.landlock, os.getppid(), request_r,
+                       self.warm_pages)
         for fd in (prints_w, result_w, request_r):
             if fd >= 0:
                 os.close(fd)
@@ -407,10 +410,15 @@ def warm_up() -> None:
 
     for name in (*child.PRELOADED, *child.ALSO_LOADED):
         importlib.import_module(name)
-    out = child.BoundedOutput(os.open(os.devnull, os.O_WRONLY), 2**20)
+    run_seed(SEED_CODE + WARM_UP)
+    kernel.seccomp_filter(os.getpid(), files=True)  # libseccomp works here (built, not loaded)
+
+
+def run_seed(source: str = SEED_CODE) -> None:
+    """Run ``source`` (our own: the seed) as a child runs code, in this process, printing nowhere."""
     from stockdemo.sandbox.attempts import Attempts
 
+    out = child.BoundedOutput(os.open(os.devnull, os.O_WRONLY), 2**20)
     with contextlib.redirect_stdout(out):
-        child.run_source(SEED_CODE + WARM_UP, Limits(), out, Attempts("/", frozenset()))
+        child.run_source(source, Limits(), out, Attempts("/", frozenset()))
     os.close(out.fd)
-    kernel.seccomp_filter(os.getpid(), files=True)  # libseccomp works here (built, not loaded)

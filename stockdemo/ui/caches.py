@@ -25,7 +25,7 @@ from stockdemo.graph.diff import describe_diff, graph_diff
 from stockdemo.graph.recorder import CODE_FILE
 from stockdemo.i18n import Message, later
 from stockdemo.lab import figures as lab_figures
-from stockdemo.layout.picture import Picture
+from stockdemo.layout.picture import Picture, picture_bytes
 from stockdemo.layout.views import picture_of_graph
 from stockdemo.lessons import Answer, Step
 from stockdemo.live import inspection
@@ -88,7 +88,7 @@ def cached_picture(config: RunConfig, view: str) -> Picture:
     return kept if kept is not None else _picture(config, view)
 
 
-@held(max_entries=48)
+@held(max_entries=48, size=picture_bytes)
 def _picture(config: RunConfig, view: str) -> Picture:
     return picture_of_graph(cached_run(config).graph, view)
 

@@ -116,6 +116,13 @@ def editor_state() -> tuple[str, int, str | None, int]:
             st.session_state.get(keys.CODE_BASE), ran)
 
 
+def runs_alone() -> bool:
+    """Whether a Run reruns the editor and its graph alone (a fragment), not the whole page:
+    outside a class. In one, the class bar hears a student's Run and sends the teacher's code
+    in the whole page's run (``hooks.IN_CLASS``)."""
+    return not hooks.ask(hooks.IN_CLASS)
+
+
 def enabled() -> bool:
     """Whether the operator lets learners' code run here (``STOCKDEMO_CODE=off``: no)."""
     return code_enabled()

@@ -33,12 +33,13 @@ LESSON_QUESTION = "lesson question"  # (step) -> how the step's question was ask
 CODE_COMPARISON = "code comparison"  # (code, its picture) on Your code -> a Comparison beside it, or None
 CODE_EDITS_OFF = "code edits off"  # () on Your code -> why its ready-made edits are not offered, or None
 CODE_DRAFT = "code draft"  # () on Your code -> a name under which the tab keeps unsent typing, or None
+IN_CLASS = "in class"  # () -> True when this tab is in a class (its whole-page runs are heard there), or None
 LESSON_CHALLENGE = "lesson challenge"  # (challenge id, code) a step's challenge -> True: offered to a class
 LESSON_SHOWN = "lesson shown"  # () -> the Lesson page's lesson (stockdemo.lessons.Lesson): a class's, or None
 
 EVENTS = frozenset({PAGE_OPENED, KNOB_DRAWN, KNOB_MOVED, SETTINGS_WANTED, SETTINGS_READ, STAGE_DRAWN,
                     STAGE_SETTLED, LESSON_DRAWN, PAGE_INTRO, CONTROLS_LOCKED, MOVES_SHARED,
-                    LESSON_QUESTION, CODE_COMPARISON, CODE_EDITS_OFF, CODE_DRAFT,
+                    LESSON_QUESTION, CODE_COMPARISON, CODE_EDITS_OFF, CODE_DRAFT, IN_CLASS,
                     LESSON_CHALLENGE, LESSON_SHOWN})
 
 # Filled once per process at import (``stockdemo.ui``'s registration), read by every session.

@@ -39,6 +39,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from stockdemo import heap, host, i18n
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
+from stockdemo.layout.picture import picture_bytes
 from stockdemo.render.payload import HEIGHT, view_json
 from stockdemo.ui import compat, hooks, keys
 from stockdemo.ui.caches import cached_run, cached_static_payload, keep_run, kept
@@ -226,7 +227,7 @@ def warm_stage(budget: int | None = None) -> int:
         config = RunConfig(seq_len=seq_len)
         picture = keep_run(config, VIEW.default)
         cached_static_payload(picture)
-        held += heap.size_of(picture) + heap.size_of(cached_run(config))
+        held += picture_bytes(picture) + heap.size_of(cached_run(config))
         if held >= budget:
             return count
     return len(seq_lens)

@@ -44,6 +44,18 @@ PHONE = (390, 844)
 T5 = "torch.randn(10, 5, 3)  # batch, time steps, features"
 
 
+# Counts the messages the server sends from now on.
+COUNT_MESSAGES = """() => { window.__messages = 0;
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!this.__counted) {
+      this.__counted = true;
+      this.addEventListener('message', () => { window.__messages++; });
+    }
+    return send.call(this, data);
+  }; }"""
+
+
 def picture_of(source: str, unroll: frozenset[str] = frozenset()):
     """The picture the page draws for ``source``: the sandbox's record, laid out by its code.
     (The test's own reference run: on a box busy enough to stop it on the wall clock, once
@@ -127,9 +139,14 @@ def test_the_editor_opens_with_the_seed_and_ctrl_enter_or_run_draws_the_graph_of
         seven = SEED_CODE.replace(T5, "torch.randn(10, 7, 3)")
         assert text_in_editor(page) == seven
         graph = page.locator(VIEW).get_attribute("data-graph")
+        page.evaluate(COUNT_MESSAGES)
         run_with_keys(page)
         shows_graph_of(page, seven)  # two more steps: autograd's count for T 7
         assert page.locator(VIEW).get_attribute("data-graph") != graph
+        # The Run reran the editor and its graph alone: a whole page's run sends ~40 messages
+        # (the sidebar's and the frame's elements too), this one the workspace's.
+        assert 0 < page.evaluate("window.__messages") < 20
+        page.wait_for_function("() => new URL(location.href).searchParams.has('code')")  # a link to it
         expect(page.locator(".ce-status")).to_contain_text("Ran in")
         # The Run button does the same.
         retype_line(page, "input_data = torch.randn(10, 7, 3)", "input_data = torch.randn(10, 3, 3)")

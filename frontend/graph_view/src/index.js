@@ -13,7 +13,7 @@ const views = new WeakMap();
 /** The component's entry: one view per parent element, updated by each payload. */
 export default function graphView(component) {
   const { parentElement, setStateValue, setTriggerValue } = component;
-  return mount(views, parentElement, () => new GraphView(parentElement), (view) => {
+  return mount(views, parentElement, () => new GraphView(parentElement), (view, frameAt) => {
     view.setStateValue = setStateValue;
     view.setTriggerValue = setTriggerValue || (() => {});
     // The same payload from the page again, after moves answered on the stage's socket
@@ -23,6 +23,7 @@ export default function graphView(component) {
     view.servedSince = false;
     // The server sends the payload as JSON text (it encodes the picture once, not per rerun).
     view.update(typeof component.data === "string" ? JSON.parse(component.data) : component.data);
+    if (frameAt !== undefined) view.drawDue(frameAt);
   });
 }
 

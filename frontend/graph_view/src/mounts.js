@@ -13,30 +13,39 @@
 // So a render's payload is applied a task later, and only if its cleanup has not come by then
 // (a superseded render's comes first); and a cleanup destroys the instance only once the
 // component's element has left the page (the unmount: React removes it before its effects'
-// cleanups run).
+// cleanups run). "A task later" is the next animation frame or a timer, whichever comes first:
+// a frame already due runs before a timer, and a payload applied in it is drawn in it.
 
 /**
  * Apply one render to the instance mounted in `parentElement` (made by `create()` the first
- * time, just before its first payload): `apply(instance)` runs a task later unless this render
- * was superseded. Returns the render's cleanup.
+ * time, just before its first payload): `apply(instance, frameAt)` runs a task later unless this
+ * render was superseded; `frameAt` is the animation frame's time when it runs in one, else
+ * undefined. Returns the render's cleanup.
  * @template T
  * @param {WeakMap<Element | ShadowRoot, T & {destroy(): void}>} instances
  * @param {Element | ShadowRoot} parentElement
  * @param {() => T & {destroy(): void}} create
- * @param {(instance: T) => void} apply
+ * @param {(instance: T, frameAt?: number) => void} apply
  * @returns {() => void}
  */
 export function mount(instances, parentElement, create, apply) {
   let superseded = false;
-  setTimeout(() => {
+  let done = false;
+  const run = (frameAt) => {
+    if (done) return;
+    done = true;
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
     if (superseded) return;
     let instance = instances.get(parentElement);
     if (!instance) {
       instance = create();
       instances.set(parentElement, instance);
     }
-    apply(instance);
-  }, 0);
+    apply(instance, frameAt);
+  };
+  const frame = requestAnimationFrame(run);
+  const timer = setTimeout(() => run(undefined), 0);
   return () => {
     superseded = true;
     if (!parentElement.isConnected) unmount(instances, parentElement); // not while still shown

@@ -192,6 +192,14 @@ export class GraphView {
     };
   }
 
+  /** Inside an animation frame (at `now`): the frame asked for is drawn in this one, not the next. */
+  drawDue(now) {
+    if (!this.frame) return;
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    drawFrame(this, now);
+  }
+
   /** Ask for a frame (one at most per animation frame). */
   schedule() {
     if (this.frame) return;

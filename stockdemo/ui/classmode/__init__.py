@@ -38,7 +38,7 @@ LISTENERS = (
     (hooks.STAGE_DRAWN, follow.drawn), (hooks.STAGE_SETTLED, follow.stage_settled),
     (hooks.LESSON_QUESTION, questions.lesson_question), (hooks.LESSON_DRAWN, questions.lesson_drawn),
     (hooks.CODE_COMPARISON, challenge.comparison), (hooks.CODE_EDITS_OFF, follow.edits_off),
-    (hooks.CODE_DRAFT, follow.code_draft),
+    (hooks.CODE_DRAFT, follow.code_draft), (hooks.IN_CLASS, session.in_class),
     (hooks.LESSON_CHALLENGE, gallery.lesson_challenge), (hooks.LESSON_SHOWN, session.class_lesson),
 )
 

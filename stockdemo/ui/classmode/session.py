@@ -91,6 +91,11 @@ def class_lesson() -> Lesson | None:
         return builtin_lesson()
 
 
+def in_class() -> bool | None:
+    """True when this tab is a class's teacher or one of its students, else None (``hooks.IN_CLASS``)."""
+    return True if teacher() is not None or st.session_state.get(CODE) is not None else None
+
+
 def following() -> bool:
     """This tab is a student's that follows the teacher."""
     return (teacher() is None and st.session_state.get(CODE) is not None
