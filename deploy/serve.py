@@ -2,6 +2,7 @@
 
     python deploy/serve.py [--replicas N] [--port 8501] [--address 0.0.0.0] [--state FILE]
                            [--client-limits on|off] [--client-address src|forwarded] [--capacity N]
+                           [--rejoin-after S]
 
 (``make serve`` runs this; ``REPLICAS=n`` and ``PORT`` choose.) It starts:
 
@@ -27,7 +28,7 @@ socket; the health check would notice within 1-2 s) and started again here,
 through ``deploy/replica.py --cold`` (its training workers start on the first
 Train visit, not while the survivors carry its class). Its sessions reconnect
 to the survivors and rebuild their pages from their URLs. The restarted replica
-rejoins ``REJOIN_AFTER_S`` seconds after it answers again: back at once, it
+rejoins ``REJOIN_AFTER_S`` seconds (``--rejoin-after``) after it answers again: back at once, it
 took part of the reconnecting sessions back while it was still starting.
 While it is held out, Redis says so
 (``sd:replicas:held``): the replica roll (``stockdemo.classroom.replicas``) does not count
@@ -352,7 +353,7 @@ def serve(args: argparse.Namespace) -> int:
             for r in replicas:
                 if r.proc.poll() is not None:
                     print(f"serve: replica {r.name} exited ({r.proc.returncode}); starting it again, "
-                          f"out of the balancer until {REJOIN_AFTER_S:.0f} s after it answers",
+                          f"out of the balancer until {args.rejoin_after:g} s after it answers",
                           flush=True)
                     r.held_out, r.rejoin_at = hold_out(admin, r.name, True), None
                     say_held(redis_port, r.name, True)
@@ -364,7 +365,7 @@ def serve(args: argparse.Namespace) -> int:
                 elif r.held_out:
                     if r.rejoin_at is None:
                         if healthy(f"http://127.0.0.1:{r.port}/_stcore/health"):
-                            r.rejoin_at = time.monotonic() + REJOIN_AFTER_S
+                            r.rejoin_at = time.monotonic() + args.rejoin_after
                     elif time.monotonic() >= r.rejoin_at:
                         if hold_out(admin, r.name, False):
                             r.held_out = False
@@ -405,9 +406,14 @@ def main() -> int:
     ap.add_argument("--capacity", type=int, default=int(os.environ.get("STOCKDEMO_CAPACITY") or 0),
                     help="sessions a page load may take a replica to; past it the page says the "
                          "class is full (default: deploy/replica_app.py's)")
+    ap.add_argument("--rejoin-after", type=float, default=REJOIN_AFTER_S,
+                    help="s a restarted replica stays out of the balancer once it answers "
+                         "(tests shorten it)")
     args = ap.parse_args()
     if args.replicas < 0 or args.capacity < 0 or not 0 < args.port < 65536:
         ap.error("--replicas and --capacity must be >= 1 and --port 1..65535")
+    if not 0 <= args.rejoin_after <= 3600:
+        ap.error("--rejoin-after must be 0..3600 s")
     return serve(args)
 
 

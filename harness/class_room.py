@@ -284,11 +284,11 @@ async def drive(args) -> dict:
         out = room.out
         out["t0"] = time.perf_counter()
         replicas = {r["name"]: r["pid"] for r in room.target.state()["replicas"]}
-        # What following costs while nothing moves: every student's heartbeat.
-        cpu0, t0 = {n: servers.cpu_s(p) for n, p in replicas.items()}, time.monotonic()
-        await asyncio.sleep(5.0)
-        out["idle_cores"] = {n: round((servers.cpu_s(p) - cpu0[n]) / (time.monotonic() - t0), 2)
-                             for n, p in replicas.items()}
+        if args.idle_s:  # what following costs while nothing moves: every student's heartbeat
+            cpu0, t0 = {n: servers.cpu_s(p) for n, p in replicas.items()}, time.monotonic()
+            await asyncio.sleep(args.idle_s)
+            out["idle_cores"] = {n: round((servers.cpu_s(p) - cpu0[n]) / (time.monotonic() - t0), 2)
+                                 for n, p in replicas.items()}
         for value in MOVES[:args.moves]:
             await room.move(value, args.follow_timeout)
             await asyncio.sleep(args.pause)
@@ -354,6 +354,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--students", type=int, default=60)
     ap.add_argument("--moves", type=int, default=5)
     ap.add_argument("--pause", type=float, default=1.0, help="s between the teacher's actions")
+    ap.add_argument("--idle-s", type=float, default=5.0,
+                    help="s the class only follows before the first move, its CPU measured (0: none)")
     ap.add_argument("--timeout", type=float, default=60.0, help="per run, s")
     ap.add_argument("--follow-timeout", type=float, default=15.0,
                     help="s for every student to follow one action")

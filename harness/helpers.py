@@ -39,6 +39,18 @@ def page_paths() -> dict[str, str]:
     return {"/": "app.py", **{f"/{p.stem}": f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("*.py"))}}
 
 
+def cold_caches() -> None:
+    """st.cache_* and the app's own held caches emptied: they are shared by every AppTest in the
+    process, so a test that depends on a cold cache starts here."""
+    import streamlit as st
+
+    from stockdemo.ui.caches import clear_held
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    clear_held()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -5,7 +5,6 @@ redis-server)."""
 import os
 
 import pytest
-import streamlit as st
 import torch
 
 torch.set_num_threads(1)
@@ -35,11 +34,9 @@ def pytest_collection_finish(session):
 @pytest.fixture
 def clear_caches():
     """st.cache_* is shared by every AppTest in the process: start cold where it matters."""
-    from stockdemo.ui.caches import clear_held
+    from harness.helpers import cold_caches
 
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    clear_held()
+    cold_caches()
     yield
 
 
@@ -56,14 +53,16 @@ def redis_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def served(request):
     """``make serve``'s set-up for the test module: HAProxy, redis-server and its replicas
-    (``SERVE_REPLICAS`` in the module, 2 unless it says) -> the running harness.servers.Target."""
+    (``SERVE_REPLICAS`` in the module, 2 unless it says; more of deploy/serve.py's options in
+    ``SERVE_OPTIONS``) -> the running harness.servers.Target."""
     from harness.servers import Target
 
     for program in ("/usr/sbin/haproxy", "/usr/bin/redis-server"):
         if not os.path.exists(program):
             pytest.fail(f"{program} is missing: apt-get install haproxy redis-server "
                         "(.ci/run installs them). These tests are required.")
-    target = Target("serve", replicas=getattr(request.module, "SERVE_REPLICAS", 2))
+    target = Target("serve", replicas=getattr(request.module, "SERVE_REPLICAS", 2),
+                    options=getattr(request.module, "SERVE_OPTIONS", ()))
     try:
         target.wait_ready()
         yield target

@@ -461,7 +461,9 @@ def test_a_small_class_on_two_replicas_follows_every_move_and_page_and_counts_ea
     """
     from harness import class_room
 
-    args = class_room.parse_args(["--students", "6", "--moves", "2", "--follow-timeout", "60"])
+    # No pause between actions: each still waits until every student followed the one before.
+    args = class_room.parse_args(["--students", "6", "--moves", "2", "--follow-timeout", "60",
+                                  "--pause", "0"])
     out = run_async(class_room.drive(args))
     assert out["errors"] == []
     assert len(out["moves"]) == 6 * 2

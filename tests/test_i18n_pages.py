@@ -14,7 +14,7 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from harness.helpers import ROOT, graph_sent
+from harness.helpers import ROOT, cold_caches, graph_sent
 from stockdemo.i18n import TAGS, catalog, speaking
 from stockdemo.lessons import builtin_lesson
 
@@ -133,12 +133,27 @@ def render(page: str, lang: str, read=None) -> AppTest:
     return at
 
 
+@pytest.fixture(scope="module")
+def rendered():
+    """-> ``get(page, lang)``: the page in ``lang`` after its main interactions, from cold caches,
+    rendered once for the module -> (the AppTest, every text it showed along the way). The tests
+    that read one page's render share it (Train's render trains a model)."""
+    done: dict[tuple[str, str], tuple[AppTest, list[str]]] = {}
+
+    def get(page: str, lang: str) -> tuple[AppTest, list[str]]:
+        if (page, lang) not in done:
+            cold_caches()
+            said: list[str] = []
+            at = render(page, lang, lambda at: said.extend(texts(at)))
+            done[page, lang] = at, said + texts(at)
+        return done[page, lang]
+    return get
+
+
 @pytest.mark.parametrize("lang", ["zh_CN", "es"])
 @pytest.mark.parametrize("page", list(TRANSLATED))
-def test_a_translated_page_shows_no_english_a_learner_reads(page, lang, clear_caches):
-    said: list[str] = []
-    at = render(page, lang, lambda at: said.extend(texts(at)))
-    said += texts(at)
+def test_a_translated_page_shows_no_english_a_learner_reads(page, lang, rendered):
+    said = rendered(page, lang)[1]
     assert len(said) > 10, "the page drew almost nothing: the check would prove nothing"
     # English msgids this language says otherwise ("NaN" is the same in every language)
     msgids = {m for m, said in catalog(lang)._catalog.items() if m and said != m}
@@ -233,8 +248,8 @@ def test_the_english_detector_finds_an_untranslated_sentence_and_passes_code():
     assert not english_left("Pulsa **Entrenar** y mira cómo se separan las dos pérdidas")
 
 
-def test_every_link_the_frame_makes_keeps_the_language_of_the_link():
-    at = render("app.py", "es")
+def test_every_link_the_frame_makes_keeps_the_language_of_the_link(rendered):
+    at = rendered("app.py", "es")[0]
     links = [p.proto.query_string for p in at.get("page_link")]
     assert links and all("lang=es" in q for q in links)
     assert at.query_params["lang"] == ["es"] or at.query_params["lang"] == "es"
@@ -257,17 +272,17 @@ def test_a_lang_that_names_no_language_is_said_once_and_the_page_stays_english()
     assert at.title[0].value.endswith("Dynamic graphs, live")
 
 
-def test_the_page_asks_the_browser_to_set_html_lang_to_the_sessions_language():
-    at = render("app.py", "zh_CN")
+def test_the_page_asks_the_browser_to_set_html_lang_to_the_sessions_language(rendered):
+    at = rendered("app.py", "zh_CN")[0]
     sent = [c for c in at.get("bidi_component") if c.proto.component_name.endswith("html_lang")]
     assert sent and json.loads(json.loads(sent[0].proto.json)) == {"lang": "zh-CN"}
 
 
 @pytest.mark.parametrize("lang", ["zh_CN", "es"])
-def test_the_graph_view_on_a_translated_page_is_sent_its_words_in_the_pages_language(lang, clear_caches):
+def test_the_graph_view_on_a_translated_page_is_sent_its_words_in_the_pages_language(lang, rendered):
     """The view's own words (stockdemo/render/words.py) come with its payload: Train's graph of
     one training step, after a run of training, carries the session's."""
-    at = render("pages/train.py", lang)
+    at = rendered("pages/train.py", lang)[0]
     views = [graph_sent(c) for c in at.get("bidi_component") if c.proto.component_name.endswith("graph_view")]
     assert views, "no graph view drawn: the check would prove nothing"
     for view in views:
@@ -335,10 +350,10 @@ def picture_words(view: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", ["zh_CN", "es"])
-def test_the_playgrounds_graph_says_its_caption_frames_boxes_and_change_in_the_language(lang, clear_caches):
+def test_the_playgrounds_graph_says_its_caption_frames_boxes_and_change_in_the_language(lang, rendered):
     """The words inside the cached picture (the view's payload, which the page test does not
     read): a rolled run of 2 layers, its change from the first run, each said for the reader."""
-    at = render("pages/playground.py", lang)
+    at = rendered("pages/playground.py", lang)[0]
     view = playground_view(at)
     assert view["view"] == "rolled" and view["stands_for"]["text"], "nothing rolled: it would prove little"
     said = picture_words(view)

@@ -227,9 +227,10 @@ def test_the_probes_make_the_pods_ready(cluster):
 
 
 def test_the_sandbox_in_a_pod_runs_the_seed_and_stops_a_fork_a_socket_and_a_loop(cluster):
-    runs = run_in_container([*cluster.cmd, "exec", "-i", "-w", "/app", f"{APP_PODS[0]}-app"], cluster.env)
-    print(f"kube: the sandbox's walls in the pod: {runs['seed'][1]['walls']}")
-    check_container_runs(runs)
+    exit_code, failed, runs = run_in_container(
+        [*cluster.cmd, "exec", "-i", "-w", "/app", f"{APP_PODS[0]}-app"], cluster.env)
+    print(f"kube: the sandbox's walls in the pod: {runs['seed']['walls']}")
+    check_container_runs(exit_code, failed, runs)
 
 
 def test_a_session_through_the_service_gets_a_graph(cluster):

@@ -20,6 +20,9 @@ from harness.helpers import alive, run_async, wait_until
 from harness.servers import Target, descendants
 from harness.sessions import Session
 
+# A killed replica rejoins 8 s after it answers (not 20): still room to see it held out.
+SERVE_OPTIONS = ("--rejoin-after", "8")
+
 
 def wait_healthy_port(port: int, timeout: float = 60.0) -> None:
     def healthy() -> bool:
