@@ -28,12 +28,12 @@ gc.freeze()
 pages = prefault.pages_written(watch.run_seed)
 
 
-def in_child(touching):
+def in_child(measure):
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
-            os.write(write_end, json.dumps(measure(touching)).encode())
+            os.write(write_end, json.dumps(measure()).encode())
         finally:
             os._exit(0)
     os.close(write_end)
@@ -51,33 +51,25 @@ def measure(touching):
     return {"touched": int(touched), "faults": faults, "touching": mid - start}
 
 
+# A parent's array, its pages touched in a child: copied (the child's own), no byte changed.
+array = np.random.default_rng(0).integers(0, 255, size=64 * prefault.PAGE, dtype=np.uint8)
+kept = array.copy()
+first = -(-array.ctypes.data // prefault.PAGE)
+mine = np.arange(first, first + 32, dtype=np.uint64)
+
+
 def copied_as_it_was():
-    # A parent's array, its pages touched in a child: copied (the child's own), no byte changed.
-    array = np.random.default_rng(0).integers(0, 255, size=64 * prefault.PAGE, dtype=np.uint8)
-    kept = array.copy()
-    first = -(-array.ctypes.data // prefault.PAGE)
-    mine = np.arange(first, first + 32, dtype=np.uint64)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            before = np.isin(mine, prefault.own_pages(prefault.writable())).sum()
-            touched = prefault.touch(mine)
-            after = np.isin(mine, prefault.own_pages(prefault.writable())).sum()
-            os.write(write_end, json.dumps({"touched": int(touched), "own_before": int(before),
-                                            "own_after": int(after),
-                                            "same": bool(np.array_equal(array, kept))}).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    out = json.loads(os.read(read_end, 4096))
-    os.waitpid(pid, 0)
-    return out
+    before = np.isin(mine, prefault.own_pages(prefault.writable())).sum()
+    touched = prefault.touch(mine)
+    after = np.isin(mine, prefault.own_pages(prefault.writable())).sum()
+    return {"touched": int(touched), "own_before": int(before), "own_after": int(after),
+            "same": bool(np.array_equal(array, kept))}
 
 
 unmapped = np.array([1], dtype=np.uint64)  # page 1: never mapped (the null page's neighbour)
-print(json.dumps({"pages": len(pages), "plain": in_child(False), "touched": in_child(True),
-                  "unmapped": int(prefault.touch(unmapped)), "array": copied_as_it_was()}))
+print(json.dumps({"pages": len(pages), "plain": in_child(lambda: measure(False)),
+                  "touched": in_child(lambda: measure(True)), "unmapped": int(prefault.touch(unmapped)),
+                  "array": in_child(copied_as_it_was)}))
 """
 
 
