@@ -16,11 +16,14 @@ import re
 import threading
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import streamlit
 from streamlit import config, type_util
+from streamlit import runtime as streamlit_runtime
 from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 from streamlit.runtime import Runtime, app_session, fragment
 from streamlit.runtime.app_session import AppSession
@@ -47,6 +50,7 @@ from harness.helpers import ROOT, free_port, run_async, start_server, stop_serve
 from stockdemo.ui import compat
 
 PROBE = ROOT / "tests" / "apps" / "compat_probe.py"
+LATE = ROOT / "tests" / "apps" / "late_messages.py"
 
 
 def test_streamlit_is_the_version_compat_was_written_for():
@@ -115,6 +119,13 @@ PRIVATE = {
         lambda: 'config.get_option("server.fileWatcherType") != "none"'
         in inspect.getsource(AppSession.__init__)
         and "register_file_watchers()" in inspect.getsource(WebsocketSessionManager._resume_stored_session),
+    "AppSession: a refused rerun makes a new runner, the old one's events ignored, its SHUTDOWN last "
+    "(defer_reruns_behind_finished_runs)":
+        lambda: "self._create_scriptrunner(rerun_data)" in inspect.getsource(AppSession.request_rerun)
+        and "if sender is not self._scriptrunner:"
+        in inspect.getsource(inspect.unwrap(AppSession._handle_scriptrunner_event_on_event_loop))
+        and "self._scriptrunner = None" in inspect.getsource(
+            inspect.unwrap(AppSession._handle_scriptrunner_event_on_event_loop)),
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }
@@ -222,6 +233,65 @@ def test_a_resumed_session_still_watches_files_when_the_server_watches_them(monk
         "poll" if key == "server.fileWatcherType" else _get(key)))
     new, resumed = _resumed_watchers(AppSession.register_file_watchers)
     assert type(new).__name__ == type(resumed).__name__ == "LocalSourcesWatcher"
+
+
+def _race(part_waits_for_the_run: bool, monkeypatch) -> tuple[list[str], list[str]]:
+    """A whole run of tests/apps/late_messages.py ends while the event loop is held, and a rerun
+    of its fragment comes before the loop has handled that run's events (a timer's tick on a
+    busy server) -> (what the browser was sent, as texts, and the runs' ends)."""
+    deferred = (AppSession._create_scriptrunner, AppSession._handle_scriptrunner_event_on_event_loop)
+    # A run's end tells the server's media and dataframe managers, which only a Runtime has.
+    monkeypatch.setattr(streamlit_runtime, "get_instance", lambda: mock.MagicMock())
+
+    async def visit() -> tuple[list[str], list[str]]:
+        manager = WebsocketSessionManager(MemorySessionStorage(), MemoryUploadedFileManager("/upload"),
+                                          ScriptCache(), None)
+        session = manager.get_active_session_info(
+            manager.connect_session(_Client(), ScriptData(str(LATE), False), {})).session
+        sent: list = []
+
+        async def settled() -> None:  # the runner gone, its messages taken as the server's flush does
+            for _ in range(600):
+                await asyncio.sleep(0.01)
+                sent.extend(session.flush_browser_queue())
+                if session._scriptrunner is None:
+                    return
+            raise TimeoutError("the session's runs never ended")
+
+        session.request_rerun(ClientState())
+        await settled()
+        (part,) = {m.delta.fragment_id for m in sent if m.WhichOneof("type") == "delta"} - {""}
+        session.request_rerun(ClientState())  # whole run 2...
+        session._scriptrunner._script_thread.join(30)  # ...over, its events held with the loop
+        session.request_rerun(ClientState(fragment_id=part, is_auto_rerun=True))
+        await settled()
+        manager.disconnect_session(session.id)
+        texts = [m.delta.new_element.markdown.body for m in sent
+                 if m.WhichOneof("type") == "delta" and m.delta.new_element.HasField("markdown")]
+        ends = [ForwardMsg.ScriptFinishedStatus.Name(m.script_finished) for m in sent
+                if m.WhichOneof("type") == "script_finished"]
+        return texts, ends
+
+    try:
+        if not part_waits_for_the_run:
+            AppSession._create_scriptrunner, AppSession._handle_scriptrunner_event_on_event_loop = map(
+                inspect.unwrap, deferred)
+        return run_async(visit())
+    finally:
+        AppSession._create_scriptrunner, AppSession._handle_scriptrunner_event_on_event_loop = deferred
+
+
+def test_a_fragment_rerun_before_a_finished_runs_messages_are_handled_waits_and_they_reach_the_browser(
+        monkeypatch):
+    assert compat.defer_reruns_behind_finished_runs()  # the facade did it already: a second call keeps it
+    texts, ends = _race(True, monkeypatch)
+    # (The fragment's run takes the place of run 2's "part" if that was not sent yet.)
+    assert [t for t in texts if t != "part"] == ["whole run 1", "whole run 2"] and texts[-1] == "part"
+    assert ends == ["FINISHED_SUCCESSFULLY", "FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"]
+    # Streamlit's own: the fragment's new runner, and the whole run 2 never sent (the tab shows run 1).
+    texts, ends = _race(False, monkeypatch)
+    assert [t for t in texts if t != "part"] == ["whole run 1"] and texts[-1] == "part"
+    assert ends == ["FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"]
 
 
 def test_without_a_server_every_door_says_it_cannot(monkeypatch):

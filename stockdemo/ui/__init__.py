@@ -111,6 +111,8 @@ classmode.register()
 compat.cache_theme_messages()
 # A session resumed after a dropped connection watches no files, as a new one (compat.py).
 compat.resume_without_watchers()
+# A rerun that meets a finished run's messages still on their way waits for them (compat.py).
+compat.defer_reruns_behind_finished_runs()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).
