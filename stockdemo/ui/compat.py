@@ -42,8 +42,8 @@ SCRIPT_THREAD = "ScriptRunner.scriptThread"
 __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
            "cache_theme_messages", "defer_reruns_behind_finished_runs", "event_loop", "has_fragment",
            "holds_session", "link_carries", "main_script_hash", "page_scripts", "rerun_fragment",
-           "rerun_session", "resume_without_watchers", "running_page_script", "runs_in_progress", "runtime_exists", "session_id", "tab_address",
-           "this_fragment_run", "wait_until_sent"]
+           "rerun_session", "resume_without_watchers", "running_page_script", "runs_in_progress",
+           "runtime_exists", "session_id", "tab_address", "this_fragment_run", "wait_until_sent"]
 
 
 def runs_in_progress() -> int:
