@@ -102,11 +102,13 @@ class Student(Member):
         self.up_at = 0.0  # its websocket open again
         self.back_at: float | None = None
         self.attempts: list[Attempt] = []
+        self.starts: list[tuple[float, str]] = []  # (when, "whole" or "part"): a run's first message
 
     def _read(self, msg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "new_session":
             self.session_id = msg.new_session.initialize.session_id or self.session_id
+            self.starts.append((time.perf_counter(), "part" if msg.metadata.run.fragment_ids else "whole"))
         kept = self.auto_due.get(msg.auto_rerun.fragment_id) if kind == "auto_rerun" and \
             self.auto.get(msg.auto_rerun.fragment_id) == msg.auto_rerun.interval else None
         super()._read(msg)
@@ -138,9 +140,13 @@ class Student(Member):
 
     def trip(self) -> Trip:
         cut = time.perf_counter() - (time.monotonic() - self.cut_at)
-        story = f"session {self.session_id[:8]}: " + (", ".join(
-            f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')} "
-            f"(drawn {self.drawn_step(r.at)})" for r in self.runs if r.at >= cut) or "no run")
+        # Each run as the browser got it: its start, then its end (status, page, address, the
+        # step drawn); a start with no end after it is a run whose last messages never came.
+        said = sorted([(at, f"start {what}") for at, what in self.starts if at >= cut] + [
+            (r.at, f"end {r.status} {r.path} step {r.query.get('step')} (drawn {self.drawn_step(r.at)})")
+            for r in self.runs if r.at >= cut])
+        story = f"session {self.session_id[:8]}: " + (
+            ", ".join(f"+{at - cut:.1f} s {what}" for at, what in said) or "no run")
         return Trip(self.cut_at, self.up_at, self.back_at, self.session_id == self.first_session_id,
                     list(self.attempts), story)
 
@@ -360,9 +366,9 @@ def report(r: Round) -> list[str]:
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
         f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
         *[f"  lost: {s.attempts[-1].outcome if s.attempts else 'no attempt'}, runs since its cut: "
-          f"{s.story[:300]}" for s in r.learners if s.back_at is None][:5],
+          f"{s.story[:900]}" for s in r.learners if s.back_at is None][:5],
         *[f"  slow: back {s.back_at - s.cut_at:.1f} s after its cut, up at {s.up_at - s.cut_at:.1f} s "
-          f"({'resumed' if s.resumed else 'new session'}), runs since its cut: {s.story[:300]}"
+          f"({'resumed' if s.resumed else 'new session'}), runs since its cut: {s.story[:900]}"
           for s in sorted(back, key=lambda s: s.cut_at - s.back_at)[:3] if s.back_at - s.cut_at > TARGET_S],
         *(f"  the client failed: {e}" for e in r.client_errors[:5]),
     ]
