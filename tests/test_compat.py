@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
@@ -41,6 +42,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import (
     ScriptRunContext,
     ThreadState,
 )
+from streamlit.runtime.session_manager import SessionClientDisconnectedError
 from streamlit.runtime.state.query_params import QueryParams
 from streamlit.runtime.state.session_state import SessionState
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
@@ -126,6 +128,12 @@ PRIVATE = {
         in inspect.getsource(inspect.unwrap(AppSession._handle_scriptrunner_event_on_event_loop))
         and "self._scriptrunner = None" in inspect.getsource(
             inspect.unwrap(AppSession._handle_scriptrunner_event_on_event_loop)),
+    "Runtime's flush sends each message with the session list it took first (send_to_the_current_websocket)":
+        lambda: "for active_session_info in self._session_mgr.list_active_sessions():"
+        in inspect.getsource(Runtime._loop_coroutine)
+        and "self._send_message(active_session_info, msg)" in inspect.getsource(Runtime._loop_coroutine)
+        and "session_info.client.write_forward_msg(msg)"
+        in inspect.getsource(inspect.unwrap(Runtime._send_message)),
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }
@@ -292,6 +300,54 @@ def test_a_fragment_rerun_before_a_finished_runs_messages_are_handled_waits_and_
     texts, ends = _race(False, monkeypatch)
     assert [t for t in texts if t != "part"] == ["whole run 1"] and texts[-1] == "part"
     assert ends == ["FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"]
+
+
+class _Gone:
+    """The websocket a browser dropped: Streamlit's raises on a write."""
+
+    def write_forward_msg(self, msg) -> None:
+        raise SessionClientDisconnectedError
+
+
+class _Browser:
+    def __init__(self) -> None:
+        self.got: list = []
+
+    def write_forward_msg(self, msg) -> None:
+        self.got.append(msg)
+
+
+def _sent_after_a_reconnect(send) -> list:
+    """The flush's list of sessions taken, then the session reconnects on a new websocket, then
+    its message is sent as the flush sends it (``send``: ``Runtime._send_message``) -> what
+    the new websocket got."""
+    async def visit() -> list:
+        manager = WebsocketSessionManager(MemorySessionStorage(), MemoryUploadedFileManager("/upload"),
+                                          ScriptCache(), None)
+        script = ScriptData(str(LATE), False)
+        first = manager.connect_session(_Gone(), script, {})
+        flushing = manager.list_active_sessions()  # as Runtime._loop_coroutine takes it
+        manager.disconnect_session(first)
+        browser = _Browser()
+        assert manager.connect_session(browser, script, {}, existing_session_id=first) == first
+        msg = ForwardMsg()
+        msg.script_finished = ForwardMsg.FINISHED_SUCCESSFULLY
+        for info in flushing:
+            try:
+                send(SimpleNamespace(_session_mgr=manager), info, msg)
+            except SessionClientDisconnectedError:
+                pass  # the flush goes on, as Streamlit's does
+        manager.disconnect_session(first)
+        return browser.got
+
+    return run_async(visit())
+
+
+def test_a_message_sent_after_its_session_reconnected_mid_flush_reaches_the_new_websocket():
+    assert compat.send_to_the_current_websocket()  # the facade did it already: a second call keeps it
+    assert len(_sent_after_a_reconnect(Runtime._send_message)) == 1
+    # Streamlit's own: written to the websocket of the flush's list, the closed one, and lost.
+    assert _sent_after_a_reconnect(inspect.unwrap(Runtime._send_message)) == []
 
 
 def test_without_a_server_every_door_says_it_cannot(monkeypatch):

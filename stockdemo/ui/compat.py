@@ -7,7 +7,8 @@ messages have gone out, counting the runs in progress, building the theme part
 of every run's ``new_session`` message once instead of per run, knowing whether a
 session a reconnect names is held here, keeping a resumed session from watching
 files the server was told not to watch, keeping a finished run's last messages from a
-rerun that comes before they are sent, and correcting a link's value before the
+rerun that comes before they are sent, sending a session's messages to the websocket it
+has now, and correcting a link's value before the
 widgets bound to it read it. Each is one function here; nothing else in stockdemo
 touches Streamlit's private names.
 ``tests/test_compat.py`` pins the version and checks that each thing used here
@@ -43,7 +44,8 @@ __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_se
            "cache_theme_messages", "defer_reruns_behind_finished_runs", "event_loop", "has_fragment",
            "holds_session", "link_carries", "main_script_hash", "page_scripts", "rerun_fragment",
            "rerun_session", "resume_without_watchers", "running_page_script", "runs_in_progress",
-           "runtime_exists", "session_id", "tab_address", "this_fragment_run", "wait_until_sent"]
+           "runtime_exists", "send_to_the_current_websocket", "session_id", "tab_address",
+           "this_fragment_run", "wait_until_sent"]
 
 
 def runs_in_progress() -> int:
@@ -332,4 +334,29 @@ def defer_reruns_behind_finished_runs() -> bool:
         patched._stockdemo_deferred = True
         patched.__wrapped__ = original
         setattr(AppSession, original.__name__, patched)
+    return True
+
+
+def send_to_the_current_websocket() -> bool:
+    """A session's messages go to the websocket it has when they are sent, not to the one it
+    had when the server's flush began.
+
+    Streamlit 1.67's flush (``Runtime._loop_coroutine``) takes the list of connected sessions,
+    each with its websocket, then sends every session's queued messages, yielding to the event
+    loop after each one: with 300 sessions' runs queued, a cycle lasts seconds. A session that
+    reconnected meanwhile had its messages (a whole run after its reconnect) written to the
+    closed websocket and lost, and its page stayed as it was. -> False if Streamlit no longer
+    has ``Runtime._send_message``.
+    """
+    original = getattr(Runtime, "_send_message", None)
+    if original is None or getattr(original, "_stockdemo_current", False):
+        return original is not None
+
+    def _send_message(self, session_info, msg) -> None:
+        now = self._session_mgr.get_active_session_info(session_info.session.id)
+        original(self, session_info if now is None else now, msg)
+
+    _send_message._stockdemo_current = True
+    _send_message.__wrapped__ = original
+    Runtime._send_message = _send_message
     return True
