@@ -302,7 +302,7 @@ def defer_reruns_behind_finished_runs() -> bool:
     fragment's timer or a push meeting that moment left a student on the page before. Here
     the new runner starts when the old one's SHUTDOWN, its last event, is handled. A
     whole-page rerun (``runner.fastReruns``) still replaces the runner at once: it draws
-    everything again, and the reruns that waited are folded into it, as into Streamlit's.
+    everything again, and takes the place of the reruns that waited, as in Streamlit.
     -> False if Streamlit no longer has the two methods.
     """
     create = getattr(AppSession, "_create_scriptrunner", None)
