@@ -1,7 +1,7 @@
 """A lecture of 300 behind one address loses its network for a moment: how long until every
 learner is back on the teacher's step.
 
-    python bench/reconnect_storm.py [--learners 300] [--open-rate 5] [--rounds 3] [--give-up 120]
+    python bench/reconnect_storm.py [--learners 300] [--open-rate 5] [--rounds 5] [--give-up 120]
                                     [--client-limits on|off] [--teacher-stays] [--profile FILE]
 
 Starts ``deploy/serve.py`` (``make serve``: two replicas behind HAProxy with
@@ -30,9 +30,11 @@ has ended on the Lesson with that step in its address. **Lost**: not back
 ``--give-up`` seconds after its cut. Per round: how many came back, when the last one
 did (from the first cut), each one's time out, what the attempts got (429, 429 held
 by HAProxy's tarpit, 503, resets), sessions resumed against new ones, the servers'
-CPU, replicas HAProxy marked down (serve.py's log). Over the rounds: the median of
-the last one back. Target: all back on the teacher's step, the last within 10 s;
-exit 1 when missed.
+CPU, replicas HAProxy marked down (serve.py's log), and for a learner out more than
+10 s its runs since the cut (each start and end: a start with no end is a run whose last
+messages never came) and whether its session was resumed or new. Over the rounds: each
+one's last back, and their median. Target: in every round, all back on the teacher's
+step, the last within 10 s; exit 1 when missed.
 
 Everything runs on this machine's loopback; the client shares the 2 cores with the
 servers, so the times are upper bounds.
@@ -102,11 +104,13 @@ class Student(Member):
         self.up_at = 0.0  # its websocket open again
         self.back_at: float | None = None
         self.attempts: list[Attempt] = []
+        self.starts: list[tuple[float, str]] = []  # (when, "whole" or "part"): a run's first message
 
     def _read(self, msg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "new_session":
             self.session_id = msg.new_session.initialize.session_id or self.session_id
+            self.starts.append((time.perf_counter(), "part" if msg.metadata.run.fragment_ids else "whole"))
         kept = self.auto_due.get(msg.auto_rerun.fragment_id) if kind == "auto_rerun" and \
             self.auto.get(msg.auto_rerun.fragment_id) == msg.auto_rerun.interval else None
         super()._read(msg)
@@ -138,9 +142,13 @@ class Student(Member):
 
     def trip(self) -> Trip:
         cut = time.perf_counter() - (time.monotonic() - self.cut_at)
-        story = f"session {self.session_id[:8]}: " + (", ".join(
-            f"+{r.at - cut:.1f} s {r.status} {r.path} step {r.query.get('step')} "
-            f"(drawn {self.drawn_step(r.at)})" for r in self.runs if r.at >= cut) or "no run")
+        # Each run as the browser got it: its start, then its end (status, page, address, the
+        # step drawn); a start with no end after it is a run whose last messages never came.
+        said = sorted([(at, f"start {what}") for at, what in self.starts if at >= cut] + [
+            (r.at, f"end {r.status} {r.path} step {r.query.get('step')} (drawn {self.drawn_step(r.at)})")
+            for r in self.runs if r.at >= cut])
+        story = f"session {self.session_id[:8]}: " + (
+            ", ".join(f"+{at - cut:.1f} s {what}" for at, what in said) or "no run")
         return Trip(self.cut_at, self.up_at, self.back_at, self.session_id == self.first_session_id,
                     list(self.attempts), story)
 
@@ -360,9 +368,9 @@ def report(r: Round) -> list[str]:
         f"pings refused {dict(pings)}, connection-error dialogs {dialog}",
         f"  replicas meanwhile: {'; '.join(r.events) or 'none marked down'}",
         *[f"  lost: {s.attempts[-1].outcome if s.attempts else 'no attempt'}, runs since its cut: "
-          f"{s.story[:300]}" for s in r.learners if s.back_at is None][:5],
+          f"{s.story[:900]}" for s in r.learners if s.back_at is None][:5],
         *[f"  slow: back {s.back_at - s.cut_at:.1f} s after its cut, up at {s.up_at - s.cut_at:.1f} s "
-          f"({'resumed' if s.resumed else 'new session'}), runs since its cut: {s.story[:300]}"
+          f"({'resumed' if s.resumed else 'new session'}), runs since its cut: {s.story[:900]}"
           for s in sorted(back, key=lambda s: s.cut_at - s.back_at)[:3] if s.back_at - s.cut_at > TARGET_S],
         *(f"  the client failed: {e}" for e in r.client_errors[:5]),
     ]
@@ -394,7 +402,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--learners", type=int, default=300)
     ap.add_argument("--open-rate", type=float, default=5.0, help="students joining a second")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--give-up", type=float, default=120.0, help="a learner not back this long after "
                     "its cut is lost")
     ap.add_argument("--timeout", type=float, default=60.0, help="a run's")
@@ -419,13 +427,13 @@ def main() -> int:
         target.stop()
     lasts = [r.last_back_s() for r in rounds]
     lost = sum(len(r.learners) - len(r.back) for r in rounds)
-    met = not lost and rounds and statistics.median(lasts) <= TARGET_S
+    met = not lost and rounds and max(lasts) <= TARGET_S
     print(f"over {len(rounds)} rounds: the last learner back on the teacher's step after "
-          f"{statistics.median(lasts):.1f} s (median; each {', '.join(f'{x:.1f}' for x in lasts)} s), "
-          f"{lost} lost; {measures.load_line()}")
+          f"{', '.join(f'{x:.1f}' for x in lasts)} s (median {statistics.median(lasts):.1f} s, "
+          f"worst {max(lasts):.1f} s), {lost} lost; {measures.load_line()}")
     for p in [p for p in target.log_problems() if "Session State API" not in p][:10]:
         print(f"server log: {p[:200]}")
-    print(f"target (all back on the teacher's step, the last within {TARGET_S:g} s): "
+    print(f"target (in every round all back on the teacher's step, the last within {TARGET_S:g} s): "
           + ("met" if met else "missed"))
     return 0 if met else 1
 

@@ -16,11 +16,15 @@ import re
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
 import pytest
 import streamlit
 from streamlit import config, type_util
+from streamlit import runtime as streamlit_runtime
 from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 from streamlit.runtime import Runtime, app_session, fragment
 from streamlit.runtime.app_session import AppSession
@@ -38,6 +42,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import (
     ScriptRunContext,
     ThreadState,
 )
+from streamlit.runtime.session_manager import SessionClientDisconnectedError
 from streamlit.runtime.state.query_params import QueryParams
 from streamlit.runtime.state.session_state import SessionState
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
@@ -47,6 +52,7 @@ from harness.helpers import ROOT, free_port, run_async, start_server, stop_serve
 from stockdemo.ui import compat
 
 PROBE = ROOT / "tests" / "apps" / "compat_probe.py"
+LATE = ROOT / "tests" / "apps" / "late_messages.py"
 
 
 def test_streamlit_is_the_version_compat_was_written_for():
@@ -115,6 +121,19 @@ PRIVATE = {
         lambda: 'config.get_option("server.fileWatcherType") != "none"'
         in inspect.getsource(AppSession.__init__)
         and "register_file_watchers()" in inspect.getsource(WebsocketSessionManager._resume_stored_session),
+    "AppSession: a refused rerun makes a new runner, the old one's events ignored, its SHUTDOWN last "
+    "(defer_reruns_behind_finished_runs)":
+        lambda: "self._create_scriptrunner(rerun_data)" in inspect.getsource(AppSession.request_rerun)
+        and "if sender is not self._scriptrunner:"
+        in inspect.getsource(inspect.unwrap(AppSession._handle_scriptrunner_event_on_event_loop))
+        and "self._scriptrunner = None" in inspect.getsource(
+            inspect.unwrap(AppSession._handle_scriptrunner_event_on_event_loop)),
+    "Runtime's flush sends each message with the session list it took first (send_to_the_current_websocket)":
+        lambda: "for active_session_info in self._session_mgr.list_active_sessions():"
+        in inspect.getsource(Runtime._loop_coroutine)
+        and "self._send_message(active_session_info, msg)" in inspect.getsource(Runtime._loop_coroutine)
+        and "session_info.client.write_forward_msg(msg)"
+        in inspect.getsource(inspect.unwrap(Runtime._send_message)),
     "the script thread's name, ScriptRunner.scriptThread (runs_in_progress)":
         lambda: f'name="{compat.SCRIPT_THREAD}"' in inspect.getsource(script_runner.ScriptRunner),
 }
@@ -222,6 +241,113 @@ def test_a_resumed_session_still_watches_files_when_the_server_watches_them(monk
         "poll" if key == "server.fileWatcherType" else _get(key)))
     new, resumed = _resumed_watchers(AppSession.register_file_watchers)
     assert type(new).__name__ == type(resumed).__name__ == "LocalSourcesWatcher"
+
+
+def _race(part_waits_for_the_run: bool, monkeypatch) -> tuple[list[str], list[str]]:
+    """A whole run of tests/apps/late_messages.py ends while the event loop is held, and a rerun
+    of its fragment comes before the loop has handled that run's events (a timer's tick on a
+    busy server) -> (what the browser was sent, as texts, and the runs' ends)."""
+    deferred = (AppSession._create_scriptrunner, AppSession._handle_scriptrunner_event_on_event_loop)
+    # A run's end tells the server's media and dataframe managers, which only a Runtime has.
+    monkeypatch.setattr(streamlit_runtime, "get_instance", lambda: mock.MagicMock())
+
+    async def visit() -> tuple[list[str], list[str]]:
+        manager = WebsocketSessionManager(MemorySessionStorage(), MemoryUploadedFileManager("/upload"),
+                                          ScriptCache(), None)
+        session = manager.get_active_session_info(
+            manager.connect_session(_Client(), ScriptData(str(LATE), False), {})).session
+        sent: list = []
+
+        async def settled() -> None:  # the runner gone, its messages taken as the server's flush does
+            for _ in range(600):
+                await asyncio.sleep(0.01)
+                sent.extend(session.flush_browser_queue())
+                if session._scriptrunner is None:
+                    return
+            raise TimeoutError("the session's runs never ended")
+
+        session.request_rerun(ClientState())
+        await settled()
+        (part,) = {m.delta.fragment_id for m in sent if m.WhichOneof("type") == "delta"} - {""}
+        session.request_rerun(ClientState())  # whole run 2...
+        session._scriptrunner._script_thread.join(30)  # ...over, its events held with the loop
+        session.request_rerun(ClientState(fragment_id=part, is_auto_rerun=True))
+        await settled()
+        manager.disconnect_session(session.id)
+        texts = [m.delta.new_element.markdown.body for m in sent
+                 if m.WhichOneof("type") == "delta" and m.delta.new_element.HasField("markdown")]
+        ends = [ForwardMsg.ScriptFinishedStatus.Name(m.script_finished) for m in sent
+                if m.WhichOneof("type") == "script_finished"]
+        return texts, ends
+
+    try:
+        if not part_waits_for_the_run:
+            AppSession._create_scriptrunner, AppSession._handle_scriptrunner_event_on_event_loop = map(
+                inspect.unwrap, deferred)
+        return run_async(visit())
+    finally:
+        AppSession._create_scriptrunner, AppSession._handle_scriptrunner_event_on_event_loop = deferred
+
+
+def test_a_fragment_rerun_before_a_finished_runs_messages_are_handled_waits_and_they_reach_the_browser(
+        monkeypatch):
+    assert compat.defer_reruns_behind_finished_runs()  # the facade did it already: a second call keeps it
+    texts, ends = _race(True, monkeypatch)
+    # (The fragment's run takes the place of run 2's "part" if that was not sent yet.)
+    assert [t for t in texts if t != "part"] == ["whole run 1", "whole run 2"] and texts[-1] == "part"
+    assert ends == ["FINISHED_SUCCESSFULLY", "FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"]
+    # Streamlit's own: the fragment's new runner, and the whole run 2 never sent (the tab shows run 1).
+    texts, ends = _race(False, monkeypatch)
+    assert [t for t in texts if t != "part"] == ["whole run 1"] and texts[-1] == "part"
+    assert ends == ["FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"]
+
+
+class _Gone:
+    """The websocket a browser dropped: Streamlit's raises on a write."""
+
+    def write_forward_msg(self, msg) -> None:
+        raise SessionClientDisconnectedError
+
+
+class _Browser:
+    def __init__(self) -> None:
+        self.got: list = []
+
+    def write_forward_msg(self, msg) -> None:
+        self.got.append(msg)
+
+
+def _sent_after_a_reconnect(send) -> list:
+    """The flush's list of sessions taken, then the session reconnects on a new websocket, then
+    its message is sent as the flush sends it (``send``: ``Runtime._send_message``) -> what
+    the new websocket got."""
+    async def visit() -> list:
+        manager = WebsocketSessionManager(MemorySessionStorage(), MemoryUploadedFileManager("/upload"),
+                                          ScriptCache(), None)
+        script = ScriptData(str(LATE), False)
+        first = manager.connect_session(_Gone(), script, {})
+        flushing = manager.list_active_sessions()  # as Runtime._loop_coroutine takes it
+        manager.disconnect_session(first)
+        browser = _Browser()
+        assert manager.connect_session(browser, script, {}, existing_session_id=first) == first
+        msg = ForwardMsg()
+        msg.script_finished = ForwardMsg.FINISHED_SUCCESSFULLY
+        for info in flushing:
+            try:
+                send(SimpleNamespace(_session_mgr=manager), info, msg)
+            except SessionClientDisconnectedError:
+                pass  # the flush goes on, as Streamlit's does
+        manager.disconnect_session(first)
+        return browser.got
+
+    return run_async(visit())
+
+
+def test_a_message_sent_after_its_session_reconnected_mid_flush_reaches_the_new_websocket():
+    assert compat.send_to_the_current_websocket()  # the facade did it already: a second call keeps it
+    assert len(_sent_after_a_reconnect(Runtime._send_message)) == 1
+    # Streamlit's own: written to the websocket of the flush's list, the closed one, and lost.
+    assert _sent_after_a_reconnect(inspect.unwrap(Runtime._send_message)) == []
 
 
 def test_without_a_server_every_door_says_it_cannot(monkeypatch):

@@ -111,6 +111,10 @@ classmode.register()
 compat.cache_theme_messages()
 # A session resumed after a dropped connection watches no files, as a new one (compat.py).
 compat.resume_without_watchers()
+# A rerun that meets a finished run's messages still on their way waits for them (compat.py).
+compat.defer_reruns_behind_finished_runs()
+# ...and a session that reconnected during a flush gets its messages on its new websocket.
+compat.send_to_the_current_websocket()
 
 # Imported once per server process, after torch, plotly and Streamlit: the heap they built
 # is frozen out of the collector's passes (stockdemo/heap.py has the figures).

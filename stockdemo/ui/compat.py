@@ -6,7 +6,9 @@ key from a timer's run, knowing which page a run runs as, waiting until a run's
 messages have gone out, counting the runs in progress, building the theme part
 of every run's ``new_session`` message once instead of per run, knowing whether a
 session a reconnect names is held here, keeping a resumed session from watching
-files the server was told not to watch, and correcting a link's value before the
+files the server was told not to watch, keeping a finished run's last messages from a
+rerun that comes before they are sent, sending a session's messages to the websocket it
+has now, and correcting a link's value before the
 widgets bound to it read it. Each is one function here; nothing else in stockdemo
 touches Streamlit's private names.
 ``tests/test_compat.py`` pins the version and checks that each thing used here
@@ -29,7 +31,8 @@ from streamlit.errors import StreamlitAPIException
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime import app_session as _app_session
-from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.app_session import AppSession, AppSessionState
+from streamlit.runtime.scriptrunner import ScriptRunnerEvent
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
@@ -38,9 +41,10 @@ STREAMLIT_VERSION = "1.67.0"  # what every function here was written and tested 
 SCRIPT_THREAD = "ScriptRunner.scriptThread"
 
 __all__ = ["SCRIPT_THREAD", "STREAMLIT_VERSION", "ClientState", "alive", "app_session", "busy",
-           "cache_theme_messages", "event_loop", "has_fragment", "holds_session", "link_carries",
-           "main_script_hash", "page_scripts", "rerun_fragment", "rerun_session", "resume_without_watchers",
-           "running_page_script", "runs_in_progress", "runtime_exists", "session_id", "tab_address",
+           "cache_theme_messages", "defer_reruns_behind_finished_runs", "event_loop", "has_fragment",
+           "holds_session", "link_carries", "main_script_hash", "page_scripts", "rerun_fragment",
+           "rerun_session", "resume_without_watchers", "running_page_script", "runs_in_progress",
+           "runtime_exists", "send_to_the_current_websocket", "session_id", "tab_address",
            "this_fragment_run", "wait_until_sent"]
 
 
@@ -280,4 +284,79 @@ def resume_without_watchers() -> bool:
     register_file_watchers._stockdemo_gated = True
     register_file_watchers.__wrapped__ = original
     AppSession.register_file_watchers = register_file_watchers
+    return True
+
+
+# Where a session keeps the reruns that wait for its finished run's last messages.
+_WAITING = "_stockdemo_waiting_reruns"
+
+
+def defer_reruns_behind_finished_runs() -> bool:
+    """A rerun that reaches a session whose run is over, but whose messages are still on their
+    way to the event loop, starts once they are there, instead of dropping them.
+
+    Streamlit 1.67 hands a rerun to the session's script runner; one whose run is over
+    refuses it, and ``AppSession.request_rerun`` then starts a new runner at once and ignores
+    every event of the old one not yet handled on the event loop ("non-current
+    ScriptRunner"): the run's last messages, on a busy server often the whole page. A
+    fragment's timer or a push meeting that moment left a student on the page before. Here
+    the new runner starts when the old one's SHUTDOWN, its last event, is handled. A
+    whole-page rerun (``runner.fastReruns``) still replaces the runner at once: it draws
+    everything again, and takes the place of the reruns that waited, as in Streamlit.
+    -> False if Streamlit no longer has the two methods.
+    """
+    create = getattr(AppSession, "_create_scriptrunner", None)
+    handle = getattr(AppSession, "_handle_scriptrunner_event_on_event_loop", None)
+    if create is None or handle is None:
+        return False
+    if getattr(create, "_stockdemo_deferred", False):
+        return True
+
+    def _create_scriptrunner(self, initial_rerun_data) -> None:
+        if self._scriptrunner is not None:  # it refused the rerun: its run is over
+            self.__dict__.setdefault(_WAITING, []).append(initial_rerun_data)
+            return
+        self.__dict__.pop(_WAITING, None)  # a whole-page rerun: it supersedes them
+        create(self, initial_rerun_data)
+
+    def _handle_scriptrunner_event_on_event_loop(self, sender, event, *args, **kwargs) -> None:
+        handle(self, sender, event, *args, **kwargs)
+        if event != ScriptRunnerEvent.SHUTDOWN or self._scriptrunner is not None:
+            return
+        waiting = self.__dict__.pop(_WAITING, None)
+        if waiting and self._state != AppSessionState.SHUTDOWN_REQUESTED:
+            create(self, waiting[0])
+            for later in waiting[1:]:
+                self._scriptrunner.request_rerun(later)
+
+    for patched, original in ((_create_scriptrunner, create),
+                              (_handle_scriptrunner_event_on_event_loop, handle)):
+        patched._stockdemo_deferred = True
+        patched.__wrapped__ = original
+        setattr(AppSession, original.__name__, patched)
+    return True
+
+
+def send_to_the_current_websocket() -> bool:
+    """A session's messages go to the websocket it has when they are sent, not to the one it
+    had when the server's flush began.
+
+    Streamlit 1.67's flush (``Runtime._loop_coroutine``) takes the list of connected sessions,
+    each with its websocket, then sends every session's queued messages, yielding to the event
+    loop after each one: with 300 sessions' runs queued, a cycle lasts seconds. A session that
+    reconnected meanwhile had its messages (a whole run after its reconnect) written to the
+    closed websocket and lost, and its page stayed as it was. -> False if Streamlit no longer
+    has ``Runtime._send_message``.
+    """
+    original = getattr(Runtime, "_send_message", None)
+    if original is None or getattr(original, "_stockdemo_current", False):
+        return original is not None
+
+    def _send_message(self, session_info, msg) -> None:
+        now = self._session_mgr.get_active_session_info(session_info.session.id)
+        original(self, session_info if now is None else now, msg)
+
+    _send_message._stockdemo_current = True
+    _send_message.__wrapped__ = original
+    Runtime._send_message = _send_message
     return True

@@ -63,8 +63,8 @@ CLASS_PAGE = "pages/classroom.py"
 PRIVATE_PAGES = (CLASS_PAGE, "pages/author.py")
 # A student's class bar is rerun by the server the moment the teacher acts, and the
 # server also keeps each connected seat present (push.py), so the bar's own timer is
-# only a slow safety net. Each tick is a rerun request, and one that lands just after a
-# whole-page run can cost that run its last messages: a long period keeps them rare.
+# only a slow safety net. Each tick is a rerun request, and a class's ticks add up: a long
+# period keeps them few.
 POLL_S = 10.0
 # ...plus up to this much, fixed per seat: a class's tabs open each page together, and
 # with one period their timers would all fire in the same instant, each drawing the whole
