@@ -43,7 +43,14 @@ export default function codeEditor(component) {
   const { parentElement, setTriggerValue } = component;
   return mount(editors, parentElement, () => new CodeEditor(parentElement), (editor) => {
     editor.setTriggerValue = setTriggerValue || (() => {});
-    editor.update((typeof component.data === "string" ? JSON.parse(component.data) : component.data) ?? {});
+    const data = (typeof component.data === "string" ? JSON.parse(component.data) : component.data) ?? {};
+    // After the next frame: a run's graph beside the editor is what the learner waits for, and
+    // the editor's redraw before it (its dispatches, its height) made the view's first frame
+    // lay the page out again. The latest payload wins.
+    const seq = (editor.payloads = (editor.payloads ?? 0) + 1);
+    requestAnimationFrame(() => setTimeout(() => {
+      if (seq === editor.payloads) editor.update(data);
+    }));
   });
 }
 
