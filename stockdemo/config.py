@@ -410,21 +410,12 @@ CLASS_CODE_LEN = 8
 COUNTDOWN = IntKnob("countdown", N_("Time to answer (s)"), 0, 0, 600, 5,
                     N_("Answers lock when it runs out; Reveal now works at any moment."))
 COUNTDOWN_CHOICES: tuple[int, ...] = (0, 15, 30, 60, 90)
-# The operator's own list replaces them (a test's server offers a countdown shorter than 15 s).
-COUNTDOWN_CHOICES_ENV = "STOCKDEMO_COUNTDOWN_CHOICES"
-MAX_COUNTDOWN_CHOICES = 8  # a row of buttons on a projector
 _SEAT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
-def countdown_choices(raw: str | None = None) -> tuple[int, ...]:
-    """The countdowns a teacher picks from: ``raw`` (default: $STOCKDEMO_COUNTDOWN_CHOICES,
-    seconds separated by commas, "no limit" always among them) if it holds at most
-    MAX_COUNTDOWN_CHOICES valid COUNTDOWNs, else COUNTDOWN_CHOICES. Never raises."""
-    raw = os.environ.get(COUNTDOWN_CHOICES_ENV, "") if raw is None else raw
-    parsed = [COUNTDOWN.parse(entry) for entry in raw.split(",") if entry.strip()]
-    if not parsed or len(parsed) > MAX_COUNTDOWN_CHOICES or any(message for _, message in parsed):
-        return COUNTDOWN_CHOICES
-    return tuple(sorted({COUNTDOWN.default, *(seconds for seconds, _ in parsed)}))
+def countdown_choices() -> tuple[int, ...]:
+    """The teacher's countdowns: the operator's, if valid ($STOCKDEMO_COUNTDOWN_CHOICES="5,15")."""
+    return COUNTDOWN.choices(os.environ.get("STOCKDEMO_COUNTDOWN_CHOICES"), COUNTDOWN_CHOICES)
 
 
 def parse_class_code(raw: object) -> tuple[str | None, str | None]:

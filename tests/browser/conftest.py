@@ -12,7 +12,7 @@ import pytest
 
 from harness.class_drive import SHORT_COUNTDOWN_S
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server
-from stockdemo.config import COUNTDOWN_CHOICES, COUNTDOWN_CHOICES_ENV
+from stockdemo.config import COUNTDOWN_CHOICES
 
 # A cold machine's first page (torch read from disk, the sandbox's parent warming up, Chromium's
 # first paint) has taken over a minute on CI, where a warm one takes seconds: the session's
@@ -29,7 +29,7 @@ def server(browser):
 
     port = free_port()
     choices = ",".join(map(str, sorted({SHORT_COUNTDOWN_S, *COUNTDOWN_CHOICES})))
-    proc = start_server(port, env={COUNTDOWN_CHOICES_ENV: choices})
+    proc = start_server(port, env={"STOCKDEMO_COUNTDOWN_CHOICES": choices})
     url = f"http://127.0.0.1:{port}"
     context = browser.new_context()
     started = time.monotonic()
