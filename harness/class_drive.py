@@ -11,6 +11,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from harness.drive import SHOTS, wait_for_run
 
 MAIN = "[data-testid='stMain']"
+# A countdown the browser tests' server offers beside the product's (STOCKDEMO_COUNTDOWN_CHOICES):
+# the lock is tested in seconds, not the product's shortest 15.
+SHORT_COUNTDOWN_S = 5
 
 
 def see(page, text: str | re.Pattern, timeout: float = 60_000) -> None:

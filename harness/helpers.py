@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -114,9 +114,12 @@ def wait_healthy(proc: subprocess.Popen, port: int, timeout: float = 60.0) -> fl
     return time.monotonic() - started
 
 
-def start_server(port: int, *options: str, script: Path = ROOT / "app.py") -> subprocess.Popen:
-    """Start the app (or ``script``) as a user would, and wait until it answers."""
+def start_server(port: int, *options: str, script: Path = ROOT / "app.py",
+                 env: Mapping[str, str] | None = None) -> subprocess.Popen:
+    """Start the app (or ``script``) as a user would, ``env`` added to its environment, and
+    wait until it answers."""
     proc = subprocess.Popen(server_command(port, *options, script=script), cwd=ROOT,
+                            env={**os.environ, **(env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wait_healthy(proc, port)
     return proc

@@ -94,11 +94,13 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
 
 
 def open_notebook(page, url: str, name: str, timeout: float = 120_000) -> None:
-    """Open notebook ``name`` and wait until its kernel is idle (a cell run earlier is lost)."""
-    page.goto(f"{url}/lab/tree/{name}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout)
-    page.wait_for_selector(".jp-Spinner", state="detached", timeout=timeout)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout)
+    """Open notebook ``name`` and wait until its kernel is idle and connected (a cell run
+    before the notebook has a kernel is dropped, and the indicator says idle before that)."""
+    with page.expect_websocket(lambda ws: "/api/kernels/" in ws.url, timeout=timeout):
+        page.goto(f"{url}/lab/tree/{name}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout)
+        page.wait_for_selector(".jp-Spinner", state="detached", timeout=timeout)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout)
 
 
 def run_cell(page, index: int, timeout: float = 300_000) -> str:
@@ -122,6 +124,7 @@ def run_cell(page, index: int, timeout: float = 300_000) -> str:
                 }""", arg=[index, before], timeout=15_000)
             break
         except PlaywrightTimeout:
+            print(f"\ncell {index}: not taken in 15 s, sent again")
             if attempt == 2:
                 raise
     page.wait_for_function(

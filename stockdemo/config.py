@@ -9,6 +9,7 @@ hidden 10, 1 layer, ``nn.RNN``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -410,6 +411,11 @@ COUNTDOWN = IntKnob("countdown", N_("Time to answer (s)"), 0, 0, 600, 5,
                     N_("Answers lock when it runs out; Reveal now works at any moment."))
 COUNTDOWN_CHOICES: tuple[int, ...] = (0, 15, 30, 60, 90)
 _SEAT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def countdown_choices() -> tuple[int, ...]:
+    """The teacher's countdowns: the operator's, if valid ($STOCKDEMO_COUNTDOWN_CHOICES="5,15")."""
+    return COUNTDOWN.choices(os.environ.get("STOCKDEMO_COUNTDOWN_CHOICES"), COUNTDOWN_CHOICES)
 
 
 def parse_class_code(raw: object) -> tuple[str | None, str | None]:

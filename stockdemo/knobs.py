@@ -72,6 +72,15 @@ class IntKnob:
             value = clamped
         return int(value), message
 
+    def choices(self, raw: object, fallback: tuple[int, ...], most: int = 8) -> tuple[int, ...]:
+        """Untrusted values separated by commas -> them and the default, sorted, if there are at
+        most ``most`` and every one is valid; else ``fallback``. Never raises."""
+        text = query_text(raw) or ""
+        parsed = [self.parse(entry) for entry in text.split(",") if entry.strip()]
+        if not parsed or len(parsed) > most or any(message for _, message in parsed):
+            return fallback
+        return tuple(sorted({self.default, *(value for value, _ in parsed)}))
+
 
 @dataclass(frozen=True)
 class ChoiceKnob:

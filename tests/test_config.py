@@ -68,3 +68,30 @@ def test_a_pinned_run_goes_into_the_link_and_comes_back_the_same(config):
     assert text == "defaults" or all(part.count(".") == 1 for part in text.split("~"))
     assert parse_compare(text) == (config, [])
     assert parse_compare("seq_len.999~nonsense")[1]  # clamped and left out, each said
+
+
+
+@given(st.one_of(st.none(), st.text(max_size=200)))
+def test_the_operators_countdowns_never_raise_and_are_valid_countdowns_with_no_limit_first(raw):
+    choices = config.COUNTDOWN.choices(raw, config.COUNTDOWN_CHOICES)
+    assert choices[0] == 0 and list(choices) == sorted(set(choices))
+    assert all(config.COUNTDOWN.parse(str(s)) == (s, None) for s in choices)
+
+
+@pytest.mark.parametrize("raw,choices", [
+    ("5,15,30", (0, 5, 15, 30)),
+    (" 30 , 5,,0", (0, 5, 30)),
+    ("", config.COUNTDOWN_CHOICES),
+    ("5,soon", config.COUNTDOWN_CHOICES),  # one bad entry: the product's list, not a part of theirs
+    ("5,601", config.COUNTDOWN_CHOICES),
+    (",".join(["5"] * 9), config.COUNTDOWN_CHOICES),  # more than a row of buttons
+])
+def test_the_operators_countdowns_replace_the_products_only_when_every_one_is_valid(raw, choices):
+    assert config.COUNTDOWN.choices(raw, config.COUNTDOWN_CHOICES) == choices
+
+
+def test_the_countdowns_come_from_the_environment_when_it_names_them(monkeypatch):
+    monkeypatch.setenv("STOCKDEMO_COUNTDOWN_CHOICES", "5")
+    assert config.countdown_choices() == (0, 5)
+    monkeypatch.delenv("STOCKDEMO_COUNTDOWN_CHOICES")
+    assert config.countdown_choices() == config.COUNTDOWN_CHOICES

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.class_drive import SHORT_COUNTDOWN_S
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server
+from stockdemo.config import COUNTDOWN_CHOICES
 
 # A cold machine's first page (torch read from disk, the sandbox's parent warming up, Chromium's
 # first paint) has taken over a minute on CI, where a warm one takes seconds: the session's
@@ -21,11 +23,13 @@ ATTEMPT_MS = 60_000
 
 @pytest.fixture(scope="session")
 def server(browser):
-    """A fresh server for the test session, its first page served: yields its base URL."""
+    """A fresh server for the test session, its first page served, a short countdown among the
+    teacher's: yields its base URL."""
     import time
 
     port = free_port()
-    proc = start_server(port)
+    choices = ",".join(map(str, sorted({SHORT_COUNTDOWN_S, *COUNTDOWN_CHOICES})))
+    proc = start_server(port, env={"STOCKDEMO_COUNTDOWN_CHOICES": choices})
     url = f"http://127.0.0.1:{port}"
     context = browser.new_context()
     started = time.monotonic()

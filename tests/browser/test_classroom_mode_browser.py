@@ -17,7 +17,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from harness.class_drive import MAIN, go, join_by_link, see, start_class, wait_for_path
+from harness.class_drive import MAIN, SHORT_COUNTDOWN_S, go, join_by_link, see, start_class, wait_for_path
 from harness.drive import screenshot, wait_for_run
 from stockdemo.lesson import STEPS
 
@@ -44,16 +44,19 @@ def answer(student, guess: str) -> None:
     see(student, re.compile(f"(Answer sent|Your answer): {guess}"), timeout=60_000)
 
 
-def teach_question(teacher, step: int = QUESTION, countdown: str | None = None) -> None:
-    """From the Class page: pick the question, open the Lesson at it (the class follows), open answers."""
+def teach_question(teacher, step: int = QUESTION, countdown: int = 0, followers=()) -> None:
+    """From the Class page: pick the question, open the Lesson at it (the class follows; the
+    ``followers`` seen there first), open answers with a ``countdown`` (seconds) if one is given."""
     picker = teacher.locator(f"{MAIN} [data-testid='stSelectbox']").first
     picker.click()
     teacher.get_by_role("option").nth(step - 1).click()
     wait_for_run(teacher)
     go(teacher, "lesson")
-    teacher.get_by_role("heading", name=f"{step}. {STEPS[step - 1].title}").wait_for()
+    for page in (teacher, *followers):
+        page.get_by_role("heading", name=f"{step}. {STEPS[step - 1].title}").wait_for(timeout=60_000)
     if countdown:
-        teacher.locator(f"{MAIN} [data-testid='stButtonGroup']").get_by_text(countdown).click()
+        teacher.locator(f"{MAIN} [data-testid='stButtonGroup']").get_by_text(
+            f"{countdown} s", exact=True).click()
         wait_for_run(teacher)
     teacher.get_by_role("button", name="Open answers").click()
     see(teacher, "connected have answered")
@@ -166,15 +169,16 @@ def test_the_countdown_locks_answers_and_reveal_now_works_before_everyone_answer
     teacher, code, link = start_class(browser, server)
     students = [join_by_link(browser, link)[0] for _ in range(2)]
     try:
-        teach_question(teacher, countdown="15 s")
+        # The class on the question's page first: the short countdown is the answer's to race.
+        teach_question(teacher, countdown=SHORT_COUNTDOWN_S, followers=students)
         opened = time.monotonic()
         for student in students:
-            wait_for_path(student, "lesson")
             student.locator(f"{MAIN} .sd-countdown").wait_for(timeout=30_000)
         answer(students[0], "4")  # the other one lets the time run out
+        print(f"\nanswered {time.monotonic() - opened:.1f} s into a {SHORT_COUNTDOWN_S} s countdown")
         late = students[1]
         late.locator(MAIN).get_by_text("Time is up: answers are locked").wait_for(
-            timeout=(15 - (time.monotonic() - opened) + 10) * 1000)
+            timeout=(SHORT_COUNTDOWN_S - (time.monotonic() - opened) + 10) * 1000)
         assert not late.get_by_role("button", name="Send my answer").count()
         see(teacher, "Time is up")
         teacher.get_by_role("button", name="Reveal now").click()  # 1 of 2 answered: reveal now

@@ -18,7 +18,7 @@ import torch
 from playwright.sync_api import expect
 
 from harness.drive import SHOTS
-from harness.graph_view import attr, open_handout, until
+from harness.graph_view import attr, open_handout, play_to_end, until
 from harness.notebooks import VIEW, jupyterlab, marimo_app, open_notebook, run_cell, write_notebook
 
 pytestmark = pytest.mark.browser
@@ -131,13 +131,12 @@ def test_record_and_backward_replay_the_run(notebook):
     _, view = notebook
     view.locator("[data-act=forward]").click()
     expect(view).to_have_attribute("data-mode", "forward")
-    until(view, "frame", lambda f: f > 0, timeout=20)
-    frames = float(attr(view, "frames"))
-    until(view, "frame", lambda f: f == frames, timeout=60)
+    until(view, "frame", lambda f: f > 0, timeout=20)  # it plays: the playhead moves on its own
+    play_to_end(view, "forward")  # the rest at the view's fastest speed, to its last frame
     assert "Record (forward)" in attr(view, "status")
     view.locator("[data-act=backward]").click()
-    expect(view).to_have_attribute("data-mode", "backward")
-    expect(view).to_have_attribute("data-ending", "1", timeout=60_000)
+    play_to_end(view, "backward")
+    expect(view).to_have_attribute("data-ending", "1")
     expect(view.locator(".gv-ending-text")).to_contain_text("backward through the graph a second time")
 
 

@@ -21,7 +21,7 @@ from stockdemo.classroom import (
     revealed_words,
     summarise,
 )
-from stockdemo.config import COUNTDOWN, COUNTDOWN_CHOICES, STEP
+from stockdemo.config import COUNTDOWN, STEP, countdown_choices
 from stockdemo.i18n import tr, trn
 from stockdemo.i18n.numbers import number, percent
 from stockdemo.lessons import Lesson, Step, builtin_lesson
@@ -87,7 +87,7 @@ def question_console(current: Teacher, step: int) -> bool:
         return False
     _tally(current, step)  # the results, once revealed
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
-    row.segmented_control(tr(COUNTDOWN.label), COUNTDOWN_CHOICES, default=COUNTDOWN.default,
+    row.segmented_control(tr(COUNTDOWN.label), countdown_choices(), default=COUNTDOWN.default,
                           required=True, key=countdown_key(step), help=tr(COUNTDOWN.help),
                           format_func=lambda s: tr("{seconds} s", seconds=s) if s else tr("no limit"))
     row.button(tr("Open answers again") if revealed else tr("Open answers"), key="class_open",
