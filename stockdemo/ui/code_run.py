@@ -141,15 +141,18 @@ def session_runner(source: str) -> CodeRun:
 def run_now(source: str) -> CodeRun:
     """Run ``source`` in the sandbox, once for every session that runs the same text. A run
     that waits for a place past ``QUEUE_NOTE_S`` says where it stands in the queue."""
-    note = st.empty()
+    notes: list = []  # the note's place, made only for a wait: two messages fewer a press
     sent = time.monotonic()
 
     def waiting(ahead: int) -> None:
         if time.monotonic() - sent >= QUEUE_NOTE_S:
-            note.info(queue_words(ahead), icon=":material/hourglass_top:")
+            if not notes:
+                notes.append(st.empty())
+            notes[0].info(queue_words(ahead), icon=":material/hourglass_top:")
 
     run = cached_code_run(source, who=compat.session_id(), on_wait=waiting)
-    note.empty()
+    for note in notes:
+        note.empty()
     return run
 
 
