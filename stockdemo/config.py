@@ -415,7 +415,7 @@ _SEAT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 
 def countdown_choices() -> tuple[int, ...]:
     """The teacher's countdowns: the operator's, if valid ($STOCKDEMO_COUNTDOWN_CHOICES="5,15")."""
-    return COUNTDOWN.choices(os.environ.get("STOCKDEMO_COUNTDOWN_CHOICES"), COUNTDOWN_CHOICES)
+    return COUNTDOWN.parse_list(os.environ.get("STOCKDEMO_COUNTDOWN_CHOICES"), COUNTDOWN_CHOICES)
 
 
 def parse_class_code(raw: object) -> tuple[str | None, str | None]:

@@ -72,7 +72,7 @@ class IntKnob:
             value = clamped
         return int(value), message
 
-    def choices(self, raw: object, fallback: tuple[int, ...], most: int = 8) -> tuple[int, ...]:
+    def parse_list(self, raw: object, fallback: tuple[int, ...], most: int = 8) -> tuple[int, ...]:
         """Untrusted values separated by commas -> them and the default, sorted, if there are at
         most ``most`` and every one is valid; else ``fallback``. Never raises."""
         text = query_text(raw) or ""

@@ -73,7 +73,7 @@ def test_a_pinned_run_goes_into_the_link_and_comes_back_the_same(config):
 
 @given(st.one_of(st.none(), st.text(max_size=200)))
 def test_the_operators_countdowns_never_raise_and_are_valid_countdowns_with_no_limit_first(raw):
-    choices = config.COUNTDOWN.choices(raw, config.COUNTDOWN_CHOICES)
+    choices = config.COUNTDOWN.parse_list(raw, config.COUNTDOWN_CHOICES)
     assert choices[0] == 0 and list(choices) == sorted(set(choices))
     assert all(config.COUNTDOWN.parse(str(s)) == (s, None) for s in choices)
 
@@ -87,7 +87,7 @@ def test_the_operators_countdowns_never_raise_and_are_valid_countdowns_with_no_l
     (",".join(["5"] * 9), config.COUNTDOWN_CHOICES),  # more than a row of buttons
 ])
 def test_the_operators_countdowns_replace_the_products_only_when_every_one_is_valid(raw, choices):
-    assert config.COUNTDOWN.choices(raw, config.COUNTDOWN_CHOICES) == choices
+    assert config.COUNTDOWN.parse_list(raw, config.COUNTDOWN_CHOICES) == choices
 
 
 def test_the_countdowns_come_from_the_environment_when_it_names_them(monkeypatch):
