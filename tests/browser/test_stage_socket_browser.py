@@ -14,6 +14,7 @@ The knobs state of a run travels in Streamlit's stream with the request number (
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -110,13 +111,23 @@ def settled_on(page, final: int) -> None:
     expect(page.get_by_text(re.compile(rf"/playground\?.*seq_len={final}\b"))).to_be_visible()
 
 
-def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_catches_up(browser, served):
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+@contextlib.contextmanager
+def wired_page(browser, height: int):
+    """A page of a context of its own at 1440 x ``height``, its sockets on a Wire -> (page, wire);
+    no JavaScript error on it by the end."""
+    context = browser.new_context(viewport={"width": 1440, "height": height})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        wire = Wire(page)
+        yield page, Wire(page)
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_catches_up(browser, served):
+    with wired_page(browser, 1000) as (page, wire):
         view = open_stage(page, served.url)
         final = drag_t(page, wire, 5, 30)
         expect(view).to_have_attribute("data-nodes", nodes(final), timeout=30_000)
@@ -139,9 +150,6 @@ def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_
         expect(view).to_have_attribute("data-added", str(len(added.added_nodes)), timeout=30_000)
         # Run A beside it is drawn by a run: with it, a move is a run again, not the socket's.
         assert len(wire.on_socket()) == on_socket and wire.knobs_runs(down=False) > runs
-        assert errors == []
-    finally:
-        context.close()
 
 
 def test_where_app_py_is_served_alone_a_drag_is_runs_of_the_stage_with_no_socket(page, server):
@@ -155,12 +163,7 @@ def test_where_app_py_is_served_alone_a_drag_is_runs_of_the_stage_with_no_socket
 
 
 def test_a_run_through_make_serve_is_drawn_from_the_codes_socket_before_the_page_takes_it(browser, served):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        wire = Wire(page)
+    with wired_page(browser, 900) as (page, wire):
         page.goto(f"{served.url}/code")
         wait_for_run(page, ready=f"{VIEW}[data-drawn-graph]")
         seed_graph = page.locator(VIEW).get_attribute("data-drawn-graph")
@@ -182,6 +185,3 @@ def test_a_run_through_make_serve_is_drawn_from_the_codes_socket_before_the_page
         expect(page.get_by_text("name 'no_such_name' is not defined").first).to_be_visible()
         refused = wire.first("got", CODE_SOCKET, b'"view": null')
         assert refused < wire.first("sent", STREAM_PATH, b"no_such_name")
-        assert errors == []
-    finally:
-        context.close()
