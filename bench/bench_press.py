@@ -1,10 +1,13 @@
 """Your code's Ctrl+Enter to the new graph's first frame, in a real browser, for the seed and each edit.
 
     python bench/bench_press.py [--presses 9] [--edits seed,skip,...] [--server URL] [--before CHECKOUT]
-                                [--trace FILE]
+                                [--runs] [--trace FILE]
 
-Starts ``streamlit run app.py`` (``make run``: one process) on a free loopback port, unless
-``--server`` names one already running, and opens /code in headless Chromium at 1440x900.
+Starts what ``make run`` serves, ``deploy/replica_app.py`` (a Run goes on the code's own
+socket, ``stockdemo/ui/code_route.py``, and the page's run follows the first frame), or with
+``--runs`` plain ``streamlit run app.py`` (a host that runs app.py alone, such as Community
+Cloud: a Run is a run of the page's fragment), on a free loopback port, unless ``--server``
+names one already running, and opens /code in headless Chromium at 1440x900.
 ``--before`` starts a second server from another checkout (``git archive main | tar -x -C
 /tmp/base``) and takes turns between the two, edit by edit, so the box's load falls on both. For
 the seed and each ready-made edit (its pill first, not counted), each press appends a new
@@ -12,7 +15,7 @@ comment to the line that returns ``self.fc(...)`` (a text no cache has seen, so 
 really runs it, and new node ids for that line, so the view draws a new picture), then
 Ctrl+Enter. Timed in the page, ``performance.now()``, from the key's ``keydown`` to:
 
-- ``send``: the rerun leaving on Streamlit's websocket;
+- ``send``: the Run leaving on a websocket (the code's, or Streamlit's for a rerun);
 - ``payload``: the last websocket message before the view took its new payload (the view's
   delta, arriving after every element the script drew before it);
 - ``update``: the view's ``update()`` starting (Streamlit's React work, the component's
@@ -44,7 +47,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from harness import measures  # noqa: E402
 from harness.drive import wait_for_run  # noqa: E402
 from harness.editor import editor_line, open_code  # noqa: E402
-from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, served_checkout  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, MAKE_RUN, ROOT, served_checkout  # noqa: E402
 from stockdemo.code.edits import EDITS  # noqa: E402
 
 TARGET_MS = 100
@@ -67,7 +70,7 @@ RECORDER = """() => {
     if (!this.__sdPress) {
       this.__sdPress = true;
       this.addEventListener('message', (e) => {
-        if (r.send >= 0 && r.frame < 0) r.messages.push(performance.now());
+        if (r.send >= 0 && r.frame < 0) r.messages.push(e.timeStamp);  // arrival, before any handler
       });
     }
     return send.call(this, data);
@@ -176,6 +179,8 @@ def main() -> int:
                     help="seed and edit names, comma-separated")
     ap.add_argument("--server", help="a running app's URL (default: start one)")
     ap.add_argument("--before", type=Path, help="another checkout, served beside this one, turn about")
+    ap.add_argument("--runs", action="store_true",
+                    help="serve `streamlit run app.py` alone (each Run a run of the page's fragment)")
     ap.add_argument("--trace", type=Path, help="write Chromium's timeline of one more press of the seed here")
     args = ap.parse_args()
     edits = [e for e in args.edits.split(",") if e]
@@ -185,9 +190,10 @@ def main() -> int:
     print(measures.reference_line(), flush=True)
     print(f"ms after Ctrl+Enter, median/p95 ({', '.join(PARTS)}):")
     with contextlib.ExitStack() as stack:
-        servers = {"this": args.server or stack.enter_context(served_checkout(ROOT))}
+        script, env = ("app.py", {}) if args.runs else MAKE_RUN
+        servers = {"this": args.server or stack.enter_context(served_checkout(ROOT, script, env))}
         if args.before:
-            before = stack.enter_context(served_checkout(args.before.resolve()))
+            before = stack.enter_context(served_checkout(args.before.resolve(), script, env))
             servers = {"before": before, "after": servers["this"]}
         rows = measure(servers, edits, args.presses, args.trace)
     for name, by_edit in rows.items():

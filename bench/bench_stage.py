@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from harness.drive import VIEW, wait_for_run  # noqa: E402
-from harness.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, served_checkout  # noqa: E402
+from harness.helpers import CHROMIUM, CHROMIUM_ARGS, MAKE_RUN, ROOT, served_checkout  # noqa: E402
 
 VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 768, True),
              (1440, 900, False), (1440, 900, True), (1920, 1080, False), (1920, 1080, True),
@@ -56,7 +56,6 @@ VIEWPORTS = [(1280, 720, False), (1280, 720, True), (1366, 768, False), (1366, 7
 LARGE = "cell=gru&num_layers=2&seq_len=70&view=unrolled"  # 1,988 nodes; T 71: 2,016
 DRAG_GRAPHS = 20  # issue 50: graphs drawn during a 2 s drag, at least
 KEY_MS = 50  # issue 50: a keyboard step to the new graph drawn, median, at most
-SOCKET = ("deploy/replica_app.py", {"STOCKDEMO_WARM_STAGE": "0"})
 PARTS = ("sent", "update", "frame")
 # The key's time and the view's marks for the first frame that drew another graph than `g`.
 STEP_MARKS = """(g) => { const v = window.__view.dataset, d = window.__drawn.find(d => d.graph !== g);
@@ -250,7 +249,7 @@ def main() -> int:
 
     print(f"bench/reference.py: {reference_ms():.1f} ms · load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    script, env = ("app.py", {}) if args.runs else SOCKET
+    script, env = ("app.py", {}) if args.runs else MAKE_RUN
     missed = []
     with contextlib.ExitStack() as stack, sync_playwright() as p:
         servers = {"this": stack.enter_context(served_checkout(ROOT, script, env))}

@@ -1,6 +1,7 @@
 """The ASGI app one replica serves: app.py behind the replica's own limits (deploy/replica_limits.py),
-and the Playground stage's socket, which answers a learner's moves without a script run
-(``stockdemo/ui/stage_route.py``).
+the Playground stage's socket, which answers a learner's moves without a script run
+(``stockdemo/ui/stage_route.py``), and Your code's, which answers a Run the same way
+(``stockdemo/ui/code_route.py``).
 
 ``deploy/replica.py`` runs it with ``streamlit run``, which finds ``app`` and serves
 it as ``streamlit run app.py`` would serve the script, with the same options. The
@@ -34,7 +35,7 @@ from starlette.routing import Route, WebSocketRoute
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from deploy.replica_limits import STAGE_SOCKET, ReplicaLimits  # noqa: E402
+from deploy.replica_limits import CODE_SOCKET, STAGE_SOCKET, ReplicaLimits  # noqa: E402
 
 # 300 learners on two replicas fit with room for the balancer's unevenness; a seat
 # costs about 0.1 MB and nothing at rest, so what bounds a replica is everyone moving at once.
@@ -52,8 +53,10 @@ UNHELD = tuple(float(x) for x in (os.environ.get("STOCKDEMO_UNHELD_SESSIONS") or
 
 STATS_PATH = "/_stockdemo/stats"
 
-# The pages offer the socket where this is set (stockdemo/ui/stage_route.py, SOCKET_ENV).
+# The pages offer the sockets where these are set (stockdemo/ui/stage_route.py and
+# code_route.py, SOCKET_ENV).
 os.environ["STOCKDEMO_STAGE_SOCKET"] = STAGE_SOCKET
+os.environ["STOCKDEMO_CODE_SOCKET"] = CODE_SOCKET
 
 
 async def stage_socket(websocket) -> None:
@@ -62,6 +65,12 @@ async def stage_socket(websocket) -> None:
     from stockdemo.ui import stage_route
 
     await stage_route.serve(websocket)
+
+
+async def code_socket(websocket) -> None:
+    from stockdemo.ui import code_route  # as the stage's: once the runtime exists
+
+    await code_route.serve(websocket)
 
 
 async def stats(_request) -> JSONResponse:
@@ -96,5 +105,6 @@ LIMITS = Middleware(ReplicaLimits, capacity=CAPACITY, hard_cap=HARD_CAP, burst=B
                     retry_s=RETRY_S, affinity_cookie=os.environ.get("STOCKDEMO_AFFINITY_COOKIE") or "SRV",
                     held=held, unheld=UNHELD)
 app = st.App(ROOT / "app.py", lifespan=lifespan, routes=[WebSocketRoute(STAGE_SOCKET, stage_socket),
+                                                      WebSocketRoute(CODE_SOCKET, code_socket),
                                                       Route(STATS_PATH, stats)],
              middleware=[LIMITS])

@@ -34,8 +34,9 @@ one ASGI ``websocket.receive`` event. It needs nothing of Streamlit's own.
   bucket fills again; a burst of clicks fits it): it is disconnected, and
   what it had queued in the sockets' buffers, thousands of messages, is never
   run. Nor is it once its client has gone. The stage's own socket (``STAGE_SOCKET``: the
-  moves a Playground answers without a run, ``stockdemo/ui/stage_route.py``) is metered
-  the same way, and holds no seat: its session holds one already.
+  moves a Playground answers without a run, ``stockdemo/ui/stage_route.py``) and Your
+  code's (``CODE_SOCKET``: its runs, ``stockdemo/ui/code_route.py``) are metered the same
+  way, and hold no seat: their session holds one already.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from pathlib import Path
 PAGE = Path(__file__).with_name("busy.html")
 STREAM_PATH = "/_stcore/stream"
 STAGE_SOCKET = "/_stockdemo/stage"  # served by deploy/replica_app.py
+CODE_SOCKET = "/_stockdemo/code"  # likewise: Your code's runs (stockdemo/ui/code_route.py)
 MAX_LOW_S = 30.0
 RESUMES = 3  # a session's reconnects let in within RESUME_WINDOW_S
 RESUME_WINDOW_S = 10.0
@@ -136,7 +138,7 @@ class ReplicaLimits:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "websocket" and scope["path"].endswith(STREAM_PATH):
             await self._session(scope, receive, send)
-        elif scope["type"] == "websocket" and scope["path"] == STAGE_SOCKET:
+        elif scope["type"] == "websocket" and scope["path"] in (STAGE_SOCKET, CODE_SOCKET):
             await self._metered(scope, receive, send)
         elif scope["type"] == "http" and is_page_load(scope):
             returning = any(k == b"cookie" and XSRF_COOKIE in v for k, v in scope["headers"])

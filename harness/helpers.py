@@ -145,6 +145,11 @@ def running_server(*options: str) -> Iterator[str]:
         stop_server(proc)
 
 
+# What `make run` serves: one replica's app (the stage's and the code's own sockets), without
+# its warm-up (so no length is run before the learner asks): (script, environment).
+MAKE_RUN = ("deploy/replica_app.py", {"STOCKDEMO_WARM_STAGE": "0"})
+
+
 @contextmanager
 def served_checkout(checkout: Path = ROOT, script: str = "app.py",
                     env: dict[str, str] | None = None) -> Iterator[str]:

@@ -31,9 +31,9 @@ def workspace() -> None:
     editor, result = st.columns([5, 6], gap="medium")
     run = code_run.run_now(source)
     with result:  # the graph first: its payload leaves before the editor's, and is drawn sooner
-        code_run.result(source, run)
+        direct = code_run.result(source, run)
     with editor:
-        code_run.editor(run)
+        code_run.editor(run, direct)
 
 
 # A Run reruns these alone: not the frame's sidebar and menu, sent again and drawn again.

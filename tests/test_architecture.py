@@ -50,9 +50,9 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base: Streamlit's private API, session keys, routes, hooks, built JS, the language",
      ("compat", "keys", "routes", "hooks", "assets", "language")),
-    ("caches and widgets", ("caches", "stats", "url_sync", "widgets", "metrics", "elements")),
+    ("caches and widgets", ("caches", "stats", "url_sync", "widgets", "metrics", "elements", "seats")),
     ("the graph view", ("stage", "stage_route", "stage_watch", "compare", "graph_view",
-                        "code_editor")),
+                        "code_editor", "code_view", "code_route")),
     ("panels and page controls", ("controls", "steps", "downloads", "training", "captures",
                                   "code_run", "authoring")),
     ("the page frame", ("frame",)),

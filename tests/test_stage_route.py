@@ -23,10 +23,10 @@ def seat():
     """A session's seat at the defaults, its last run drawn nothing yet (its first move is new)."""
     token = "tok-" + "x" * 20
     base = {k: v for k, v in RunConfig().__dict__.items() if k not in {knob.name for knob in STAGE_KNOBS}}
-    stage_route._SEATS[token] = stage_route._Seat("session", base, "auto", False, 0,
-                                                  f"/_stockdemo/stage?s={token}", None)
+    stage_route.SEATS.put(token, stage_route._Seat("session", base, "auto", False, 0,
+                                                  f"/_stockdemo/stage?s={token}", None))
     yield token
-    stage_route._SEATS.pop(token, None)
+    stage_route.SEATS.drop(token)
 
 
 def move(**sent) -> str:
@@ -69,4 +69,4 @@ def test_an_answer_is_the_graph_torch_records_for_the_move_and_what_it_added(sea
     figures = {f["label"]: f for f in got["stage"]["figures"]}
     assert figures["Graph nodes"]["delta"] == len(after.nodes) - len(before.nodes)
     # The seat keeps what it served, for the session to take at its next run.
-    assert stage_route._SEATS[seat].served == (RunConfig(seq_len=7), 2)
+    assert stage_route.SEATS.get(seat).served == (RunConfig(seq_len=7), 2)

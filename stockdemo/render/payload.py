@@ -51,7 +51,11 @@ picture's part is encoded once per picture and its words said per reader (``rend
   controls: each ``label``, ``value`` as text, ``delta`` (a number or None) and ``help``)
   ``present`` (presenter mode: the view drops the page-time figure), ``pin`` (false: no
   "Pin as A") and ``grows`` (where the next run may grow: "right", time steps, the graph
-  centred in height; "both", a learner's code, the graph's top left corner kept in place);
+  centred in height; "both", a learner's code, the graph's top left corner kept in place),
+  ``direct`` (the socket the strip's moves go to instead of a run, or None: ``stage_route``),
+  ``redraw`` (the stage watch's redraws), ``ran`` (Your code: the learner's Run this payload
+  answers, or None) and ``served`` (Your code: the view also draws the runs the code's socket
+  answers, ``code_route``, and drops a page's payload for an older Run than one drawn);
 - ``compare``: None, or run A pinned beside this run (B): ``a`` (A's picture, the same
   fields as this payload's picture part), ``a_label``/``b_label`` (the runs in words),
   ``added`` (B's boxes whose nodes A lacks), ``removed`` (A's boxes whose nodes B lacks),

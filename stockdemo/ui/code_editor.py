@@ -23,7 +23,11 @@ The server sends (``data``, JSON):
 - ``draft``: a name for the text typed and not yet run, or None. While it is named the
   browser keeps that text in the tab (sessionStorage); a new ``doc`` equal to the text it
   was typed on, under the same name (a reload, a new session after a dropped connection),
-  opens on the typing instead.
+  opens on the typing instead;
+- ``direct``: the code's socket (``stockdemo.ui.code_route``), or None. Given, a Run goes
+  there first, its graph's payload is handed to the graph view (the window event
+  ``stockdemo:served``), and the trigger ``run`` follows a frame later; a run that made no
+  graph, or a socket that fails, sends the trigger at once.
 
 The failing line carries the class ``sd-error-line`` (the message under it, ``sd-error-note``),
 the line of a hovered graph node ``sd-hover-line``. Test hook: ``el.ceText()`` on the
@@ -71,12 +75,13 @@ def code_editor(doc: str, doc_key: str, on_run: Callable[[str, int], None], *, k
                 base: str | None = None, error: dict[str, Any] | None = None, status: str = "",
                 ran: int = 0, locked: str | None = None, present: bool = False,
                 height: int | None = None, focus_line: int | None = None, printed: str = "",
-                lesson: str = "", draft: str | None = None, language: str = "python") -> None:
+                lesson: str = "", draft: str | None = None, language: str = "python",
+                direct: str | None = None) -> None:
     """Draw the editor. A Run calls ``on_run(code, n)`` at the start of the rerun it causes
     (a callback: its result is drawn in that same rerun); ``ran`` is the last ``n`` answered."""
     data = {"doc": doc, "doc_key": doc_key, "base": base, "error": error, "status": status, "ran": ran,
             "locked": locked, "present": present, "height": height, "focus_line": focus_line,
             "printed": printed, "lesson": lesson, "draft": draft, "language": language,
-            "words": editor_words(language)}
+            "words": editor_words(language), "direct": direct}
     _COMPONENT(data=json.dumps(data), key=key, height="content",
                on_run_change=lambda: _take_run(key, on_run))

@@ -10,31 +10,35 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import streamlit as st
 
 from stockdemo.code.edits import EDITS, apply, seed_source
 from stockdemo.code.link import code_from_link, code_to_link
-from stockdemo.config import CODE, FILM, IntKnob
-from stockdemo.graph import Graph, NodeCounts
-from stockdemo.i18n import N_, tr, trn, trp
+from stockdemo.config import CODE, IntKnob
+from stockdemo.graph import Graph
+from stockdemo.i18n import N_, tr
 from stockdemo.sandbox import CodeRun, Limits, code_enabled
-from stockdemo.sandbox.limits import OFF_WORDS, SPEC
-from stockdemo.ui import compat, hooks, keys
+from stockdemo.sandbox.limits import OFF_WORDS
+from stockdemo.ui import code_route, compat, hooks, keys
 from stockdemo.ui.caches import cached_code_picture, cached_code_run
 from stockdemo.ui.code_editor import code_editor
+from stockdemo.ui.code_view import (
+    QUEUE_NOTE_S,
+    code_stage,
+    film_knob,
+    new_ids,
+    queue_words,
+    run_figures,
+    status,
+)
 from stockdemo.ui.graph_view import graph_view, replay_control
-from stockdemo.ui.metrics import Metric, metric_row, nodes_metric
+from stockdemo.ui.metrics import metric_row
 from stockdemo.ui.routes import presenting
-from stockdemo.ui.stage import checked_value, stage_spec, stage_values
+from stockdemo.ui.stage import checked_value, stage_values
 from stockdemo.ui.url_sync import to_url
 from stockdemo.ui.widgets import controls_locked
 
-# A run that ended at no line of the learner's code, by how it ended (a limit says its name).
-STOPPED = {"refused": N_("Refused by the sandbox."), "crash": N_("Crashed."), "unavailable": N_("Not run."),
-           "limit": N_("Stopped at a limit."), "error": N_("Stopped.")}
 RESET = N_("the seed")  # the picker's first choice: back to the seed's code
-QUEUE_NOTE_S = 1.0  # a wait shorter than this goes unsaid: the run is simply slower
 GRAPH = "code_graph"  # the graph view's key
 
 
@@ -156,68 +160,48 @@ def run_now(source: str) -> CodeRun:
     return run
 
 
-def queue_words(ahead: int) -> str:
-    """Where a waiting run stands, in words."""
-    if ahead == 0:
-        return tr("Your run is next in the sandbox's queue.")
-    return trn("Your run is queued: {n} run before it, taken in turn.",
-               "Your run is queued: {n} runs before it, taken in turn.", ahead)
-
-
-def status(run: CodeRun) -> str:
-    """A few words on the run beside the editor's Run button."""
-    if run.ok:
-        return tr("Ran in {ms} ms.", ms=round(run.seconds * 1e3))
-    if run.error.line is not None:
-        return tr("Failed on line {line}: {error}.", line=run.error.line, error=run.error.type)
-    if run.error.limit in SPEC:
-        return tr("Stopped at the {limit} limit.", limit=tr(SPEC[run.error.limit].title))
-    return tr(STOPPED.get(run.error.kind, STOPPED["error"]))
-
-
 def forward_line(source: str) -> int | None:
     """The line of ``def forward``: the editor opens scrolled to it."""
     return next((i for i, text in enumerate(source.splitlines(), 1)
                  if text.strip().startswith("def forward")), None)
 
 
-def editor(run: CodeRun) -> None:
+def editor(run: CodeRun, direct: str | None = None) -> None:
     """The code in the editor, with the run's error marked and what it printed under it. Over
     the code, what the edit teaches and what the run built (its film): beside the graph,
-    not over it, where every line would be height the graph loses."""
+    not over it, where every line would be height the graph loses. ``direct``: the code's
+    socket, where the editor sends a Run first (``code_route``), or None."""
     text, version, base, ran = editor_state()
     over = " ".join(words for words in (lesson(), run.film_words) if words)
     code_editor(text, str(version), take_run, base=base, ran=ran, error=error_mark(run), status=status(run),
                 locked=controls_locked(), present=presenting(), focus_line=forward_line(text),
-                printed=run.printed, lesson=over, draft=hooks.ask(hooks.CODE_DRAFT))
+                printed=run.printed, lesson=over, draft=hooks.ask(hooks.CODE_DRAFT), direct=direct)
 
 
-def result(source: str, run: CodeRun) -> None:
+def result(source: str, run: CodeRun) -> str | None:
     """The graph of the run on a stage (its figures, the replay toggle and, for a training
     loop's film, the stepper through its graphs, all in the view), or, when it made no graph,
-    its figures and the error in Python's words."""
+    its figures and the error in Python's words. -> the code's socket for the editor's next
+    Run (``code_route``), or None: it goes through this page's run."""
     if not run.film:
         metric_row(run_figures(run))
         st.error(run.message, icon=":material/error:")
-        return
-    knob = film_knob(run)
-    frame = film_frame(source, knob)
+        code_route.unseat()
+        return None
+    frame = film_frame(source, film_knob(run))
     shown_picture, trace = picture(source, frame)
     shown = replay_control(lambda: trace, in_url=False, in_view=True) if trace is not None else None
-    knobs = (knob,) if knob.high > 0 else ()
-    stage = stage_spec({FILM.name: frame}, knobs=knobs, replay=None if trace is None else shown is not None,
-                       figures=run_figures(run, shown_picture.graph.counts), present=presenting(), pin=False,
-                       grows="both", words={FILM.name: [frame_label(run, i) for i in range(len(run.film))]})
-    graph_view(shown_picture, shown, new_ids=new_since_previous(shown_picture.graph), key=GRAPH, url_key=None,
-               on_unroll=take_unroll, compare=hooks.ask(hooks.CODE_COMPARISON, source, shown_picture),
-               stage=stage, knobs=knobs)
-
-
-def film_knob(run: CodeRun) -> IntKnob:
-    """The stepper through a run's graphs (``run.film``; one per backward(), then the graph of
-    predictions): 0 to the last, starting from the last."""
-    last = len(run.film) - 1
-    return FILM.variant(FILM.name, high=last, default=last)
+    ringed = new_since_previous(shown_picture.graph)
+    compare = hooks.ask(hooks.CODE_COMPARISON, source, shown_picture)
+    served = shown is None and compare is None and code_route.offered()
+    stage, knobs = code_stage(run, frame, shown_picture, replay=None if trace is None else shown is not None,
+                              present=presenting(), ran=editor_state()[3], served=served)
+    graph_view(shown_picture, shown, new_ids=ringed, key=GRAPH, url_key=None, on_unroll=take_unroll,
+               compare=compare, stage=stage, knobs=knobs)
+    if not served:
+        code_route.unseat()
+        return None
+    return code_route.seat(GRAPH, presenting())
 
 
 def film_frame(source: str, knob: IntKnob) -> int:
@@ -226,30 +210,15 @@ def film_frame(source: str, knob: IntKnob) -> int:
     if st.session_state.get(keys.CODE_FILM_OF) != source:
         st.session_state[keys.CODE_FILM_OF] = source
         st.session_state.pop(keys.STAGE_VALUE.format(knob.name), None)
-    return int(checked_value(knob, stage_values((knob,))[knob.name]))
-
-
-def frame_label(run: CodeRun, i: int) -> str:
-    """A film's graph as the stepper names it: 'graph 3 of 5', and the graph of predictions."""
-    if i >= len(run.graphs):
-        return tr("graph of predictions")
-    return tr("graph {number} of {total}", number=run.built - len(run.graphs) + i + 1, total=run.built)
+    frame = st.session_state[keys.CODE_FRAME] = int(checked_value(knob, stage_values((knob,))[knob.name]))
+    return frame
 
 
 def new_since_previous(graph: Graph) -> tuple[str, ...]:
-    """The ids this run's graph has that this tab's previous run had not (ringed on the graph).
-
-    The tab keeps the previous run's ids as one sorted array of their hashes (8 bytes an id),
-    not the ids: a closed tab's session lives on for minutes, and 8,700 id strings in a set
-    were a megabyte a tab, out of the caches' budget, scattered over the heap's arenas.
-    """
-    ids = [n.id for n in graph.nodes]
-    hashes = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
-    previous = st.session_state.get(keys.CODE_PREVIOUS)
-    kept = st.session_state[keys.CODE_PREVIOUS] = np.sort(hashes)
-    if previous is None or np.array_equal(previous, kept):
-        return ()
-    return tuple(i for i, old in zip(ids, np.isin(hashes, previous), strict=True) if not old)
+    """The ids this run's graph has that this tab's previous run had not (ringed on the graph);
+    the tab keeps this graph's (``code_view.new_ids``)."""
+    ringed, st.session_state[keys.CODE_PREVIOUS] = new_ids(graph, st.session_state.get(keys.CODE_PREVIOUS))
+    return ringed
 
 
 def picture(source: str, frame: int = -1):
@@ -271,17 +240,6 @@ def take_unroll() -> None:
         return
     source, _, allowed = kept
     st.session_state[keys.CODE_UNROLL] = (source, frozenset(i for i in asked if i in allowed), allowed)
-
-
-def run_figures(run: CodeRun, counts: NodeCounts | None = None) -> list[Metric]:
-    """The run's figures, as on the Playground: the output's shape, the size of the graph on
-    screen (``counts``, None for no graph: counted as the Playground counts), the time."""
-    return [
-        Metric(tr("Output shape"), str(run.shape) if run.shape is not None else "–"),
-        nodes_metric(counts),
-        Metric(trp("the time a run took", "Run"), tr("{ms} ms", ms=round(run.seconds * 1e3)),
-               help=tr("From the sandbox's fork to its answer: your code, its graph and a backward().")),
-    ]
 
 
 def error_mark(run: CodeRun) -> dict[str, object] | None:

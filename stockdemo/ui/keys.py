@@ -79,6 +79,8 @@ CODE_PREVIOUS = "code:previous"  # the previous run's node ids, hashed: what thi
 CODE_UNROLL = "code:unroll"  # (the code, its folds drawn unrolled, the folds a click may unroll)
 CODE_EDIT = "code_edit"  # the ready-made edits' picker
 CODE_FILM_OF = "code:film_of"  # the code the film's stepper belongs to: new code shows its last graph
+CODE_FRAME = "code:frame"  # the film's graph the page drew last (an index into CodeRun.film)
+CODE_TOKEN = "code:token"  # the secret naming this session's seat on the code's socket (code_route)
 
 # --- the language (stockdemo/ui/language.py)
 LANGUAGE = "language"  # this session's language: the link's, else the browser's, then the picker's

@@ -104,7 +104,8 @@ def stage_spec(values: dict[str, object], *, change: object = "", locked: str | 
                replay: bool | None = None, figures: Iterable[Metric] = (), present: bool = False,
                knobs: tuple[IntKnob | ChoiceKnob, ...] = STAGE_KNOBS, pin: bool = True,
                grows: str = "right", direct: str | None = None, req: int | None = None,
-               redraw: int | None = None, words: dict[str, list[str]] | None = None) -> dict[str, Any]:
+               redraw: int | None = None, words: dict[str, list[str]] | None = None, ran: int | None = None,
+               served: bool = False) -> dict[str, Any]:
     """The payload's ``stage`` object: the strip's controls, their values, the request answered.
 
     ``change``: what changed since the previous run, in words (a Message: said here). ``locked``: why the
@@ -119,6 +120,8 @@ def stage_spec(values: dict[str, object], *, change: object = "", locked: str | 
     ``req``, ``redraw``: the request answered and the watch's redraws; None: this session's.
     ``words``: a number knob's values as the strip says them, from its low to its high
     (a film's "graph 3 of 5"), instead of the number.
+    ``ran``: the learner's Run of their code this stage answers (Your code), or None;
+    ``served``: the view also takes the runs the code's socket answers (``code_route``).
     """
     controls = []
     for knob in knobs:
@@ -138,7 +141,7 @@ def stage_spec(values: dict[str, object], *, change: object = "", locked: str | 
         redraw = len(st.session_state.get(keys.STAGE_REDRAWN, ()))
     return {"controls": controls, "req": req, "change": str(change), "locked": locked, "replay": replay,
             "replay_help": tr(REPLAY_HELP), "figures": shown, "present": present, "pin": pin, "grows": grows,
-            "direct": direct,
+            "direct": direct, "ran": ran, "served": served,
             # Another value after each watch's redraw (stage_watch): the element differs, so
             # a browser that holds it undrawn draws it again (an unchanged one it leaves as is).
             "redraw": redraw}

@@ -27,21 +27,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
-from starlette.websockets import WebSocketDisconnect
 
 from stockdemo import heap, host, i18n
 from stockdemo.config import NODE, SEQ_LEN, VIEW, RunConfig
 from stockdemo.layout.picture import picture_bytes
 from stockdemo.render.payload import HEIGHT, view_json
-from stockdemo.ui import compat, hooks, keys
+from stockdemo.ui import compat, hooks, keys, seats
 from stockdemo.ui.caches import cached_run, cached_static_payload, keep_run, kept
 from stockdemo.ui.compare import drawn_on_stage
 from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_of_run
@@ -49,7 +46,6 @@ from stockdemo.ui.stage import STAGE_KNOBS, checked_value, stage_of_run
 # Set by the process that serves the socket (deploy/replica_app.py): its path.
 SOCKET_ENV = "STOCKDEMO_STAGE_SOCKET"
 MAX_MESSAGE = 1024  # characters: four knobs and a request number
-PRUNE_EVERY_S = 10.0  # seats of sessions gone are dropped at most this often
 _STAGE_NAMES = frozenset(knob.name for knob in STAGE_KNOBS)
 
 
@@ -68,9 +64,7 @@ class _Seat:
     lang: str = i18n.ENGLISH  # the session's language: one thread answers every session's moves
 
 
-_SEATS: dict[str, _Seat] = {}  # by token: the secret a session's payload hands its browser
-_LOCK = threading.Lock()
-_pruned_at = 0.0
+SEATS: seats.Seats[_Seat] = seats.Seats()  # by token: the secret a session's payload hands its browser
 # One thread answers every session's moves in turn: the first to ask is the first answered.
 _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stage-moves")
 
@@ -83,21 +77,15 @@ def direct_moves(config: RunConfig, view: str, *, present: bool, plain: bool) ->
     """
     path = os.environ.get(SOCKET_ENV)
     session_id = compat.session_id()
-    token = st.session_state.get(keys.STAGE_TOKEN)
     shared = hooks.ask(hooks.MOVES_SHARED)
     if not (path and session_id and plain and not shared and st.query_params.get(NODE.name) is None):
-        if token is not None:
-            with _LOCK:
-                _SEATS.pop(token, None)  # a move still on its way is a run's, not this socket's
+        SEATS.drop(st.session_state.get(keys.STAGE_TOKEN))  # a move on its way is a run's now
         return None
-    if token is None:
-        token = st.session_state[keys.STAGE_TOKEN] = secrets.token_urlsafe(18)
+    token = SEATS.token(keys.STAGE_TOKEN)
     seat = _Seat(session_id, {k: v for k, v in config.__dict__.items() if k not in _STAGE_NAMES}, view,
                  present, len(st.session_state.get(keys.STAGE_REDRAWN, ())), f"{path}?s={token}",
                  st.session_state.get(keys.PREVIOUS_RUN), lang=i18n.language())
-    with _LOCK:
-        _SEATS[token] = seat
-    _prune()
+    SEATS.put(token, seat)
     return seat.url
 
 
@@ -107,8 +95,8 @@ def catch_up() -> None:
     token = st.session_state.get(keys.STAGE_TOKEN)
     if token is None:
         return
-    with _LOCK:
-        seat = _SEATS.get(token)
+    with SEATS.lock:
+        seat = SEATS.get(token)
         if seat is None or seat.served is None:
             return
         (config, req), seat.served = seat.served, None
@@ -121,18 +109,6 @@ def catch_up() -> None:
     st.session_state[keys.PREVIOUS_RUN] = previous
     drawn_on_stage(config, view)
 
-
-def _prune() -> None:
-    """Drop the seats of sessions that have ended (at most every PRUNE_EVERY_S)."""
-    global _pruned_at
-    now = time.monotonic()
-    if now - _pruned_at < PRUNE_EVERY_S:
-        return
-    _pruned_at = now
-    alive = compat.alive()
-    with _LOCK:
-        for token in [t for t, seat in _SEATS.items() if not alive(seat.session_id)]:
-            del _SEATS[token]
 
 
 @dataclass(frozen=True)
@@ -149,9 +125,8 @@ def read_move(token: str, text: str | None) -> _Move | None:
     """One message of the socket: the strip's values (JSON text, from the browser: untrusted), each
     through its knob's parser -> the move; None if it is not one, or the session has no seat here."""
     started = time.perf_counter()
-    with _LOCK:
-        seat = _SEATS.get(token)
-    if seat is None or not text or not compat.alive()(seat.session_id):
+    seat = SEATS.alive(token)
+    if seat is None or not text:
         return None
     try:
         sent = json.loads(text[:MAX_MESSAGE])
@@ -173,8 +148,8 @@ def answer(move: _Move) -> str:
                                               redraw=seat.redraw, direct=seat.url)
         payload = view_json(picture, None, change["new"], None, HEIGHT, stage, None, fill=True,
                             statics=cached_static_payload)
-    with _LOCK:
-        if _SEATS.get(move.token) is seat:
+    with SEATS.lock:
+        if SEATS.get(move.token) is seat:
             seat.previous, seat.served = change, (config, move.req)
     return payload
 
@@ -185,31 +160,21 @@ async def serve(websocket: Any) -> None:
     A move whose run is kept for good (``caches.kept``: every T at the defaults) is answered
     at once, on the event loop (a fraction of a millisecond); any other goes to the one thread
     that runs them, in turn. A token without a seat, or a message that is no move, closes the
-    socket (code 4404): the browser's moves go back to runs.
+    socket (``seats.CLOSE_UNKNOWN``): the browser's moves go back to runs.
     """
-    token = websocket.query_params.get("s", "")
-    with _LOCK:
-        known = token in _SEATS
-    if not known:
-        await websocket.close(code=4404)
-        return
-    await websocket.accept()
     loop = asyncio.get_running_loop()
-    try:
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            move = read_move(token, message.get("text"))
-            if move is None:
-                await websocket.close(code=4404)
-                return
-            if kept(move.config, move.seat.view):
-                await websocket.send_text(answer(move))
-            else:
-                await websocket.send_text(await loop.run_in_executor(_WORKER, answer, move))
-    except (OSError, RuntimeError, WebSocketDisconnect):
-        return  # the browser went; its session catches up, or ends, on its own
+
+    async def move_to(token: str, text: str | None) -> bool:
+        move = read_move(token, text)
+        if move is None:
+            return False
+        if kept(move.config, move.seat.view):
+            await websocket.send_text(answer(move))
+        else:
+            await websocket.send_text(await loop.run_in_executor(_WORKER, answer, move))
+        return True
+
+    await seats.serve(websocket, SEATS, move_to)
 
 
 def warm_stage(budget: int | None = None) -> int:

@@ -1,10 +1,12 @@
-"""The Playground's moves in Chromium with and without the stage's own socket.
+"""The Playground's moves and Your code's Runs in Chromium, with and without their own sockets.
 
 Through make serve (deploy/serve.py, one replica, its default limits) a drag of T sends
 each value on the socket ``deploy/replica_app.py`` serves (``stockdemo/ui/stage_route.py``)
 and no script run is asked for while the mouse is down; the session (its link, the panels,
-"Pin as A") catches up once the learner stops. Under ``make run`` there is no socket: the
-same drag is runs of the stage, as it always was.
+"Pin as A") catches up once the learner stops. A Run of a learner's code goes on the code's
+socket (``stockdemo/ui/code_route.py``), its graph is drawn from the answer, and only then
+does the page's run take it. Where app.py is served alone (the ``server`` fixture, as on
+Community Cloud) there is no socket: the same drag is runs of the stage, as it always was.
 
 What went where is read off the wire: Playwright sees every websocket frame the page sends.
 The knobs state of a run travels in Streamlit's stream with the request number (``"req"``).
@@ -12,13 +14,15 @@ The knobs state of a run travels in Streamlit's stream with the request number (
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from deploy.replica_limits import STAGE_SOCKET, STREAM_PATH
+from deploy.replica_limits import CODE_SOCKET, STAGE_SOCKET, STREAM_PATH
 from harness.drive import VIEW, wait_for_run
+from harness.editor import editor_line, retype_line, shows_graph_of, text_in_editor
 from harness.graph_view import open_stage, t_slider
 from stockdemo import RunConfig, run
 from stockdemo.graph.diff import graph_diff
@@ -36,14 +40,27 @@ class Wire:
         self.down = False
         self.sent: list[tuple[str, bool, str | bytes]] = []  # (path, mouse down, frame)
         self.got: list[tuple[str, str | bytes]] = []
+        self.log: list[tuple[str, str, bytes]] = []  # ("sent" or "got", path, frame), in order
         self.opened: list[str] = []
         page.on("websocket", self._opened)
 
     def _opened(self, ws) -> None:
         path = re.sub(r"^wss?://[^/]+", "", ws.url).split("?")[0]
         self.opened.append(path)
-        ws.on("framesent", lambda frame: self.sent.append((path, self.down, frame)))
-        ws.on("framereceived", lambda frame: self.got.append((path, frame)))
+        ws.on("framesent", lambda frame: self._saw("sent", path, frame))
+        ws.on("framereceived", lambda frame: self._saw("got", path, frame))
+
+    def _saw(self, way: str, path: str, frame: str | bytes) -> None:
+        if way == "sent":
+            self.sent.append((path, self.down, frame))
+        else:
+            self.got.append((path, frame))
+        self.log.append((way, path, _bytes(frame)))
+
+    def first(self, way: str, path: str, holding: bytes) -> int:
+        """The place in the log of the first frame sent or got on ``path`` holding ``holding``."""
+        return next(i for i, (w, p, f) in enumerate(self.log)
+                    if w == way and p.endswith(path) and holding in f)
 
     def knobs_runs(self, down: bool) -> int:
         """Frames on Streamlit's stream carrying the stage's values (a run asked for)."""
@@ -94,13 +111,23 @@ def settled_on(page, final: int) -> None:
     expect(page.get_by_text(re.compile(rf"/playground\?.*seq_len={final}\b"))).to_be_visible()
 
 
-def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_catches_up(browser, served):
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+@contextlib.contextmanager
+def wired_page(browser, height: int):
+    """A page of a context of its own at 1440 x ``height``, its sockets on a Wire -> (page, wire);
+    no JavaScript error on it by the end."""
+    context = browser.new_context(viewport={"width": 1440, "height": height})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        wire = Wire(page)
+        yield page, Wire(page)
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_catches_up(browser, served):
+    with wired_page(browser, 1000) as (page, wire):
         view = open_stage(page, served.url)
         final = drag_t(page, wire, 5, 30)
         expect(view).to_have_attribute("data-nodes", nodes(final), timeout=30_000)
@@ -123,12 +150,9 @@ def test_a_drag_through_make_serve_is_answered_on_the_stage_socket_and_the_link_
         expect(view).to_have_attribute("data-added", str(len(added.added_nodes)), timeout=30_000)
         # Run A beside it is drawn by a run: with it, a move is a run again, not the socket's.
         assert len(wire.on_socket()) == on_socket and wire.knobs_runs(down=False) > runs
-        assert errors == []
-    finally:
-        context.close()
 
 
-def test_under_make_run_a_drag_is_runs_of_the_stage_with_no_socket(page, server):
+def test_where_app_py_is_served_alone_a_drag_is_runs_of_the_stage_with_no_socket(page, server):
     wire = Wire(page)
     view = open_stage(page, server)
     final = drag_t(page, wire, 5, 20)
@@ -136,3 +160,28 @@ def test_under_make_run_a_drag_is_runs_of_the_stage_with_no_socket(page, server)
     assert STAGE_SOCKET not in wire.opened and view.get_attribute("data-direct") is None
     assert wire.knobs_runs(down=True) >= 3  # each value a run, as before the socket
     settled_on(page, final)
+
+
+def test_a_run_through_make_serve_is_drawn_from_the_codes_socket_before_the_page_takes_it(browser, served):
+    with wired_page(browser, 900) as (page, wire):
+        page.goto(f"{served.url}/code")
+        wait_for_run(page, ready=f"{VIEW}[data-drawn-graph]")
+        seed_graph = page.locator(VIEW).get_attribute("data-drawn-graph")
+        editor_line(page, "self.fc(").click()
+        page.keyboard.press("End")
+        page.keyboard.type("  # on the socket")
+        page.keyboard.press("Control+Enter")
+        expect(page.locator(VIEW)).not_to_have_attribute("data-drawn-graph", seed_graph, timeout=30_000)
+        shows_graph_of(page, text_in_editor(page))
+        expect(page.locator(".ce-status")).to_have_text(re.compile(r"^Ran in \d+ ms\.$"), timeout=30_000)
+        expect(page).to_have_url(re.compile(r"[?&]code="), timeout=30_000)  # the page's run took it
+        marker = b"# on the socket"
+        answered = wire.first("got", CODE_SOCKET, b'"view": {')
+        assert wire.first("sent", CODE_SOCKET, marker) < answered < wire.first("sent", STREAM_PATH, marker)
+        # A run that builds no graph: the socket leaves it to the page, which shows Python's error.
+        retype_line(page, "# on the socket", "return self.fc(out[:, -1, :]) + no_such_name")
+        page.keyboard.press("Control+Enter")
+        expect(page.locator(".ce-status")).to_have_text(re.compile(r"NameError"), timeout=30_000)
+        expect(page.get_by_text("name 'no_such_name' is not defined").first).to_be_visible()
+        refused = wire.first("got", CODE_SOCKET, b'"view": null')
+        assert refused < wire.first("sent", STREAM_PATH, b"no_such_name")

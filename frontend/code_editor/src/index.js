@@ -6,7 +6,8 @@
 // Once the learner types or pastes, the diff is against the text of their last run, while it
 // stays small; a bigger one (a pasted program) shows no diff until the next run.
 // The one value sent back is the trigger `run`: the code, when the learner presses Run or
-// Ctrl/Cmd+Enter. Text typed and not yet run is kept in the tab (sessionStorage) while the
+// Ctrl/Cmd+Enter (after the graph of its run is drawn, where the code's own socket answers it
+// first: runs.js). Text typed and not yet run is kept in the tab (sessionStorage) while the
 // server names a `draft`: a reload, or a new session after a dropped connection, that opens
 // on the same text gets the typing back. Hovering a graph node highlights the line that made it: the graph view
 // says so with the window event LINE_EVENT.
@@ -26,6 +27,7 @@ import { Chunk, unifiedMergeView } from "@codemirror/merge";
 import { mount } from "../../graph_view/src/mounts.js";
 import { LINE_EVENT } from "../../graph_view/src/protocol.js";
 import { Words, relabel } from "../../graph_view/src/words.js";
+import { DirectRuns } from "./runs.js";
 
 const RUN_KEY = "Mod-Enter";
 const CODE_FILE = "<your code>"; // the file name the sandbox compiles the code under
@@ -155,6 +157,7 @@ class CodeEditor {
     this.root = parent.querySelector(".ce-host") ?? parent;
     this.root.classList.add("ce-root");
     this.runs = 0;
+    this.direct = new DirectRuns(this); // Runs on the code's own socket, where offered
     this.docKey = null;
     this.ran = Text.empty; // the text of the last run: the server's text, then each Run's
     this.diff = new Compartment();
@@ -322,7 +325,8 @@ class CodeEditor {
   run() {
     if (this.data?.locked) return true;
     this.runs = Math.max(this.runs, this.data?.ran ?? 0) + 1;
-    this.setTriggerValue("run", { code: this.view.state.doc.toString(), n: this.runs });
+    const code = this.view.state.doc.toString();
+    if (!this.direct.send(this.data?.direct, code, this.runs)) this.sendRun(code, this.runs);
     clearTimeout(this.draftTimer);
     writeDraft(null);  // nothing typed is unsent now: the run carries it
     this.ran = this.view.state.doc;
@@ -333,13 +337,23 @@ class CodeEditor {
     return true;
   }
 
+  /** Run `n` of `code` to the page's run (the trigger `run`). */
+  sendRun(code, n) {
+    this.setTriggerValue("run", { code, n });
+  }
+
+  /** The words beside Run. */
+  say(text) {
+    this.status.textContent = text;
+  }
+
   /** The diff against the run just sent, and its status. */
   markRan(ran) {
     if (this.ran !== ran) return;  // another run since
     if (this.view.state.field(againstField) !== "edit") {  // an edit run as it is keeps its diff
       this.view.dispatch({ effects: [setAgainst.of("run"), this.diff.reconfigure(runDiff(ran))] });
     }
-    this.status.textContent = this.words.say("running");
+    this.say(this.words.say("running"));
   }
 
   /** Scroll the editor (never the page) so `line` is near its top, or just in view (`nearest`).
@@ -387,6 +401,7 @@ class CodeEditor {
   }
 
   destroy() {
+    this.direct.close();
     clearTimeout(this.draftTimer);
     window.removeEventListener(LINE_EVENT, this.onLine);
     window.removeEventListener("resize", this.onResize);

@@ -5,8 +5,11 @@
 // fails (closed, refused, an answer that is not a payload), the view goes back to sending its
 // values as the component's state (a run) until a payload offers another socket.
 //
-// The view `v` holds `socket` ({url, ws, queued}), `directOff` (the address that failed) and
-// `servedSince` (a payload from the socket was drawn after the page's last one).
+// The view `v` holds `socket` (socket.js's, with `failed`, the last request's fallback),
+// `directOff` (the address that failed) and `servedSince` (a payload from a socket was drawn
+// after the page's last one).
+
+import { openSocket } from "./socket.js";
 
 /** The payload on screen offers a socket for the next request, and it has not failed. */
 export function directOffered(v) {
@@ -19,12 +22,19 @@ export function sendDirect(v, message, failed) {
   const url = v.data.stage.direct;
   if (v.socket?.url !== url) {
     closeDirect(v);
-    v.socket = open(v, url, failed);
+    const s = openSocket(url, (data, fail) => {
+      if (v.socket !== s || !data?.stage) return fail();
+      v.servedSince = true;
+      v.update(data);
+    }, () => {
+      if (v.socket !== s) return;
+      dropDirect(v);
+      s.failed();
+    });
+    v.socket = s;
   }
   v.socket.failed = failed;
-  const text = JSON.stringify(message);
-  if (v.socket.ws.readyState === WebSocket.OPEN) v.socket.ws.send(text);
-  else v.socket.queued = text;
+  v.socket.send(JSON.stringify(message));
 }
 
 /** Stop using the socket: it failed, or its request was taken as lost. */
@@ -37,38 +47,5 @@ export function dropDirect(v) {
 export function closeDirect(v) {
   const s = v.socket;
   v.socket = null;
-  if (!s) return;
-  s.ws.onclose = s.ws.onerror = s.ws.onmessage = null;
-  s.ws.close();
-}
-
-function open(v, url, failed) {
-  const address = new URL(url, window.location.href);
-  address.protocol = address.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(address.href);
-  const s = { url, ws, queued: null, failed };
-  const fail = () => {
-    if (v.socket !== s) return;
-    dropDirect(v);
-    s.failed();
-  };
-  ws.onopen = () => {
-    if (s.queued) ws.send(s.queued);
-    s.queued = null;
-  };
-  ws.onmessage = (ev) => {
-    let data;
-    try {
-      data = JSON.parse(ev.data);
-    } catch {
-      fail();
-      return;
-    }
-    if (v.socket !== s || !data?.stage) return fail();
-    v.servedSince = true;
-    v.update(data);
-  };
-  ws.onclose = fail;
-  ws.onerror = fail;
-  return s;
+  s?.close();
 }

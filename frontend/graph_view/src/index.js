@@ -17,13 +17,9 @@ export default function graphView(component) {
     view.setStateValue = setStateValue;
     view.setTriggerValue = setTriggerValue || (() => {});
     // The same payload from the page again, after moves answered on the stage's socket
-    // (direct.js), is older than what those drew: it is not drawn again.
-    if (component.data === view.hostData && view.servedSince) return;
-    view.hostData = component.data;
-    view.servedSince = false;
-    // The server sends the payload as JSON text (it encodes the picture once, not per rerun).
-    view.update(typeof component.data === "string" ? JSON.parse(component.data) : component.data);
-    if (frameAt !== undefined) view.drawDue(frameAt);
+    // (direct.js), or one for an older Run than the code's socket drew, is older than what
+    // those drew: it is not drawn again. The server sends it as JSON text (encoded once).
+    if (view.fromPage(component.data) && frameAt !== undefined) view.drawDue(frameAt);
   });
 }
 

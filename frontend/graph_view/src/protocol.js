@@ -19,6 +19,14 @@ export const SETTLED_EVENT = "stockdemo:settled";
  */
 export const LINE_EVENT = "stockdemo:line";
 
+/**
+ * Fired on `window` by the code editor (frontend/code_editor) when the code's own socket
+ * answered a Run with its graph (stockdemo/ui/code_route.py), with `detail` {n, data}: the
+ * Run's number and the graph view's payload. A view whose payload says `stage.served` draws
+ * it and cancels the event (preventDefault): the editor then knows it was drawn.
+ */
+export const SERVED_EVENT = "stockdemo:served";
+
 /** `window[STAGES]`: the Set of graph views drawn as a stage now (a page has one, or none). */
 export const STAGES = "stockdemoStages";
 

@@ -16,6 +16,7 @@ import { glide, moves } from "./glide.js";
 import { listen } from "./input.js";
 import { pictureCame, register, requestRun, stopPacing } from "./pacing.js";
 import { prepare } from "./picture.js";
+import { SERVED_EVENT } from "./protocol.js";
 import { pause, resetReplay, sayReplay, updateControls } from "./replay_controls.js";
 import { buildReplay } from "./replay.js";
 import { buildSide, showSelected } from "./side.js";
@@ -35,6 +36,7 @@ export class GraphView {
     this.strip = new Strip(() => requestRun(this));
     this.strip.root.hidden = true;
     this.req = 0;
+    this.servedRun = 0; // the last Run of a learner's code drawn from the code's socket
     this.inflight = 0;
     this.pending = false;
     const bar = buildToolbar(this);
@@ -85,6 +87,29 @@ export class GraphView {
     this.observer.observe(this.root);
     this.onWindowResize = () => resize(this);
     window.addEventListener("resize", this.onWindowResize);
+    this.onServed = (ev) => this.takeServed(ev);
+    window.addEventListener(SERVED_EVENT, this.onServed);
+  }
+
+  /** A Run of the learner's code answered on the code's socket (protocol.js SERVED_EVENT). */
+  takeServed(ev) {
+    if (!this.data?.stage?.served || !(ev.detail?.n > this.servedRun) || !ev.detail.data?.stage) return;
+    ev.preventDefault();
+    this.servedRun = ev.detail.n;
+    this.servedSince = true;
+    this.update(ev.detail.data);
+  }
+
+  /** A payload from the page's run: false when it answers an older Run than one the code's
+   *  socket drew (its run was overtaken), or is the same payload again after one. */
+  fromPage(hostData) {
+    if (hostData === this.hostData && this.servedSince) return false;
+    const data = typeof hostData === "string" ? JSON.parse(hostData) : hostData;
+    if (data?.stage?.ran != null && data.stage.ran < this.servedRun) return false;
+    this.hostData = hostData;
+    this.servedSince = false;
+    this.update(data);
+    return true;
   }
 
   /** The graph's area: the canvas, compare mode's pane captions, the tooltip, Backward's ending. */
@@ -111,6 +136,7 @@ export class GraphView {
     skipLink(this, false);
     this.observer.disconnect();
     window.removeEventListener("resize", this.onWindowResize);
+    window.removeEventListener(SERVED_EVENT, this.onServed);
     document.removeEventListener("fullscreenchange", this.onFullscreen);
     this.root.remove();
   }
