@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -132,6 +133,22 @@ def stop_server(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def command_lines(runs: Mapping[str, list[str]], timeout: float = 300,
+                  ) -> dict[str, subprocess.CompletedProcess]:
+    """``python -m stockdemo ARGS`` for each name's ARGS, all started at once -> each finished
+    process (text output captured), by name.
+
+    Each is the command line a user runs, alone in its process (its own torch import and fork
+    server): started together they share the two cores instead of each one leaving one idle.
+    """
+    def one(args: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "stockdemo", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=timeout)
+
+    with ThreadPoolExecutor(max(1, len(runs))) as pool:
+        return dict(zip(runs, pool.map(one, runs.values()), strict=True))
 
 
 @contextmanager

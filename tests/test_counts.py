@@ -11,15 +11,13 @@ words, the lesson's answers, the node table and the command line.
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import stockdemo
 from harness.autograd import counted
-from harness.helpers import ROOT, graph_sent, metric, metric_deltas, metric_help, plotly_values
+from harness.helpers import ROOT, command_lines, graph_sent, metric, metric_deltas, metric_help, plotly_values
 from stockdemo import RunConfig, lesson, run
 from stockdemo.code.view import drawing_of_run
 from stockdemo.graph import NodeCounts, count_nodes
@@ -44,6 +42,24 @@ def counted_by_torch(config: RunConfig) -> dict[str, int]:
 def summary_of(c: dict[str, int]) -> str:
     return (f"{c['nodes']:,} nodes: {c['operations']:,} operations, {c['parameters']} parameter "
             "tensors, the input and the output")
+
+
+@pytest.fixture(scope="module")
+def command_line(tmp_path_factory) -> dict:
+    """Every command line this module checks, each its own process, all run at once -> the
+    finished processes by (config, "dot" | "json" | "trace"), the seed's script as "code",
+    and the files written by the same keys under "files"."""
+    folder = tmp_path_factory.mktemp("command_line")
+    runs, files = {}, {}
+    for i, config in enumerate(CONFIGS):
+        flags = [f"--{k.replace('_', '-')}={v}" for k, v in config.to_params().items()]
+        files[config, "dot"], files[config, "trace"] = folder / f"run{i}.dot", folder / f"trace{i}.json"
+        runs[config, "dot"] = ["graph", *flags, "-o", str(files[config, "dot"])]
+        runs[config, "json"] = ["graph", *flags, "--format", "json"]
+        runs[config, "trace"] = ["trace", *flags, "-o", str(files[config, "trace"])]
+    (folder / "seed.py").write_text(SEED_CODE)
+    runs["code"] = ["code", str(folder / "seed.py")]
+    return {**command_lines(runs, timeout=120), "files": files}
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.cell}-T{c.seq_len}-L{c.num_layers}")
@@ -73,7 +89,7 @@ def playground(config: RunConfig, **params: str) -> AppTest:
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.cell}-T{c.seq_len}-L{c.num_layers}")
-def test_one_config_through_every_place_that_prints_a_count(config, tmp_path):
+def test_one_config_through_every_place_that_prints_a_count(config, command_line):
     expected = counted_by_torch(config)
     summary = summary_of(expected)
     result = run(config)
@@ -124,17 +140,11 @@ def test_one_config_through_every_place_that_prints_a_count(config, tmp_path):
     assert table["order in forward"].notna().sum() == expected["operations"]
 
     # The command line: the file's own label and the note on standard error.
-    out = tmp_path / "run.dot"
-    flags = [f"--{k.replace('_', '-')}={v}" for k, v in config.to_params().items()]
-    done = subprocess.run([sys.executable, "-m", "stockdemo", "graph", *flags, "-o", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    done, as_json, replayed = (command_line[(config, what)] for what in ("dot", "json", "trace"))
+    assert done.returncode == as_json.returncode == replayed.returncode == 0, \
+        done.stderr + as_json.stderr + replayed.stderr
     assert summary in done.stderr and f"{len(result.graph.edges)} edges" in done.stderr
-    assert f'label="{summary} · ' in out.read_text()
-    as_json = subprocess.run([sys.executable, "-m", "stockdemo", "graph", *flags, "--format", "json"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
-    replay_to = str(tmp_path / "trace.json")
-    replayed = subprocess.run([sys.executable, "-m", "stockdemo", "trace", *flags, "-o", replay_to],
-                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    assert f'label="{summary} · ' in command_line["files"][config, "dot"].read_text()
     assert f": {ops} operations in the order forward recorded them, {ops} in the order backward()" \
         in replayed.stderr
     stats = json.loads(as_json.stdout)["stats"]
@@ -154,7 +164,7 @@ def test_the_lesson_answers_count_like_the_playground():
     assert metric(at, "Graph nodes") == str(seed["nodes"])  # the page the lesson's step links to
 
 
-def test_the_seeds_graph_nodes_is_one_number_on_every_surface(tmp_path):
+def test_the_seeds_graph_nodes_is_one_number_on_every_surface(command_line):
     """The Playground, Your code (the seed's own script, run in the sandbox), the notebook
     widget and both commands print the seed's "Graph nodes" alike: torch's grad_fns and
     AccumulateGrads, plus where the data enters (the script's ``input_data``) and the output."""
@@ -171,14 +181,9 @@ def test_the_seeds_graph_nodes_is_one_number_on_every_surface(tmp_path):
     widget = json.loads(stockdemo.show(model, x).payload)
     assert widget["counts"]["nodes"] == seed["nodes"] and widget["counts"]["summary"] == summary_of(seed)
 
-    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SEED.to_params().items()]
-    graph = subprocess.run([sys.executable, "-m", "stockdemo", "graph", *flags, "--format", "json"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    graph, ran = command_line[SEED, "json"], command_line["code"]
+    assert graph.returncode == 0, graph.stderr
     assert json.loads(graph.stdout)["stats"]["nodes"] == seed["nodes"]
-    script = tmp_path / "seed.py"
-    script.write_text(SEED_CODE)
-    ran = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["nodes"] == seed["nodes"]
 

@@ -22,7 +22,7 @@ import pytest
 
 from harness.autograd import ops_by_type
 from harness.cgroups import children, seccomp_mode
-from harness.helpers import ROOT, alive, wait_until
+from harness.helpers import ROOT, alive, command_lines, wait_until
 from harness.learners import SHAPE_ERROR, here
 from stockdemo.code.drawing import graph_dot
 from stockdemo.forkserver import ForkServer, clean_env
@@ -397,35 +397,43 @@ def test_the_loop_is_drawn_as_one_block_per_step():
     assert dot.startswith("digraph your_code") and dot.count("pos=") >= len(run.graph["nodes"])
 
 
-@pytest.mark.parametrize("source, code", [(SEED_CODE, 0), (SHAPE_ERROR, 1), ("while True:\n    pass\n", 1)])
-def test_the_command_line_exits_0_when_the_code_ran_and_1_when_it_failed(tmp_path, source, code):
-    script = tmp_path / "code.py"
-    script.write_text(source)
-    done = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+EXIT_CASES = [(SEED_CODE, 0), (SHAPE_ERROR, 1), ("while True:\n    pass\n", 1)]
+
+
+@pytest.fixture(scope="module")
+def command_line(tmp_path_factory) -> dict:
+    """Every command line this module checks, each its own process, all run at once -> the
+    finished processes by name (an exit case's by its source), and the handout's path."""
+    folder = tmp_path_factory.mktemp("command_line")
+    runs = {}
+    for i, (source, _) in enumerate(EXIT_CASES):
+        (folder / f"code{i}.py").write_text(source)
+        runs[source] = ["code", str(folder / f"code{i}.py")]
+    (folder / "loop.py").write_text(LOOP)
+    page = folder / "loop.html"
+    runs |= {"missing": ["code", str(folder / "nope.py")], "bad_format": ["code", "x.py", "--format", "png"],
+             "dot": ["code", str(folder / "loop.py"), "--format", "dot"],
+             "html": ["code", str(folder / "loop.py"), "--format", "html", "-o", str(page)]}
+    return {**command_lines(runs), "page": page}
+
+
+@pytest.mark.parametrize("source, code", EXIT_CASES)
+def test_the_command_line_exits_0_when_the_code_ran_and_1_when_it_failed(command_line, source, code):
+    done = command_line[source]
     assert done.returncode == code, done.stderr
     result = json.loads(done.stdout)
     assert set(result) >= {"nodes", "edges", "ops_by_type", "printed", "shape", "error", "limits"}
     assert (result["error"] is None) == (code == 0)
 
 
-def test_the_command_line_exits_2_on_bad_usage(tmp_path):
-    missing = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(tmp_path / "nope.py")],
-                             cwd=ROOT, capture_output=True, text=True, timeout=300)
-    bad_format = subprocess.run([sys.executable, "-m", "stockdemo", "code", "x.py", "--format", "png"],
-                                cwd=ROOT, capture_output=True, text=True, timeout=300)
+def test_the_command_line_exits_2_on_bad_usage(command_line):
+    missing, bad_format = command_line["missing"], command_line["bad_format"]
     assert (missing.returncode, bad_format.returncode) == (2, 2)
     assert "cannot read" in missing.stderr
 
 
-def test_the_command_line_writes_the_graph_as_dot_and_as_a_handout(tmp_path):
-    script = tmp_path / "loop.py"
-    script.write_text(LOOP)
-    dot = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script), "--format", "dot"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    page = tmp_path / "loop.html"
-    html = subprocess.run([sys.executable, "-m", "stockdemo", "code", str(script), "--format", "html",
-                           "-o", str(page)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+def test_the_command_line_writes_the_graph_as_dot_and_as_a_handout(command_line):
+    dot, html, page = command_line["dot"], command_line["html"], command_line["page"]
     assert dot.returncode == html.returncode == 0, dot.stderr + html.stderr
     assert dot.stdout.startswith("digraph your_code")
     assert "Content-Security-Policy" in page.read_text() and "nn.RNNCell(3, 10)" in page.read_text()
