@@ -4,7 +4,8 @@ A script run, even of the stage's fragment alone, costs a replica Streamlit's ow
 (a thread, the session's state, a ``new_session`` message, the run's messages) on top
 of the stage's: a lecture moving T at once is hundreds of runs on one core. Where the
 server offers it (``deploy/replica_app.py`` serves ``serve`` at the path in
-``STOCKDEMO_STAGE_SOCKET``, through ``st.App``'s routes), the stage's browser code sends
+``STOCKDEMO_STAGE_SOCKET``, through ``st.App``'s routes: ``make run`` and ``make serve``),
+the stage's browser code sends
 the strip's values (``{knob: value, ..., "req": n}``, as the component's ``knobs``
 state) on a websocket of its own instead, and gets back the payload the stage's run
 would have drawn for them, made from the caches every session shares: one thread of
@@ -18,8 +19,10 @@ any drag. Any run of the stage or a "Pin as A" takes it first too.
 Offered (``direct_moves``) only where the stage's run would do nothing but draw the
 stage: the learner's own stage (not a class's teacher, whose moves go to the class
 through the stage's run, nor a following student, who does not move), no replay, no
-run A pinned, no node named in the link. Everywhere else, under ``make run``, and when
-the socket fails, the browser sends its values as the component's state: a run, as before.
+run A pinned, no node named in the link. Everywhere else, where app.py is served alone
+(Streamlit Community Cloud), and when the socket fails, the browser sends its values as the
+component's state: a run, as before. The seats and the socket's loop are ``seats``'s, shared
+with Your code's runs (``code_route``).
 """
 
 from __future__ import annotations

@@ -30,7 +30,11 @@ RENDERS = """async ([bundle, payloads, probe, read]) => {
   document.body.append(host);
   const render = (data) => module.default({ parentElement: host, data, setTriggerValue() {},
                                             setStateValue() {} });
-  const settled = async () => { for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 0)); };
+  // Two frames, each with a task after it: a payload is applied at a frame or a timer, and the
+  // editor's own update waits for the next frame and a task (mounts.js, code_editor's index.js).
+  const settled = async () => {
+    for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  };
   const shown = () => ({ alive: !!host.querySelector(probe), says: new Function("host", read)(host) });
   const [first, second, third] = payloads;
   // In order; the first call's cleanup late (its effect replaced before the call returned).

@@ -26,7 +26,6 @@ export class DirectRuns {
       this.close();
       this.socket = this.open(url);
     }
-    this.fallBack(); // a Run still unanswered goes the page's way: this one overtakes it here
     this.pending = { code, n };
     this.socket.send(JSON.stringify({ code, n }));
     return true;
@@ -46,7 +45,7 @@ export class DirectRuns {
   answered(answer, fail) {
     const p = this.pending;
     if (typeof answer?.n !== "number") return fail();
-    if (!p || answer.n !== p.n) return; // an overtaken Run's: the page's run answers it
+    if (!p || answer.n !== p.n) return; // a Run a newer one overtook: only the newer is drawn
     if (answer.queued) {
       this.editor.say(answer.queued);
       return;
