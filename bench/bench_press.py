@@ -46,9 +46,9 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from harness import measures  # noqa: E402
 from harness.drive import wait_for_run  # noqa: E402
-from harness.editor import editor_line, open_code  # noqa: E402
+from harness.editor import editor_line, open_code, wait_for_text  # noqa: E402
 from harness.helpers import CHROMIUM, CHROMIUM_ARGS, MAKE_RUN, ROOT, served_checkout  # noqa: E402
-from stockdemo.code.edits import EDITS  # noqa: E402
+from stockdemo.code.edits import EDITS, apply, seed_source  # noqa: E402
 
 TARGET_MS = 100
 FC_LINE = "self.fc("  # every edit's forward ends in a line that calls it
@@ -91,9 +91,12 @@ READ = """() => { const r = window.__press, last = r.messages.filter(t => t <= r
 
 
 def pick(page, name: str) -> None:
-    """The edit's pill (the seed: "the seed"), and its run drawn."""
+    """The edit's pill (the seed: "the seed"), its text in the editor and its run drawn. (The
+    editor takes a new text a frame after the page's run: typed before, the comment went into
+    the text it replaced, and the press ran the edit unchanged, a graph already on screen.)"""
     title = "the seed" if name == "seed" else EDITS[name].title
     page.get_by_role("radio", name=title, exact=True).click()
+    wait_for_text(page, seed_source() if name == "seed" else apply(EDITS[name]))
     wait_for_run(page, ready=None)
 
 
