@@ -36,7 +36,7 @@ import streamlit as st
 
 from stockdemo import i18n
 from stockdemo.render.payload import HEIGHT, view_json
-from stockdemo.sandbox import Limits
+from stockdemo.sandbox import Limits, shared_pool
 from stockdemo.ui import compat, hooks, keys, seats
 from stockdemo.ui.caches import cached_code_picture, cached_code_run, cached_static_payload
 from stockdemo.ui.code_view import QUEUE_NOTE_S, code_stage, new_ids, queue_words, status
@@ -46,8 +46,7 @@ from stockdemo.ui.url_sync import selected_from_url
 SOCKET_ENV = "STOCKDEMO_CODE_SOCKET"
 MAX_CODE = Limits.code_chars  # longer code is the page's to refuse, in the sandbox's words
 MAX_MESSAGE = 6 * MAX_CODE + 64  # characters: the code as JSON (every one escaped) and a number
-# Runs wait on the sandbox, not on the CPU: its own queue takes them in turn, fairly by session.
-_WORKERS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="code-runs")
+_workers: ThreadPoolExecutor | None = None
 
 
 @dataclass
@@ -158,6 +157,17 @@ def _queue_note(n: int, say: Any) -> Any:
     return waiting
 
 
+def _runs() -> ThreadPoolExecutor:
+    """The threads Runs wait in: one for each run the sandbox holds at once (its places, one per
+    core, and its queue), so every Run waits in the sandbox's queue, fair between sessions, not
+    in this pool's. Threads made as Runs come; a waiting one holds no memory of its own to speak of."""
+    global _workers
+    if _workers is None:
+        pool = shared_pool()
+        _workers = ThreadPoolExecutor(pool.slots + pool.max_waiting, thread_name_prefix="code-runs")
+    return _workers
+
+
 async def serve(websocket: Any) -> None:
     """The socket (a Starlette WebSocket): each message is one Run, answered in turn on a thread
     of its own (its wait is the sandbox's). A token without a seat, or a message that is no Run,
@@ -171,7 +181,7 @@ async def serve(websocket: Any) -> None:
         request = read_request(token, text)
         if request is None:
             return False
-        await websocket.send_text(await loop.run_in_executor(_WORKERS, answer, request, say))
+        await websocket.send_text(await loop.run_in_executor(_runs(), answer, request, say))
         return True
 
     await seats.serve(websocket, SEATS, run)
